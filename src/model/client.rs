@@ -1,0 +1,675 @@
+//! The owning client (autonomous proxy): builds, combines, sends and replays moves, keeps its
+//! synchronized clock, and measures ping. Sans-IO: time and datagrams come in as arguments,
+//! datagrams and telemetry go out through `poll_*`.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::binding::{Bindings, CombineMode};
+use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
+use super::input::RawInput;
+use super::messages::{ClientMsg, Delivery, ServerMsg, WireMove, batch_bytes, move_bits};
+use super::pawn::{Execution, PawnValues, TickOutput};
+use super::settings::{Faults, GmcSettings};
+use super::telemetry::{DetectedBy, Deviation, Event, LogLevel};
+
+/// Largest payload a move batch may have, so the transport never fragments.
+pub const MAX_BATCH_BYTES: usize = 1100;
+/// Datagrams an unreliable send may use to repeat unacknowledged moves.
+pub const MAX_UNRELIABLE_DATAGRAMS: usize = 3;
+
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    pub id: u16,
+    pub gmc: GmcSettings,
+    pub faults: Faults,
+    pub bindings: Arc<Bindings>,
+}
+
+/// A move in the client's history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Move {
+    pub id: u32,
+    pub timestamp: f64,
+    /// Timestamp of the move before it; the delta is derived from the two.
+    pub prev_timestamp: f64,
+    pub delta: f64,
+    /// The input state (input fields only are meaningful).
+    pub input: PawnValues,
+    /// The pawn before the move ran (what a combined re-run resets to).
+    pub start: PawnValues,
+    /// The pawn after the move ran (the prediction the server's result is compared with).
+    pub output: PawnValues,
+    /// Frames merged into this move.
+    pub frames: u16,
+    /// Iterations of the latest execution, and the most any execution of it used.
+    pub substeps: u16,
+    pub max_substeps: u16,
+    pub sealed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    Connecting { join_sent: Option<f64> },
+    Playing,
+}
+
+pub struct Client {
+    cfg: ClientConfig,
+    phase: Phase,
+    pawn: u16,
+    values: PawnValues,
+    /// Closed moves the server has not acknowledged yet, oldest first.
+    history: VecDeque<Move>,
+    /// The move frames are still merged into.
+    current: Option<Move>,
+    next_move_id: u32,
+    last_closed_timestamp: Option<f64>,
+    last_timestamp: f64,
+    acked: u32,
+    sent_upto: u32,
+    epoch: u32,
+    reliable_in_flight: VecDeque<u32>,
+    last_send: Option<f64>,
+    replicators: Option<u8>,
+    clock_offset: Option<f64>,
+    last_world_time: f64,
+    rtt: Option<f64>,
+    join_rtt: Option<f64>,
+    next_ping: f64,
+    ping_seq: u32,
+    last_pong_seq: u32,
+    last_frame: Option<f64>,
+    prev_dash: bool,
+    history_overflow_logged: bool,
+    inbox: Vec<ServerMsg>,
+    outbox: VecDeque<(ClientMsg, Delivery)>,
+    telemetry: Vec<(f64, Event)>,
+    tick_out: TickOutput,
+}
+
+impl Client {
+    pub fn new(cfg: ClientConfig) -> Self {
+        Client {
+            cfg,
+            phase: Phase::Connecting { join_sent: None },
+            pawn: 0,
+            values: PawnValues::default(),
+            history: VecDeque::new(),
+            current: None,
+            next_move_id: 1,
+            last_closed_timestamp: None,
+            last_timestamp: f64::NEG_INFINITY,
+            acked: 0,
+            sent_upto: 0,
+            epoch: 0,
+            reliable_in_flight: VecDeque::new(),
+            last_send: None,
+            replicators: None,
+            clock_offset: None,
+            last_world_time: f64::NEG_INFINITY,
+            rtt: None,
+            join_rtt: None,
+            next_ping: 0.0,
+            ping_seq: 0,
+            last_pong_seq: 0,
+            last_frame: None,
+            prev_dash: false,
+            history_overflow_logged: false,
+            inbox: Vec::new(),
+            outbox: VecDeque::new(),
+            telemetry: Vec::new(),
+            tick_out: TickOutput::default(),
+        }
+    }
+
+    pub fn id(&self) -> u16 {
+        self.cfg.id
+    }
+    pub fn is_playing(&self) -> bool {
+        self.phase == Phase::Playing
+    }
+    pub fn pawn(&self) -> u16 {
+        self.pawn
+    }
+    /// The pawn as the client shows it now (predicted).
+    pub fn values(&self) -> &PawnValues {
+        &self.values
+    }
+    pub fn bindings(&self) -> &Arc<Bindings> {
+        &self.cfg.bindings
+    }
+    /// Moves awaiting acknowledgement (closed ones plus the open one).
+    pub fn pending_moves(&self) -> usize {
+        self.history.len() + usize::from(self.current.is_some())
+    }
+    pub fn rtt(&self) -> Option<f64> {
+        self.rtt
+    }
+
+    /// `GetTime()` on this client: the synchronized server time, or the client's own world
+    /// time when no world-time replicator ever synchronized it.
+    pub fn synced_time(&self, now: f64) -> f64 {
+        now + self.clock_offset.unwrap_or(0.0)
+    }
+
+    /// Hands a datagram from the server to the client. Clock messages are applied at once
+    /// (their timing matters); the rest waits for the next frame, as in an engine tick.
+    pub fn handle_datagram(&mut self, now: f64, msg: ServerMsg) {
+        match msg {
+            ServerMsg::Pong { seq, client_time } => {
+                if seq > self.last_pong_seq {
+                    self.last_pong_seq = seq;
+                    let sample = (now - client_time).max(0.0);
+                    self.rtt = Some(match self.rtt {
+                        Some(r) => r + 0.25 * (sample - r),
+                        None => sample,
+                    });
+                    self.telemetry.push((now, Event::Rtt { rtt: sample }));
+                }
+            }
+            ServerMsg::WorldTime {
+                replicator,
+                server_time,
+            } => {
+                // With several replicators the client follows the first (docs/model.md).
+                if replicator == 0 && server_time > self.last_world_time {
+                    self.last_world_time = server_time;
+                    self.resync(now, server_time);
+                }
+            }
+            ServerMsg::Welcome {
+                pawn,
+                spawn,
+                replicators,
+                server_time,
+            } => {
+                if let Phase::Connecting { join_sent } = self.phase {
+                    self.phase = Phase::Playing;
+                    self.pawn = pawn;
+                    self.values = spawn;
+                    self.replicators = Some(replicators);
+                    match replicators {
+                        0 => self.log(
+                            now,
+                            LogLevel::Warning,
+                            "LogGMCReplication: no AGMC_WorldTimeReplicator found in the world; \
+                             this client's clock is never synchronized and its move timestamps \
+                             are in its own time domain"
+                                .to_string(),
+                        ),
+                        1 => {
+                            // Until the first pong, the join round trip (which includes a
+                            // server frame wait) is the only latency estimate.
+                            self.join_rtt = join_sent.map(|sent| (now - sent).max(0.0));
+                            self.resync(now, server_time);
+                        }
+                        n => self.log(
+                            now,
+                            LogLevel::Error,
+                            format!(
+                                "LogGMCReplication: {n} AGMC_WorldTimeReplicator actors found; \
+                                 exactly one must exist"
+                            ),
+                        ),
+                    }
+                }
+            }
+            other => self.inbox.push(other),
+        }
+    }
+
+    fn resync(&mut self, now: f64, server_time: f64) {
+        if self.replicators == Some(0) {
+            return;
+        }
+        let latency = self.rtt.or(self.join_rtt).unwrap_or(0.0) / 2.0;
+        self.clock_offset = Some(server_time + latency - now);
+        self.telemetry.push((
+            now,
+            Event::ClockSync {
+                synced_time: server_time + latency,
+                latency_estimate: latency,
+            },
+        ));
+    }
+
+    fn log(&mut self, now: f64, level: LogLevel, text: String) {
+        self.telemetry.push((now, Event::Log { level, text }));
+    }
+
+    /// Runs one frame at local time `now` with this frame's raw input.
+    pub fn frame(&mut self, now: f64, raw: RawInput) {
+        let dt = now - self.last_frame.unwrap_or(now);
+        self.last_frame = Some(now);
+        self.telemetry.push((now, Event::Frame { dt }));
+
+        let inbox = std::mem::take(&mut self.inbox);
+        for msg in inbox {
+            self.apply_server_msg(now, msg);
+        }
+
+        if let Phase::Connecting { join_sent } = self.phase {
+            if join_sent.is_none_or(|t| now - t >= 1.0) {
+                self.phase = Phase::Connecting {
+                    join_sent: Some(now),
+                };
+                self.outbox.push_back((ClientMsg::Join, Delivery::Reliable));
+            }
+            return;
+        }
+
+        if raw.dash && !self.prev_dash {
+            self.telemetry.push((now, Event::DashPressed));
+        }
+        self.prev_dash = raw.dash;
+
+        self.local_move(now, dt, raw);
+        self.maybe_send(now);
+
+        if now >= self.next_ping {
+            self.ping_seq += 1;
+            self.next_ping = now + self.cfg.gmc.ping_interval;
+            self.outbox.push_back((
+                ClientMsg::Ping {
+                    seq: self.ping_seq,
+                    client_time: now,
+                },
+                Delivery::Unreliable,
+            ));
+        }
+    }
+
+    /// PreLocalMoveExecution → save input → GenPredictionTick → GenAncillaryTick → save output.
+    fn local_move(&mut self, now: f64, dt: f64, raw: RawInput) {
+        let gmc = self.cfg.gmc;
+        let b = self.cfg.bindings.clone();
+        let ts = self.synced_time(now).max(self.last_timestamp);
+        self.last_timestamp = ts;
+
+        // PreLocalMoveExecution: the frame's input, at wire precision (docs/model.md).
+        let mut frame_input = self.values;
+        frame_input.input_move = raw.dir;
+        frame_input.input_dash = raw.dash;
+        let frame_input = frame_input.quantized(b.list(), b.input);
+
+        let merge = match &self.current {
+            Some(cur) => {
+                ts - cur.prev_timestamp <= gmc.max_combined_delta_time + 1e-9
+                    && inputs_combine(&b, &cur.input, &frame_input)
+            }
+            None => false,
+        };
+
+        let exec = if merge {
+            let cur = self.current.as_mut().expect("merge implies a current move");
+            cur.timestamp = ts;
+            cur.delta = clamp_delta(&gmc, ts - cur.prev_timestamp);
+            cur.input = combine_inputs(&b, &cur.input, &frame_input);
+            cur.frames += 1;
+            // Reset the pawn to the move's start state (bound members only) and load the
+            // combined input.
+            self.values.copy_fields(&cur.start, b.bound);
+            self.values.copy_fields(&cur.input, b.input);
+            Execution::Combined
+        } else {
+            self.close_current(now);
+            let prev = self
+                .last_closed_timestamp
+                .unwrap_or(ts - dt.clamp(0.0, gmc.max_move_delta_time));
+            let mv = Move {
+                id: self.next_move_id,
+                timestamp: ts,
+                prev_timestamp: prev,
+                delta: clamp_delta(&gmc, ts - prev),
+                input: frame_input,
+                start: self.values,
+                output: self.values,
+                frames: 1,
+                substeps: 0,
+                max_substeps: 0,
+                sealed: false,
+            };
+            self.next_move_id += 1;
+            self.values.copy_fields(&frame_input, b.input);
+            self.current = Some(mv);
+            Execution::Live
+        };
+
+        let cur = self.current.as_mut().expect("a current move exists");
+        let n = run_move(
+            &mut self.values,
+            cur.delta,
+            exec,
+            MoveClock {
+                move_timestamp: cur.timestamp,
+                world_time: ts,
+            },
+            &gmc,
+            &self.cfg.faults,
+            &mut self.tick_out,
+        );
+        cur.output = self.values;
+        cur.substeps = n;
+        cur.max_substeps = cur.max_substeps.max(n);
+        if self.tick_out.seal {
+            cur.sealed = true;
+        }
+        let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.max_combined_delta_time;
+        emit_one_shots(
+            &mut self.telemetry,
+            now,
+            self.pawn,
+            Some(self.cfg.id),
+            exec,
+            &self.tick_out,
+        );
+        // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1) runs
+        // here; the demo pawn does nothing in it.
+        if close {
+            // No later frame will fit (or the move was sealed): complete it now so it can be
+            // sent without waiting a frame.
+            self.close_current(now);
+        }
+    }
+
+    fn close_current(&mut self, now: f64) {
+        if let Some(mv) = self.current.take() {
+            self.last_closed_timestamp = Some(mv.timestamp);
+            self.telemetry.push((
+                now,
+                Event::MoveClosed {
+                    move_id: mv.id,
+                    timestamp: mv.timestamp,
+                    delta: mv.delta,
+                    frames: mv.frames,
+                    substeps: mv.max_substeps,
+                },
+            ));
+            self.history.push_back(mv);
+            if self.history.len() > self.cfg.gmc.move_history_max_size {
+                self.history.pop_front();
+                if !self.history_overflow_logged {
+                    self.history_overflow_logged = true;
+                    self.log(
+                        now,
+                        LogLevel::Warning,
+                        "move history full (MoveHistoryMaxSize): the oldest unacknowledged moves \
+                         can no longer be replayed"
+                            .to_string(),
+                    );
+                }
+            }
+        }
+    }
+
+    fn wire_move(&self, m: &Move) -> WireMove {
+        WireMove {
+            id: m.id,
+            timestamp: m.timestamp,
+            delta: m.delta as f32,
+            input: m.input,
+            output: m.output.quantized(
+                self.cfg.bindings.list(),
+                self.cfg.bindings.client_sends_output,
+            ),
+        }
+    }
+
+    fn maybe_send(&mut self, now: f64) {
+        let interval = 1.0 / self.cfg.gmc.client_send_rate.max(0.001);
+        if self.last_send.is_some_and(|t| now - t < interval - 1e-6) {
+            return;
+        }
+        let newest = self.history.back().map_or(0, |m| m.id);
+        if newest <= self.sent_upto {
+            return;
+        }
+        self.last_send = Some(now);
+        while self
+            .reliable_in_flight
+            .front()
+            .is_some_and(|&id| id <= self.acked)
+        {
+            self.reliable_in_flight.pop_front();
+        }
+        let reliable = self.reliable_in_flight.len() < self.cfg.gmc.reliable_pending_threshold;
+        let b = self.cfg.bindings.clone();
+        // Reliable batches carry only new moves; unreliable ones repeat every unacknowledged
+        // move that fits, so a lost datagram is covered by the next one.
+        let first = if reliable { self.sent_upto } else { self.acked };
+        let candidates: Vec<WireMove> = self
+            .history
+            .iter()
+            .filter(|m| m.id > first)
+            .map(|m| self.wire_move(m))
+            .collect();
+        let mut batches: Vec<Vec<WireMove>> = Vec::new();
+        let mut cur: Vec<WireMove> = Vec::new();
+        let mut cur_bits = 0usize;
+        for m in candidates {
+            let bits = move_bits(&b, &m);
+            if !cur.is_empty() && batch_bytes(cur_bits + bits) > MAX_BATCH_BYTES {
+                batches.push(std::mem::take(&mut cur));
+                cur_bits = 0;
+            }
+            cur_bits += bits;
+            cur.push(m);
+        }
+        if !cur.is_empty() {
+            batches.push(cur);
+        }
+        if !reliable && batches.len() > MAX_UNRELIABLE_DATAGRAMS {
+            // Unreliable: the newest moves, at most this many datagrams.
+            batches.drain(..batches.len() - MAX_UNRELIABLE_DATAGRAMS);
+        }
+        let mut new_moves = 0u16;
+        let mut resent = 0u16;
+        for batch in batches {
+            let batch_newest = batch.last().map_or(0, |m| m.id);
+            for m in &batch {
+                if m.id > self.sent_upto {
+                    new_moves += 1;
+                } else {
+                    resent += 1;
+                }
+            }
+            self.sent_upto = self.sent_upto.max(batch_newest);
+            if reliable {
+                self.reliable_in_flight.push_back(batch_newest);
+            }
+            self.outbox.push_back((
+                ClientMsg::Moves {
+                    epoch: self.epoch,
+                    moves: batch,
+                },
+                if reliable {
+                    Delivery::Reliable
+                } else {
+                    Delivery::Unreliable
+                },
+            ));
+        }
+        self.telemetry.push((
+            now,
+            Event::MovesSent {
+                new_moves,
+                resent_moves: resent,
+                reliable,
+                pending_reliable: self.reliable_in_flight.len() as u16,
+            },
+        ));
+    }
+
+    fn apply_server_msg(&mut self, now: f64, msg: ServerMsg) {
+        let b = self.cfg.bindings.clone();
+        match msg {
+            ServerMsg::Ack { move_id, values } => {
+                if move_id <= self.acked {
+                    return; // duplicate or older than what we know
+                }
+                let mut deviations = Vec::new();
+                let mut base = None;
+                if let Some(m) = self.history.iter().find(|m| m.id == move_id) {
+                    for (_, bd) in b.client_validated() {
+                        if let Some(d) =
+                            compare(bd, move_id, &m.output.get(bd.field), &values.get(bd.field))
+                        {
+                            deviations.push(d);
+                            if !self.cfg.gmc.force_full_validation {
+                                break;
+                            }
+                        }
+                    }
+                    if !deviations.is_empty() {
+                        let mut s = m.output;
+                        s.copy_fields(&values, b.client_validated);
+                        base = Some(s);
+                    }
+                }
+                if let Some(state) = base {
+                    self.correct(now, move_id, state, DetectedBy::Client, deviations);
+                }
+                self.acknowledge(move_id);
+            }
+            ServerMsg::Correction {
+                move_id,
+                epoch,
+                state,
+                deviations,
+            } => {
+                self.epoch = self.epoch.max(epoch);
+                if move_id < self.acked {
+                    return; // a newer acknowledgement already superseded it
+                }
+                let mut base = self
+                    .history
+                    .iter()
+                    .find(|m| m.id == move_id)
+                    .map_or(self.values, |m| m.output);
+                base.copy_fields(&state, b.server_auth);
+                let devs = deviations
+                    .into_iter()
+                    .filter_map(|d| {
+                        let bd = b.list().get(d.binding as usize)?;
+                        Some(Deviation {
+                            move_id: d.move_id,
+                            binding: bd.name.clone(),
+                            error: bd.ty.distance(&d.client_value, &d.server_value),
+                            tolerance: bd.tolerance,
+                            predicted: d.client_value,
+                            authoritative: d.server_value,
+                        })
+                    })
+                    .collect();
+                self.correct(now, move_id, base, DetectedBy::Server, devs);
+                self.acknowledge(move_id);
+            }
+            // Handled on receipt.
+            ServerMsg::Welcome { .. } | ServerMsg::WorldTime { .. } | ServerMsg::Pong { .. } => {}
+        }
+    }
+
+    fn acknowledge(&mut self, move_id: u32) {
+        self.acked = self.acked.max(move_id);
+        while self.history.front().is_some_and(|m| m.id <= move_id) {
+            self.history.pop_front();
+        }
+    }
+
+    /// Adopts the server's state for `move_id` and (bUseClientReplay) re-executes every later
+    /// pending move in order with its recorded input and delta.
+    fn correct(
+        &mut self,
+        now: f64,
+        move_id: u32,
+        state: PawnValues,
+        detected_by: DetectedBy,
+        deviations: Vec<Deviation>,
+    ) {
+        let b = self.cfg.bindings.clone();
+        let gmc = self.cfg.gmc;
+        self.values.copy_fields(&state, b.bound);
+        let mut depth = 0u16;
+        let replay = gmc.use_client_replay;
+        if replay {
+            let ts_now = self.synced_time(now);
+            let pending = self
+                .history
+                .iter_mut()
+                .filter(|m| m.id > move_id)
+                .chain(self.current.iter_mut());
+            for m in pending {
+                m.start = self.values;
+                self.values.copy_fields(&m.input, b.input);
+                let n = run_move(
+                    &mut self.values,
+                    m.delta,
+                    Execution::Replay,
+                    MoveClock {
+                        move_timestamp: m.timestamp,
+                        world_time: ts_now,
+                    },
+                    &gmc,
+                    &self.cfg.faults,
+                    &mut self.tick_out,
+                );
+                m.output = self.values;
+                m.max_substeps = m.max_substeps.max(n);
+                depth += 1;
+                emit_one_shots(
+                    &mut self.telemetry,
+                    now,
+                    self.pawn,
+                    Some(self.cfg.id),
+                    Execution::Replay,
+                    &self.tick_out,
+                );
+            }
+        } else if let Some(cur) = self.current.as_mut() {
+            // No replay: the pawn snaps to the server's state; the open move continues from it.
+            cur.start = self.values;
+        }
+        self.telemetry.push((
+            now,
+            Event::Correction {
+                move_id,
+                detected_by,
+                deviations,
+                replay_depth: depth,
+                replayed: replay,
+            },
+        ));
+    }
+
+    pub fn poll_transmit(&mut self) -> Option<(ClientMsg, Delivery)> {
+        self.outbox.pop_front()
+    }
+
+    /// Moves the telemetry gathered since the last call into `out`, stamped with local time.
+    pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
+        out.append(&mut self.telemetry);
+    }
+}
+
+/// Whether a frame's input may be merged into the open move, per the input bindings' combine
+/// modes.
+fn inputs_combine(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> bool {
+    b.inputs().all(|(_, bd)| match bd.combine.resolve(bd.ty) {
+        CombineMode::NeverCombine => false,
+        CombineMode::CombineIfUnchanged => pending.get(bd.field) == frame.get(bd.field),
+        _ => true,
+    })
+}
+
+/// The merged move's input: AlwaysCombine keeps the first value of the window,
+/// AlwaysCombineOverwrite the latest (CombineIfUnchanged values are equal anyway).
+fn combine_inputs(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> PawnValues {
+    let mut out = *pending;
+    for (_, bd) in b.inputs() {
+        if bd.combine.resolve(bd.ty) == CombineMode::AlwaysCombineOverwrite {
+            out.set(bd.field, &frame.get(bd.field));
+        }
+    }
+    out
+}

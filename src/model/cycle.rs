@@ -1,0 +1,131 @@
+//! Pieces of the move cycle shared by client and server: executing one move with
+//! sub-stepping, and comparing values against their tolerance.
+
+use super::binding::{Binding, Value};
+use super::pawn::{Execution, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
+use super::settings::{Faults, GmcSettings};
+use super::telemetry::{Deviation, Event};
+
+/// Clamps a delta derived from timestamps to [0, MaxMoveDeltaTime] and rounds it to the
+/// 32-bit float the move carries on the wire, so client and server execute the same number.
+pub fn clamp_delta(gmc: &GmcSettings, raw: f64) -> f64 {
+    f64::from(raw.clamp(0.0, gmc.max_move_delta_time) as f32)
+}
+
+/// Number of iterations a move of `delta` is split into: slices of at most MaxTimeStep, at most
+/// MaxIterations of them, all of equal length.
+pub fn iterations_for(gmc: &GmcSettings, delta: f64) -> u16 {
+    if delta <= gmc.max_time_step || gmc.max_time_step <= 0.0 {
+        return 1;
+    }
+    let n = (delta / gmc.max_time_step - 1e-9).ceil();
+    (n as u16).clamp(1, gmc.max_iterations.max(1))
+}
+
+/// The two clocks a move execution can read.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveClock {
+    /// `GetMoveTimestamp()`.
+    pub move_timestamp: f64,
+    /// `GetTime()` on the executing machine now.
+    pub world_time: f64,
+}
+
+/// Runs `GenPredictionTick` for one move, sub-stepped. One-shots raised by any iteration
+/// accumulate in `out` (cleared first). Returns the number of iterations.
+pub fn run_move(
+    values: &mut PawnValues,
+    delta: f64,
+    exec: Execution,
+    clock: MoveClock,
+    gmc: &GmcSettings,
+    faults: &Faults,
+    out: &mut TickOutput,
+) -> u16 {
+    out.clear();
+    let n = iterations_for(gmc, delta);
+    let slice = delta / f64::from(n);
+    for i in 0..n {
+        let ctx = TickCtx {
+            exec,
+            move_timestamp: clock.move_timestamp,
+            world_time: clock.world_time,
+            iteration: i,
+            iterations: n,
+        };
+        gen_prediction_tick(values, slice, &ctx, faults, out);
+    }
+    n
+}
+
+/// Appends OneShot and SideEffect events for what the last execution raised.
+pub fn emit_one_shots(
+    telemetry: &mut Vec<(f64, Event)>,
+    now: f64,
+    pawn: u16,
+    owner: Option<u16>,
+    exec: Execution,
+    out: &TickOutput,
+) {
+    for o in &out.one_shots {
+        telemetry.push((
+            now,
+            Event::OneShot {
+                pawn,
+                owner,
+                kind: o.kind,
+                exec,
+            },
+        ));
+        if o.side_effect_played {
+            telemetry.push((
+                now,
+                Event::SideEffect {
+                    pawn,
+                    owner,
+                    kind: o.kind,
+                    exec,
+                },
+            ));
+        }
+    }
+}
+
+/// Compares one bound value; returns the deviation when it exceeds the tolerance.
+pub fn compare(
+    b: &Binding,
+    move_id: u32,
+    predicted: &Value,
+    authoritative: &Value,
+) -> Option<Deviation> {
+    let error = b.ty.distance(predicted, authoritative);
+    (error > b.tolerance).then(|| Deviation {
+        move_id,
+        binding: b.name.clone(),
+        predicted: predicted.clone(),
+        authoritative: authoritative.clone(),
+        error,
+        tolerance: b.tolerance,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substeps_follow_max_time_step_and_max_iterations() {
+        let gmc = GmcSettings::default();
+        assert_eq!(iterations_for(&gmc, 1.0 / 120.0), 1);
+        assert_eq!(iterations_for(&gmc, 0.04), 1);
+        assert_eq!(iterations_for(&gmc, 0.05), 2);
+        let loose = GmcSettings {
+            max_move_delta_time: 1.0,
+            ..GmcSettings::default()
+        };
+        assert_eq!(iterations_for(&loose, 0.1), 3);
+        assert_eq!(iterations_for(&loose, 1.0), 15, "capped by MaxIterations");
+        assert_eq!(clamp_delta(&gmc, 0.1), f64::from(0.05f32));
+        assert_eq!(clamp_delta(&gmc, -0.01), 0.0);
+    }
+}

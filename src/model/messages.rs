@@ -1,0 +1,185 @@
+//! Messages the client and server exchange. The model hands these to whatever carries them
+//! (the virtual-time harness, or the live transport) and says how they must be delivered.
+//!
+//! [`ClientMsg::wire_bytes`] / [`ServerMsg::wire_bytes`] give the size of the bit-packed
+//! encoding: a fixed header plus every carried bound value at its wire size, in binding order.
+
+use super::binding::{Bindings, FieldMask, Value};
+use super::pawn::PawnValues;
+
+/// Bytes of the fixed datagram header (protocol version, message kind, sequence number).
+pub const HEADER_BYTES: usize = 6;
+
+/// The kind of a message, for packet telemetry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum MsgKind {
+    Join,
+    Moves,
+    Ping,
+    Welcome,
+    Ack,
+    Correction,
+    WorldTime,
+    Pong,
+}
+
+/// How a message must travel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// Retransmitted until delivered, in order, at most once.
+    Reliable,
+    /// May be lost, duplicated or reordered; the receiver deduplicates.
+    Unreliable,
+}
+
+/// One move as the client sends it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WireMove {
+    pub id: u32,
+    pub timestamp: f64,
+    pub delta: f32,
+    /// Input values; only the fields in `Bindings::client_sends_input` are meaningful.
+    pub input: PawnValues,
+    /// Output values; only the fields in `Bindings::client_sends_output` are meaningful.
+    pub output: PawnValues,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientMsg {
+    /// Ask the server for a pawn.
+    Join,
+    /// A batch of completed moves, oldest first. `epoch` is the number of server corrections
+    /// the client had adopted when it sent the batch.
+    Moves {
+        epoch: u32,
+        moves: Vec<WireMove>,
+    },
+    Ping {
+        seq: u32,
+        client_time: f64,
+    },
+}
+
+/// A value the server found deviating, in one move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviationReport {
+    pub move_id: u32,
+    /// Index into the binding list.
+    pub binding: u16,
+    pub client_value: Value,
+    pub server_value: Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServerMsg {
+    /// The client's pawn exists; `replicators` is the number of world-time replicators in the
+    /// world (they reach the client by actor replication).
+    Welcome {
+        pawn: u16,
+        spawn: PawnValues,
+        replicators: u8,
+        server_time: f64,
+    },
+    /// The server executed moves up to `move_id`; `values` carries the client-validated fields
+    /// of the state after that move.
+    Ack {
+        move_id: u32,
+        values: PawnValues,
+    },
+    /// The server found a deviation; `state` is its authoritative state after `move_id`.
+    Correction {
+        move_id: u32,
+        epoch: u32,
+        state: PawnValues,
+        deviations: Vec<DeviationReport>,
+    },
+    WorldTime {
+        replicator: u8,
+        server_time: f64,
+    },
+    Pong {
+        seq: u32,
+        client_time: f64,
+    },
+}
+
+fn values_bits(b: &Bindings, v: &PawnValues, mask: FieldMask) -> usize {
+    b.list()
+        .iter()
+        .filter(|x| mask.contains(x.field))
+        .map(|x| x.ty.wire_bits(&v.get(x.field)) as usize)
+        .sum()
+}
+
+fn bytes(bits: usize) -> usize {
+    HEADER_BYTES + bits.div_ceil(8)
+}
+
+/// Bits one move occupies in a `Moves` batch: id, timestamp, delta, then the values the
+/// client sends, in binding order.
+pub fn move_bits(b: &Bindings, m: &WireMove) -> usize {
+    32 + 64
+        + 32
+        + values_bits(b, &m.input, b.client_sends_input)
+        + values_bits(b, &m.output, b.client_sends_output)
+}
+
+/// Bytes of a `Moves` batch whose moves add up to `move_bits`.
+pub fn batch_bytes(move_bits: usize) -> usize {
+    bytes(32 + 8 + move_bits)
+}
+
+impl ClientMsg {
+    pub fn wire_bytes(&self, b: &Bindings) -> usize {
+        match self {
+            ClientMsg::Join => bytes(16),
+            ClientMsg::Moves { moves, .. } => {
+                batch_bytes(moves.iter().map(|m| move_bits(b, m)).sum())
+            }
+            ClientMsg::Ping { .. } => bytes(32 + 64),
+        }
+    }
+
+    pub fn kind(&self) -> MsgKind {
+        match self {
+            ClientMsg::Join => MsgKind::Join,
+            ClientMsg::Moves { .. } => MsgKind::Moves,
+            ClientMsg::Ping { .. } => MsgKind::Ping,
+        }
+    }
+}
+
+impl ServerMsg {
+    pub fn wire_bytes(&self, b: &Bindings) -> usize {
+        match self {
+            ServerMsg::Welcome { spawn, .. } => bytes(16 + 8 + 64 + values_bits(b, spawn, b.bound)),
+            ServerMsg::Ack { values, .. } => bytes(32 + values_bits(b, values, b.client_validated)),
+            ServerMsg::Correction {
+                state, deviations, ..
+            } => {
+                let devs: usize = deviations
+                    .iter()
+                    .map(|d| {
+                        let ty = b.get(d.binding as usize).ty;
+                        32 + 8
+                            + ty.wire_bits(&d.client_value) as usize
+                            + ty.wire_bits(&d.server_value) as usize
+                    })
+                    .sum();
+                bytes(32 + 32 + values_bits(b, state, b.server_auth) + 8 + devs)
+            }
+            ServerMsg::WorldTime { .. } => bytes(8 + 64),
+            ServerMsg::Pong { .. } => bytes(32 + 64),
+        }
+    }
+
+    pub fn kind(&self) -> MsgKind {
+        match self {
+            ServerMsg::Welcome { .. } => MsgKind::Welcome,
+            ServerMsg::Ack { .. } => MsgKind::Ack,
+            ServerMsg::Correction { .. } => MsgKind::Correction,
+            ServerMsg::WorldTime { .. } => MsgKind::WorldTime,
+            ServerMsg::Pong { .. } => MsgKind::Pong,
+        }
+    }
+}

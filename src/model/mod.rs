@@ -1,0 +1,13 @@
+//! The GMC move-cycle model: sans-IO and deterministic. Nothing in here reads a clock, sleeps,
+//! spawns a thread, touches a socket or draws unseeded random numbers. Time and datagrams are
+//! passed in; datagrams and telemetry are polled out.
+
+pub mod binding;
+pub mod client;
+pub mod cycle;
+pub mod input;
+pub mod messages;
+pub mod pawn;
+pub mod server;
+pub mod settings;
+pub mod telemetry;

@@ -1,0 +1,585 @@
+//! The demo pawn: a top-down character with a move input and a one-shot dash, and its
+//! predicted logic (`GenPredictionTick`).
+//!
+//! The pawn's members live in [`PawnValues`]. Which of them are *bound* is decided by the
+//! binding list, not by this struct: a member missing from the list is an unbound member, which
+//! resets and replays do not restore (pitfall 1).
+
+use glam::{DVec2, DVec3};
+use serde::{Deserialize, Serialize};
+
+use super::binding::{
+    Binding, BoundType, CombineMode, FieldMask, InterpolationFunction, PredictionMode,
+    SimulationMode, Value,
+};
+use super::settings::Faults;
+
+/// Top speed while walking (cm/s).
+pub const MAX_SPEED: f64 = 600.0;
+/// Acceleration towards the desired velocity (cm/s²).
+pub const ACCEL: f64 = 4000.0;
+/// Velocity added by a dash (cm/s).
+pub const DASH_SPEED: f64 = 1200.0;
+/// Seconds before the dash can fire again.
+pub const DASH_COOLDOWN: f32 = 1.0;
+/// Distance between footsteps (cm).
+pub const STRIDE_LENGTH: f32 = 150.0;
+/// Seconds of continuous input before the walk reaches full speed.
+pub const RAMP_TIME: f32 = 0.5;
+/// Relative amplitude and frequency (Hz) of the wind gust that scales walking speed. The gust
+/// is a function of the move timestamp (correct) or of the machine's clock (pitfall 2).
+pub const GUST_AMPLITUDE: f64 = 0.15;
+pub const GUST_FREQUENCY: f64 = 0.4;
+
+/// The members of the demo pawn that can be bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Field {
+    InputMove = 0,
+    InputDash = 1,
+    Location = 2,
+    Rotation = 3,
+    Velocity = 4,
+    DashCooldown = 5,
+    DashCount = 6,
+    Stride = 7,
+    MoveRamp = 8,
+}
+
+impl Field {
+    pub const ALL: [Field; 9] = [
+        Field::InputMove,
+        Field::InputDash,
+        Field::Location,
+        Field::Rotation,
+        Field::Velocity,
+        Field::DashCooldown,
+        Field::DashCount,
+        Field::Stride,
+        Field::MoveRamp,
+    ];
+
+    /// The member's name in the demo pawn (as it appears in binding lists and reports).
+    pub fn member_name(self) -> &'static str {
+        match self {
+            Field::InputMove => "input_move",
+            Field::InputDash => "input_dash",
+            Field::Location => "location",
+            Field::Rotation => "rotation",
+            Field::Velocity => "velocity",
+            Field::DashCooldown => "dash_cooldown",
+            Field::DashCount => "dash_count",
+            Field::Stride => "stride",
+            Field::MoveRamp => "move_ramp",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|f| f.member_name() == name)
+    }
+
+    /// The type the demo pawn binds this member as by default.
+    pub fn natural_type(self) -> BoundType {
+        match self {
+            Field::InputMove => BoundType::CompressedVector2D,
+            Field::InputDash => BoundType::Bool,
+            Field::Location | Field::Velocity => BoundType::CompressedVector,
+            Field::Rotation => BoundType::CompressedRotator,
+            Field::DashCooldown | Field::Stride | Field::MoveRamp => BoundType::CompressedFloat,
+            Field::DashCount => BoundType::Byte,
+        }
+    }
+
+    /// Whether the member's C++-side type can be bound with this function.
+    pub fn accepts(self, ty: BoundType) -> bool {
+        match self.natural_type() {
+            BoundType::CompressedFloat => {
+                matches!(ty, BoundType::CompressedFloat | BoundType::Float)
+            }
+            BoundType::Byte => matches!(ty, BoundType::Byte | BoundType::HalfByte),
+            BoundType::CompressedVector => ty == BoundType::CompressedVector,
+            other => other == ty,
+        }
+    }
+}
+
+/// Every member of the demo pawn, bound or not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PawnValues {
+    pub input_move: DVec2,
+    pub input_dash: bool,
+    pub location: DVec3,
+    /// (pitch, yaw, roll) in degrees.
+    pub rotation: DVec3,
+    pub velocity: DVec3,
+    pub dash_cooldown: f32,
+    pub dash_count: u8,
+    pub stride: f32,
+    pub move_ramp: f32,
+}
+
+impl PawnValues {
+    pub fn spawn_at(location: DVec3, yaw: f64) -> Self {
+        PawnValues {
+            location,
+            rotation: DVec3::new(0.0, yaw, 0.0),
+            ..Default::default()
+        }
+    }
+
+    pub fn get(&self, f: Field) -> Value {
+        match f {
+            Field::InputMove => Value::Vec2(self.input_move),
+            Field::InputDash => Value::Bool(self.input_dash),
+            Field::Location => Value::Vec3(self.location),
+            Field::Rotation => Value::Vec3(self.rotation),
+            Field::Velocity => Value::Vec3(self.velocity),
+            Field::DashCooldown => Value::Float(self.dash_cooldown),
+            Field::DashCount => Value::Byte(self.dash_count),
+            Field::Stride => Value::Float(self.stride),
+            Field::MoveRamp => Value::Float(self.move_ramp),
+        }
+    }
+
+    /// Writes a value; a value of the wrong shape is ignored (it cannot come from this
+    /// program's own binding lists, which are type-checked).
+    pub fn set(&mut self, f: Field, v: &Value) {
+        match (f, v) {
+            (Field::InputMove, Value::Vec2(x)) => self.input_move = *x,
+            (Field::InputDash, Value::Bool(x)) => self.input_dash = *x,
+            (Field::Location, Value::Vec3(x)) => self.location = *x,
+            (Field::Rotation, Value::Vec3(x)) => self.rotation = *x,
+            (Field::Velocity, Value::Vec3(x)) => self.velocity = *x,
+            (Field::DashCooldown, Value::Float(x)) => self.dash_cooldown = *x,
+            (Field::DashCount, Value::Byte(x)) => self.dash_count = *x,
+            (Field::Stride, Value::Float(x)) => self.stride = *x,
+            (Field::MoveRamp, Value::Float(x)) => self.move_ramp = *x,
+            _ => {}
+        }
+    }
+
+    /// Copies the members in `mask` from `src`: what GMC does when it loads a saved state into
+    /// the pawn. Members outside the mask keep their current value.
+    pub fn copy_fields(&mut self, src: &PawnValues, mask: FieldMask) {
+        for f in Field::ALL {
+            if mask.contains(f) {
+                match f {
+                    Field::InputMove => self.input_move = src.input_move,
+                    Field::InputDash => self.input_dash = src.input_dash,
+                    Field::Location => self.location = src.location,
+                    Field::Rotation => self.rotation = src.rotation,
+                    Field::Velocity => self.velocity = src.velocity,
+                    Field::DashCooldown => self.dash_cooldown = src.dash_cooldown,
+                    Field::DashCount => self.dash_count = src.dash_count,
+                    Field::Stride => self.stride = src.stride,
+                    Field::MoveRamp => self.move_ramp = src.move_ramp,
+                }
+            }
+        }
+    }
+
+    /// Quantizes the members in the binding list to their wire precision.
+    pub fn quantized(&self, bindings: &[Binding], mask: FieldMask) -> PawnValues {
+        let mut out = *self;
+        for b in bindings {
+            if mask.contains(b.field) {
+                out.set(b.field, &b.ty.quantize(&self.get(b.field)));
+            }
+        }
+        out
+    }
+}
+
+/// The demo pawn's `BindReplicationData`, in layout order. Pitfall switches that are binding
+/// mistakes change this list: `unbound_member` leaves `move_ramp` out, `dash_always_combine`
+/// binds `input_dash` as AlwaysCombine.
+pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
+    use InterpolationFunction as I;
+    use PredictionMode as P;
+    use SimulationMode as S;
+    let b = |field: Field,
+             prediction: P,
+             combine: CombineMode,
+             simulation: S,
+             interpolation: I,
+             tolerance: f64| Binding {
+        name: field.member_name().into(),
+        field,
+        ty: field.natural_type(),
+        prediction,
+        combine,
+        simulation,
+        interpolation,
+        tolerance,
+    };
+    let dash_combine = if faults.dash_always_combine {
+        CombineMode::AlwaysCombine
+    } else {
+        CombineMode::CombineIfUnchanged
+    };
+    let mut list = vec![
+        b(
+            Field::InputMove,
+            P::ClientAuth_Input,
+            CombineMode::CombineIfUnchanged,
+            S::None,
+            I::NearestNeighbour,
+            0.0,
+        ),
+        b(
+            Field::InputDash,
+            P::ClientAuth_Input,
+            dash_combine,
+            S::None,
+            I::NearestNeighbour,
+            0.0,
+        ),
+        b(
+            Field::Location,
+            P::ServerAuth_Output_ServerValidated,
+            CombineMode::AlwaysCombine,
+            S::Periodic_Output,
+            I::Linear,
+            2.0,
+        ),
+        b(
+            Field::Rotation,
+            P::ServerAuth_Output_ServerValidated,
+            CombineMode::AlwaysCombine,
+            S::Periodic_Output,
+            I::Linear,
+            2.0,
+        ),
+        b(
+            Field::Velocity,
+            P::ServerAuth_Output_ClientValidated,
+            CombineMode::AlwaysCombine,
+            S::Periodic_Output,
+            I::Linear,
+            10.0,
+        ),
+        b(
+            Field::DashCooldown,
+            P::ServerAuth_Output_ClientValidated,
+            CombineMode::Default,
+            S::Periodic_Output,
+            I::Linear,
+            0.05,
+        ),
+        b(
+            Field::DashCount,
+            P::ServerAuth_Output_ClientValidated,
+            CombineMode::Default,
+            S::PeriodicAndOnChange_Output,
+            I::NearestNeighbour,
+            0.0,
+        ),
+        b(
+            Field::Stride,
+            P::ServerAuth_Output_ClientValidated,
+            CombineMode::Default,
+            S::None,
+            I::Linear,
+            1.0,
+        ),
+        b(
+            Field::MoveRamp,
+            P::ServerAuth_Output_ClientValidated,
+            CombineMode::Default,
+            S::None,
+            I::Linear,
+            0.05,
+        ),
+    ];
+    if faults.unbound_member {
+        list.retain(|b| b.field != Field::MoveRamp);
+    }
+    list
+}
+
+/// Which kind of execution of the prediction tick is running (GMC's net-context queries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Execution {
+    /// Owning client, a newly enqueued move (`IsLocalMove`).
+    Live,
+    /// Owning client, re-run of the pending move with a merged frame (`IsCombinedMove`).
+    Combined,
+    /// Owning client, replay after a correction (`CL_IsReplaying`).
+    Replay,
+    /// Server, a move received from the owning client (`SV_IsExecutingRemoteMoves`).
+    Remote,
+    /// Server, a pawn it controls itself: AI, listen host, standalone.
+    ServerLocal,
+    /// A display or rollback execution (`IsSimulatedMove`).
+    Simulated,
+}
+
+impl Execution {
+    /// GMC's "live move" check: `!CL_IsReplaying() && !IsSimulatedMove()`.
+    pub fn is_live(self) -> bool {
+        !matches!(self, Execution::Replay | Execution::Simulated)
+    }
+}
+
+/// What the tick knows besides the pawn's members.
+#[derive(Clone, Copy, Debug)]
+pub struct TickCtx {
+    pub exec: Execution,
+    /// `GetMoveTimestamp()`.
+    pub move_timestamp: f64,
+    /// `GetTime()`: this machine's (synchronized) world clock now.
+    pub world_time: f64,
+    /// `GetIterationNumber()` (0-based) and the number of iterations of this move.
+    pub iteration: u16,
+    pub iterations: u16,
+}
+
+/// One-shot events the demo pawn raises inside a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OneShotKind {
+    /// The dash fired (driven by the dash input).
+    DashFired,
+    /// The dash cooldown reached zero (driven by bound state).
+    DashReady,
+    /// A footstep (driven by the bound stride accumulator).
+    Footstep,
+}
+
+impl OneShotKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            OneShotKind::DashFired => "DashFired",
+            OneShotKind::DashReady => "DashReady",
+            OneShotKind::Footstep => "Footstep",
+        }
+    }
+}
+
+/// A one-shot raised by the tick, and whether its cosmetic side effect (FX, sound) played.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OneShot {
+    pub kind: OneShotKind,
+    pub side_effect_played: bool,
+}
+
+/// What a tick produced besides the new member values.
+#[derive(Clone, Debug, Default)]
+pub struct TickOutput {
+    pub one_shots: Vec<OneShot>,
+    /// `CL_DoNotCombineNextMove()` was called.
+    pub seal: bool,
+}
+
+impl TickOutput {
+    pub fn clear(&mut self) {
+        self.one_shots.clear();
+        self.seal = false;
+    }
+}
+
+/// The demo pawn's `GenPredictionTick`. A pure function of the members, the delta and the
+/// context, unless a pitfall switch makes it read something else.
+pub fn gen_prediction_tick(
+    v: &mut PawnValues,
+    dt: f64,
+    ctx: &TickCtx,
+    faults: &Faults,
+    out: &mut TickOutput,
+) {
+    let live = ctx.exec.is_live();
+    let raise = |kind: OneShotKind, out: &mut TickOutput| {
+        out.one_shots.push(OneShot {
+            kind,
+            // The correct code guards cosmetics with the live-move check (pitfall 5).
+            side_effect_played: live || faults.unguarded_side_effects,
+        });
+        if !faults.no_seal_after_one_shot {
+            // CL_DoNotCombineNextMove(): seal the move that fired (pitfall 3 without it).
+            out.seal = true;
+        }
+    };
+
+    let dir = v.input_move.normalize_or_zero();
+    let moving = dir != DVec2::ZERO;
+    // The ramp is written every tick; bound, replays restore it (pitfall 1 when it is not).
+    v.move_ramp = if moving {
+        (v.move_ramp + dt as f32).min(RAMP_TIME)
+    } else {
+        0.0
+    };
+    // Right: the move's timestamp. Wrong (pitfall 2): the machine's clock now.
+    let t = if faults.wall_clock_in_tick {
+        ctx.world_time
+    } else {
+        ctx.move_timestamp
+    };
+    let gust = 1.0 + GUST_AMPLITUDE * (std::f64::consts::TAU * GUST_FREQUENCY * t).sin();
+    let ramp = 0.6 + 0.4 * f64::from(v.move_ramp / RAMP_TIME);
+    let desired = dir * MAX_SPEED * ramp * gust;
+
+    if v.input_dash && v.dash_cooldown <= 0.0 {
+        let vel = v.velocity.truncate();
+        let facing = if moving {
+            dir
+        } else if vel.length_squared() > 1.0 {
+            vel.normalize()
+        } else {
+            let yaw = v.rotation.y.to_radians();
+            DVec2::new(yaw.cos(), yaw.sin())
+        };
+        v.velocity += (facing * DASH_SPEED).extend(0.0);
+        v.dash_cooldown = DASH_COOLDOWN;
+        v.dash_count = v.dash_count.wrapping_add(1);
+        raise(OneShotKind::DashFired, out);
+    }
+
+    let mut vel = v.velocity.truncate();
+    let dv = (desired - vel).clamp_length_max(ACCEL * dt);
+    vel += dv;
+    v.velocity = vel.extend(0.0);
+    v.location += v.velocity * dt;
+    let speed = vel.length();
+    if speed > 1.0 {
+        v.rotation.y = vel.y.atan2(vel.x).to_degrees();
+    }
+
+    if v.dash_cooldown > 0.0 {
+        v.dash_cooldown = (v.dash_cooldown - dt as f32).max(0.0);
+        if v.dash_cooldown == 0.0 {
+            raise(OneShotKind::DashReady, out);
+        }
+    }
+
+    v.stride += (speed * dt) as f32;
+    if v.stride >= STRIDE_LENGTH {
+        v.stride -= STRIDE_LENGTH;
+        raise(OneShotKind::Footstep, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::binding::Bindings;
+
+    fn ctx(exec: Execution) -> TickCtx {
+        TickCtx {
+            exec,
+            move_timestamp: 1.0,
+            world_time: 1.0,
+            iteration: 0,
+            iterations: 1,
+        }
+    }
+
+    #[test]
+    fn default_bindings_are_valid_and_every_field_round_trips() {
+        let list = default_bindings(&Faults::default());
+        let b = Bindings::new(list).expect("valid");
+        for f in Field::ALL {
+            assert!(b.bound.contains(f), "{f:?} bound by default");
+            let mut v = PawnValues::default();
+            let val = PawnValues {
+                input_move: DVec2::new(1.0, 0.0),
+                input_dash: true,
+                location: DVec3::new(1.0, 2.0, 3.0),
+                rotation: DVec3::new(0.0, 90.0, 0.0),
+                velocity: DVec3::new(4.0, 5.0, 0.0),
+                dash_cooldown: 0.5,
+                dash_count: 7,
+                stride: 12.0,
+                move_ramp: 0.25,
+            };
+            v.set(f, &val.get(f));
+            assert_eq!(v.get(f), val.get(f));
+        }
+        let faulty = default_bindings(&Faults {
+            unbound_member: true,
+            dash_always_combine: true,
+            ..Faults::default()
+        });
+        let fb = Bindings::new(faulty).expect("valid");
+        assert!(!fb.bound.contains(Field::MoveRamp));
+        assert_eq!(
+            fb.by_name("input_dash").map(|b| b.combine),
+            Some(CombineMode::AlwaysCombine)
+        );
+    }
+
+    #[test]
+    fn dash_fires_once_seals_and_guards_its_side_effect() {
+        let mut v = PawnValues {
+            input_move: DVec2::new(1.0, 0.0),
+            input_dash: true,
+            ..Default::default()
+        };
+        let mut out = TickOutput::default();
+        gen_prediction_tick(
+            &mut v,
+            0.01,
+            &ctx(Execution::Replay),
+            &Faults::default(),
+            &mut out,
+        );
+        assert_eq!(out.one_shots.len(), 1);
+        assert_eq!(out.one_shots[0].kind, OneShotKind::DashFired);
+        assert!(!out.one_shots[0].side_effect_played, "guarded in replay");
+        assert!(out.seal);
+        assert_eq!(v.dash_count, 1);
+        assert!(v.velocity.x > 1000.0);
+        // Cooldown blocks a second dash.
+        out.clear();
+        gen_prediction_tick(
+            &mut v,
+            0.01,
+            &ctx(Execution::Live),
+            &Faults::default(),
+            &mut out,
+        );
+        assert!(
+            out.one_shots
+                .iter()
+                .all(|o| o.kind != OneShotKind::DashFired)
+        );
+        // Unguarded: plays in replay too.
+        let mut w = PawnValues {
+            input_dash: true,
+            ..Default::default()
+        };
+        out.clear();
+        let faults = Faults {
+            unguarded_side_effects: true,
+            no_seal_after_one_shot: true,
+            ..Faults::default()
+        };
+        gen_prediction_tick(&mut w, 0.01, &ctx(Execution::Replay), &faults, &mut out);
+        assert!(out.one_shots[0].side_effect_played);
+        assert!(!out.seal);
+    }
+
+    #[test]
+    fn tick_is_deterministic_and_reads_the_clock_only_under_the_fault() {
+        let start = PawnValues {
+            input_move: DVec2::new(0.71, 0.71),
+            ..Default::default()
+        };
+        let run = |world_time: f64, faults: &Faults| {
+            let mut v = start;
+            let mut out = TickOutput::default();
+            let c = TickCtx {
+                world_time,
+                ..ctx(Execution::Live)
+            };
+            for _ in 0..30 {
+                gen_prediction_tick(&mut v, 1.0 / 60.0, &c, faults, &mut out);
+            }
+            v
+        };
+        let clean = Faults::default();
+        assert_eq!(run(1.0, &clean), run(7.3, &clean));
+        let clock = Faults {
+            wall_clock_in_tick: true,
+            ..Faults::default()
+        };
+        assert_ne!(run(1.0, &clock), run(1.6, &clock));
+    }
+}

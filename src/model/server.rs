@@ -1,0 +1,460 @@
+//! The server: executes every remote move once, in order, with the client's input, delta and
+//! timestamp; validates; replies with acknowledgements or corrections; runs the pawns it
+//! controls (AI) one local move per frame; replicates world time. Sans-IO like the client.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use std::sync::Arc;
+
+use glam::{DVec2, DVec3};
+
+use super::binding::Bindings;
+use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
+use super::input::{InputScript, InputScriptConfig};
+use super::messages::{ClientMsg, Delivery, DeviationReport, ServerMsg, WireMove};
+use super::pawn::{Execution, PawnValues, TickOutput};
+use super::settings::{Faults, GmcSettings, WorldSettings};
+use super::telemetry::Event;
+use crate::rng::{Rng, derive_seed, purpose};
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub gmc: GmcSettings,
+    pub faults: Faults,
+    pub world: WorldSettings,
+    pub bindings: Arc<Bindings>,
+    /// Number of AGMC_WorldTimeReplicator actors the game mode spawned.
+    pub world_time_replicators: u8,
+    pub ai_pawns: u16,
+    pub ai_input: InputScriptConfig,
+    pub seed: u64,
+}
+
+/// A pawn as the server holds it.
+#[derive(Clone, Debug)]
+pub struct ServerPawn {
+    pub id: u16,
+    /// The controlling client; `None` for pawns the server controls (AI).
+    pub owner: Option<u16>,
+    pub values: PawnValues,
+    ai: Option<InputScript>,
+    next_turret: f64,
+}
+
+#[derive(Clone, Debug)]
+struct RemoteClient {
+    pawn: usize,
+    /// Newest move executed (moves are numbered from 1).
+    last_executed: u32,
+    /// Received moves not executed yet, by id, with the epoch of their batch.
+    buffer: BTreeMap<u32, (WireMove, u32)>,
+    /// Since when the next expected move has been missing while later ones wait.
+    gap_since: Option<f64>,
+    /// Corrections sent so far; batches from an older epoch are executed but not validated.
+    epoch: u32,
+}
+
+pub struct Server {
+    cfg: ServerConfig,
+    pawns: Vec<ServerPawn>,
+    clients: BTreeMap<u16, RemoteClient>,
+    inbox: Vec<(u16, ClientMsg)>,
+    outbox: VecDeque<(u16, ServerMsg, Delivery)>,
+    telemetry: Vec<(f64, Event)>,
+    last_frame: Option<f64>,
+    last_world_time_sent: Option<f64>,
+    turret_rng: Rng,
+    tick_out: TickOutput,
+}
+
+fn spawn_point(radius: f64, slot: u32) -> (DVec3, f64) {
+    let angle = f64::from(slot) * 2.399_963_229_728_653; // golden angle
+    let loc = DVec3::new(radius * angle.cos(), radius * angle.sin(), 0.0);
+    // Face the centre.
+    let yaw = (-loc.y).atan2(-loc.x).to_degrees();
+    (loc, yaw)
+}
+
+impl Server {
+    pub fn new(cfg: ServerConfig) -> Self {
+        let mut pawns = Vec::new();
+        for k in 0..cfg.ai_pawns {
+            let (loc, yaw) = spawn_point(cfg.world.spawn_radius * 0.5, u32::from(k));
+            pawns.push(ServerPawn {
+                id: k,
+                owner: None,
+                values: PawnValues::spawn_at(loc, yaw),
+                ai: Some(InputScript::new(
+                    cfg.ai_input.clone(),
+                    derive_seed(cfg.seed, purpose::AI_INPUT, u64::from(k)),
+                )),
+                next_turret: f64::INFINITY,
+            });
+        }
+        let turret_rng = Rng::new(derive_seed(cfg.seed, purpose::HAZARD, 0));
+        Server {
+            cfg,
+            pawns,
+            clients: BTreeMap::new(),
+            inbox: Vec::new(),
+            outbox: VecDeque::new(),
+            telemetry: Vec::new(),
+            last_frame: None,
+            last_world_time_sent: None,
+            turret_rng,
+            tick_out: TickOutput::default(),
+        }
+    }
+
+    pub fn pawns(&self) -> &[ServerPawn] {
+        &self.pawns
+    }
+
+    pub fn bindings(&self) -> &Arc<Bindings> {
+        &self.cfg.bindings
+    }
+
+    /// The pawn a client controls, once it joined.
+    pub fn pawn_of(&self, client: u16) -> Option<&ServerPawn> {
+        self.clients.get(&client).map(|c| &self.pawns[c.pawn])
+    }
+
+    /// Hands a datagram from `from` to the server. Pings are answered at once; everything
+    /// else waits for the next frame.
+    pub fn handle_datagram(&mut self, _now: f64, from: u16, msg: ClientMsg) {
+        match msg {
+            ClientMsg::Ping { seq, client_time } => self.outbox.push_back((
+                from,
+                ServerMsg::Pong { seq, client_time },
+                Delivery::Unreliable,
+            )),
+            other => self.inbox.push((from, other)),
+        }
+    }
+
+    /// Runs one server frame at server time `now` (the authoritative world clock).
+    pub fn frame(&mut self, now: f64) {
+        let dt = now - self.last_frame.unwrap_or(now);
+        self.last_frame = Some(now);
+        self.telemetry.push((now, Event::Frame { dt }));
+
+        let inbox = std::mem::take(&mut self.inbox);
+        for (from, msg) in inbox {
+            match msg {
+                ClientMsg::Join => self.join(now, from),
+                ClientMsg::Moves { epoch, moves } => {
+                    if let Some(rc) = self.clients.get_mut(&from) {
+                        for m in moves {
+                            if m.id > rc.last_executed {
+                                rc.buffer.entry(m.id).or_insert((m, epoch));
+                            }
+                        }
+                    }
+                }
+                ClientMsg::Ping { .. } => {}
+            }
+        }
+
+        let mut remote_moves = 0u16;
+        let ids: Vec<u16> = self.clients.keys().copied().collect();
+        for id in ids {
+            remote_moves = remote_moves.saturating_add(self.execute_remote_moves(now, id));
+        }
+
+        for i in 0..self.pawns.len() {
+            if self.pawns[i].ai.is_some() && dt > 0.0 {
+                self.local_move(now, dt, i);
+            }
+        }
+
+        if self.cfg.world_time_replicators > 0
+            && self
+                .last_world_time_sent
+                .is_none_or(|t| now - t >= self.cfg.gmc.world_time_update_interval - 1e-9)
+        {
+            self.last_world_time_sent = Some(now);
+            for r in 0..self.cfg.world_time_replicators {
+                for &c in self.clients.keys() {
+                    self.outbox.push_back((
+                        c,
+                        ServerMsg::WorldTime {
+                            replicator: r,
+                            server_time: now,
+                        },
+                        Delivery::Unreliable,
+                    ));
+                }
+            }
+        }
+        self.telemetry
+            .push((now, Event::ServerFrame { remote_moves }));
+    }
+
+    fn join(&mut self, now: f64, from: u16) {
+        let pawn_idx = match self.clients.get(&from) {
+            Some(rc) => rc.pawn,
+            None => {
+                let id = self.pawns.len() as u16;
+                let (loc, yaw) = spawn_point(self.cfg.world.spawn_radius, u32::from(from));
+                let first_turret = if self.cfg.world.turret_period_s > 0.0 {
+                    now + self
+                        .turret_rng
+                        .range(0.5, 0.5 + self.cfg.world.turret_period_s)
+                } else {
+                    f64::INFINITY
+                };
+                self.pawns.push(ServerPawn {
+                    id,
+                    owner: Some(from),
+                    values: PawnValues::spawn_at(loc, yaw),
+                    ai: None,
+                    next_turret: first_turret,
+                });
+                self.clients.insert(
+                    from,
+                    RemoteClient {
+                        pawn: self.pawns.len() - 1,
+                        last_executed: 0,
+                        buffer: BTreeMap::new(),
+                        gap_since: None,
+                        epoch: 0,
+                    },
+                );
+                self.pawns.len() - 1
+            }
+        };
+        let p = &self.pawns[pawn_idx];
+        let spawn = p
+            .values
+            .quantized(self.cfg.bindings.list(), self.cfg.bindings.bound);
+        self.outbox.push_back((
+            from,
+            ServerMsg::Welcome {
+                pawn: p.id,
+                spawn,
+                replicators: self.cfg.world_time_replicators,
+                server_time: now,
+            },
+            Delivery::Reliable,
+        ));
+    }
+
+    /// Executes the client's received moves in order and replies once. A missing move holds
+    /// later ones back until it arrives or `move_gap_timeout` passes; then it is skipped.
+    fn execute_remote_moves(&mut self, now: f64, client: u16) -> u16 {
+        let gap_timeout = self.cfg.gmc.move_gap_timeout;
+        let Some(rc) = self.clients.get_mut(&client) else {
+            return 0;
+        };
+        let mut ready: Vec<(WireMove, u32)> = Vec::new();
+        let mut skipped: Option<(u32, u32)> = None;
+        while let Some(entry) = rc.buffer.first_entry() {
+            let id = *entry.key();
+            if id != rc.last_executed + 1 {
+                let since = *rc.gap_since.get_or_insert(now);
+                if now - since < gap_timeout {
+                    break;
+                }
+                skipped = Some((rc.last_executed + 1, id - 1));
+            }
+            rc.gap_since = None;
+            rc.last_executed = id;
+            ready.push(entry.remove());
+        }
+        if ready.is_empty() {
+            return 0;
+        }
+        if let Some((from, to)) = skipped {
+            self.telemetry
+                .push((now, Event::MovesSkipped { client, from, to }));
+        }
+        let Some(rc) = self.clients.get(&client) else {
+            return 0;
+        };
+        let pawn_idx = rc.pawn;
+        let current_epoch = rc.epoch;
+        let b = self.cfg.bindings.clone();
+        let mut reports: Vec<DeviationReport> = Vec::new();
+        let mut newest = 0;
+        let mut count = 0u16;
+        for (m, epoch) in ready {
+            let validate = epoch == current_epoch
+                && (reports.is_empty() || self.cfg.gmc.force_full_validation);
+            self.execute_remote(now, pawn_idx, client, &m, validate, &mut reports);
+            newest = m.id;
+            count += 1;
+        }
+        let p = &self.pawns[pawn_idx];
+        if reports.is_empty() {
+            let values = p.values.quantized(b.list(), b.client_validated);
+            self.outbox.push_back((
+                client,
+                ServerMsg::Ack {
+                    move_id: newest,
+                    values,
+                },
+                Delivery::Unreliable,
+            ));
+        } else {
+            let state = p.values.quantized(b.list(), b.server_auth);
+            let rc = self.clients.get_mut(&client).expect("client exists");
+            rc.epoch += 1;
+            self.telemetry.push((
+                now,
+                Event::CorrectionSent {
+                    client,
+                    move_id: newest,
+                    deviations: reports.len() as u16,
+                },
+            ));
+            self.outbox.push_back((
+                client,
+                ServerMsg::Correction {
+                    move_id: newest,
+                    epoch: rc.epoch,
+                    state,
+                    deviations: reports,
+                },
+                Delivery::Reliable,
+            ));
+        }
+        count
+    }
+
+    fn execute_remote(
+        &mut self,
+        now: f64,
+        pawn_idx: usize,
+        client: u16,
+        m: &WireMove,
+        validate: bool,
+        reports: &mut Vec<DeviationReport>,
+    ) {
+        let b = self.cfg.bindings.clone();
+        let world = &self.cfg.world;
+        let p = &mut self.pawns[pawn_idx];
+        // The client's input for client-authoritative input values; server-owned inputs keep
+        // the server's value.
+        p.values.copy_fields(&m.input, b.client_auth_input);
+        if now >= p.next_turret {
+            let a = self.turret_rng.range(0.0, std::f64::consts::TAU);
+            p.values.velocity += (DVec2::from_angle(a) * world.turret_knockback).extend(0.0);
+            p.next_turret += world.turret_period_s.max(0.01);
+            while p.next_turret <= now {
+                p.next_turret += world.turret_period_s.max(0.01);
+            }
+            self.telemetry.push((now, Event::TurretHit { pawn: p.id }));
+        }
+        let delta = clamp_delta(&self.cfg.gmc, f64::from(m.delta));
+        let n = run_move(
+            &mut p.values,
+            delta,
+            Execution::Remote,
+            MoveClock {
+                move_timestamp: m.timestamp,
+                world_time: now,
+            },
+            &self.cfg.gmc,
+            &self.cfg.faults,
+            &mut self.tick_out,
+        );
+        // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
+        p.values.copy_fields(&m.output, b.client_auth_output);
+        emit_one_shots(
+            &mut self.telemetry,
+            now,
+            p.id,
+            Some(client),
+            Execution::Remote,
+            &self.tick_out,
+        );
+        if validate {
+            let full = self.cfg.gmc.force_full_validation;
+            let checks = b
+                .server_validated_inputs()
+                .map(|(i, bd)| (i, bd, m.input.get(bd.field)))
+                .chain(
+                    b.server_validated_outputs()
+                        .map(|(i, bd)| (i, bd, m.output.get(bd.field))),
+                );
+            for (i, bd, claimed) in checks {
+                let server_value = bd.ty.quantize(&p.values.get(bd.field));
+                if compare(bd, m.id, &claimed, &server_value).is_some() {
+                    reports.push(DeviationReport {
+                        move_id: m.id,
+                        binding: i as u16,
+                        client_value: claimed,
+                        server_value,
+                    });
+                    if !full {
+                        break;
+                    }
+                }
+            }
+        }
+        self.telemetry.push((
+            now,
+            Event::RemoteMoveExecuted {
+                pawn: p.id,
+                client,
+                move_id: m.id,
+                timestamp: m.timestamp,
+                delta,
+                substeps: n,
+                age: now - m.timestamp,
+            },
+        ));
+    }
+
+    fn local_move(&mut self, now: f64, dt: f64, i: usize) {
+        let b = self.cfg.bindings.clone();
+        let delta = clamp_delta(&self.cfg.gmc, dt);
+        let p = &mut self.pawns[i];
+        let raw = match p.ai.as_mut() {
+            Some(script) => script.sample(now),
+            None => return,
+        };
+        // PreLocalMoveExecution.
+        let mut input = p.values;
+        input.input_move = raw.dir;
+        input.input_dash = raw.dash;
+        let input = input.quantized(b.list(), b.input);
+        p.values.copy_fields(&input, b.input);
+        let n = run_move(
+            &mut p.values,
+            delta,
+            Execution::ServerLocal,
+            MoveClock {
+                move_timestamp: now,
+                world_time: now,
+            },
+            &self.cfg.gmc,
+            &self.cfg.faults,
+            &mut self.tick_out,
+        );
+        emit_one_shots(
+            &mut self.telemetry,
+            now,
+            p.id,
+            None,
+            Execution::ServerLocal,
+            &self.tick_out,
+        );
+        self.telemetry.push((
+            now,
+            Event::LocalMoveExecuted {
+                pawn: p.id,
+                delta,
+                substeps: n,
+            },
+        ));
+    }
+
+    pub fn poll_transmit(&mut self) -> Option<(u16, ServerMsg, Delivery)> {
+        self.outbox.pop_front()
+    }
+
+    pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
+        out.append(&mut self.telemetry);
+    }
+}
