@@ -1,0 +1,500 @@
+//! Presets: RON files describing a session (docs/presets.md). Unknown fields and bad values are
+//! errors that name the file, line, column and what was expected. `--set key=value` edits a
+//! preset by dotted path.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::binding::{
+    Binding, Bindings, BoundType, CombineMode, InterpolationFunction, PredictionMode,
+    SimulationMode,
+};
+use crate::model::input::InputScriptConfig;
+use crate::model::pawn::{Field, default_bindings};
+use crate::model::settings::{Faults, GmcSettings, WorldSettings};
+use crate::sim::link::LinkParams;
+
+/// The default preset, shipped as `presets/default.ron` and built into the binary.
+pub const DEFAULT_PRESET_RON: &str = include_str!("../presets/default.ron");
+pub const DEFAULT_PRESET_NAME: &str = "presets/default.ron";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Client to server.
+    Up,
+    /// Server to client.
+    Down,
+    Both,
+}
+
+/// Replaces the link of one client in one or both directions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    pub client: u16,
+    pub direction: Direction,
+    pub link: LinkParams,
+}
+
+/// Per-client differences from the preset's defaults.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClientOverride {
+    pub client: u16,
+    pub fps: Option<f64>,
+    pub fps_jitter: Option<f64>,
+    pub input: Option<InputScriptConfig>,
+}
+
+/// Changes to one of the demo pawn's bindings, by member name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BindingOverride {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: Option<BoundType>,
+    pub prediction: Option<PredictionMode>,
+    pub combine: Option<CombineMode>,
+    pub simulation: Option<SimulationMode>,
+    pub interpolation: Option<InterpolationFunction>,
+    pub tolerance: Option<f64>,
+}
+
+/// A whole session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Preset {
+    pub title: String,
+    pub description: String,
+    pub seed: u64,
+    /// Length of a headless run (s).
+    pub seconds: f64,
+    pub clients: u16,
+    pub ai_pawns: u16,
+    /// Frame rate of every client (overridable per client).
+    pub client_fps: f64,
+    /// Relative frame-time jitter (0 = fixed frame rate, 0.2 = ±20 %).
+    pub client_fps_jitter: f64,
+    pub server_fps: f64,
+    /// Client k (0-based) starts its world and joins (k + 1) × this many seconds after the
+    /// server started, so every machine has its own clock.
+    pub join_interval_s: f64,
+    /// AGMC_WorldTimeReplicator actors in the world: 1 is correct.
+    pub world_time_replicators: u8,
+    pub gmc: GmcSettings,
+    pub faults: Faults,
+    pub world: WorldSettings,
+    /// Link conditions of every client, both directions.
+    pub link: LinkParams,
+    pub link_overrides: Vec<LinkOverride>,
+    pub client_overrides: Vec<ClientOverride>,
+    /// Input script of every client.
+    pub input: InputScriptConfig,
+    /// Input script of the AI pawns.
+    pub ai_input: InputScriptConfig,
+    pub bindings: Vec<BindingOverride>,
+}
+
+impl Default for Preset {
+    fn default() -> Self {
+        Preset {
+            title: "Default session".into(),
+            description: "A clean session: three clients, two AI pawns, no pitfall switched on."
+                .into(),
+            seed: 1,
+            seconds: 30.0,
+            clients: 3,
+            ai_pawns: 2,
+            client_fps: 60.0,
+            client_fps_jitter: 0.0,
+            server_fps: 60.0,
+            join_interval_s: 0.25,
+            world_time_replicators: 1,
+            gmc: GmcSettings::default(),
+            faults: Faults::default(),
+            world: WorldSettings::default(),
+            link: LinkParams::default(),
+            link_overrides: Vec::new(),
+            client_overrides: Vec::new(),
+            input: InputScriptConfig::default(),
+            ai_input: InputScriptConfig {
+                dash_period_s: 0.0,
+                ..InputScriptConfig::default()
+            },
+            bindings: Vec::new(),
+        }
+    }
+}
+
+/// A preset that could not be read or does not make sense.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresetError {
+    /// The file (or `--set`) the problem is in.
+    pub source: String,
+    /// 1-based line and column, when known.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl std::fmt::Display for PresetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some((l, c)) => write!(f, "{}:{}:{}: {}", self.source, l, c, self.message),
+            None => write!(f, "{}: {}", self.source, self.message),
+        }
+    }
+}
+
+impl std::error::Error for PresetError {}
+
+impl Preset {
+    /// Parses RON text; `source` names it in errors.
+    pub fn from_ron(text: &str, source: &str) -> Result<Preset, PresetError> {
+        let opts = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let preset: Preset = opts.from_str(text).map_err(|e| PresetError {
+            source: source.to_string(),
+            position: Some((e.span.start.line, e.span.start.col)),
+            message: e.code.to_string(),
+        })?;
+        preset.validate().map_err(|(field, expected)| PresetError {
+            source: source.to_string(),
+            position: find_key(text, field.rsplit('.').next().unwrap_or(&field)),
+            message: format!("`{field}`: expected {expected}"),
+        })?;
+        Ok(preset)
+    }
+
+    pub fn load(path: &Path) -> Result<Preset, PresetError> {
+        let text = std::fs::read_to_string(path).map_err(|e| PresetError {
+            source: path.display().to_string(),
+            position: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Preset::from_ron(&text, &path.display().to_string())
+    }
+
+    /// The shipped default preset.
+    pub fn builtin_default() -> Preset {
+        Preset::from_ron(DEFAULT_PRESET_RON, DEFAULT_PRESET_NAME)
+            .expect("the shipped default preset is valid (tested)")
+    }
+
+    pub fn to_ron(&self) -> String {
+        let cfg = ron::ser::PrettyConfig::new()
+            .depth_limit(4)
+            .struct_names(false);
+        ron::ser::to_string_pretty(self, cfg).expect("presets always serialize")
+    }
+
+    /// Applies `key=value`, where key is a dotted path (`link.latency_ms`, `gmc.client_send_rate`,
+    /// `link_overrides.0.link.loss`) and value is JSON or a bare word.
+    pub fn set(&mut self, assignment: &str) -> Result<(), PresetError> {
+        let err = |message: String| PresetError {
+            source: format!("--set {assignment}"),
+            position: None,
+            message,
+        };
+        let (key, raw) = assignment
+            .split_once('=')
+            .ok_or_else(|| err("expected KEY=VALUE".into()))?;
+        let key = key.trim();
+        let raw = raw.trim();
+        let mut root = serde_json::to_value(&*self).map_err(|e| err(e.to_string()))?;
+        let mut node = &mut root;
+        let parts: Vec<&str> = key.split('.').collect();
+        for (depth, part) in parts.iter().enumerate() {
+            let here = parts[..depth].join(".");
+            node = match node {
+                serde_json::Value::Object(map) => {
+                    let known: Vec<String> = map.keys().cloned().collect();
+                    map.get_mut(*part).ok_or_else(|| {
+                        err(format!(
+                            "unknown key `{key}`: {} has no `{part}` (known: {})",
+                            if here.is_empty() {
+                                "the preset".to_string()
+                            } else {
+                                format!("`{here}`")
+                            },
+                            known.join(", ")
+                        ))
+                    })?
+                }
+                serde_json::Value::Array(items) => {
+                    let len = items.len();
+                    let i: usize = part.parse().map_err(|_| {
+                        err(format!(
+                            "`{here}` is a list: expected an index, got `{part}`"
+                        ))
+                    })?;
+                    items.get_mut(i).ok_or_else(|| {
+                        err(format!(
+                            "`{here}` has {len} entries; index {i} is out of range"
+                        ))
+                    })?
+                }
+                _ => {
+                    return Err(err(format!("`{here}` is a value, it has no `{part}`")));
+                }
+            };
+        }
+        let value: serde_json::Value = serde_json::from_str(raw)
+            .unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
+        *node = value;
+        let updated: Preset = serde_json::from_value(root)
+            .map_err(|e| err(format!("`{key}` cannot be `{raw}`: {e}")))?;
+        updated
+            .validate()
+            .map_err(|(field, expected)| err(format!("`{field}`: expected {expected}")))?;
+        *self = updated;
+        Ok(())
+    }
+
+    /// Range checks that serde cannot express. Returns (dotted field, what was expected).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let positive = |name: &str, v: f64| {
+            if v > 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err((name.to_string(), format!("a number > 0, got {v}")))
+            }
+        };
+        positive("seconds", self.seconds)?;
+        positive("client_fps", self.client_fps)?;
+        positive("server_fps", self.server_fps)?;
+        positive("gmc.max_time_step", self.gmc.max_time_step)?;
+        positive("gmc.max_move_delta_time", self.gmc.max_move_delta_time)?;
+        positive("gmc.client_send_rate", self.gmc.client_send_rate)?;
+        positive(
+            "gmc.world_time_update_interval",
+            self.gmc.world_time_update_interval,
+        )?;
+        positive("gmc.ping_interval", self.gmc.ping_interval)?;
+        if self.gmc.max_combined_delta_time < 0.0 {
+            return Err(("gmc.max_combined_delta_time".into(), "a number ≥ 0".into()));
+        }
+        if self.gmc.max_iterations == 0 {
+            return Err(("gmc.max_iterations".into(), "at least 1".into()));
+        }
+        if self.gmc.move_history_max_size == 0 {
+            return Err(("gmc.move_history_max_size".into(), "at least 1".into()));
+        }
+        if !(0.0..1.0).contains(&self.client_fps_jitter) {
+            return Err((
+                "client_fps_jitter".into(),
+                format!("a fraction in [0, 1), got {}", self.client_fps_jitter),
+            ));
+        }
+        if self.clients > 64 {
+            return Err((
+                "clients".into(),
+                format!("at most 64, got {}", self.clients),
+            ));
+        }
+        if self.ai_pawns > 64 {
+            return Err((
+                "ai_pawns".into(),
+                format!("at most 64, got {}", self.ai_pawns),
+            ));
+        }
+        if self.join_interval_s < 0.0 {
+            return Err(("join_interval_s".into(), "a number ≥ 0".into()));
+        }
+        self.link
+            .validate()
+            .map_err(|(f, e)| (format!("link.{f}"), e))?;
+        for (i, o) in self.link_overrides.iter().enumerate() {
+            o.link
+                .validate()
+                .map_err(|(f, e)| (format!("link_overrides.{i}.link.{f}"), e))?;
+        }
+        for (i, o) in self.client_overrides.iter().enumerate() {
+            if let Some(fps) = o.fps {
+                positive(&format!("client_overrides.{i}.fps"), fps)?;
+            }
+        }
+        self.bindings().map(|_| ())
+    }
+
+    /// The demo pawn's binding list after pitfall switches and the preset's overrides.
+    pub fn bindings(&self) -> Result<Bindings, (String, String)> {
+        let mut list: Vec<Binding> = default_bindings(&self.faults);
+        for (i, o) in self.bindings.iter().enumerate() {
+            let Some(field) = Field::from_name(&o.name) else {
+                let names: Vec<&str> = Field::ALL.iter().map(|f| f.member_name()).collect();
+                return Err((
+                    format!("bindings.{i}.name"),
+                    format!("one of {}, got `{}`", names.join(", "), o.name),
+                ));
+            };
+            let Some(b) = list.iter_mut().find(|b| b.field == field) else {
+                return Err((
+                    format!("bindings.{i}.name"),
+                    format!(
+                        "a bound member; `{}` is unbound by a pitfall switch",
+                        o.name
+                    ),
+                ));
+            };
+            if let Some(ty) = o.ty {
+                if !field.accepts(ty) {
+                    return Err((
+                        format!("bindings.{i}.type"),
+                        format!(
+                            "a type `{}` can be bound as (e.g. {:?}), got {ty:?}",
+                            o.name,
+                            field.natural_type()
+                        ),
+                    ));
+                }
+                b.ty = ty;
+            }
+            if let Some(p) = o.prediction {
+                b.prediction = p;
+            }
+            if let Some(c) = o.combine {
+                b.combine = c;
+            }
+            if let Some(s) = o.simulation {
+                b.simulation = s;
+            }
+            if let Some(f) = o.interpolation {
+                b.interpolation = f;
+            }
+            if let Some(t) = o.tolerance {
+                if t.is_nan() || t < 0.0 {
+                    return Err((format!("bindings.{i}.tolerance"), "a number ≥ 0".into()));
+                }
+                b.tolerance = t;
+            }
+        }
+        Bindings::new(list).map_err(|e| ("bindings".to_string(), e.to_string()))
+    }
+}
+
+/// Best-effort position of `key:` in RON text, for errors found after parsing.
+fn find_key(text: &str, key: &str) -> Option<(usize, usize)> {
+    for (ln, line) in text.lines().enumerate() {
+        if let Some(col) = line.find(&format!("{key}:")) {
+            let before = line[..col].chars().last();
+            if before.is_none_or(|c| !c.is_alphanumeric() && c != '_') {
+                return Some((ln + 1, col + 1));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_default_equals_builtin_default() {
+        assert_eq!(Preset::builtin_default(), Preset::default());
+        assert!(
+            !Preset::default().faults.any(),
+            "the default session is clean"
+        );
+    }
+
+    #[test]
+    fn unknown_field_names_file_line_and_column() {
+        let text = "(\n  clients: 2,\n  link: (latency_ms: 10, lossy: 0.5),\n)";
+        let e = Preset::from_ron(text, "presets/x.ron").unwrap_err();
+        assert_eq!(e.source, "presets/x.ron");
+        let (line, col) = e.position.expect("position");
+        assert_eq!(line, 3);
+        assert!(col > 20, "col {col}");
+        assert!(e.message.contains("lossy"), "{e}");
+        assert!(e.to_string().starts_with("presets/x.ron:3:"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_explained() {
+        let e = Preset::from_ron("(clients: \"three\")", "p.ron").unwrap_err();
+        assert!(
+            e.message.contains("integer") || e.message.contains("u16"),
+            "{e}"
+        );
+        let e = Preset::from_ron("(\n link: (\n  loss: 1.5,\n ),\n)", "p.ron").unwrap_err();
+        assert_eq!(e.position, Some((3, 3)), "{e}");
+        assert!(
+            e.message.contains("link.loss") && e.message.contains("probability"),
+            "{e}"
+        );
+        let e = Preset::from_ron("(bindings: [(name: \"nose\")])", "p.ron").unwrap_err();
+        assert!(e.message.contains("nose"), "{e}");
+    }
+
+    #[test]
+    fn set_reaches_every_documented_key() {
+        let mut p = Preset::default();
+        for kv in [
+            "clients=5",
+            "ai_pawns=4",
+            "client_fps=120",
+            "link.latency_ms=100",
+            "link.jitter_ms=5",
+            "link.loss=0.05",
+            "gmc.max_combined_delta_time=0.05",
+            "gmc.max_time_step=0.02",
+            "gmc.max_move_delta_time=0.1",
+            "gmc.client_send_rate=20",
+            "gmc.use_client_replay=false",
+            "world_time_replicators=0",
+            "faults.unbound_member=true",
+            "faults.wall_clock_in_tick=true",
+            "faults.no_seal_after_one_shot=true",
+            "faults.dash_always_combine=true",
+            "faults.unguarded_side_effects=true",
+            "link.jitter_distribution=pareto",
+        ] {
+            p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
+        }
+        assert_eq!(p.clients, 5);
+        assert_eq!(p.ai_pawns, 4);
+        assert_eq!(p.client_fps, 120.0);
+        assert_eq!(p.link.latency_ms, 100.0);
+        assert_eq!(p.link.loss, 0.05);
+        assert_eq!(p.gmc.max_combined_delta_time, 0.05);
+        assert!(!p.gmc.use_client_replay);
+        assert_eq!(p.world_time_replicators, 0);
+        assert!(p.faults.unbound_member && p.faults.unguarded_side_effects);
+        assert_eq!(
+            p.link.jitter_distribution,
+            crate::sim::link::JitterDistribution::Pareto
+        );
+    }
+
+    #[test]
+    fn set_rejects_unknown_keys_and_bad_values() {
+        let mut p = Preset::default();
+        let e = p.set("link.latncy_ms=3").unwrap_err();
+        assert!(
+            e.message.contains("latncy_ms") && e.message.contains("latency_ms"),
+            "{e}"
+        );
+        let e = p.set("clients=many").unwrap_err();
+        assert!(e.message.contains("clients"), "{e}");
+        let e = p.set("link.loss=2").unwrap_err();
+        assert!(e.message.contains("probability"), "{e}");
+        assert!(p.set("nokey").is_err());
+        assert_eq!(p, Preset::default(), "failed sets change nothing");
+    }
+
+    #[test]
+    fn round_trips_through_ron() {
+        let mut p = Preset::default();
+        p.set("link.latency_ms=42").unwrap();
+        p.bindings.push(BindingOverride {
+            name: "input_dash".into(),
+            combine: Some(CombineMode::AlwaysCombine),
+            ..Default::default()
+        });
+        let text = p.to_ron();
+        assert_eq!(Preset::from_ron(&text, "roundtrip").unwrap(), p);
+    }
+}

@@ -1,0 +1,457 @@
+//! The virtual-time harness: a server, N clients (each with its own clock and frame rate) and
+//! their links, run event by event as fast as the CPU allows. The harness plays the role of the
+//! network and the transport: it carries the model's messages through seeded [`Link`]s and
+//! gives reliable messages retransmission, ordering and deduplication.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::Arc;
+
+use crate::model::binding::Bindings;
+use crate::model::client::{Client, ClientConfig};
+use crate::model::input::{InputScript, RawInput};
+use crate::model::messages::{ClientMsg, Delivery, ServerMsg};
+use crate::model::server::{Server, ServerConfig};
+use crate::model::telemetry::{Event, Machine, PacketFate, Record};
+use crate::preset::{Direction, Preset};
+use crate::rng::{Rng, derive_seed, purpose};
+use crate::sim::link::{Fate, Link, LinkParams};
+
+/// Seconds between clock-offset samples.
+pub const CLOCK_SAMPLE_INTERVAL: f64 = 0.1;
+
+#[derive(Clone, Debug)]
+enum Payload {
+    ToServer(ClientMsg),
+    ToClient(ServerMsg),
+}
+
+#[derive(Clone, Debug)]
+struct Packet {
+    client: u16,
+    payload: Payload,
+    reliable_seq: Option<u32>,
+    bytes: usize,
+}
+
+impl Packet {
+    fn endpoints(&self) -> (Machine, Machine) {
+        match self.payload {
+            Payload::ToServer(_) => (Machine::Client(self.client), Machine::Server),
+            Payload::ToClient(_) => (Machine::Server, Machine::Client(self.client)),
+        }
+    }
+    fn kind(&self) -> crate::model::messages::MsgKind {
+        match &self.payload {
+            Payload::ToServer(m) => m.kind(),
+            Payload::ToClient(m) => m.kind(),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Action {
+    ClientFrame(u16),
+    ServerFrame,
+    Deliver(Box<Packet>),
+    Retransmit(Box<Packet>),
+    ClockSample,
+}
+
+struct Scheduled {
+    at: f64,
+    seq: u64,
+    action: Action,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    /// Reversed: the earliest (then first scheduled) event is the heap's maximum.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .at
+            .total_cmp(&self.at)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// Reliable delivery state of one direction: retransmission happens at the sender, ordering and
+/// deduplication here at the receiver.
+#[derive(Default)]
+struct ReliableChannel {
+    next_seq: u32,
+    expected: u32,
+    held: BTreeMap<u32, Payload>,
+}
+
+struct ClientSlot {
+    client: Client,
+    start: f64,
+    input: InputScript,
+    frame_rng: Rng,
+    fps: f64,
+    fps_jitter: f64,
+    up: Link,
+    down: Link,
+    up_rel: ReliableChannel,
+    down_rel: ReliableChannel,
+}
+
+/// A whole session in virtual time.
+pub struct Session {
+    bindings: Arc<Bindings>,
+    now: f64,
+    seq: u64,
+    queue: BinaryHeap<Scheduled>,
+    server: Server,
+    server_fps: f64,
+    clients: Vec<ClientSlot>,
+    scratch: Vec<(f64, Event)>,
+    out: Vec<Record>,
+}
+
+fn link_for(preset: &Preset, client: u16, up: bool) -> LinkParams {
+    let mut params = preset.link.clone();
+    for o in &preset.link_overrides {
+        let applies = match o.direction {
+            Direction::Up => up,
+            Direction::Down => !up,
+            Direction::Both => true,
+        };
+        if o.client == client && applies {
+            params = o.link.clone();
+        }
+    }
+    params
+}
+
+impl Session {
+    /// Builds a session from a preset. Fails with the preset's validation message.
+    pub fn new(preset: &Preset) -> Result<Session, String> {
+        preset
+            .validate()
+            .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
+        let bindings = Arc::new(
+            preset
+                .bindings()
+                .map_err(|(f, e)| format!("`{f}`: expected {e}"))?,
+        );
+        let server = Server::new(ServerConfig {
+            gmc: preset.gmc,
+            faults: preset.faults.clone(),
+            world: preset.world.clone(),
+            bindings: bindings.clone(),
+            world_time_replicators: preset.world_time_replicators,
+            ai_pawns: preset.ai_pawns,
+            ai_input: preset.ai_input.clone(),
+            seed: preset.seed,
+        });
+        let mut s = Session {
+            bindings: bindings.clone(),
+            now: 0.0,
+            seq: 0,
+            queue: BinaryHeap::new(),
+            server,
+            server_fps: preset.server_fps,
+            clients: Vec::new(),
+            scratch: Vec::new(),
+            out: Vec::new(),
+        };
+        for i in 0..preset.clients {
+            let o = preset.client_overrides.iter().find(|o| o.client == i);
+            let seed = preset.seed;
+            let idx = u64::from(i);
+            let start = f64::from(i + 1) * preset.join_interval_s;
+            s.clients.push(ClientSlot {
+                client: Client::new(ClientConfig {
+                    id: i,
+                    gmc: preset.gmc,
+                    faults: preset.faults.clone(),
+                    bindings: bindings.clone(),
+                }),
+                start,
+                input: InputScript::new(
+                    o.and_then(|o| o.input.clone())
+                        .unwrap_or_else(|| preset.input.clone()),
+                    derive_seed(seed, purpose::CLIENT_INPUT, idx),
+                ),
+                frame_rng: Rng::new(derive_seed(seed, purpose::CLIENT_FRAMES, idx)),
+                fps: o.and_then(|o| o.fps).unwrap_or(preset.client_fps),
+                fps_jitter: o
+                    .and_then(|o| o.fps_jitter)
+                    .unwrap_or(preset.client_fps_jitter),
+                up: Link::new(
+                    link_for(preset, i, true),
+                    derive_seed(seed, purpose::LINK_UP, idx),
+                ),
+                down: Link::new(
+                    link_for(preset, i, false),
+                    derive_seed(seed, purpose::LINK_DOWN, idx),
+                ),
+                up_rel: ReliableChannel::default(),
+                down_rel: ReliableChannel::default(),
+            });
+            s.schedule(start, Action::ClientFrame(i));
+        }
+        s.schedule(0.0, Action::ServerFrame);
+        s.schedule(CLOCK_SAMPLE_INTERVAL, Action::ClockSample);
+        Ok(s)
+    }
+
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+    pub fn client(&self, i: u16) -> Option<&Client> {
+        self.clients.get(usize::from(i)).map(|s| &s.client)
+    }
+    pub fn bindings(&self) -> &Arc<Bindings> {
+        &self.bindings
+    }
+
+    /// Changes one direction of one client's link from now on.
+    pub fn set_link(&mut self, client: u16, up: bool, params: LinkParams) {
+        if let Some(s) = self.clients.get_mut(usize::from(client)) {
+            if up {
+                s.up.set_params(params);
+            } else {
+                s.down.set_params(params);
+            }
+        }
+    }
+
+    fn schedule(&mut self, at: f64, action: Action) {
+        self.seq += 1;
+        self.queue.push(Scheduled {
+            at,
+            seq: self.seq,
+            action,
+        });
+    }
+
+    /// Runs every event up to and including session time `t_end`, handing each telemetry
+    /// record to `sink` in time order per machine.
+    pub fn run_until(&mut self, t_end: f64, sink: &mut dyn FnMut(Record)) {
+        while self.queue.peek().is_some_and(|s| s.at <= t_end) {
+            let Some(ev) = self.queue.pop() else { break };
+            self.now = ev.at;
+            self.dispatch(ev.action);
+            for r in self.out.drain(..) {
+                sink(r);
+            }
+        }
+        self.now = self.now.max(t_end);
+    }
+
+    fn dispatch(&mut self, action: Action) {
+        let now = self.now;
+        match action {
+            Action::ClientFrame(i) => {
+                let slot = &mut self.clients[usize::from(i)];
+                let local = now - slot.start;
+                let raw = if slot.client.is_playing() {
+                    slot.input.sample(local)
+                } else {
+                    RawInput::default()
+                };
+                slot.client.frame(local, raw);
+                let base = 1.0 / slot.fps;
+                let dt = base * (1.0 + slot.fps_jitter * (2.0 * slot.frame_rng.f64() - 1.0));
+                self.flush_client(i);
+                self.collect_client(i);
+                self.schedule(now + dt, Action::ClientFrame(i));
+            }
+            Action::ServerFrame => {
+                self.server.frame(now);
+                self.flush_server();
+                self.collect_server();
+                self.schedule(now + 1.0 / self.server_fps, Action::ServerFrame);
+            }
+            Action::Deliver(pkt) => self.deliver(*pkt),
+            Action::Retransmit(pkt) => self.transmit(*pkt),
+            Action::ClockSample => {
+                for (i, s) in self.clients.iter().enumerate() {
+                    if s.client.is_playing() {
+                        let offset = s.client.synced_time(now - s.start) - now;
+                        self.out.push(Record {
+                            t: now,
+                            machine: Machine::Client(i as u16),
+                            event: Event::ClockOffset { offset },
+                        });
+                    }
+                }
+                self.schedule(now + CLOCK_SAMPLE_INTERVAL, Action::ClockSample);
+            }
+        }
+    }
+
+    fn collect_client(&mut self, i: u16) {
+        let slot = &mut self.clients[usize::from(i)];
+        slot.client.drain_telemetry(&mut self.scratch);
+        let start = slot.start;
+        for (local, event) in self.scratch.drain(..) {
+            self.out.push(Record {
+                t: start + local,
+                machine: Machine::Client(i),
+                event,
+            });
+        }
+    }
+
+    fn collect_server(&mut self) {
+        self.server.drain_telemetry(&mut self.scratch);
+        for (t, event) in self.scratch.drain(..) {
+            self.out.push(Record {
+                t,
+                machine: Machine::Server,
+                event,
+            });
+        }
+    }
+
+    fn flush_client(&mut self, i: u16) {
+        while let Some((msg, delivery)) = self.clients[usize::from(i)].client.poll_transmit() {
+            let bytes = msg.wire_bytes(&self.bindings);
+            let reliable_seq = match delivery {
+                Delivery::Reliable => {
+                    let ch = &mut self.clients[usize::from(i)].up_rel;
+                    ch.next_seq += 1;
+                    Some(ch.next_seq)
+                }
+                Delivery::Unreliable => None,
+            };
+            self.transmit(Packet {
+                client: i,
+                payload: Payload::ToServer(msg),
+                reliable_seq,
+                bytes,
+            });
+        }
+    }
+
+    fn flush_server(&mut self) {
+        while let Some((to, msg, delivery)) = self.server.poll_transmit() {
+            let Some(slot) = self.clients.get_mut(usize::from(to)) else {
+                continue;
+            };
+            let bytes = msg.wire_bytes(&self.bindings);
+            let reliable_seq = match delivery {
+                Delivery::Reliable => {
+                    slot.down_rel.next_seq += 1;
+                    Some(slot.down_rel.next_seq)
+                }
+                Delivery::Unreliable => None,
+            };
+            self.transmit(Packet {
+                client: to,
+                payload: Payload::ToClient(msg),
+                reliable_seq,
+                bytes,
+            });
+        }
+    }
+
+    fn packet_record(&mut self, pkt: &Packet, fate: PacketFate) {
+        let (from, to) = pkt.endpoints();
+        let machine = if fate == PacketFate::Delivered {
+            to
+        } else {
+            from
+        };
+        self.out.push(Record {
+            t: self.now,
+            machine,
+            event: Event::Packet {
+                from,
+                to,
+                bytes: pkt.bytes as u32,
+                fate,
+                kind: pkt.kind(),
+            },
+        });
+    }
+
+    fn transmit(&mut self, pkt: Packet) {
+        let now = self.now;
+        let slot = &mut self.clients[usize::from(pkt.client)];
+        let up = matches!(pkt.payload, Payload::ToServer(_));
+        let fate = if up {
+            slot.up.send(now, pkt.bytes)
+        } else {
+            slot.down.send(now, pkt.bytes)
+        };
+        // Retransmission timeout: one configured round trip plus margin.
+        let (u, d) = (slot.up.params(), slot.down.params());
+        let rto = ((u.latency_ms + d.latency_ms + 2.0 * (u.jitter_ms + d.jitter_ms)) / 1000.0
+            + 0.02)
+            .max(0.03);
+        self.packet_record(&pkt, PacketFate::Sent);
+        match fate {
+            Fate::Dropped(_) => {
+                self.packet_record(&pkt, PacketFate::Dropped);
+                if pkt.reliable_seq.is_some() {
+                    self.schedule(now + rto, Action::Retransmit(Box::new(pkt)));
+                }
+            }
+            Fate::Delivered(at) => self.schedule(at, Action::Deliver(Box::new(pkt))),
+            Fate::Duplicated(a, b) => {
+                self.packet_record(&pkt, PacketFate::Duplicated);
+                self.schedule(a, Action::Deliver(Box::new(pkt.clone())));
+                self.schedule(b, Action::Deliver(Box::new(pkt)));
+            }
+        }
+    }
+
+    fn deliver(&mut self, pkt: Packet) {
+        self.packet_record(&pkt, PacketFate::Delivered);
+        let i = pkt.client;
+        let ready: Vec<Payload> = match pkt.reliable_seq {
+            None => vec![pkt.payload],
+            Some(seq) => {
+                let slot = &mut self.clients[usize::from(i)];
+                let ch = match pkt.payload {
+                    Payload::ToServer(_) => &mut slot.up_rel,
+                    Payload::ToClient(_) => &mut slot.down_rel,
+                };
+                if ch.expected == 0 {
+                    ch.expected = 1;
+                }
+                if seq >= ch.expected {
+                    ch.held.entry(seq).or_insert(pkt.payload);
+                }
+                let mut ready = Vec::new();
+                while let Some(p) = ch.held.remove(&ch.expected) {
+                    ready.push(p);
+                    ch.expected += 1;
+                }
+                ready
+            }
+        };
+        for payload in ready {
+            match payload {
+                Payload::ToServer(msg) => {
+                    self.server.handle_datagram(self.now, i, msg);
+                    self.flush_server();
+                    self.collect_server();
+                }
+                Payload::ToClient(msg) => {
+                    let slot = &mut self.clients[usize::from(i)];
+                    slot.client.handle_datagram(self.now - slot.start, msg);
+                    self.collect_client(i);
+                }
+            }
+        }
+    }
+}

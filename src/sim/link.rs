@@ -1,0 +1,433 @@
+//! A seeded network link model for one direction of one client's connection: latency, jitter
+//! (uniform, normal, pareto), random and Gilbert–Elliott burst loss, duplication, optional
+//! reordering, a bandwidth cap with a queue limit, scripted outages and lag spikes.
+//!
+//! Sans-IO: `send(now, bytes)` returns the packet's fate. Every packet draws the same number of
+//! random numbers whatever the parameters, so the same seed gives the same fates, and changing
+//! one parameter changes as little else as possible.
+
+use serde::{Deserialize, Serialize};
+
+use crate::rng::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JitterDistribution {
+    /// Uniform in ±jitter.
+    Uniform,
+    /// Normal with standard deviation = jitter.
+    Normal,
+    /// Non-negative, heavy-tailed (Pareto, shape 3) extra delay whose mean is the jitter.
+    Pareto,
+}
+
+/// A time window (seconds since the session started).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    pub start_s: f64,
+    pub duration_s: f64,
+}
+
+impl Window {
+    pub fn contains(&self, t: f64) -> bool {
+        t >= self.start_s && t < self.start_s + self.duration_s
+    }
+}
+
+/// Extra one-way latency during a window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LagSpike {
+    pub start_s: f64,
+    pub duration_s: f64,
+    pub extra_ms: f64,
+}
+
+/// Conditions of one direction of a link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LinkParams {
+    /// One-way latency (ms).
+    pub latency_ms: f64,
+    /// Jitter (ms); its meaning depends on the distribution.
+    pub jitter_ms: f64,
+    pub jitter_distribution: JitterDistribution,
+    /// Independent random loss probability (0–1).
+    pub loss: f64,
+    /// Gilbert–Elliott burst loss: chance per packet to enter the bad state (0 disables).
+    pub burst_enter: f64,
+    /// Chance per packet to leave the bad state.
+    pub burst_exit: f64,
+    /// Loss probability in the bad state (netem's 1−h).
+    pub burst_loss_bad: f64,
+    /// Loss probability in the good state (netem's 1−k).
+    pub burst_loss_good: f64,
+    /// Probability that a packet is delivered twice.
+    pub duplicate: f64,
+    /// Allow jitter to reorder packets; when false, delivery is first-in first-out.
+    pub reorder: bool,
+    /// Bandwidth cap (kbit/s); 0 is unlimited.
+    pub bandwidth_kbps: f64,
+    /// Packets that may wait for the bandwidth; 0 is unlimited. Beyond it packets are dropped.
+    pub queue_limit: usize,
+    /// Windows during which every packet is lost.
+    pub outages: Vec<Window>,
+    /// Windows of extra latency.
+    pub lag_spikes: Vec<LagSpike>,
+}
+
+impl Default for LinkParams {
+    fn default() -> Self {
+        LinkParams {
+            latency_ms: 0.0,
+            jitter_ms: 0.0,
+            jitter_distribution: JitterDistribution::Uniform,
+            loss: 0.0,
+            burst_enter: 0.0,
+            burst_exit: 0.25,
+            burst_loss_bad: 1.0,
+            burst_loss_good: 0.0,
+            duplicate: 0.0,
+            reorder: false,
+            bandwidth_kbps: 0.0,
+            queue_limit: 0,
+            outages: Vec::new(),
+            lag_spikes: Vec::new(),
+        }
+    }
+}
+
+impl LinkParams {
+    /// Checks ranges; returns (field, what was expected) for the first bad value.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let prob = |name: &str, v: f64| -> Result<(), (String, String)> {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err((
+                    name.to_string(),
+                    format!("a probability between 0 and 1, got {v}"),
+                ))
+            }
+        };
+        let nonneg = |name: &str, v: f64| -> Result<(), (String, String)> {
+            if v >= 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err((name.to_string(), format!("a finite number ≥ 0, got {v}")))
+            }
+        };
+        nonneg("latency_ms", self.latency_ms)?;
+        nonneg("jitter_ms", self.jitter_ms)?;
+        prob("loss", self.loss)?;
+        prob("burst_enter", self.burst_enter)?;
+        prob("burst_exit", self.burst_exit)?;
+        prob("burst_loss_bad", self.burst_loss_bad)?;
+        prob("burst_loss_good", self.burst_loss_good)?;
+        prob("duplicate", self.duplicate)?;
+        nonneg("bandwidth_kbps", self.bandwidth_kbps)?;
+        for w in &self.outages {
+            nonneg("outages.duration_s", w.duration_s)?;
+        }
+        for s in &self.lag_spikes {
+            nonneg("lag_spikes.duration_s", s.duration_s)?;
+        }
+        Ok(())
+    }
+}
+
+/// What happened to one packet.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fate {
+    Dropped(DropReason),
+    Delivered(f64),
+    /// Delivered twice, at these times.
+    Duplicated(f64, f64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    Loss,
+    Burst,
+    Outage,
+    QueueFull,
+}
+
+/// The running state of one direction.
+#[derive(Clone, Debug)]
+pub struct Link {
+    params: LinkParams,
+    rng: Rng,
+    bad_state: bool,
+    last_delivery: f64,
+    queue_free_at: f64,
+    queued: std::collections::VecDeque<f64>,
+}
+
+impl Link {
+    pub fn new(params: LinkParams, seed: u64) -> Self {
+        Link {
+            params,
+            rng: Rng::new(seed),
+            bad_state: false,
+            last_delivery: f64::NEG_INFINITY,
+            queue_free_at: f64::NEG_INFINITY,
+            queued: std::collections::VecDeque::new(),
+        }
+    }
+
+    pub fn params(&self) -> &LinkParams {
+        &self.params
+    }
+
+    /// Changes the conditions from now on; packets already in flight keep their fate.
+    pub fn set_params(&mut self, params: LinkParams) {
+        self.params = params;
+    }
+
+    fn jitter(&self, u1: f64, u2: f64) -> f64 {
+        let j = self.params.jitter_ms / 1000.0;
+        if j <= 0.0 {
+            return 0.0;
+        }
+        match self.params.jitter_distribution {
+            JitterDistribution::Uniform => (2.0 * u1 - 1.0) * j,
+            JitterDistribution::Normal => {
+                let u1 = u1.max(f64::MIN_POSITIVE);
+                j * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+            }
+            JitterDistribution::Pareto => {
+                const ALPHA: f64 = 3.0;
+                let u = (1.0 - u1).max(1e-12);
+                j * (ALPHA - 1.0) * (u.powf(-1.0 / ALPHA) - 1.0)
+            }
+        }
+    }
+
+    /// Decides the fate of a packet of `bytes` sent at `now` (seconds, session time).
+    pub fn send(&mut self, now: f64, bytes: usize) -> Fate {
+        let u: [f64; 8] = std::array::from_fn(|_| self.rng.f64());
+        let p = &self.params;
+
+        if p.outages.iter().any(|w| w.contains(now)) {
+            return Fate::Dropped(DropReason::Outage);
+        }
+
+        // Gilbert–Elliott state advances with every packet.
+        if p.burst_enter > 0.0 {
+            if self.bad_state {
+                if u[0] < p.burst_exit {
+                    self.bad_state = false;
+                }
+            } else if u[0] < p.burst_enter {
+                self.bad_state = true;
+            }
+            let loss = if self.bad_state {
+                p.burst_loss_bad
+            } else {
+                p.burst_loss_good
+            };
+            if u[1] < loss {
+                return Fate::Dropped(DropReason::Burst);
+            }
+        }
+        if u[2] < p.loss {
+            return Fate::Dropped(DropReason::Loss);
+        }
+
+        let mut depart = now;
+        if p.bandwidth_kbps > 0.0 {
+            while self.queued.front().is_some_and(|&d| d <= now) {
+                self.queued.pop_front();
+            }
+            if p.queue_limit > 0 && self.queued.len() >= p.queue_limit {
+                return Fate::Dropped(DropReason::QueueFull);
+            }
+            // Serialization delay, counting UDP/IP headers (28 bytes).
+            let tx = (bytes + 28) as f64 * 8.0 / (p.bandwidth_kbps * 1000.0);
+            depart = self.queue_free_at.max(now) + tx;
+            self.queue_free_at = depart;
+            self.queued.push_back(depart);
+        }
+
+        let spike: f64 = p
+            .lag_spikes
+            .iter()
+            .filter(|s| now >= s.start_s && now < s.start_s + s.duration_s)
+            .map(|s| s.extra_ms / 1000.0)
+            .sum();
+        let base = p.latency_ms / 1000.0 + spike;
+        let mut at = depart + (base + self.jitter(u[3], u[4])).max(0.0);
+        if !p.reorder {
+            at = at.max(self.last_delivery);
+        }
+        self.last_delivery = self.last_delivery.max(at);
+        if u[5] < p.duplicate {
+            let mut second = depart + (base + self.jitter(u[6], u[7])).max(0.0);
+            if !p.reorder {
+                second = second.max(self.last_delivery);
+            }
+            self.last_delivery = self.last_delivery.max(second);
+            return Fate::Duplicated(at, second);
+        }
+        Fate::Delivered(at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn run(params: &LinkParams, seed: u64, n: usize) -> Vec<Fate> {
+        let mut l = Link::new(params.clone(), seed);
+        (0..n).map(|i| l.send(i as f64 * 0.01, 100)).collect()
+    }
+
+    #[test]
+    fn latency_is_applied_exactly_without_jitter() {
+        let p = LinkParams {
+            latency_ms: 40.0,
+            ..Default::default()
+        };
+        for (i, f) in run(&p, 1, 100).into_iter().enumerate() {
+            assert_eq!(f, Fate::Delivered(i as f64 * 0.01 + 0.04));
+        }
+    }
+
+    #[test]
+    fn loss_rate_matches_the_setting() {
+        let p = LinkParams {
+            loss: 0.05,
+            ..Default::default()
+        };
+        let fates = run(&p, 2, 100_000);
+        let lost = fates
+            .iter()
+            .filter(|f| matches!(f, Fate::Dropped(_)))
+            .count();
+        let rate = lost as f64 / fates.len() as f64;
+        assert!((rate - 0.05).abs() < 0.003, "{rate}");
+    }
+
+    #[test]
+    fn burst_loss_comes_in_runs() {
+        // Enter 2 %, leave 25 %: mean burst length 4, stationary bad share ≈ 7.4 %.
+        let p = LinkParams {
+            burst_enter: 0.02,
+            burst_exit: 0.25,
+            ..Default::default()
+        };
+        let fates = run(&p, 3, 200_000);
+        let lost: Vec<bool> = fates
+            .iter()
+            .map(|f| matches!(f, Fate::Dropped(_)))
+            .collect();
+        let rate = lost.iter().filter(|x| **x).count() as f64 / lost.len() as f64;
+        let runs = lost.windows(2).filter(|w| w[1] && !w[0]).count();
+        let mean_run = lost.iter().filter(|x| **x).count() as f64 / runs as f64;
+        assert!((rate - 0.074).abs() < 0.01, "rate {rate}");
+        assert!(mean_run > 3.0, "mean burst {mean_run}");
+    }
+
+    #[test]
+    fn outages_drop_everything_inside_the_window() {
+        let p = LinkParams {
+            outages: vec![Window {
+                start_s: 0.2,
+                duration_s: 0.3,
+            }],
+            ..Default::default()
+        };
+        for (i, f) in run(&p, 4, 100).into_iter().enumerate() {
+            let t = i as f64 * 0.01;
+            let inside = (0.2..0.5).contains(&t);
+            assert_eq!(
+                matches!(f, Fate::Dropped(DropReason::Outage)),
+                inside,
+                "t={t}"
+            );
+        }
+    }
+
+    #[test]
+    fn bandwidth_cap_queues_and_drops_beyond_the_limit() {
+        let p = LinkParams {
+            bandwidth_kbps: 100.0,
+            queue_limit: 5,
+            ..Default::default()
+        };
+        let mut l = Link::new(p, 5);
+        // 20 packets of 972 bytes at once: each takes 80 ms at 100 kbit/s.
+        let fates: Vec<Fate> = (0..20).map(|_| l.send(0.0, 972)).collect();
+        let delivered: Vec<f64> = fates
+            .iter()
+            .filter_map(|f| match f {
+                Fate::Delivered(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(delivered.len(), 5);
+        assert!((delivered[4] - 0.4).abs() < 1e-9, "{delivered:?}");
+        assert!(
+            fates[5..]
+                .iter()
+                .all(|f| *f == Fate::Dropped(DropReason::QueueFull))
+        );
+    }
+
+    #[test]
+    fn lag_spike_adds_latency_in_its_window() {
+        let p = LinkParams {
+            latency_ms: 10.0,
+            lag_spikes: vec![LagSpike {
+                start_s: 1.0,
+                duration_s: 0.5,
+                extra_ms: 200.0,
+            }],
+            reorder: true,
+            ..Default::default()
+        };
+        let mut l = Link::new(p, 6);
+        assert_eq!(l.send(0.5, 10), Fate::Delivered(0.51));
+        assert_eq!(l.send(1.2, 10), Fate::Delivered(1.2 + 0.21));
+    }
+
+    proptest! {
+        #[test]
+        fn same_seed_same_fates_and_fifo_without_reorder(
+            seed in any::<u64>(),
+            latency in 0.0f64..200.0,
+            jitter in 0.0f64..100.0,
+            loss in 0.0f64..0.5,
+            dup in 0.0f64..0.5,
+            dist in 0usize..3,
+        ) {
+            let p = LinkParams {
+                latency_ms: latency,
+                jitter_ms: jitter,
+                jitter_distribution: [JitterDistribution::Uniform, JitterDistribution::Normal, JitterDistribution::Pareto][dist],
+                loss,
+                duplicate: dup,
+                ..Default::default()
+            };
+            let a = run(&p, seed, 300);
+            prop_assert_eq!(&a, &run(&p, seed, 300));
+            let mut last = f64::NEG_INFINITY;
+            for (i, f) in a.iter().enumerate() {
+                let sent = i as f64 * 0.01;
+                let times: Vec<f64> = match f {
+                    Fate::Delivered(t) => vec![*t],
+                    Fate::Duplicated(t, u) => vec![*t, *u],
+                    Fate::Dropped(_) => vec![],
+                };
+                for t in times {
+                    prop_assert!(t >= sent, "delivered before it was sent");
+                    prop_assert!(t >= last, "reordered although reorder is off");
+                    last = t;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! Folds a telemetry stream into the run summary (`--summary-json`). The summary is a pure
+//! function of the records, so the same preset and seed give the same summary.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::model::pawn::{Execution, OneShotKind};
+use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ClientSummary {
+    pub id: u16,
+    pub frames: u64,
+    /// Distinct moves sent to the server (resends not counted).
+    pub moves_sent: u64,
+    pub mean_frames_per_move: Option<f64>,
+    pub max_substeps: u16,
+    pub corrections: u64,
+    pub mean_replay_depth: Option<f64>,
+    pub max_replay_depth: u16,
+    /// Bound value name → number of corrections it deviated in.
+    pub deviations: BTreeMap<String, u64>,
+    /// One-shots raised in the client's live and combined executions.
+    pub one_shot_events: u64,
+    /// Cosmetic side effects played on the client (any execution).
+    pub side_effects: u64,
+    pub rtt_ms_mean: Option<f64>,
+    /// Mean of (client's synchronized clock − server clock) at the same instant.
+    pub clock_offset_ms_mean: Option<f64>,
+    /// Dash key presses (raw input).
+    pub dash_presses: u64,
+    /// Dashes the server executed for this client's pawn.
+    pub server_dashes: u64,
+    /// One-shots the server raised for this client's pawn.
+    pub server_one_shot_events: u64,
+    /// Mean server time − move timestamp of this client's moves on the server.
+    pub move_age_ms_mean: Option<f64>,
+    pub unreliable_sends: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ServerSummary {
+    pub frames: u64,
+    pub remote_moves_executed: u64,
+    pub local_moves_executed: u64,
+    pub one_shot_events: u64,
+    pub corrections_sent: u64,
+    pub turret_hits: u64,
+    pub max_remote_moves_per_frame: u16,
+    /// Moves that never arrived in time and were skipped.
+    pub moves_skipped: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PacketSummary {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub duplicated: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// "deterministic" (virtual time) or "live".
+    pub mode: String,
+    pub preset: String,
+    pub simulated_seconds: f64,
+    pub wall_seconds: f64,
+    pub seed: u64,
+    pub warnings: Vec<String>,
+    pub errors: Vec<String>,
+    pub clients: Vec<ClientSummary>,
+    pub server: ServerSummary,
+    pub packets: PacketSummary,
+}
+
+#[derive(Default)]
+struct Acc {
+    s: ClientSummary,
+    moves_closed: u64,
+    frames_in_moves: u64,
+    replay_depth_sum: u64,
+    rtt_sum: f64,
+    rtt_n: u64,
+    offset_sum: f64,
+    offset_n: u64,
+    age_sum: f64,
+    age_n: u64,
+}
+
+/// Incremental summary builder: feed it every record.
+#[derive(Default)]
+pub struct SummaryBuilder {
+    clients: BTreeMap<u16, Acc>,
+    server: ServerSummary,
+    packets: PacketSummary,
+    logs: BTreeSet<(u8, Machine, String)>,
+    log_order: Vec<(LogLevel, String)>,
+}
+
+fn mean(sum: f64, n: u64) -> Option<f64> {
+    (n > 0).then(|| sum / n as f64)
+}
+
+impl SummaryBuilder {
+    pub fn new(clients: u16) -> Self {
+        let mut b = SummaryBuilder::default();
+        for id in 0..clients {
+            b.client(id);
+        }
+        b
+    }
+
+    fn client(&mut self, id: u16) -> &mut Acc {
+        self.clients.entry(id).or_insert_with(|| Acc {
+            s: ClientSummary {
+                id,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    pub fn record(&mut self, r: &Record) {
+        match (&r.machine, &r.event) {
+            (_, Event::Packet { bytes, fate, .. }) => match fate {
+                PacketFate::Sent => {
+                    self.packets.sent += 1;
+                    self.packets.bytes += u64::from(*bytes);
+                }
+                PacketFate::Delivered => self.packets.delivered += 1,
+                PacketFate::Dropped => self.packets.dropped += 1,
+                PacketFate::Duplicated => self.packets.duplicated += 1,
+            },
+            (m, Event::Log { level, text }) => {
+                let key = (*level as u8, *m, text.clone());
+                if self.logs.insert(key) {
+                    self.log_order.push((*level, format!("{m}: {text}")));
+                }
+            }
+            (Machine::Server, e) => self.server_event(e),
+            (Machine::Client(id), e) => {
+                let id = *id;
+                self.client_event(id, e);
+            }
+        }
+    }
+
+    fn server_event(&mut self, e: &Event) {
+        match e {
+            Event::Frame { .. } => self.server.frames += 1,
+            Event::RemoteMoveExecuted { client, age, .. } => {
+                self.server.remote_moves_executed += 1;
+                let a = self.client(*client);
+                a.age_sum += age * 1000.0;
+                a.age_n += 1;
+            }
+            Event::LocalMoveExecuted { .. } => self.server.local_moves_executed += 1,
+            Event::ServerFrame { remote_moves } => {
+                self.server.max_remote_moves_per_frame =
+                    self.server.max_remote_moves_per_frame.max(*remote_moves);
+            }
+            Event::OneShot { owner, kind, .. } => {
+                self.server.one_shot_events += 1;
+                if let Some(c) = owner {
+                    let a = self.client(*c);
+                    a.s.server_one_shot_events += 1;
+                    if *kind == OneShotKind::DashFired {
+                        a.s.server_dashes += 1;
+                    }
+                }
+            }
+            Event::CorrectionSent { .. } => self.server.corrections_sent += 1,
+            Event::TurretHit { .. } => self.server.turret_hits += 1,
+            Event::MovesSkipped { from, to, .. } => {
+                self.server.moves_skipped += u64::from(to - from + 1);
+            }
+            _ => {}
+        }
+    }
+
+    fn client_event(&mut self, id: u16, e: &Event) {
+        let a = self.client(id);
+        match e {
+            Event::Frame { .. } => a.s.frames += 1,
+            Event::DashPressed => a.s.dash_presses += 1,
+            Event::MoveClosed {
+                frames, substeps, ..
+            } => {
+                a.moves_closed += 1;
+                a.frames_in_moves += u64::from(*frames);
+                a.s.max_substeps = a.s.max_substeps.max(*substeps);
+            }
+            Event::MovesSent {
+                new_moves,
+                reliable,
+                ..
+            } => {
+                a.s.moves_sent += u64::from(*new_moves);
+                if !reliable {
+                    a.s.unreliable_sends += 1;
+                }
+            }
+            Event::Correction {
+                deviations,
+                replay_depth,
+                ..
+            } => {
+                a.s.corrections += 1;
+                a.replay_depth_sum += u64::from(*replay_depth);
+                a.s.max_replay_depth = a.s.max_replay_depth.max(*replay_depth);
+                let names: BTreeSet<&str> = deviations.iter().map(|d| &*d.binding).collect();
+                for n in names {
+                    *a.s.deviations.entry(n.to_string()).or_default() += 1;
+                }
+            }
+            Event::OneShot { exec, .. } => {
+                if matches!(exec, Execution::Live | Execution::Combined) {
+                    a.s.one_shot_events += 1;
+                }
+            }
+            Event::SideEffect { .. } => a.s.side_effects += 1,
+            Event::Rtt { rtt } => {
+                a.rtt_sum += rtt * 1000.0;
+                a.rtt_n += 1;
+            }
+            Event::ClockOffset { offset } => {
+                a.offset_sum += offset * 1000.0;
+                a.offset_n += 1;
+            }
+            _ => {}
+        }
+    }
+
+    pub fn finish(
+        self,
+        mode: &str,
+        preset: &str,
+        seed: u64,
+        simulated_seconds: f64,
+        wall_seconds: f64,
+    ) -> Summary {
+        let clients = self
+            .clients
+            .into_values()
+            .map(|a| {
+                let mut s = a.s;
+                s.mean_frames_per_move = mean(a.frames_in_moves as f64, a.moves_closed);
+                s.mean_replay_depth = mean(a.replay_depth_sum as f64, s.corrections);
+                s.rtt_ms_mean = mean(a.rtt_sum, a.rtt_n);
+                s.clock_offset_ms_mean = mean(a.offset_sum, a.offset_n);
+                s.move_age_ms_mean = mean(a.age_sum, a.age_n);
+                s
+            })
+            .collect();
+        let (mut warnings, mut errors) = (Vec::new(), Vec::new());
+        for (level, text) in self.log_order {
+            match level {
+                LogLevel::Warning => warnings.push(text),
+                LogLevel::Error => errors.push(text),
+            }
+        }
+        Summary {
+            mode: mode.to_string(),
+            preset: preset.to_string(),
+            simulated_seconds,
+            wall_seconds,
+            seed,
+            warnings,
+            errors,
+            clients,
+            server: self.server,
+            packets: self.packets,
+        }
+    }
+}
