@@ -1,0 +1,11 @@
+//! movescope: a live, visual simulation of GMC's client-predicted movement cycle.
+//!
+//! Layers (see docs/ARCHITECTURE.md): [`model`] is the sans-IO GMC model; [`sim`] drives it in
+//! virtual time over a seeded link model; [`preset`] reads session descriptions; [`summary`]
+//! folds telemetry into the run summary.
+
+pub mod model;
+pub mod preset;
+pub mod rng;
+pub mod sim;
+pub mod summary;

@@ -1,0 +1,140 @@
+//! The `movescope` command line, run as a user would.
+
+use std::process::Command;
+
+fn movescope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_movescope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn run_writes_the_documented_summary_json() {
+    let out = movescope(&[
+        "run",
+        "--seconds",
+        "5",
+        "--seed",
+        "7",
+        "--set",
+        "clients=2",
+        "--set",
+        "link.latency_ms=40",
+        "--summary-json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    for key in [
+        "simulated_seconds",
+        "wall_seconds",
+        "seed",
+        "warnings",
+        "errors",
+        "clients",
+        "server",
+        "packets",
+    ] {
+        assert!(s.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(s["mode"], "deterministic");
+    assert_eq!(s["seed"], 7);
+    assert_eq!(s["simulated_seconds"], 5.0);
+    let clients = s["clients"].as_array().expect("list");
+    assert_eq!(clients.len(), 2);
+    for key in [
+        "id",
+        "frames",
+        "moves_sent",
+        "mean_frames_per_move",
+        "max_substeps",
+        "corrections",
+        "mean_replay_depth",
+        "max_replay_depth",
+        "deviations",
+        "one_shot_events",
+        "side_effects",
+        "rtt_ms_mean",
+        "clock_offset_ms_mean",
+    ] {
+        assert!(clients[0].get(key).is_some(), "client missing {key}");
+    }
+    let rtt = clients[0]["rtt_ms_mean"].as_f64().expect("rtt");
+    assert!((79.0..=81.0).contains(&rtt), "{rtt}");
+    for key in [
+        "remote_moves_executed",
+        "local_moves_executed",
+        "one_shot_events",
+    ] {
+        assert!(s["server"].get(key).is_some(), "server missing {key}");
+    }
+    for key in ["sent", "delivered", "dropped", "duplicated", "bytes"] {
+        assert!(s["packets"].get(key).is_some(), "packets missing {key}");
+    }
+}
+
+#[test]
+fn same_seed_gives_the_same_summary_apart_from_wall_time() {
+    let get = || {
+        let out = movescope(&[
+            "run",
+            "--seconds",
+            "4",
+            "--set",
+            "link.loss=0.05",
+            "--summary-json",
+            "-",
+        ]);
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        v["wall_seconds"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(get(), get());
+}
+
+#[test]
+fn a_malformed_preset_is_reported_with_file_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("movescope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("broken.ron");
+    std::fs::write(
+        &path,
+        "(\n    clients: 2,\n    gmc: (max_time_stp: 0.02),\n)\n",
+    )
+    .unwrap();
+    let out = movescope(&["run", "--preset", path.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("broken.ron:3:"), "{err}");
+    assert!(err.contains("max_time_stp"), "{err}");
+    let out = movescope(&["run", "--set", "link.latency=5"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("latency_ms"), "suggests the known keys: {err}");
+}
+
+#[test]
+fn every_shipped_preset_loads_and_runs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("presets");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "ron") {
+            let out = movescope(&["run", "--preset", path.to_str().unwrap(), "--seconds", "2"]);
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                path.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            n += 1;
+        }
+    }
+    assert!(n >= 1);
+}
