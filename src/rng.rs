@@ -32,6 +32,7 @@ pub mod purpose {
     pub const AI_INPUT: u64 = 5;
     pub const HAZARD: u64 = 6;
     pub const SPAWN: u64 = 7;
+    pub const CLIENT_NONCE: u64 = 8;
 }
 
 /// xoshiro256++: fast, small, good statistical quality for simulation.

@@ -235,21 +235,42 @@ fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
+/// A value in hundredths, as two-decimal compression sends it (clamped to ±2^61 so the
+/// zigzag form fits the 6-bit width header).
+pub fn hundredths(x: f64) -> i64 {
+    const LIMIT: f64 = (1u64 << 61) as f64;
+    let q = (x * 100.0).round();
+    if q.is_finite() {
+        q.clamp(-LIMIT, LIMIT) as i64
+    } else {
+        0
+    }
+}
+
+/// Zigzag form of a signed integer (small magnitudes → small numbers).
+pub fn zigzag(q: i64) -> u64 {
+    ((q << 1) ^ (q >> 63)) as u64
+}
+
+/// Inverse of [`zigzag`].
+pub fn unzigzag(z: u64) -> i64 {
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
+}
+
+/// Bit width of the packed form of these components (at least 1).
+pub fn packed_width(components: &[f64]) -> u32 {
+    components
+        .iter()
+        .map(|c| 64 - zigzag(hundredths(*c)).leading_zeros())
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
 /// Packed two-decimal components: a 6-bit width header, then every component as a zigzag
 /// integer of hundredths in that many bits (the widest component decides the width).
 fn packed_bits(components: &[f64]) -> u32 {
-    let mut widest = 1u32;
-    for c in components {
-        let q = (c * 100.0).round();
-        let q = if q.is_finite() {
-            q.clamp(i64::MIN as f64, i64::MAX as f64) as i64
-        } else {
-            0
-        };
-        let zz = ((q << 1) ^ (q >> 63)) as u64;
-        widest = widest.max(64 - zz.leading_zeros());
-    }
-    6 + widest * components.len() as u32
+    6 + packed_width(components) * components.len() as u32
 }
 
 /// A bound value as stored in a pawn state or carried on the wire.
@@ -668,6 +689,23 @@ impl Bindings {
 
     pub fn list(&self) -> &[Binding] {
         &self.list
+    }
+
+    /// A fingerprint of the layout (names, types and modes in order), so two machines can tell
+    /// whether they bound identically. FNV-1a.
+    pub fn layout_hash(&self) -> u32 {
+        let mut h: u32 = 0x811C_9DC5;
+        let mut eat = |bytes: &[u8]| {
+            for b in bytes {
+                h ^= u32::from(*b);
+                h = h.wrapping_mul(0x0100_0193);
+            }
+        };
+        for b in &self.list {
+            eat(b.name.as_bytes());
+            eat(format!("{:?}{:?}{:?}", b.ty, b.prediction, b.combine).as_bytes());
+        }
+        h
     }
 
     pub fn get(&self, i: usize) -> &Binding {

@@ -15,12 +15,17 @@ use super::telemetry::{DetectedBy, Deviation, Event, LogLevel};
 
 /// Largest payload a move batch may have, so the transport never fragments.
 pub const MAX_BATCH_BYTES: usize = 1100;
+/// Seconds without any message from the server after which the client rejoins.
+pub const CONNECTION_TIMEOUT: f64 = 5.0;
 /// Datagrams an unreliable send may use to repeat unacknowledged moves.
 pub const MAX_UNRELIABLE_DATAGRAMS: usize = 3;
 
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
     pub id: u16,
+    /// Differs between two runs of the same client id (a restarted client), so the server can
+    /// tell a rejoin from a retransmitted join.
+    pub nonce: u32,
     pub gmc: GmcSettings,
     pub faults: Faults,
     pub bindings: Arc<Bindings>,
@@ -80,6 +85,7 @@ pub struct Client {
     ping_seq: u32,
     last_pong_seq: u32,
     last_frame: Option<f64>,
+    last_heard: f64,
     prev_dash: bool,
     history_overflow_logged: bool,
     inbox: Vec<ServerMsg>,
@@ -114,6 +120,7 @@ impl Client {
             ping_seq: 0,
             last_pong_seq: 0,
             last_frame: None,
+            last_heard: 0.0,
             prev_dash: false,
             history_overflow_logged: false,
             inbox: Vec::new(),
@@ -156,6 +163,7 @@ impl Client {
     /// Hands a datagram from the server to the client. Clock messages are applied at once
     /// (their timing matters); the rest waits for the next frame, as in an engine tick.
     pub fn handle_datagram(&mut self, now: f64, msg: ServerMsg) {
+        self.last_heard = now;
         match msg {
             ServerMsg::Pong { seq, client_time } => {
                 if seq > self.last_pong_seq {
@@ -185,6 +193,7 @@ impl Client {
                 server_time,
             } => {
                 if let Phase::Connecting { join_sent } = self.phase {
+                    self.start_session();
                     self.phase = Phase::Playing;
                     self.pawn = pawn;
                     self.values = spawn;
@@ -219,6 +228,30 @@ impl Client {
         }
     }
 
+    /// Forgets every move: a new session with the server starts (first join, or rejoin after
+    /// the server restarted or the connection timed out). Move ids start again at 1.
+    fn start_session(&mut self) {
+        self.history.clear();
+        self.current = None;
+        self.next_move_id = 1;
+        self.last_closed_timestamp = None;
+        self.last_timestamp = f64::NEG_INFINITY;
+        self.acked = 0;
+        self.sent_upto = 0;
+        self.epoch = 0;
+        self.reliable_in_flight.clear();
+        self.last_send = None;
+        self.clock_offset = None;
+        self.last_world_time = f64::NEG_INFINITY;
+        self.inbox.clear();
+    }
+
+    fn rejoin(&mut self, now: f64, why: &str) {
+        self.log(now, LogLevel::Warning, format!("{why}: joining again"));
+        self.phase = Phase::Connecting { join_sent: None };
+        self.last_heard = now;
+    }
+
     fn resync(&mut self, now: f64, server_time: f64) {
         if self.replicators == Some(0) {
             return;
@@ -246,7 +279,15 @@ impl Client {
 
         let inbox = std::mem::take(&mut self.inbox);
         for msg in inbox {
-            self.apply_server_msg(now, msg);
+            if self.phase == Phase::Playing {
+                self.apply_server_msg(now, msg);
+            }
+        }
+        if self.phase == Phase::Playing && now - self.last_heard > CONNECTION_TIMEOUT {
+            self.rejoin(
+                now,
+                &format!("no message from the server for {CONNECTION_TIMEOUT} s"),
+            );
         }
 
         if let Phase::Connecting { join_sent } = self.phase {
@@ -254,7 +295,13 @@ impl Client {
                 self.phase = Phase::Connecting {
                     join_sent: Some(now),
                 };
-                self.outbox.push_back((ClientMsg::Join, Delivery::Reliable));
+                self.outbox.push_back((
+                    ClientMsg::Join {
+                        nonce: self.cfg.nonce,
+                        layout_hash: self.cfg.bindings.layout_hash(),
+                    },
+                    Delivery::Reliable,
+                ));
             }
             return;
         }
@@ -564,6 +611,9 @@ impl Client {
                     .collect();
                 self.correct(now, move_id, base, DetectedBy::Server, devs);
                 self.acknowledge(move_id);
+            }
+            ServerMsg::Reset => {
+                self.rejoin(now, "the server does not know this client (it restarted?)");
             }
             // Handled on receipt.
             ServerMsg::Welcome { .. } | ServerMsg::WorldTime { .. } | ServerMsg::Pong { .. } => {}

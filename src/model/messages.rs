@@ -7,8 +7,9 @@
 use super::binding::{Bindings, FieldMask, Value};
 use super::pawn::PawnValues;
 
-/// Bytes of the fixed datagram header (protocol version, message kind, sequence number).
-pub const HEADER_BYTES: usize = 6;
+/// Bytes of the fixed datagram header: magic (2), protocol version (1), message kind (1),
+/// sender (2), sequence number (4), binding layout version (1). See `crate::wire`.
+pub const HEADER_BYTES: usize = 11;
 
 /// The kind of a message, for packet telemetry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -21,6 +22,7 @@ pub enum MsgKind {
     Correction,
     WorldTime,
     Pong,
+    Reset,
 }
 
 /// How a message must travel.
@@ -46,8 +48,13 @@ pub struct WireMove {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientMsg {
-    /// Ask the server for a pawn.
-    Join,
+    /// Ask the server for a pawn. `nonce` tells a retransmitted join (same nonce) from a
+    /// client that restarted (new nonce); `layout_hash` lets the server notice a binding list
+    /// that differs from its own.
+    Join {
+        nonce: u32,
+        layout_hash: u32,
+    },
     /// A batch of completed moves, oldest first. `epoch` is the number of server corrections
     /// the client had adopted when it sent the batch.
     Moves {
@@ -101,6 +108,8 @@ pub enum ServerMsg {
         seq: u32,
         client_time: f64,
     },
+    /// The server does not know this client (it restarted, or dropped the client): join again.
+    Reset,
 }
 
 fn values_bits(b: &Bindings, v: &PawnValues, mask: FieldMask) -> usize {
@@ -132,7 +141,7 @@ pub fn batch_bytes(move_bits: usize) -> usize {
 impl ClientMsg {
     pub fn wire_bytes(&self, b: &Bindings) -> usize {
         match self {
-            ClientMsg::Join => bytes(16),
+            ClientMsg::Join { .. } => bytes(64),
             ClientMsg::Moves { moves, .. } => {
                 batch_bytes(moves.iter().map(|m| move_bits(b, m)).sum())
             }
@@ -142,7 +151,7 @@ impl ClientMsg {
 
     pub fn kind(&self) -> MsgKind {
         match self {
-            ClientMsg::Join => MsgKind::Join,
+            ClientMsg::Join { .. } => MsgKind::Join,
             ClientMsg::Moves { .. } => MsgKind::Moves,
             ClientMsg::Ping { .. } => MsgKind::Ping,
         }
@@ -170,6 +179,7 @@ impl ServerMsg {
             }
             ServerMsg::WorldTime { .. } => bytes(8 + 64),
             ServerMsg::Pong { .. } => bytes(32 + 64),
+            ServerMsg::Reset => bytes(0),
         }
     }
 
@@ -180,6 +190,7 @@ impl ServerMsg {
             ServerMsg::Correction { .. } => MsgKind::Correction,
             ServerMsg::WorldTime { .. } => MsgKind::WorldTime,
             ServerMsg::Pong { .. } => MsgKind::Pong,
+            ServerMsg::Reset => MsgKind::Reset,
         }
     }
 }

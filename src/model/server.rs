@@ -43,7 +43,10 @@ pub struct ServerPawn {
 
 #[derive(Clone, Debug)]
 struct RemoteClient {
-    pawn: usize,
+    /// Id of the pawn it controls.
+    pawn: u16,
+    nonce: u32,
+    last_heard: f64,
     /// Newest move executed (moves are numbered from 1).
     last_executed: u32,
     /// Received moves not executed yet, by id, with the epoch of their batch.
@@ -63,6 +66,8 @@ pub struct Server {
     telemetry: Vec<(f64, Event)>,
     last_frame: Option<f64>,
     last_world_time_sent: Option<f64>,
+    next_pawn_id: u16,
+    layout_errors: BTreeMap<u16, u32>,
     turret_rng: Rng,
     tick_out: TickOutput,
 }
@@ -92,6 +97,7 @@ impl Server {
             });
         }
         let turret_rng = Rng::new(derive_seed(cfg.seed, purpose::HAZARD, 0));
+        let ai_pawns = cfg.ai_pawns;
         Server {
             cfg,
             pawns,
@@ -101,6 +107,8 @@ impl Server {
             telemetry: Vec::new(),
             last_frame: None,
             last_world_time_sent: None,
+            next_pawn_id: ai_pawns,
+            layout_errors: BTreeMap::new(),
             turret_rng,
             tick_out: TickOutput::default(),
         }
@@ -116,12 +124,39 @@ impl Server {
 
     /// The pawn a client controls, once it joined.
     pub fn pawn_of(&self, client: u16) -> Option<&ServerPawn> {
-        self.clients.get(&client).map(|c| &self.pawns[c.pawn])
+        let id = self.clients.get(&client)?.pawn;
+        self.pawns.iter().find(|p| p.id == id)
+    }
+
+    fn pawn_index(&self, id: u16) -> Option<usize> {
+        self.pawns.iter().position(|p| p.id == id)
+    }
+
+    /// Forgets a client and removes its pawn (it disconnected or timed out).
+    pub fn drop_client(&mut self, now: f64, client: u16, why: &str) {
+        if let Some(rc) = self.clients.remove(&client) {
+            self.pawns.retain(|p| p.id != rc.pawn);
+            self.telemetry.push((
+                now,
+                Event::Log {
+                    level: super::telemetry::LogLevel::Warning,
+                    text: format!("client {client} dropped ({why}); its pawn was removed"),
+                },
+            ));
+        }
+    }
+
+    /// Clients currently joined.
+    pub fn client_ids(&self) -> Vec<u16> {
+        self.clients.keys().copied().collect()
     }
 
     /// Hands a datagram from `from` to the server. Pings are answered at once; everything
     /// else waits for the next frame.
-    pub fn handle_datagram(&mut self, _now: f64, from: u16, msg: ClientMsg) {
+    pub fn handle_datagram(&mut self, now: f64, from: u16, msg: ClientMsg) {
+        if let Some(rc) = self.clients.get_mut(&from) {
+            rc.last_heard = now;
+        }
         match msg {
             ClientMsg::Ping { seq, client_time } => self.outbox.push_back((
                 from,
@@ -141,18 +176,35 @@ impl Server {
         let inbox = std::mem::take(&mut self.inbox);
         for (from, msg) in inbox {
             match msg {
-                ClientMsg::Join => self.join(now, from),
-                ClientMsg::Moves { epoch, moves } => {
-                    if let Some(rc) = self.clients.get_mut(&from) {
+                ClientMsg::Join { nonce, layout_hash } => self.join(now, from, nonce, layout_hash),
+                ClientMsg::Moves { epoch, moves } => match self.clients.get_mut(&from) {
+                    Some(rc) => {
                         for m in moves {
                             if m.id > rc.last_executed {
                                 rc.buffer.entry(m.id).or_insert((m, epoch));
                             }
                         }
                     }
-                }
+                    None => self
+                        .outbox
+                        .push_back((from, ServerMsg::Reset, Delivery::Unreliable)),
+                },
                 ClientMsg::Ping { .. } => {}
             }
+        }
+
+        let silent: Vec<u16> = self
+            .clients
+            .iter()
+            .filter(|(_, rc)| now - rc.last_heard > super::client::CONNECTION_TIMEOUT)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in silent {
+            self.drop_client(
+                now,
+                id,
+                &format!("nothing heard for {} s", super::client::CONNECTION_TIMEOUT),
+            );
         }
 
         let mut remote_moves = 0u16;
@@ -190,11 +242,35 @@ impl Server {
             .push((now, Event::ServerFrame { remote_moves }));
     }
 
-    fn join(&mut self, now: f64, from: u16) {
-        let pawn_idx = match self.clients.get(&from) {
-            Some(rc) => rc.pawn,
+    fn join(&mut self, now: f64, from: u16, nonce: u32, layout_hash: u32) {
+        let own = self.cfg.bindings.layout_hash();
+        if layout_hash != own && self.layout_errors.insert(from, layout_hash) != Some(layout_hash) {
+            self.telemetry.push((
+                now,
+                Event::Log {
+                    level: super::telemetry::LogLevel::Error,
+                    text: format!(
+                        "client {from} bound a different binding list (layout {layout_hash:08x}, \
+                         server {own:08x}): every state the two exchange is garbage"
+                    ),
+                },
+            ));
+        }
+        let rejoin = match self.clients.get_mut(&from) {
+            Some(rc) if rc.nonce == nonce => None, // a retransmitted join
+            Some(rc) => {
+                // The client restarted: a new session for the same pawn.
+                rc.nonce = nonce;
+                rc.last_executed = 0;
+                rc.buffer.clear();
+                rc.gap_since = None;
+                rc.epoch = 0;
+                rc.last_heard = now;
+                Some(true)
+            }
             None => {
-                let id = self.pawns.len() as u16;
+                let id = self.next_pawn_id;
+                self.next_pawn_id = self.next_pawn_id.wrapping_add(1);
                 let (loc, yaw) = spawn_point(self.cfg.world.spawn_radius, u32::from(from));
                 let first_turret = if self.cfg.world.turret_period_s > 0.0 {
                     now + self
@@ -213,15 +289,33 @@ impl Server {
                 self.clients.insert(
                     from,
                     RemoteClient {
-                        pawn: self.pawns.len() - 1,
+                        pawn: id,
+                        nonce,
+                        last_heard: now,
                         last_executed: 0,
                         buffer: BTreeMap::new(),
                         gap_since: None,
                         epoch: 0,
                     },
                 );
-                self.pawns.len() - 1
+                Some(false)
             }
+        };
+        let Some(pawn_id) = self.clients.get(&from).map(|rc| rc.pawn) else {
+            return;
+        };
+        if let Some(rejoin) = rejoin {
+            self.telemetry.push((
+                now,
+                Event::Joined {
+                    client: from,
+                    pawn: pawn_id,
+                    rejoin,
+                },
+            ));
+        }
+        let Some(pawn_idx) = self.pawn_index(pawn_id) else {
+            return;
         };
         let p = &self.pawns[pawn_idx];
         let spawn = p
@@ -271,8 +365,10 @@ impl Server {
         let Some(rc) = self.clients.get(&client) else {
             return 0;
         };
-        let pawn_idx = rc.pawn;
         let current_epoch = rc.epoch;
+        let Some(pawn_idx) = self.pawn_index(rc.pawn) else {
+            return 0;
+        };
         let b = self.cfg.bindings.clone();
         let mut reports: Vec<DeviationReport> = Vec::new();
         let mut newest = 0;

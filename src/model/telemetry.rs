@@ -122,6 +122,12 @@ pub enum Event {
         move_id: u32,
         deviations: u16,
     },
+    /// Server: a client joined (or rejoined after it restarted) and controls `pawn`.
+    Joined {
+        client: u16,
+        pawn: u16,
+        rejoin: bool,
+    },
     /// Server: the turret hit a pawn (an unpredictable, server-decided outcome).
     TurretHit { pawn: u16 },
     OneShot {

@@ -175,6 +175,7 @@ impl Session {
             s.clients.push(ClientSlot {
                 client: Client::new(ClientConfig {
                     id: i,
+                    nonce: derive_seed(seed, purpose::CLIENT_NONCE, idx) as u32,
                     gmc: preset.gmc,
                     faults: preset.faults.clone(),
                     bindings: bindings.clone(),
