@@ -9,3 +9,4 @@ pub mod preset;
 pub mod rng;
 pub mod sim;
 pub mod summary;
+pub mod wire;

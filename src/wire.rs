@@ -1,0 +1,842 @@
+//! movescope's wire format: a versioned header, then the message with every bound value
+//! bit-packed at its wire size, in binding order. Pure (no IO); used by the live transport and
+//! by tests. `encode_*(..).len()` always equals the model's `wire_bytes`.
+//!
+//! Header (11 bytes): magic `MS` (2), protocol version (1), kind (1), sender (2, client id or
+//! 0xFFFF for the server), sequence number (4, per sender), binding layout version (1).
+
+use std::sync::Arc;
+
+use glam::{DVec2, DVec3};
+
+use crate::model::binding::{
+    Bindings, BoundType, FieldMask, Value, hundredths, packed_width, unzigzag, zigzag,
+};
+use crate::model::messages::{ClientMsg, DeviationReport, HEADER_BYTES, ServerMsg, WireMove};
+use crate::model::pawn::PawnValues;
+
+pub const MAGIC: [u8; 2] = *b"MS";
+pub const PROTOCOL_VERSION: u8 = 1;
+/// Sender id of the server.
+pub const SERVER_SENDER: u16 = 0xFFFF;
+/// No datagram may be larger than this (laminar must never fragment).
+pub const MAX_DATAGRAM: usize = 1200;
+
+const K_JOIN: u8 = 1;
+const K_MOVES: u8 = 2;
+const K_PING: u8 = 3;
+const K_KEEPALIVE: u8 = 4;
+const K_WELCOME: u8 = 16;
+const K_ACK: u8 = 17;
+const K_CORRECTION: u8 = 18;
+const K_WORLD_TIME: u8 = 19;
+const K_PONG: u8 = 20;
+const K_RESET: u8 = 21;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub sender: u16,
+    pub seq: u32,
+    pub layout: u8,
+}
+
+/// A decoded datagram.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Datagram {
+    Client(ClientMsg),
+    Server(ServerMsg),
+    /// Transport-level keep-alive (carries no message).
+    Keepalive,
+}
+
+/// Why a datagram was dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    TooShort(usize),
+    BadMagic,
+    UnsupportedVersion(u8),
+    UnknownKind(u8),
+    UnknownLayout(u8),
+    Truncated,
+    TrailingBytes(usize),
+    BadString,
+    TooLarge(usize),
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::TooShort(n) => write!(f, "{n} bytes is shorter than the header"),
+            DecodeError::BadMagic => write!(f, "not a movescope datagram (bad magic)"),
+            DecodeError::UnsupportedVersion(v) => {
+                write!(
+                    f,
+                    "protocol version {v}, this build speaks {PROTOCOL_VERSION}"
+                )
+            }
+            DecodeError::UnknownKind(k) => write!(f, "unknown message kind {k}"),
+            DecodeError::UnknownLayout(l) => write!(f, "unknown binding layout version {l}"),
+            DecodeError::Truncated => write!(f, "message ends before its content"),
+            DecodeError::TrailingBytes(n) => write!(f, "{n} unexpected bytes after the message"),
+            DecodeError::BadString => write!(f, "a name is not valid UTF-8"),
+            DecodeError::TooLarge(n) => write!(f, "{n} bytes is larger than any datagram"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Little-endian bit writer.
+struct BitWriter {
+    bytes: Vec<u8>,
+    bit: usize,
+}
+
+impl BitWriter {
+    fn new(header: [u8; HEADER_BYTES]) -> Self {
+        BitWriter {
+            bytes: header.to_vec(),
+            bit: HEADER_BYTES * 8,
+        }
+    }
+    fn bits(&mut self, value: u64, n: u32) {
+        for i in 0..n {
+            if self.bit / 8 >= self.bytes.len() {
+                self.bytes.push(0);
+            }
+            if (value >> i) & 1 == 1 {
+                self.bytes[self.bit / 8] |= 1 << (self.bit % 8);
+            }
+            self.bit += 1;
+        }
+    }
+    fn finish(self) -> Vec<u8> {
+        self.bytes
+    }
+}
+
+struct BitReader<'a> {
+    bytes: &'a [u8],
+    bit: usize,
+}
+
+impl BitReader<'_> {
+    fn bits(&mut self, n: u32) -> Result<u64, DecodeError> {
+        if self.bit + n as usize > self.bytes.len() * 8 {
+            return Err(DecodeError::Truncated);
+        }
+        let mut v = 0u64;
+        for i in 0..n {
+            let b = (self.bytes[self.bit / 8] >> (self.bit % 8)) & 1;
+            v |= u64::from(b) << i;
+            self.bit += 1;
+        }
+        Ok(v)
+    }
+    fn finish(&self) -> Result<(), DecodeError> {
+        let used = self.bit.div_ceil(8);
+        if used < self.bytes.len() {
+            Err(DecodeError::TrailingBytes(self.bytes.len() - used))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn write_packed(w: &mut BitWriter, comps: &[f64]) {
+    let width = packed_width(comps);
+    w.bits(u64::from(width), 6);
+    for c in comps {
+        w.bits(zigzag(hundredths(*c)), width);
+    }
+}
+
+fn read_packed<const N: usize>(r: &mut BitReader) -> Result<[f64; N], DecodeError> {
+    let width = r.bits(6)? as u32;
+    let mut out = [0.0; N];
+    for c in &mut out {
+        *c = unzigzag(r.bits(width)?) as f64 / 100.0;
+    }
+    Ok(out)
+}
+
+fn write_str(w: &mut BitWriter, s: &str) {
+    let bytes = &s.as_bytes()[..s.len().min(255)];
+    w.bits(bytes.len() as u64, 8);
+    for b in bytes {
+        w.bits(u64::from(*b), 8);
+    }
+}
+
+fn read_str(r: &mut BitReader) -> Result<Arc<str>, DecodeError> {
+    let n = r.bits(8)? as usize;
+    let mut bytes = Vec::with_capacity(n);
+    for _ in 0..n {
+        bytes.push(r.bits(8)? as u8);
+    }
+    String::from_utf8(bytes)
+        .map(Arc::from)
+        .map_err(|_| DecodeError::BadString)
+}
+
+/// Writes one value at its bound type's wire size (`BoundType::wire_bits`).
+fn write_value(w: &mut BitWriter, ty: BoundType, v: &Value) {
+    match ty {
+        BoundType::Bool => w.bits(u64::from(matches!(v, Value::Bool(true))), 1),
+        BoundType::HalfByte => w.bits(u64::from(as_byte(v) & 0x0F), 4),
+        BoundType::Byte => w.bits(u64::from(as_byte(v)), 8),
+        BoundType::Int => w.bits(u64::from(as_int(v) as u32), 32),
+        BoundType::Float => w.bits(u64::from((as_f64(v) as f32).to_bits()), 32),
+        BoundType::TruncatedDouble => w.bits(u64::from((as_f64(v) as f32).to_bits()), 32),
+        BoundType::Double => w.bits(as_f64(v).to_bits(), 64),
+        BoundType::CompressedFloat | BoundType::CompressedDouble => write_packed(w, &[as_f64(v)]),
+        BoundType::CompressedVector2D => {
+            let x = match v {
+                Value::Vec2(x) => *x,
+                _ => DVec2::ZERO,
+            };
+            write_packed(w, &[x.x, x.y]);
+        }
+        BoundType::CompressedVector | BoundType::CompressedRotator => {
+            let x = match v {
+                Value::Vec3(x) => *x,
+                _ => DVec3::ZERO,
+            };
+            write_packed(w, &[x.x, x.y, x.z]);
+        }
+        BoundType::ActorReference
+        | BoundType::ActorComponentReference
+        | BoundType::AnimMontageReference => {
+            let id = match v {
+                Value::ObjectRef(id) => *id,
+                _ => 0,
+            };
+            w.bits(u64::from(id), 32);
+        }
+        BoundType::Name | BoundType::GameplayTag => match v {
+            Value::Name(s) => write_str(w, s),
+            _ => write_str(w, ""),
+        },
+        BoundType::GameplayTagContainer => {
+            let tags: &[Arc<str>] = match v {
+                Value::Tags(t) => t,
+                _ => &[],
+            };
+            let n = tags.len().min(255);
+            w.bits(n as u64, 8);
+            for t in &tags[..n] {
+                write_str(w, t);
+            }
+        }
+        BoundType::InstancedStruct => {
+            let bytes: &[u8] = match v {
+                Value::Struct(b) => b,
+                _ => &[],
+            };
+            let n = bytes.len().min(u16::MAX as usize);
+            w.bits(n as u64, 16);
+            for b in &bytes[..n] {
+                w.bits(u64::from(*b), 8);
+            }
+        }
+    }
+}
+
+fn read_value(r: &mut BitReader, ty: BoundType) -> Result<Value, DecodeError> {
+    Ok(match ty {
+        BoundType::Bool => Value::Bool(r.bits(1)? == 1),
+        BoundType::HalfByte => Value::Byte(r.bits(4)? as u8),
+        BoundType::Byte => Value::Byte(r.bits(8)? as u8),
+        BoundType::Int => Value::Int(r.bits(32)? as u32 as i32),
+        BoundType::Float => Value::Float(f32::from_bits(r.bits(32)? as u32)),
+        BoundType::TruncatedDouble => Value::Double(f64::from(f32::from_bits(r.bits(32)? as u32))),
+        BoundType::Double => Value::Double(f64::from_bits(r.bits(64)?)),
+        BoundType::CompressedFloat => Value::Float(read_packed::<1>(r)?[0] as f32),
+        BoundType::CompressedDouble => Value::Double(read_packed::<1>(r)?[0]),
+        BoundType::CompressedVector2D => {
+            let [x, y] = read_packed::<2>(r)?;
+            Value::Vec2(DVec2::new(x, y))
+        }
+        BoundType::CompressedVector | BoundType::CompressedRotator => {
+            let [x, y, z] = read_packed::<3>(r)?;
+            Value::Vec3(DVec3::new(x, y, z))
+        }
+        BoundType::ActorReference
+        | BoundType::ActorComponentReference
+        | BoundType::AnimMontageReference => Value::ObjectRef(r.bits(32)? as u32),
+        BoundType::Name | BoundType::GameplayTag => Value::Name(read_str(r)?),
+        BoundType::GameplayTagContainer => {
+            let n = r.bits(8)? as usize;
+            let mut tags = Vec::with_capacity(n);
+            for _ in 0..n {
+                tags.push(read_str(r)?);
+            }
+            Value::Tags(tags.into())
+        }
+        BoundType::InstancedStruct => {
+            let n = r.bits(16)? as usize;
+            if n > MAX_DATAGRAM {
+                return Err(DecodeError::Truncated);
+            }
+            let mut bytes = Vec::with_capacity(n);
+            for _ in 0..n {
+                bytes.push(r.bits(8)? as u8);
+            }
+            Value::Struct(bytes.into())
+        }
+    })
+}
+
+fn as_byte(v: &Value) -> u8 {
+    match v {
+        Value::Byte(b) => *b,
+        _ => 0,
+    }
+}
+fn as_int(v: &Value) -> i32 {
+    match v {
+        Value::Int(i) => *i,
+        _ => 0,
+    }
+}
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Float(f) => f64::from(*f),
+        Value::Double(d) => *d,
+        _ => 0.0,
+    }
+}
+
+fn write_values(w: &mut BitWriter, b: &Bindings, v: &PawnValues, mask: FieldMask) {
+    for bd in b.list() {
+        if mask.contains(bd.field) {
+            write_value(w, bd.ty, &v.get(bd.field));
+        }
+    }
+}
+
+fn read_values(
+    r: &mut BitReader,
+    b: &Bindings,
+    into: &mut PawnValues,
+    mask: FieldMask,
+) -> Result<(), DecodeError> {
+    for bd in b.list() {
+        if mask.contains(bd.field) {
+            let v = read_value(r, bd.ty)?;
+            into.set(bd.field, &v);
+        }
+    }
+    Ok(())
+}
+
+fn header(kind: u8, h: &Header) -> [u8; HEADER_BYTES] {
+    let mut out = [0u8; HEADER_BYTES];
+    out[0..2].copy_from_slice(&MAGIC);
+    out[2] = PROTOCOL_VERSION;
+    out[3] = kind;
+    out[4..6].copy_from_slice(&h.sender.to_le_bytes());
+    out[6..10].copy_from_slice(&h.seq.to_le_bytes());
+    out[10] = h.layout;
+    out
+}
+
+/// A keep-alive datagram (header only).
+pub fn encode_keepalive(h: &Header) -> Vec<u8> {
+    header(K_KEEPALIVE, h).to_vec()
+}
+
+pub fn encode_client(h: &Header, msg: &ClientMsg, b: &Bindings) -> Vec<u8> {
+    let mut w = match msg {
+        ClientMsg::Join { .. } => BitWriter::new(header(K_JOIN, h)),
+        ClientMsg::Moves { .. } => BitWriter::new(header(K_MOVES, h)),
+        ClientMsg::Ping { .. } => BitWriter::new(header(K_PING, h)),
+    };
+    match msg {
+        ClientMsg::Join { nonce, layout_hash } => {
+            w.bits(u64::from(*nonce), 32);
+            w.bits(u64::from(*layout_hash), 32);
+        }
+        ClientMsg::Moves { epoch, moves } => {
+            w.bits(u64::from(*epoch), 32);
+            w.bits(moves.len().min(255) as u64, 8);
+            for m in moves.iter().take(255) {
+                w.bits(u64::from(m.id), 32);
+                w.bits(m.timestamp.to_bits(), 64);
+                w.bits(u64::from(m.delta.to_bits()), 32);
+                write_values(&mut w, b, &m.input, b.client_sends_input);
+                write_values(&mut w, b, &m.output, b.client_sends_output);
+            }
+        }
+        ClientMsg::Ping { seq, client_time } => {
+            w.bits(u64::from(*seq), 32);
+            w.bits(client_time.to_bits(), 64);
+        }
+    }
+    w.finish()
+}
+
+pub fn encode_server(h: &Header, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
+    let kind = match msg {
+        ServerMsg::Welcome { .. } => K_WELCOME,
+        ServerMsg::Ack { .. } => K_ACK,
+        ServerMsg::Correction { .. } => K_CORRECTION,
+        ServerMsg::WorldTime { .. } => K_WORLD_TIME,
+        ServerMsg::Pong { .. } => K_PONG,
+        ServerMsg::Reset => K_RESET,
+    };
+    let mut w = BitWriter::new(header(kind, h));
+    match msg {
+        ServerMsg::Welcome {
+            pawn,
+            spawn,
+            replicators,
+            server_time,
+        } => {
+            w.bits(u64::from(*pawn), 16);
+            w.bits(u64::from(*replicators), 8);
+            w.bits(server_time.to_bits(), 64);
+            write_values(&mut w, b, spawn, b.bound);
+        }
+        ServerMsg::Ack { move_id, values } => {
+            w.bits(u64::from(*move_id), 32);
+            write_values(&mut w, b, values, b.client_validated);
+        }
+        ServerMsg::Correction {
+            move_id,
+            epoch,
+            state,
+            deviations,
+        } => {
+            w.bits(u64::from(*move_id), 32);
+            w.bits(u64::from(*epoch), 32);
+            write_values(&mut w, b, state, b.server_auth);
+            let n = deviations.len().min(255);
+            w.bits(n as u64, 8);
+            for d in &deviations[..n] {
+                w.bits(u64::from(d.move_id), 32);
+                w.bits(u64::from(d.binding as u8), 8);
+                let ty = b
+                    .list()
+                    .get(d.binding as usize)
+                    .map_or(BoundType::Bool, |x| x.ty);
+                write_value(&mut w, ty, &d.client_value);
+                write_value(&mut w, ty, &d.server_value);
+            }
+        }
+        ServerMsg::WorldTime {
+            replicator,
+            server_time,
+        } => {
+            w.bits(u64::from(*replicator), 8);
+            w.bits(server_time.to_bits(), 64);
+        }
+        ServerMsg::Pong { seq, client_time } => {
+            w.bits(u64::from(*seq), 32);
+            w.bits(client_time.to_bits(), 64);
+        }
+        ServerMsg::Reset => {}
+    }
+    w.finish()
+}
+
+/// Reads the header only (to learn the sender and layout before decoding the body).
+pub fn peek_header(bytes: &[u8]) -> Result<(u8, Header), DecodeError> {
+    if bytes.len() > MAX_DATAGRAM {
+        return Err(DecodeError::TooLarge(bytes.len()));
+    }
+    if bytes.len() < HEADER_BYTES {
+        return Err(DecodeError::TooShort(bytes.len()));
+    }
+    if bytes[0..2] != MAGIC {
+        return Err(DecodeError::BadMagic);
+    }
+    if bytes[2] != PROTOCOL_VERSION {
+        return Err(DecodeError::UnsupportedVersion(bytes[2]));
+    }
+    let h = Header {
+        sender: u16::from_le_bytes([bytes[4], bytes[5]]),
+        seq: u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]),
+        layout: bytes[10],
+    };
+    Ok((bytes[3], h))
+}
+
+/// Decodes a datagram. `layouts` maps the header's layout version to a binding list.
+pub fn decode<'b>(
+    bytes: &[u8],
+    layouts: impl Fn(u8) -> Option<&'b Bindings>,
+) -> Result<(Header, Datagram), DecodeError> {
+    let (kind, h) = peek_header(bytes)?;
+    let needs_layout = matches!(kind, K_MOVES | K_WELCOME | K_ACK | K_CORRECTION);
+    let empty;
+    let b: &Bindings = if needs_layout {
+        layouts(h.layout).ok_or(DecodeError::UnknownLayout(h.layout))?
+    } else {
+        empty = Bindings::new(Vec::new()).map_err(|_| DecodeError::Truncated)?;
+        &empty
+    };
+    let mut r = BitReader {
+        bytes,
+        bit: HEADER_BYTES * 8,
+    };
+    let msg = match kind {
+        K_KEEPALIVE => Datagram::Keepalive,
+        K_JOIN => Datagram::Client(ClientMsg::Join {
+            nonce: r.bits(32)? as u32,
+            layout_hash: r.bits(32)? as u32,
+        }),
+        K_MOVES => {
+            let epoch = r.bits(32)? as u32;
+            let n = r.bits(8)? as usize;
+            let mut moves = Vec::with_capacity(n.min(64));
+            for _ in 0..n {
+                let id = r.bits(32)? as u32;
+                let timestamp = f64::from_bits(r.bits(64)?);
+                let delta = f32::from_bits(r.bits(32)? as u32);
+                let mut input = PawnValues::default();
+                read_values(&mut r, b, &mut input, b.client_sends_input)?;
+                let mut output = PawnValues::default();
+                read_values(&mut r, b, &mut output, b.client_sends_output)?;
+                moves.push(WireMove {
+                    id,
+                    timestamp,
+                    delta,
+                    input,
+                    output,
+                });
+            }
+            Datagram::Client(ClientMsg::Moves { epoch, moves })
+        }
+        K_PING => Datagram::Client(ClientMsg::Ping {
+            seq: r.bits(32)? as u32,
+            client_time: f64::from_bits(r.bits(64)?),
+        }),
+        K_WELCOME => {
+            let pawn = r.bits(16)? as u16;
+            let replicators = r.bits(8)? as u8;
+            let server_time = f64::from_bits(r.bits(64)?);
+            let mut spawn = PawnValues::default();
+            read_values(&mut r, b, &mut spawn, b.bound)?;
+            Datagram::Server(ServerMsg::Welcome {
+                pawn,
+                spawn,
+                replicators,
+                server_time,
+            })
+        }
+        K_ACK => {
+            let move_id = r.bits(32)? as u32;
+            let mut values = PawnValues::default();
+            read_values(&mut r, b, &mut values, b.client_validated)?;
+            Datagram::Server(ServerMsg::Ack { move_id, values })
+        }
+        K_CORRECTION => {
+            let move_id = r.bits(32)? as u32;
+            let epoch = r.bits(32)? as u32;
+            let mut state = PawnValues::default();
+            read_values(&mut r, b, &mut state, b.server_auth)?;
+            let n = r.bits(8)? as usize;
+            let mut deviations = Vec::with_capacity(n.min(16));
+            for _ in 0..n {
+                let dm = r.bits(32)? as u32;
+                let binding = r.bits(8)? as u16;
+                let ty = b
+                    .list()
+                    .get(binding as usize)
+                    .map(|x| x.ty)
+                    .ok_or(DecodeError::Truncated)?;
+                let client_value = read_value(&mut r, ty)?;
+                let server_value = read_value(&mut r, ty)?;
+                deviations.push(DeviationReport {
+                    move_id: dm,
+                    binding,
+                    client_value,
+                    server_value,
+                });
+            }
+            Datagram::Server(ServerMsg::Correction {
+                move_id,
+                epoch,
+                state,
+                deviations,
+            })
+        }
+        K_WORLD_TIME => Datagram::Server(ServerMsg::WorldTime {
+            replicator: r.bits(8)? as u8,
+            server_time: f64::from_bits(r.bits(64)?),
+        }),
+        K_PONG => Datagram::Server(ServerMsg::Pong {
+            seq: r.bits(32)? as u32,
+            client_time: f64::from_bits(r.bits(64)?),
+        }),
+        K_RESET => Datagram::Server(ServerMsg::Reset),
+        k => return Err(DecodeError::UnknownKind(k)),
+    };
+    r.finish()?;
+    Ok((h, msg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::pawn::default_bindings;
+    use crate::model::settings::Faults;
+    use proptest::prelude::*;
+
+    fn bindings() -> Bindings {
+        Bindings::new(default_bindings(&Faults::default())).unwrap()
+    }
+
+    fn pawn(seed: f64) -> PawnValues {
+        PawnValues {
+            input_move: DVec2::new(0.71, -0.71),
+            input_dash: seed > 0.5,
+            location: DVec3::new(123.45 * seed, -9876.5, 0.0),
+            rotation: DVec3::new(0.0, 179.99 * seed, 0.0),
+            velocity: DVec3::new(600.0 * seed, -12.0, 0.0),
+            dash_cooldown: 0.37,
+            dash_count: 200,
+            stride: 149.99,
+            move_ramp: 0.5,
+        }
+    }
+
+    fn sample_messages(b: &Bindings) -> (Vec<ClientMsg>, Vec<ServerMsg>) {
+        let mv = |id: u32, s: f64| WireMove {
+            id,
+            timestamp: 12.345678 + s,
+            delta: 0.033,
+            input: pawn(s).quantized(b.list(), b.input),
+            output: pawn(s).quantized(b.list(), b.bound),
+        };
+        let client = vec![
+            ClientMsg::Join {
+                nonce: 77,
+                layout_hash: b.layout_hash(),
+            },
+            ClientMsg::Moves {
+                epoch: 3,
+                moves: vec![mv(1, 0.1), mv(2, 0.9), mv(3, 0.4)],
+            },
+            ClientMsg::Ping {
+                seq: 9,
+                client_time: 1.5,
+            },
+        ];
+        let server = vec![
+            ServerMsg::Welcome {
+                pawn: 4,
+                spawn: pawn(0.3).quantized(b.list(), b.bound),
+                replicators: 1,
+                server_time: 99.25,
+            },
+            ServerMsg::Ack {
+                move_id: 17,
+                values: pawn(0.6).quantized(b.list(), b.bound),
+            },
+            ServerMsg::Correction {
+                move_id: 18,
+                epoch: 2,
+                state: pawn(0.7).quantized(b.list(), b.bound),
+                deviations: vec![DeviationReport {
+                    move_id: 16,
+                    binding: 2,
+                    client_value: Value::Vec3(DVec3::new(1.0, 2.0, 0.0)),
+                    server_value: Value::Vec3(DVec3::new(5.5, 2.0, 0.0)),
+                }],
+            },
+            ServerMsg::WorldTime {
+                replicator: 0,
+                server_time: 3.0,
+            },
+            ServerMsg::Pong {
+                seq: 9,
+                client_time: 1.5,
+            },
+            ServerMsg::Reset,
+        ];
+        (client, server)
+    }
+
+    /// Only the fields a message carries survive the trip; compare those.
+    fn masked(b: &Bindings, v: &PawnValues, mask: FieldMask) -> PawnValues {
+        let mut out = PawnValues::default();
+        out.copy_fields(v, mask);
+        out.quantized(b.list(), mask)
+    }
+
+    #[test]
+    fn round_trip_and_sizes_match_wire_bytes() {
+        let b = bindings();
+        let h = Header {
+            sender: 3,
+            seq: 1234,
+            layout: 0,
+        };
+        let (client, server) = sample_messages(&b);
+        for m in &client {
+            let bytes = encode_client(&h, m, &b);
+            assert_eq!(bytes.len(), m.wire_bytes(&b), "{m:?}");
+            let (h2, d) = decode(&bytes, |_| Some(&b)).expect("decodes");
+            assert_eq!(h2, h);
+            let expected = match m.clone() {
+                ClientMsg::Moves { epoch, moves } => ClientMsg::Moves {
+                    epoch,
+                    moves: moves
+                        .into_iter()
+                        .map(|x| WireMove {
+                            input: masked(&b, &x.input, b.client_sends_input),
+                            output: masked(&b, &x.output, b.client_sends_output),
+                            ..x
+                        })
+                        .collect(),
+                },
+                other => other,
+            };
+            assert_eq!(d, Datagram::Client(expected));
+        }
+        for m in &server {
+            let bytes = encode_server(&h, m, &b);
+            assert_eq!(bytes.len(), m.wire_bytes(&b), "{m:?}");
+            let (_, d) = decode(&bytes, |_| Some(&b)).expect("decodes");
+            let expected = match m.clone() {
+                ServerMsg::Ack { move_id, values } => ServerMsg::Ack {
+                    move_id,
+                    values: masked(&b, &values, b.client_validated),
+                },
+                ServerMsg::Correction {
+                    move_id,
+                    epoch,
+                    state,
+                    deviations,
+                } => ServerMsg::Correction {
+                    move_id,
+                    epoch,
+                    state: masked(&b, &state, b.server_auth),
+                    deviations,
+                },
+                other => other,
+            };
+            assert_eq!(d, Datagram::Server(expected));
+        }
+    }
+
+    #[test]
+    fn every_bound_type_round_trips_at_its_wire_size() {
+        let samples = [
+            (BoundType::Bool, Value::Bool(true)),
+            (BoundType::HalfByte, Value::Byte(0x0C)),
+            (BoundType::Byte, Value::Byte(0xAB)),
+            (BoundType::Int, Value::Int(-123_456)),
+            (BoundType::Float, Value::Float(1.5e-3)),
+            (BoundType::CompressedFloat, Value::Float(-3.25)),
+            (BoundType::Double, Value::Double(1.0 / 3.0)),
+            (BoundType::CompressedDouble, Value::Double(-1234.56)),
+            (BoundType::TruncatedDouble, Value::Double(0.1f32 as f64)),
+            (
+                BoundType::CompressedVector2D,
+                Value::Vec2(DVec2::new(0.71, -0.71)),
+            ),
+            (
+                BoundType::CompressedVector,
+                Value::Vec3(DVec3::new(1e6, -2.5, 0.01)),
+            ),
+            (
+                BoundType::CompressedRotator,
+                Value::Vec3(DVec3::new(0.0, 359.99, -90.0)),
+            ),
+            (BoundType::ActorReference, Value::ObjectRef(42)),
+            (BoundType::ActorComponentReference, Value::ObjectRef(7)),
+            (BoundType::AnimMontageReference, Value::ObjectRef(0)),
+            (BoundType::Name, Value::Name("Team.Red".into())),
+            (BoundType::GameplayTag, Value::Name("State.Stunned".into())),
+            (
+                BoundType::GameplayTagContainer,
+                Value::Tags(vec![Arc::<str>::from("A.B"), Arc::<str>::from("C")].into()),
+            ),
+            (
+                BoundType::InstancedStruct,
+                Value::Struct(vec![1u8, 2, 3, 255].into()),
+            ),
+        ];
+        assert_eq!(samples.len(), BoundType::ALL.len());
+        for (ty, v) in samples {
+            let mut w = BitWriter::new([0; HEADER_BYTES]);
+            write_value(&mut w, ty, &v);
+            assert_eq!(
+                w.bit - HEADER_BYTES * 8,
+                ty.wire_bits(&v) as usize,
+                "{ty:?}"
+            );
+            let bytes = w.finish();
+            let mut r = BitReader {
+                bytes: &bytes,
+                bit: HEADER_BYTES * 8,
+            };
+            assert_eq!(read_value(&mut r, ty).unwrap(), ty.quantize(&v), "{ty:?}");
+        }
+    }
+
+    #[test]
+    fn foreign_and_damaged_datagrams_are_rejected() {
+        let b = bindings();
+        assert_eq!(
+            decode(b"hello", |_| Some(&b)).unwrap_err(),
+            DecodeError::TooShort(5)
+        );
+        assert_eq!(
+            decode(b"GET / HTTP/1.1\r\n", |_| Some(&b)).unwrap_err(),
+            DecodeError::BadMagic
+        );
+        let h = Header {
+            sender: 1,
+            seq: 1,
+            layout: 0,
+        };
+        let (client, _) = sample_messages(&b);
+        let good = encode_client(&h, &client[1], &b);
+        for cut in HEADER_BYTES..good.len() {
+            assert!(decode(&good[..cut], |_| Some(&b)).is_err(), "cut at {cut}");
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        assert_eq!(
+            decode(&longer, |_| Some(&b)).unwrap_err(),
+            DecodeError::TrailingBytes(1)
+        );
+        let mut v2 = good.clone();
+        v2[2] = 2;
+        assert_eq!(
+            decode(&v2, |_| Some(&b)).unwrap_err(),
+            DecodeError::UnsupportedVersion(2)
+        );
+        assert_eq!(
+            decode(&good, |_| None).unwrap_err(),
+            DecodeError::UnknownLayout(0)
+        );
+        assert!(matches!(
+            decode(&vec![0u8; 5000], |_| Some(&b)),
+            Err(DecodeError::TooLarge(5000))
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..1300)) {
+            let b = bindings();
+            let _ = decode(&bytes, |_| Some(&b));
+        }
+
+        #[test]
+        fn random_bodies_behind_a_valid_header_never_panic(
+            kind in 0u8..24,
+            body in proptest::collection::vec(any::<u8>(), 0..400),
+        ) {
+            let b = bindings();
+            let mut bytes = header(kind, &Header { sender: 1, seq: 1, layout: 0 }).to_vec();
+            bytes.extend(body);
+            let _ = decode(&bytes, |_| Some(&b));
+        }
+    }
+}
