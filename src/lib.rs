@@ -9,4 +9,3 @@ pub mod preset;
 pub mod rng;
 pub mod sim;
 pub mod summary;
-pub mod wire;

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::pawn::{Execution, OneShotKind};
-use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
+use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record, Rejection};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ClientSummary {
@@ -59,6 +59,10 @@ pub struct PacketSummary {
     pub dropped: u64,
     pub duplicated: u64,
     pub bytes: u64,
+    /// Received datagrams dropped as duplicates (by sequence number).
+    pub duplicates_dropped: u64,
+    /// Received datagrams dropped because they could not be decoded.
+    pub malformed: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -104,6 +108,13 @@ fn mean(sum: f64, n: u64) -> Option<f64> {
     (n > 0).then(|| sum / n as f64)
 }
 
+impl Summary {
+    /// A builder sized for a preset's clients.
+    pub fn default_builder(preset: &crate::preset::Preset) -> SummaryBuilder {
+        SummaryBuilder::new(preset.clients)
+    }
+}
+
 impl SummaryBuilder {
     pub fn new(clients: u16) -> Self {
         let mut b = SummaryBuilder::default();
@@ -133,6 +144,10 @@ impl SummaryBuilder {
                 PacketFate::Delivered => self.packets.delivered += 1,
                 PacketFate::Dropped => self.packets.dropped += 1,
                 PacketFate::Duplicated => self.packets.duplicated += 1,
+            },
+            (_, Event::Rejected { reason }) => match reason {
+                Rejection::Duplicate => self.packets.duplicates_dropped += 1,
+                Rejection::Malformed(_) => self.packets.malformed += 1,
             },
             (m, Event::Log { level, text }) => {
                 let key = (*level as u8, *m, text.clone());

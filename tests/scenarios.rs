@@ -405,6 +405,60 @@ fn cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+#[test]
+fn a_consistent_binding_change_applies_at_a_move_boundary_without_corrections() {
+    let mut p = preset(&["client_fps=120", "link.latency_ms=40"]);
+    p.clients = 2;
+    let mut session = Session::new(&p).unwrap();
+    let mut before = Summary::default_builder(&p);
+    session.run_until(15.0, &mut |r| before.record(&r));
+    let before = before.finish("deterministic", "t", p.seed, 15.0, 0.0);
+    // Bind the dash AlwaysCombine, consistently.
+    p.faults.dash_always_combine = true;
+    session.change_bindings(p.bindings().unwrap(), true);
+    let mut after = Summary::default_builder(&p);
+    session.run_until(45.0, &mut |r| after.record(&r));
+    let after = after.finish("deterministic", "t", p.seed, 30.0, 0.0);
+    assert_eq!(
+        total(&before, |c| c.corrections) + total(&after, |c| c.corrections),
+        0
+    );
+    for c in &before.clients {
+        assert!(c.dash_presses - c.server_dashes <= 1, "{c:?}");
+    }
+    // After the change the server misses most pulses: the new combine mode is in force.
+    assert!(total(&after, |c| c.server_dashes) * 2 < total(&after, |c| c.dash_presses));
+    assert_eq!(after.packets.malformed, 0);
+}
+
+#[test]
+fn a_client_only_binding_change_corrupts_the_exchanged_states() {
+    let mut p = preset(&["link.latency_ms=30"]);
+    p.clients = 2;
+    let mut session = Session::new(&p).unwrap();
+    session.run_until(5.0, &mut |_| {});
+    // The client stops sending its location (now ClientValidated) but the server still
+    // decodes the old layout.
+    p.bindings.push(movescope::preset::BindingOverride {
+        name: "location".into(),
+        prediction: Some(
+            movescope::model::binding::PredictionMode::ServerAuth_Output_ClientValidated,
+        ),
+        ..Default::default()
+    });
+    session.change_bindings(p.bindings().unwrap(), false);
+    let mut after = Summary::default_builder(&p);
+    session.run_until(15.0, &mut |r| after.record(&r));
+    let after = after.finish("deterministic", "t", p.seed, 10.0, 0.0);
+    let trouble = total(&after, |c| c.corrections) + after.packets.malformed;
+    assert!(
+        trouble > 10,
+        "corrections {} malformed {}",
+        total(&after, |c| c.corrections),
+        after.packets.malformed
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(12), .. ProptestConfig::default() })]
     /// Invariant: a session with no pitfall and no server-decided outcome never corrects,

@@ -740,6 +740,60 @@ impl Bindings {
     }
 }
 
+/// The binding layouts one machine knows, by version (the version travels in every datagram
+/// header). Version 0 is the list made in `BindReplicationData`; live binding changes add
+/// versions. `current` is the version new moves use.
+#[derive(Clone, Debug)]
+pub struct Layouts {
+    versions: Vec<Option<Arc<Bindings>>>,
+    current: u8,
+}
+
+impl Layouts {
+    pub fn new(initial: Arc<Bindings>) -> Self {
+        Layouts {
+            versions: vec![Some(initial)],
+            current: 0,
+        }
+    }
+
+    pub fn current(&self) -> u8 {
+        self.current
+    }
+
+    pub fn current_bindings(&self) -> &Arc<Bindings> {
+        self.get(self.current)
+            .expect("the current layout is always defined")
+    }
+
+    pub fn get(&self, version: u8) -> Option<&Arc<Bindings>> {
+        self.versions.get(usize::from(version))?.as_ref()
+    }
+
+    /// Defines (or redefines) a version.
+    pub fn define(&mut self, version: u8, b: Arc<Bindings>) {
+        let i = usize::from(version);
+        if self.versions.len() <= i {
+            self.versions.resize(i + 1, None);
+        }
+        self.versions[i] = Some(b);
+    }
+
+    /// Makes a defined version current; returns false when it is not defined.
+    pub fn select(&mut self, version: u8) -> bool {
+        let ok = self.get(version).is_some();
+        if ok {
+            self.current = version;
+        }
+        ok
+    }
+
+    /// The next unused version number.
+    pub fn next_version(&self) -> u8 {
+        self.versions.len().min(255) as u8
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

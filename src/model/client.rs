@@ -5,13 +5,14 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::binding::{Bindings, CombineMode};
+use super::binding::{Bindings, CombineMode, Layouts};
 use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
 use super::input::RawInput;
-use super::messages::{ClientMsg, Delivery, ServerMsg, WireMove, batch_bytes, move_bits};
+use super::messages::{ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, batch_bytes, move_bits};
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::settings::{Faults, GmcSettings};
-use super::telemetry::{DetectedBy, Deviation, Event, LogLevel};
+use super::telemetry::{DetectedBy, Deviation, Event, LogLevel, Rejection};
+use super::wire::{self, Datagram, DecodeError, SeqWindow};
 
 /// Largest payload a move batch may have, so the transport never fragments.
 pub const MAX_BATCH_BYTES: usize = 1100;
@@ -35,6 +36,8 @@ pub struct ClientConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Move {
     pub id: u32,
+    /// Binding layout version the move was made with.
+    pub layout: u8,
     pub timestamp: f64,
     /// Timestamp of the move before it; the delta is derived from the two.
     pub prev_timestamp: f64,
@@ -59,8 +62,19 @@ enum Phase {
     Playing,
 }
 
+/// A datagram ready to leave, with how it must travel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transmit {
+    pub bytes: Vec<u8>,
+    pub delivery: Delivery,
+    pub kind: MsgKind,
+}
+
 pub struct Client {
     cfg: ClientConfig,
+    layouts: Layouts,
+    send_seq: u32,
+    recv_window: SeqWindow,
     phase: Phase,
     pawn: u16,
     values: PawnValues,
@@ -97,6 +111,9 @@ pub struct Client {
 impl Client {
     pub fn new(cfg: ClientConfig) -> Self {
         Client {
+            layouts: Layouts::new(cfg.bindings.clone()),
+            send_seq: 0,
+            recv_window: SeqWindow::default(),
             cfg,
             phase: Phase::Connecting { join_sent: None },
             pawn: 0,
@@ -143,8 +160,34 @@ impl Client {
     pub fn values(&self) -> &PawnValues {
         &self.values
     }
+    /// The binding list new moves use.
     pub fn bindings(&self) -> &Arc<Bindings> {
-        &self.cfg.bindings
+        self.layouts.current_bindings()
+    }
+
+    pub fn layouts(&self) -> &Layouts {
+        &self.layouts
+    }
+
+    /// Defines a binding layout version. Defining the version in use changes the client's
+    /// bindings without the server knowing (the inconsistent change, pitfall 10).
+    pub fn define_layout(&mut self, version: u8, b: Arc<Bindings>) {
+        self.layouts.define(version, b);
+    }
+
+    /// From the next new move on, moves use this layout version (a move boundary).
+    pub fn use_layout(&mut self, version: u8) -> bool {
+        self.layouts.select(version)
+    }
+
+    /// Changes GMC settings from the next frame on.
+    pub fn set_gmc(&mut self, gmc: GmcSettings) {
+        self.cfg.gmc = gmc;
+    }
+
+    /// Changes the pitfall switches that live in the tick (binding mistakes are layouts).
+    pub fn set_faults(&mut self, faults: Faults) {
+        self.cfg.faults = faults;
     }
     /// Moves awaiting acknowledgement (closed ones plus the open one).
     pub fn pending_moves(&self) -> usize {
@@ -160,9 +203,49 @@ impl Client {
         now + self.clock_offset.unwrap_or(0.0)
     }
 
-    /// Hands a datagram from the server to the client. Clock messages are applied at once
-    /// (their timing matters); the rest waits for the next frame, as in an engine tick.
-    pub fn handle_datagram(&mut self, now: f64, msg: ServerMsg) {
+    /// Hands a datagram from the server to the client. A malformed datagram or a duplicate is
+    /// dropped and reported in telemetry, never acted on.
+    pub fn handle_datagram(&mut self, now: f64, bytes: &[u8]) -> Result<(), DecodeError> {
+        let decoded = wire::decode(bytes, |v| self.layouts.get(v).map(|b| &**b));
+        match decoded {
+            Ok((h, Datagram::Server(msg))) => {
+                if self.recv_window.accept(h.seq) {
+                    self.handle_msg(now, msg);
+                } else {
+                    self.telemetry.push((
+                        now,
+                        Event::Rejected {
+                            reason: Rejection::Duplicate,
+                        },
+                    ));
+                }
+                Ok(())
+            }
+            Ok((_, Datagram::Keepalive)) => Ok(()),
+            Ok((_, Datagram::Client(_))) => {
+                let e = DecodeError::WrongDirection;
+                self.reject(now, &e);
+                Err(e)
+            }
+            Err(e) => {
+                self.reject(now, &e);
+                Err(e)
+            }
+        }
+    }
+
+    fn reject(&mut self, now: f64, e: &DecodeError) {
+        self.telemetry.push((
+            now,
+            Event::Rejected {
+                reason: Rejection::Malformed(e.clone()),
+            },
+        ));
+    }
+
+    /// Hands a decoded message to the client. Clock messages are applied at once (their
+    /// timing matters); the rest waits for the next frame, as in an engine tick.
+    pub fn handle_msg(&mut self, now: f64, msg: ServerMsg) {
         self.last_heard = now;
         match msg {
             ServerMsg::Pong { seq, client_time } => {
@@ -191,6 +274,7 @@ impl Client {
                 spawn,
                 replicators,
                 server_time,
+                ..
             } => {
                 if let Phase::Connecting { join_sent } = self.phase {
                     self.start_session();
@@ -298,7 +382,7 @@ impl Client {
                 self.outbox.push_back((
                     ClientMsg::Join {
                         nonce: self.cfg.nonce,
-                        layout_hash: self.cfg.bindings.layout_hash(),
+                        layout_hash: self.layouts.current_bindings().layout_hash(),
                     },
                     Delivery::Reliable,
                 ));
@@ -330,7 +414,8 @@ impl Client {
     /// PreLocalMoveExecution → save input → GenPredictionTick → GenAncillaryTick → save output.
     fn local_move(&mut self, now: f64, dt: f64, raw: RawInput) {
         let gmc = self.cfg.gmc;
-        let b = self.cfg.bindings.clone();
+        let layout = self.layouts.current();
+        let b = self.layouts.current_bindings().clone();
         let ts = self.synced_time(now).max(self.last_timestamp);
         self.last_timestamp = ts;
 
@@ -342,7 +427,8 @@ impl Client {
 
         let merge = match &self.current {
             Some(cur) => {
-                ts - cur.prev_timestamp <= gmc.max_combined_delta_time + 1e-9
+                cur.layout == layout
+                    && ts - cur.prev_timestamp <= gmc.max_combined_delta_time + 1e-9
                     && inputs_combine(&b, &cur.input, &frame_input)
             }
             None => false,
@@ -366,6 +452,7 @@ impl Client {
                 .unwrap_or(ts - dt.clamp(0.0, gmc.max_move_delta_time));
             let mv = Move {
                 id: self.next_move_id,
+                layout,
                 timestamp: ts,
                 prev_timestamp: prev,
                 delta: clamp_delta(&gmc, ts - prev),
@@ -450,16 +537,21 @@ impl Client {
         }
     }
 
+    fn bindings_of(&self, layout: u8) -> Arc<Bindings> {
+        self.layouts
+            .get(layout)
+            .unwrap_or_else(|| self.layouts.current_bindings())
+            .clone()
+    }
+
     fn wire_move(&self, m: &Move) -> WireMove {
+        let b = self.bindings_of(m.layout);
         WireMove {
             id: m.id,
             timestamp: m.timestamp,
             delta: m.delta as f32,
             input: m.input,
-            output: m.output.quantized(
-                self.cfg.bindings.list(),
-                self.cfg.bindings.client_sends_output,
-            ),
+            output: m.output.quantized(b.list(), b.client_sends_output),
         }
     }
 
@@ -481,30 +573,40 @@ impl Client {
             self.reliable_in_flight.pop_front();
         }
         let reliable = self.reliable_in_flight.len() < self.cfg.gmc.reliable_pending_threshold;
-        let b = self.cfg.bindings.clone();
         // Reliable batches carry only new moves; unreliable ones repeat every unacknowledged
         // move that fits, so a lost datagram is covered by the next one.
         let first = if reliable { self.sent_upto } else { self.acked };
-        let candidates: Vec<WireMove> = self
+        let candidates: Vec<(u8, WireMove)> = self
             .history
             .iter()
             .filter(|m| m.id > first)
-            .map(|m| self.wire_move(m))
+            .map(|m| (m.layout, self.wire_move(m)))
             .collect();
-        let mut batches: Vec<Vec<WireMove>> = Vec::new();
+        // One layout per batch; a layout change starts a new batch.
+        let mut batches: Vec<(u8, Vec<WireMove>)> = Vec::new();
         let mut cur: Vec<WireMove> = Vec::new();
+        let mut cur_layout = candidates.first().map_or(0, |(l, _)| *l);
+        let mut b = self.bindings_of(cur_layout);
         let mut cur_bits = 0usize;
-        for m in candidates {
+        for (layout, m) in candidates {
+            if layout != cur_layout {
+                if !cur.is_empty() {
+                    batches.push((cur_layout, std::mem::take(&mut cur)));
+                }
+                cur_layout = layout;
+                b = self.bindings_of(layout);
+                cur_bits = 0;
+            }
             let bits = move_bits(&b, &m);
             if !cur.is_empty() && batch_bytes(cur_bits + bits) > MAX_BATCH_BYTES {
-                batches.push(std::mem::take(&mut cur));
+                batches.push((cur_layout, std::mem::take(&mut cur)));
                 cur_bits = 0;
             }
             cur_bits += bits;
             cur.push(m);
         }
         if !cur.is_empty() {
-            batches.push(cur);
+            batches.push((cur_layout, cur));
         }
         if !reliable && batches.len() > MAX_UNRELIABLE_DATAGRAMS {
             // Unreliable: the newest moves, at most this many datagrams.
@@ -512,7 +614,7 @@ impl Client {
         }
         let mut new_moves = 0u16;
         let mut resent = 0u16;
-        for batch in batches {
+        for (layout, batch) in batches {
             let batch_newest = batch.last().map_or(0, |m| m.id);
             for m in &batch {
                 if m.id > self.sent_upto {
@@ -527,6 +629,7 @@ impl Client {
             }
             self.outbox.push_back((
                 ClientMsg::Moves {
+                    layout,
                     epoch: self.epoch,
                     moves: batch,
                 },
@@ -549,15 +652,17 @@ impl Client {
     }
 
     fn apply_server_msg(&mut self, now: f64, msg: ServerMsg) {
-        let b = self.cfg.bindings.clone();
         match msg {
-            ServerMsg::Ack { move_id, values } => {
+            ServerMsg::Ack {
+                move_id, values, ..
+            } => {
                 if move_id <= self.acked {
                     return; // duplicate or older than what we know
                 }
                 let mut deviations = Vec::new();
                 let mut base = None;
                 if let Some(m) = self.history.iter().find(|m| m.id == move_id) {
+                    let b = self.bindings_of(m.layout);
                     for (_, bd) in b.client_validated() {
                         if let Some(d) =
                             compare(bd, move_id, &m.output.get(bd.field), &values.get(bd.field))
@@ -571,15 +676,16 @@ impl Client {
                     if !deviations.is_empty() {
                         let mut s = m.output;
                         s.copy_fields(&values, b.client_validated);
-                        base = Some(s);
+                        base = Some((s, m.layout));
                     }
                 }
-                if let Some(state) = base {
-                    self.correct(now, move_id, state, DetectedBy::Client, deviations);
+                if let Some((state, layout)) = base {
+                    self.correct(now, move_id, layout, state, DetectedBy::Client, deviations);
                 }
                 self.acknowledge(move_id);
             }
             ServerMsg::Correction {
+                layout,
                 move_id,
                 epoch,
                 state,
@@ -589,6 +695,7 @@ impl Client {
                 if move_id < self.acked {
                     return; // a newer acknowledgement already superseded it
                 }
+                let b = self.bindings_of(layout);
                 let mut base = self
                     .history
                     .iter()
@@ -609,7 +716,7 @@ impl Client {
                         })
                     })
                     .collect();
-                self.correct(now, move_id, base, DetectedBy::Server, devs);
+                self.correct(now, move_id, layout, base, DetectedBy::Server, devs);
                 self.acknowledge(move_id);
             }
             ServerMsg::Reset => {
@@ -633,11 +740,12 @@ impl Client {
         &mut self,
         now: f64,
         move_id: u32,
+        layout: u8,
         state: PawnValues,
         detected_by: DetectedBy,
         deviations: Vec<Deviation>,
     ) {
-        let b = self.cfg.bindings.clone();
+        let b = self.bindings_of(layout);
         let gmc = self.cfg.gmc;
         self.values.copy_fields(&state, b.bound);
         let mut depth = 0u16;
@@ -650,8 +758,9 @@ impl Client {
                 .filter(|m| m.id > move_id)
                 .chain(self.current.iter_mut());
             for m in pending {
+                let mb = self.layouts.get(m.layout).unwrap_or(&b);
                 m.start = self.values;
-                self.values.copy_fields(&m.input, b.input);
+                self.values.copy_fields(&m.input, mb.input);
                 let n = run_move(
                     &mut self.values,
                     m.delta,
@@ -692,8 +801,21 @@ impl Client {
         ));
     }
 
-    pub fn poll_transmit(&mut self) -> Option<(ClientMsg, Delivery)> {
+    /// The next message to send, as a typed message (tests and tools).
+    pub fn poll_msg(&mut self) -> Option<(ClientMsg, Delivery)> {
         self.outbox.pop_front()
+    }
+
+    /// The next datagram to send, encoded.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        let (msg, delivery) = self.outbox.pop_front()?;
+        self.send_seq = self.send_seq.wrapping_add(1);
+        let b = self.bindings_of(msg.layout());
+        Some(Transmit {
+            bytes: wire::encode_client(self.cfg.id, self.send_seq, &msg, &b),
+            delivery,
+            kind: msg.kind(),
+        })
     }
 
     /// Moves the telemetry gathered since the last call into `out`, stamped with local time.

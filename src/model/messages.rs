@@ -55,9 +55,10 @@ pub enum ClientMsg {
         nonce: u32,
         layout_hash: u32,
     },
-    /// A batch of completed moves, oldest first. `epoch` is the number of server corrections
-    /// the client had adopted when it sent the batch.
+    /// A batch of completed moves, oldest first, all made with binding layout `layout`.
+    /// `epoch` is the number of server corrections the client had adopted when it sent it.
     Moves {
+        layout: u8,
         epoch: u32,
         moves: Vec<WireMove>,
     },
@@ -82,6 +83,7 @@ pub enum ServerMsg {
     /// The client's pawn exists; `replicators` is the number of world-time replicators in the
     /// world (they reach the client by actor replication).
     Welcome {
+        layout: u8,
         pawn: u16,
         spawn: PawnValues,
         replicators: u8,
@@ -90,11 +92,13 @@ pub enum ServerMsg {
     /// The server executed moves up to `move_id`; `values` carries the client-validated fields
     /// of the state after that move.
     Ack {
+        layout: u8,
         move_id: u32,
         values: PawnValues,
     },
     /// The server found a deviation; `state` is its authoritative state after `move_id`.
     Correction {
+        layout: u8,
         move_id: u32,
         epoch: u32,
         state: PawnValues,
@@ -139,6 +143,14 @@ pub fn batch_bytes(move_bits: usize) -> usize {
 }
 
 impl ClientMsg {
+    /// The binding layout version the message's values are encoded with (0 when it has none).
+    pub fn layout(&self) -> u8 {
+        match self {
+            ClientMsg::Moves { layout, .. } => *layout,
+            _ => 0,
+        }
+    }
+
     pub fn wire_bytes(&self, b: &Bindings) -> usize {
         match self {
             ClientMsg::Join { .. } => bytes(64),
@@ -159,6 +171,16 @@ impl ClientMsg {
 }
 
 impl ServerMsg {
+    /// The binding layout version the message's values are encoded with (0 when it has none).
+    pub fn layout(&self) -> u8 {
+        match self {
+            ServerMsg::Welcome { layout, .. }
+            | ServerMsg::Ack { layout, .. }
+            | ServerMsg::Correction { layout, .. } => *layout,
+            _ => 0,
+        }
+    }
+
     pub fn wire_bytes(&self, b: &Bindings) -> usize {
         match self {
             ServerMsg::Welcome { spawn, .. } => bytes(16 + 8 + 64 + values_bits(b, spawn, b.bound)),

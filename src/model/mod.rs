@@ -11,3 +11,4 @@ pub mod pawn;
 pub mod server;
 pub mod settings;
 pub mod telemetry;
+pub mod wire;

@@ -8,13 +8,15 @@ use std::sync::Arc;
 
 use glam::{DVec2, DVec3};
 
-use super::binding::Bindings;
+use super::binding::{Bindings, Layouts};
+use super::client::Transmit;
 use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
 use super::input::{InputScript, InputScriptConfig};
 use super::messages::{ClientMsg, Delivery, DeviationReport, ServerMsg, WireMove};
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::settings::{Faults, GmcSettings, WorldSettings};
-use super::telemetry::Event;
+use super::telemetry::{Event, LogLevel, Rejection};
+use super::wire::{self, Datagram, DecodeError, SeqWindow};
 use crate::rng::{Rng, derive_seed, purpose};
 
 #[derive(Clone, Debug)]
@@ -50,7 +52,7 @@ struct RemoteClient {
     /// Newest move executed (moves are numbered from 1).
     last_executed: u32,
     /// Received moves not executed yet, by id, with the epoch of their batch.
-    buffer: BTreeMap<u32, (WireMove, u32)>,
+    buffer: BTreeMap<u32, (WireMove, u32, u8)>,
     /// Since when the next expected move has been missing while later ones wait.
     gap_since: Option<f64>,
     /// Corrections sent so far; batches from an older epoch are executed but not validated.
@@ -59,6 +61,9 @@ struct RemoteClient {
 
 pub struct Server {
     cfg: ServerConfig,
+    layouts: Layouts,
+    send_seq: u32,
+    recv_windows: BTreeMap<u16, SeqWindow>,
     pawns: Vec<ServerPawn>,
     clients: BTreeMap<u16, RemoteClient>,
     inbox: Vec<(u16, ClientMsg)>,
@@ -99,6 +104,9 @@ impl Server {
         let turret_rng = Rng::new(derive_seed(cfg.seed, purpose::HAZARD, 0));
         let ai_pawns = cfg.ai_pawns;
         Server {
+            layouts: Layouts::new(cfg.bindings.clone()),
+            send_seq: 0,
+            recv_windows: BTreeMap::new(),
             cfg,
             pawns,
             clients: BTreeMap::new(),
@@ -118,8 +126,35 @@ impl Server {
         &self.pawns
     }
 
+    /// The binding list the server's own pawns use.
     pub fn bindings(&self) -> &Arc<Bindings> {
-        &self.cfg.bindings
+        self.layouts.current_bindings()
+    }
+
+    pub fn layouts(&self) -> &Layouts {
+        &self.layouts
+    }
+
+    /// Defines a binding layout version (moves tagged with it are executed with it).
+    pub fn define_layout(&mut self, version: u8, b: Arc<Bindings>) {
+        self.layouts.define(version, b);
+    }
+
+    /// The layout the server's own pawns (and welcomes) use from now on.
+    pub fn use_layout(&mut self, version: u8) -> bool {
+        self.layouts.select(version)
+    }
+
+    pub fn set_gmc(&mut self, gmc: GmcSettings) {
+        self.cfg.gmc = gmc;
+    }
+
+    pub fn set_faults(&mut self, faults: Faults) {
+        self.cfg.faults = faults;
+    }
+
+    pub fn set_world(&mut self, world: WorldSettings) {
+        self.cfg.world = world;
     }
 
     /// The pawn a client controls, once it joined.
@@ -151,9 +186,36 @@ impl Server {
         self.clients.keys().copied().collect()
     }
 
-    /// Hands a datagram from `from` to the server. Pings are answered at once; everything
-    /// else waits for the next frame.
-    pub fn handle_datagram(&mut self, now: f64, from: u16, msg: ClientMsg) {
+    /// Hands a datagram to the server. Returns the sending client's id, so the transport can
+    /// tell which address is whose. Malformed datagrams and duplicates are dropped and reported.
+    pub fn handle_datagram(&mut self, now: f64, bytes: &[u8]) -> Result<u16, DecodeError> {
+        let decoded = wire::decode(bytes, |v| self.layouts.get(v).map(|b| &**b));
+        let reject =
+            |s: &mut Self, reason: Rejection| s.telemetry.push((now, Event::Rejected { reason }));
+        match decoded {
+            Ok((h, Datagram::Client(msg))) => {
+                if self.recv_windows.entry(h.sender).or_default().accept(h.seq) {
+                    self.handle_msg(now, h.sender, msg);
+                } else {
+                    reject(self, Rejection::Duplicate);
+                }
+                Ok(h.sender)
+            }
+            Ok((h, Datagram::Keepalive)) => Ok(h.sender),
+            Ok((_, Datagram::Server(_))) => {
+                reject(self, Rejection::Malformed(DecodeError::WrongDirection));
+                Err(DecodeError::WrongDirection)
+            }
+            Err(e) => {
+                reject(self, Rejection::Malformed(e.clone()));
+                Err(e)
+            }
+        }
+    }
+
+    /// Hands a decoded message from client `from` to the server. Pings are answered at once;
+    /// everything else waits for the next frame.
+    pub fn handle_msg(&mut self, now: f64, from: u16, msg: ClientMsg) {
         if let Some(rc) = self.clients.get_mut(&from) {
             rc.last_heard = now;
         }
@@ -177,11 +239,15 @@ impl Server {
         for (from, msg) in inbox {
             match msg {
                 ClientMsg::Join { nonce, layout_hash } => self.join(now, from, nonce, layout_hash),
-                ClientMsg::Moves { epoch, moves } => match self.clients.get_mut(&from) {
+                ClientMsg::Moves {
+                    layout,
+                    epoch,
+                    moves,
+                } => match self.clients.get_mut(&from) {
                     Some(rc) => {
                         for m in moves {
                             if m.id > rc.last_executed {
-                                rc.buffer.entry(m.id).or_insert((m, epoch));
+                                rc.buffer.entry(m.id).or_insert((m, epoch, layout));
                             }
                         }
                     }
@@ -243,7 +309,7 @@ impl Server {
     }
 
     fn join(&mut self, now: f64, from: u16, nonce: u32, layout_hash: u32) {
-        let own = self.cfg.bindings.layout_hash();
+        let own = self.layouts.current_bindings().layout_hash();
         if layout_hash != own && self.layout_errors.insert(from, layout_hash) != Some(layout_hash) {
             self.telemetry.push((
                 now,
@@ -318,12 +384,12 @@ impl Server {
             return;
         };
         let p = &self.pawns[pawn_idx];
-        let spawn = p
-            .values
-            .quantized(self.cfg.bindings.list(), self.cfg.bindings.bound);
+        let b = self.layouts.current_bindings();
+        let spawn = p.values.quantized(b.list(), b.bound);
         self.outbox.push_back((
             from,
             ServerMsg::Welcome {
+                layout: self.layouts.current(),
                 pawn: p.id,
                 spawn,
                 replicators: self.cfg.world_time_replicators,
@@ -340,7 +406,7 @@ impl Server {
         let Some(rc) = self.clients.get_mut(&client) else {
             return 0;
         };
-        let mut ready: Vec<(WireMove, u32)> = Vec::new();
+        let mut ready: Vec<(WireMove, u32, u8)> = Vec::new();
         let mut skipped: Option<(u32, u32)> = None;
         while let Some(entry) = rc.buffer.first_entry() {
             let id = *entry.key();
@@ -369,23 +435,46 @@ impl Server {
         let Some(pawn_idx) = self.pawn_index(rc.pawn) else {
             return 0;
         };
-        let b = self.cfg.bindings.clone();
         let mut reports: Vec<DeviationReport> = Vec::new();
         let mut newest = 0;
+        let mut newest_layout = self.layouts.current();
         let mut count = 0u16;
-        for (m, epoch) in ready {
+        for (m, epoch, layout) in ready {
+            let Some(b) = self.layouts.get(layout).cloned() else {
+                self.telemetry.push((
+                    now,
+                    Event::Log {
+                        level: LogLevel::Error,
+                        text: format!(
+                            "client {client} sent move {} with unknown binding layout {layout}; \
+                             it was not executed",
+                            m.id
+                        ),
+                    },
+                ));
+                continue;
+            };
             let validate = epoch == current_epoch
                 && (reports.is_empty() || self.cfg.gmc.force_full_validation);
-            self.execute_remote(now, pawn_idx, client, &m, validate, &mut reports);
+            let sink = validate.then_some(&mut reports);
+            self.execute_remote(now, pawn_idx, client, &b, &m, sink);
             newest = m.id;
+            newest_layout = layout;
             count += 1;
         }
+        if count == 0 {
+            return 0;
+        }
+        let Some(b) = self.layouts.get(newest_layout).cloned() else {
+            return count;
+        };
         let p = &self.pawns[pawn_idx];
         if reports.is_empty() {
             let values = p.values.quantized(b.list(), b.client_validated);
             self.outbox.push_back((
                 client,
                 ServerMsg::Ack {
+                    layout: newest_layout,
                     move_id: newest,
                     values,
                 },
@@ -406,6 +495,7 @@ impl Server {
             self.outbox.push_back((
                 client,
                 ServerMsg::Correction {
+                    layout: newest_layout,
                     move_id: newest,
                     epoch: rc.epoch,
                     state,
@@ -422,11 +512,11 @@ impl Server {
         now: f64,
         pawn_idx: usize,
         client: u16,
+        b: &Bindings,
         m: &WireMove,
-        validate: bool,
-        reports: &mut Vec<DeviationReport>,
+        // Where to put deviations; `None` executes without validating.
+        reports: Option<&mut Vec<DeviationReport>>,
     ) {
-        let b = self.cfg.bindings.clone();
         let world = &self.cfg.world;
         let p = &mut self.pawns[pawn_idx];
         // The client's input for client-authoritative input values; server-owned inputs keep
@@ -464,7 +554,7 @@ impl Server {
             Execution::Remote,
             &self.tick_out,
         );
-        if validate {
+        if let Some(reports) = reports {
             let full = self.cfg.gmc.force_full_validation;
             let checks = b
                 .server_validated_inputs()
@@ -503,7 +593,7 @@ impl Server {
     }
 
     fn local_move(&mut self, now: f64, dt: f64, i: usize) {
-        let b = self.cfg.bindings.clone();
+        let b = self.layouts.current_bindings().clone();
         let delta = clamp_delta(&self.cfg.gmc, dt);
         let p = &mut self.pawns[i];
         let raw = match p.ai.as_mut() {
@@ -546,8 +636,27 @@ impl Server {
         ));
     }
 
-    pub fn poll_transmit(&mut self) -> Option<(u16, ServerMsg, Delivery)> {
+    /// The next message to send, typed (tests and tools).
+    pub fn poll_msg(&mut self) -> Option<(u16, ServerMsg, Delivery)> {
         self.outbox.pop_front()
+    }
+
+    /// The next datagram to send, encoded, with its destination client.
+    pub fn poll_transmit(&mut self) -> Option<(u16, Transmit)> {
+        let (to, msg, delivery) = self.outbox.pop_front()?;
+        self.send_seq = self.send_seq.wrapping_add(1);
+        let b = self
+            .layouts
+            .get(msg.layout())
+            .unwrap_or_else(|| self.layouts.current_bindings());
+        Some((
+            to,
+            Transmit {
+                bytes: wire::encode_server(self.send_seq, &msg, b),
+                delivery,
+                kind: msg.kind(),
+            },
+        ))
     }
 
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {

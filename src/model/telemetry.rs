@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::binding::Value;
 use super::messages::MsgKind;
 use super::pawn::{Execution, OneShotKind};
+use super::wire::DecodeError;
 
 /// Which machine an event happened on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -46,6 +47,15 @@ pub struct Deviation {
     pub authoritative: Value,
     pub error: f64,
     pub tolerance: f64,
+}
+
+/// Why a received datagram was not acted on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Rejection {
+    /// Its sequence number was seen before.
+    Duplicate,
+    /// It could not be decoded.
+    Malformed(DecodeError),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +171,8 @@ pub enum Event {
         fate: PacketFate,
         kind: MsgKind,
     },
+    /// A received datagram was dropped (duplicate or malformed).
+    Rejected { reason: Rejection },
     /// A LogGMC-style line.
     Log { level: LogLevel, text: String },
 }

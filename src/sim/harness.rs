@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::model::binding::Bindings;
 use crate::model::client::{Client, ClientConfig};
 use crate::model::input::{InputScript, RawInput};
-use crate::model::messages::{ClientMsg, Delivery, ServerMsg};
+use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::{Server, ServerConfig};
 use crate::model::telemetry::{Event, Machine, PacketFate, Record};
 use crate::preset::{Direction, Preset};
@@ -20,31 +20,23 @@ use crate::sim::link::{Fate, Link, LinkParams};
 /// Seconds between clock-offset samples.
 pub const CLOCK_SAMPLE_INTERVAL: f64 = 0.1;
 
-#[derive(Clone, Debug)]
-enum Payload {
-    ToServer(ClientMsg),
-    ToClient(ServerMsg),
-}
-
+/// A datagram on its way: the encoded bytes, exactly as a socket would carry them.
 #[derive(Clone, Debug)]
 struct Packet {
     client: u16,
-    payload: Payload,
+    /// Client to server.
+    up: bool,
+    bytes: Vec<u8>,
     reliable_seq: Option<u32>,
-    bytes: usize,
+    kind: MsgKind,
 }
 
 impl Packet {
     fn endpoints(&self) -> (Machine, Machine) {
-        match self.payload {
-            Payload::ToServer(_) => (Machine::Client(self.client), Machine::Server),
-            Payload::ToClient(_) => (Machine::Server, Machine::Client(self.client)),
-        }
-    }
-    fn kind(&self) -> crate::model::messages::MsgKind {
-        match &self.payload {
-            Payload::ToServer(m) => m.kind(),
-            Payload::ToClient(m) => m.kind(),
+        if self.up {
+            (Machine::Client(self.client), Machine::Server)
+        } else {
+            (Machine::Server, Machine::Client(self.client))
         }
     }
 }
@@ -91,7 +83,7 @@ impl Ord for Scheduled {
 struct ReliableChannel {
     next_seq: u32,
     expected: u32,
-    held: BTreeMap<u32, Payload>,
+    held: BTreeMap<u32, Vec<u8>>,
 }
 
 struct ClientSlot {
@@ -233,6 +225,29 @@ impl Session {
         }
     }
 
+    /// Changes the binding list while the session runs. Consistent: a new layout version is
+    /// defined on the server and every client; each client switches at its next new move and
+    /// the server executes every move with the layout it was made with. Inconsistent (the
+    /// pitfall): the clients redefine the version they are using and the server is not told.
+    pub fn change_bindings(&mut self, bindings: Bindings, consistent: bool) {
+        let b = Arc::new(bindings);
+        if consistent {
+            let v = self.server.layouts().next_version();
+            self.server.define_layout(v, b.clone());
+            self.server.use_layout(v);
+            for s in &mut self.clients {
+                s.client.define_layout(v, b.clone());
+                s.client.use_layout(v);
+            }
+        } else {
+            for s in &mut self.clients {
+                let v = s.client.layouts().current();
+                s.client.define_layout(v, b.clone());
+            }
+        }
+        self.bindings = b;
+    }
+
     fn schedule(&mut self, at: f64, action: Action) {
         self.seq += 1;
         self.queue.push(Scheduled {
@@ -323,9 +338,8 @@ impl Session {
     }
 
     fn flush_client(&mut self, i: u16) {
-        while let Some((msg, delivery)) = self.clients[usize::from(i)].client.poll_transmit() {
-            let bytes = msg.wire_bytes(&self.bindings);
-            let reliable_seq = match delivery {
+        while let Some(tx) = self.clients[usize::from(i)].client.poll_transmit() {
+            let reliable_seq = match tx.delivery {
                 Delivery::Reliable => {
                     let ch = &mut self.clients[usize::from(i)].up_rel;
                     ch.next_seq += 1;
@@ -335,20 +349,20 @@ impl Session {
             };
             self.transmit(Packet {
                 client: i,
-                payload: Payload::ToServer(msg),
+                up: true,
+                bytes: tx.bytes,
                 reliable_seq,
-                bytes,
+                kind: tx.kind,
             });
         }
     }
 
     fn flush_server(&mut self) {
-        while let Some((to, msg, delivery)) = self.server.poll_transmit() {
+        while let Some((to, tx)) = self.server.poll_transmit() {
             let Some(slot) = self.clients.get_mut(usize::from(to)) else {
                 continue;
             };
-            let bytes = msg.wire_bytes(&self.bindings);
-            let reliable_seq = match delivery {
+            let reliable_seq = match tx.delivery {
                 Delivery::Reliable => {
                     slot.down_rel.next_seq += 1;
                     Some(slot.down_rel.next_seq)
@@ -357,9 +371,10 @@ impl Session {
             };
             self.transmit(Packet {
                 client: to,
-                payload: Payload::ToClient(msg),
+                up: false,
+                bytes: tx.bytes,
                 reliable_seq,
-                bytes,
+                kind: tx.kind,
             });
         }
     }
@@ -377,9 +392,9 @@ impl Session {
             event: Event::Packet {
                 from,
                 to,
-                bytes: pkt.bytes as u32,
+                bytes: pkt.bytes.len() as u32,
                 fate,
-                kind: pkt.kind(),
+                kind: pkt.kind,
             },
         });
     }
@@ -387,11 +402,10 @@ impl Session {
     fn transmit(&mut self, pkt: Packet) {
         let now = self.now;
         let slot = &mut self.clients[usize::from(pkt.client)];
-        let up = matches!(pkt.payload, Payload::ToServer(_));
-        let fate = if up {
-            slot.up.send(now, pkt.bytes)
+        let fate = if pkt.up {
+            slot.up.send(now, pkt.bytes.len())
         } else {
-            slot.down.send(now, pkt.bytes)
+            slot.down.send(now, pkt.bytes.len())
         };
         // Retransmission timeout: one configured round trip plus margin.
         let (u, d) = (slot.up.params(), slot.down.params());
@@ -418,19 +432,21 @@ impl Session {
     fn deliver(&mut self, pkt: Packet) {
         self.packet_record(&pkt, PacketFate::Delivered);
         let i = pkt.client;
-        let ready: Vec<Payload> = match pkt.reliable_seq {
-            None => vec![pkt.payload],
+        let up = pkt.up;
+        let ready: Vec<Vec<u8>> = match pkt.reliable_seq {
+            None => vec![pkt.bytes],
             Some(seq) => {
                 let slot = &mut self.clients[usize::from(i)];
-                let ch = match pkt.payload {
-                    Payload::ToServer(_) => &mut slot.up_rel,
-                    Payload::ToClient(_) => &mut slot.down_rel,
+                let ch = if up {
+                    &mut slot.up_rel
+                } else {
+                    &mut slot.down_rel
                 };
                 if ch.expected == 0 {
                     ch.expected = 1;
                 }
                 if seq >= ch.expected {
-                    ch.held.entry(seq).or_insert(pkt.payload);
+                    ch.held.entry(seq).or_insert(pkt.bytes);
                 }
                 let mut ready = Vec::new();
                 while let Some(p) = ch.held.remove(&ch.expected) {
@@ -440,18 +456,16 @@ impl Session {
                 ready
             }
         };
-        for payload in ready {
-            match payload {
-                Payload::ToServer(msg) => {
-                    self.server.handle_datagram(self.now, i, msg);
-                    self.flush_server();
-                    self.collect_server();
-                }
-                Payload::ToClient(msg) => {
-                    let slot = &mut self.clients[usize::from(i)];
-                    slot.client.handle_datagram(self.now - slot.start, msg);
-                    self.collect_client(i);
-                }
+        for bytes in ready {
+            if up {
+                // A malformed datagram is reported by the model's telemetry.
+                let _ = self.server.handle_datagram(self.now, &bytes);
+                self.flush_server();
+                self.collect_server();
+            } else {
+                let slot = &mut self.clients[usize::from(i)];
+                let _ = slot.client.handle_datagram(self.now - slot.start, &bytes);
+                self.collect_client(i);
             }
         }
     }

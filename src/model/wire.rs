@@ -50,8 +50,10 @@ pub enum Datagram {
 }
 
 /// Why a datagram was dropped.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DecodeError {
+    /// A client message arrived at a client, or a server message at the server.
+    WrongDirection,
     TooShort(usize),
     BadMagic,
     UnsupportedVersion(u8),
@@ -66,6 +68,7 @@ pub enum DecodeError {
 impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            DecodeError::WrongDirection => write!(f, "message sent in the wrong direction"),
             DecodeError::TooShort(n) => write!(f, "{n} bytes is shorter than the header"),
             DecodeError::BadMagic => write!(f, "not a movescope datagram (bad magic)"),
             DecodeError::UnsupportedVersion(v) => {
@@ -86,31 +89,89 @@ impl std::fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// Little-endian bit writer.
+/// Duplicate filter over sequence numbers: remembers the newest 128. A number far below the
+/// newest is taken as the peer having restarted (its numbering starts again).
+#[derive(Clone, Debug, Default)]
+pub struct SeqWindow {
+    highest: Option<u32>,
+    seen: u128,
+}
+
+impl SeqWindow {
+    /// True the first time `seq` is seen.
+    pub fn accept(&mut self, seq: u32) -> bool {
+        let Some(high) = self.highest else {
+            self.highest = Some(seq);
+            self.seen = 1;
+            return true;
+        };
+        if seq > high {
+            let shift = seq - high;
+            self.seen = if shift >= 128 { 0 } else { self.seen << shift };
+            self.seen |= 1;
+            self.highest = Some(seq);
+            true
+        } else {
+            let back = high - seq;
+            if back >= 1024 {
+                // Far behind: the peer restarted its numbering.
+                self.highest = Some(seq);
+                self.seen = 1;
+                true
+            } else if back >= 128 {
+                false
+            } else {
+                let bit = 1u128 << back;
+                let fresh = self.seen & bit == 0;
+                self.seen |= bit;
+                fresh
+            }
+        }
+    }
+}
+
+/// Little-endian bit writer (whole fields at a time through a 128-bit accumulator).
 struct BitWriter {
     bytes: Vec<u8>,
+    acc: u128,
+    pending: u32,
+    /// Bits written, header included.
     bit: usize,
 }
 
 impl BitWriter {
     fn new(header: [u8; HEADER_BYTES]) -> Self {
+        let mut bytes = Vec::with_capacity(64);
+        bytes.extend_from_slice(&header);
         BitWriter {
-            bytes: header.to_vec(),
+            bytes,
+            acc: 0,
+            pending: 0,
             bit: HEADER_BYTES * 8,
         }
     }
     fn bits(&mut self, value: u64, n: u32) {
-        for i in 0..n {
-            if self.bit / 8 >= self.bytes.len() {
-                self.bytes.push(0);
-            }
-            if (value >> i) & 1 == 1 {
-                self.bytes[self.bit / 8] |= 1 << (self.bit % 8);
-            }
-            self.bit += 1;
+        if n == 0 {
+            return;
+        }
+        let v = if n >= 64 {
+            value
+        } else {
+            value & ((1u64 << n) - 1)
+        };
+        self.acc |= u128::from(v) << self.pending;
+        self.pending += n;
+        self.bit += n as usize;
+        while self.pending >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.pending -= 8;
         }
     }
-    fn finish(self) -> Vec<u8> {
+    fn finish(mut self) -> Vec<u8> {
+        if self.pending > 0 {
+            self.bytes.push(self.acc as u8);
+        }
         self.bytes
     }
 }
@@ -122,16 +183,22 @@ struct BitReader<'a> {
 
 impl BitReader<'_> {
     fn bits(&mut self, n: u32) -> Result<u64, DecodeError> {
-        if self.bit + n as usize > self.bytes.len() * 8 {
+        if n == 0 {
+            return Ok(0);
+        }
+        if n > 64 || self.bit + n as usize > self.bytes.len() * 8 {
             return Err(DecodeError::Truncated);
         }
-        let mut v = 0u64;
-        for i in 0..n {
-            let b = (self.bytes[self.bit / 8] >> (self.bit % 8)) & 1;
-            v |= u64::from(b) << i;
-            self.bit += 1;
+        let first = self.bit / 8;
+        let off = (self.bit % 8) as u32;
+        let last = (self.bit + n as usize - 1) / 8;
+        let mut acc: u128 = 0;
+        for (k, b) in self.bytes[first..=last].iter().enumerate() {
+            acc |= u128::from(*b) << (8 * k);
         }
-        Ok(v)
+        let v = (acc >> off) as u64;
+        self.bit += n as usize;
+        Ok(if n == 64 { v } else { v & ((1u64 << n) - 1) })
     }
     fn finish(&self) -> Result<(), DecodeError> {
         let used = self.bit.div_ceil(8);
@@ -346,7 +413,13 @@ pub fn encode_keepalive(h: &Header) -> Vec<u8> {
     header(K_KEEPALIVE, h).to_vec()
 }
 
-pub fn encode_client(h: &Header, msg: &ClientMsg, b: &Bindings) -> Vec<u8> {
+/// Encodes a client message; `b` must be the binding list of `msg.layout()`.
+pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Vec<u8> {
+    let h = &Header {
+        sender,
+        seq,
+        layout: msg.layout(),
+    };
     let mut w = match msg {
         ClientMsg::Join { .. } => BitWriter::new(header(K_JOIN, h)),
         ClientMsg::Moves { .. } => BitWriter::new(header(K_MOVES, h)),
@@ -357,7 +430,7 @@ pub fn encode_client(h: &Header, msg: &ClientMsg, b: &Bindings) -> Vec<u8> {
             w.bits(u64::from(*nonce), 32);
             w.bits(u64::from(*layout_hash), 32);
         }
-        ClientMsg::Moves { epoch, moves } => {
+        ClientMsg::Moves { epoch, moves, .. } => {
             w.bits(u64::from(*epoch), 32);
             w.bits(moves.len().min(255) as u64, 8);
             for m in moves.iter().take(255) {
@@ -376,7 +449,13 @@ pub fn encode_client(h: &Header, msg: &ClientMsg, b: &Bindings) -> Vec<u8> {
     w.finish()
 }
 
-pub fn encode_server(h: &Header, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
+/// Encodes a server message; `b` must be the binding list of `msg.layout()`.
+pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
+    let h = &Header {
+        sender: SERVER_SENDER,
+        seq,
+        layout: msg.layout(),
+    };
     let kind = match msg {
         ServerMsg::Welcome { .. } => K_WELCOME,
         ServerMsg::Ack { .. } => K_ACK,
@@ -392,13 +471,16 @@ pub fn encode_server(h: &Header, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
             spawn,
             replicators,
             server_time,
+            ..
         } => {
             w.bits(u64::from(*pawn), 16);
             w.bits(u64::from(*replicators), 8);
             w.bits(server_time.to_bits(), 64);
             write_values(&mut w, b, spawn, b.bound);
         }
-        ServerMsg::Ack { move_id, values } => {
+        ServerMsg::Ack {
+            move_id, values, ..
+        } => {
             w.bits(u64::from(*move_id), 32);
             write_values(&mut w, b, values, b.client_validated);
         }
@@ -407,6 +489,7 @@ pub fn encode_server(h: &Header, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
             epoch,
             state,
             deviations,
+            ..
         } => {
             w.bits(u64::from(*move_id), 32);
             w.bits(u64::from(*epoch), 32);
@@ -506,7 +589,11 @@ pub fn decode<'b>(
                     output,
                 });
             }
-            Datagram::Client(ClientMsg::Moves { epoch, moves })
+            Datagram::Client(ClientMsg::Moves {
+                layout: h.layout,
+                epoch,
+                moves,
+            })
         }
         K_PING => Datagram::Client(ClientMsg::Ping {
             seq: r.bits(32)? as u32,
@@ -519,6 +606,7 @@ pub fn decode<'b>(
             let mut spawn = PawnValues::default();
             read_values(&mut r, b, &mut spawn, b.bound)?;
             Datagram::Server(ServerMsg::Welcome {
+                layout: h.layout,
                 pawn,
                 spawn,
                 replicators,
@@ -529,7 +617,11 @@ pub fn decode<'b>(
             let move_id = r.bits(32)? as u32;
             let mut values = PawnValues::default();
             read_values(&mut r, b, &mut values, b.client_validated)?;
-            Datagram::Server(ServerMsg::Ack { move_id, values })
+            Datagram::Server(ServerMsg::Ack {
+                layout: h.layout,
+                move_id,
+                values,
+            })
         }
         K_CORRECTION => {
             let move_id = r.bits(32)? as u32;
@@ -556,6 +648,7 @@ pub fn decode<'b>(
                 });
             }
             Datagram::Server(ServerMsg::Correction {
+                layout: h.layout,
                 move_id,
                 epoch,
                 state,
@@ -616,6 +709,7 @@ mod tests {
                 layout_hash: b.layout_hash(),
             },
             ClientMsg::Moves {
+                layout: 0,
                 epoch: 3,
                 moves: vec![mv(1, 0.1), mv(2, 0.9), mv(3, 0.4)],
             },
@@ -626,16 +720,19 @@ mod tests {
         ];
         let server = vec![
             ServerMsg::Welcome {
+                layout: 0,
                 pawn: 4,
                 spawn: pawn(0.3).quantized(b.list(), b.bound),
                 replicators: 1,
                 server_time: 99.25,
             },
             ServerMsg::Ack {
+                layout: 0,
                 move_id: 17,
                 values: pawn(0.6).quantized(b.list(), b.bound),
             },
             ServerMsg::Correction {
+                layout: 0,
                 move_id: 18,
                 epoch: 2,
                 state: pawn(0.7).quantized(b.list(), b.bound),
@@ -676,12 +773,17 @@ mod tests {
         };
         let (client, server) = sample_messages(&b);
         for m in &client {
-            let bytes = encode_client(&h, m, &b);
+            let bytes = encode_client(3, 1234, m, &b);
             assert_eq!(bytes.len(), m.wire_bytes(&b), "{m:?}");
             let (h2, d) = decode(&bytes, |_| Some(&b)).expect("decodes");
             assert_eq!(h2, h);
             let expected = match m.clone() {
-                ClientMsg::Moves { epoch, moves } => ClientMsg::Moves {
+                ClientMsg::Moves {
+                    layout,
+                    epoch,
+                    moves,
+                } => ClientMsg::Moves {
+                    layout,
                     epoch,
                     moves: moves
                         .into_iter()
@@ -697,20 +799,27 @@ mod tests {
             assert_eq!(d, Datagram::Client(expected));
         }
         for m in &server {
-            let bytes = encode_server(&h, m, &b);
+            let bytes = encode_server(1234, m, &b);
             assert_eq!(bytes.len(), m.wire_bytes(&b), "{m:?}");
             let (_, d) = decode(&bytes, |_| Some(&b)).expect("decodes");
             let expected = match m.clone() {
-                ServerMsg::Ack { move_id, values } => ServerMsg::Ack {
+                ServerMsg::Ack {
+                    layout,
+                    move_id,
+                    values,
+                } => ServerMsg::Ack {
+                    layout,
                     move_id,
                     values: masked(&b, &values, b.client_validated),
                 },
                 ServerMsg::Correction {
+                    layout,
                     move_id,
                     epoch,
                     state,
                     deviations,
                 } => ServerMsg::Correction {
+                    layout,
                     move_id,
                     epoch,
                     state: masked(&b, &state, b.server_auth),
@@ -789,13 +898,8 @@ mod tests {
             decode(b"GET / HTTP/1.1\r\n", |_| Some(&b)).unwrap_err(),
             DecodeError::BadMagic
         );
-        let h = Header {
-            sender: 1,
-            seq: 1,
-            layout: 0,
-        };
         let (client, _) = sample_messages(&b);
-        let good = encode_client(&h, &client[1], &b);
+        let good = encode_client(1, 1, &client[1], &b);
         for cut in HEADER_BYTES..good.len() {
             assert!(decode(&good[..cut], |_| Some(&b)).is_err(), "cut at {cut}");
         }
@@ -819,6 +923,22 @@ mod tests {
             decode(&vec![0u8; 5000], |_| Some(&b)),
             Err(DecodeError::TooLarge(5000))
         ));
+    }
+
+    #[test]
+    fn seq_window_drops_duplicates_and_follows_restarts() {
+        let mut w = SeqWindow::default();
+        assert!(w.accept(10));
+        assert!(!w.accept(10));
+        assert!(w.accept(12));
+        assert!(w.accept(11), "late but new");
+        assert!(!w.accept(11));
+        assert!(w.accept(500));
+        assert!(!w.accept(300), "too old to tell: dropped");
+        assert!(w.accept(5000));
+        assert!(w.accept(1), "numbering restarted");
+        assert!(w.accept(2));
+        assert!(!w.accept(2));
     }
 
     proptest! {
