@@ -4,8 +4,10 @@
 //! virtual time over a seeded link model; [`preset`] reads session descriptions; [`summary`]
 //! folds telemetry into the run summary.
 
+pub mod live;
 pub mod model;
 pub mod preset;
 pub mod rng;
 pub mod sim;
 pub mod summary;
+pub mod transport;

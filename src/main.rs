@@ -52,6 +52,10 @@ struct RunArgs {
     /// Write the summary as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     summary_json: Option<PathBuf>,
+    /// Run for real: a server and client threads over laminar UDP on 127.0.0.1, for
+    /// `--seconds` wall seconds (default 10).
+    #[arg(long)]
+    live: bool,
 }
 
 fn main() -> ExitCode {
@@ -95,7 +99,12 @@ fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
 
 fn run(args: RunArgs) -> Result<(), String> {
     let (preset, name) = load_preset(&args)?;
-    let summary = run_deterministic(&preset, &name, preset.seconds, &mut |_r: &Record| {})?;
+    let summary = if args.live {
+        let seconds = args.seconds.unwrap_or(10.0);
+        movescope::live::run_live(&preset, &name, seconds, &mut |_r: &Record| {})?
+    } else {
+        run_deterministic(&preset, &name, preset.seconds, &mut |_r: &Record| {})?
+    };
     match &args.summary_json {
         Some(path) => {
             let json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;

@@ -147,7 +147,7 @@ impl SummaryBuilder {
             },
             (_, Event::Rejected { reason }) => match reason {
                 Rejection::Duplicate => self.packets.duplicates_dropped += 1,
-                Rejection::Malformed(_) => self.packets.malformed += 1,
+                Rejection::Malformed(_) | Rejection::Foreign => self.packets.malformed += 1,
             },
             (m, Event::Log { level, text }) => {
                 let key = (*level as u8, *m, text.clone());

@@ -23,6 +23,8 @@ pub enum MsgKind {
     WorldTime,
     Pong,
     Reset,
+    /// A transport-level datagram (live sessions: laminar's acks, keep-alives, resends).
+    Transport,
 }
 
 /// How a message must travel.

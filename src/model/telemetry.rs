@@ -56,6 +56,8 @@ pub enum Rejection {
     Duplicate,
     /// It could not be decoded.
     Malformed(DecodeError),
+    /// Live sessions: not even a laminar datagram; dropped before the transport.
+    Foreign,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,7 +12,9 @@ use glam::{DVec2, DVec3};
 use crate::model::binding::{
     Bindings, BoundType, FieldMask, Value, hundredths, packed_width, unzigzag, zigzag,
 };
-use crate::model::messages::{ClientMsg, DeviationReport, HEADER_BYTES, ServerMsg, WireMove};
+use crate::model::messages::{
+    ClientMsg, DeviationReport, HEADER_BYTES, MsgKind, ServerMsg, WireMove,
+};
 use crate::model::pawn::PawnValues;
 
 pub const MAGIC: [u8; 2] = *b"MS";
@@ -521,6 +523,23 @@ pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
         ServerMsg::Reset => {}
     }
     w.finish()
+}
+
+/// The message kind a datagram's header announces (`Transport` for keep-alives and unknown
+/// kinds).
+pub fn kind_of(bytes: &[u8]) -> MsgKind {
+    match peek_header(bytes).map(|(k, _)| k) {
+        Ok(K_JOIN) => MsgKind::Join,
+        Ok(K_MOVES) => MsgKind::Moves,
+        Ok(K_PING) => MsgKind::Ping,
+        Ok(K_WELCOME) => MsgKind::Welcome,
+        Ok(K_ACK) => MsgKind::Ack,
+        Ok(K_CORRECTION) => MsgKind::Correction,
+        Ok(K_WORLD_TIME) => MsgKind::WorldTime,
+        Ok(K_PONG) => MsgKind::Pong,
+        Ok(K_RESET) => MsgKind::Reset,
+        _ => MsgKind::Transport,
+    }
 }
 
 /// Reads the header only (to learn the sender and layout before decoding the body).

@@ -1,0 +1,1020 @@
+//! Live sessions: the same model run for real. One server thread and one thread per client,
+//! each with its own clock, exchanging datagrams through laminar on 127.0.0.1 (see
+//! [`crate::transport`]). Threads take commands and give telemetry through bounded
+//! crossbeam channels; a simulation thread never blocks on the consumer: when the telemetry
+//! channel is full the oldest record is dropped and counted.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounded};
+
+use crate::model::binding::Bindings;
+use crate::model::client::{Client, ClientConfig};
+use crate::model::input::{InputScript, RawInput};
+use crate::model::messages::{Delivery, MsgKind};
+use crate::model::server::{Server, ServerConfig};
+use crate::model::settings::{Faults, GmcSettings, WorldSettings};
+use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
+use crate::preset::{Direction, Preset};
+use crate::rng::{Rng, derive_seed, purpose};
+use crate::sim::link::{Link, LinkParams};
+use crate::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, TransportEvent};
+
+/// Records the telemetry channel holds before the oldest are dropped.
+pub const TELEMETRY_CAPACITY: usize = 1 << 16;
+/// Commands a thread's channel holds.
+const COMMAND_CAPACITY: usize = 256;
+
+/// Session time shared by every thread: wall time since the session started, minus pauses.
+#[derive(Debug)]
+pub struct SessionClock {
+    epoch: Instant,
+    paused_total_ns: AtomicU64,
+    /// Wall nanoseconds since epoch at which the current pause began; 0 when running.
+    pause_started_ns: AtomicU64,
+    /// Session time (f64 bits) at which the current server started its world clock.
+    server_start: AtomicU64,
+}
+
+impl SessionClock {
+    pub fn new() -> Self {
+        SessionClock {
+            epoch: Instant::now(),
+            paused_total_ns: AtomicU64::new(0),
+            pause_started_ns: AtomicU64::new(0),
+            server_start: AtomicU64::new(0f64.to_bits()),
+        }
+    }
+
+    fn wall_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Seconds of session time.
+    pub fn now(&self) -> f64 {
+        let paused = self.pause_started_ns.load(Ordering::Acquire);
+        let at = if paused != 0 { paused } else { self.wall_ns() };
+        at.saturating_sub(self.paused_total_ns.load(Ordering::Acquire)) as f64 / 1e9
+    }
+
+    /// The `Instant` laminar is told for session time `t` (so pauses do not time out
+    /// connections).
+    pub fn instant(&self, t: f64) -> Instant {
+        self.epoch + Duration::from_secs_f64(t.max(0.0))
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.pause_started_ns.load(Ordering::Acquire) != 0
+    }
+
+    pub fn pause(&self) {
+        if !self.is_paused() {
+            self.pause_started_ns
+                .store(self.wall_ns().max(1), Ordering::Release);
+        }
+    }
+
+    pub fn resume(&self) {
+        let started = self.pause_started_ns.swap(0, Ordering::AcqRel);
+        if started != 0 {
+            self.paused_total_ns
+                .fetch_add(self.wall_ns().saturating_sub(started), Ordering::AcqRel);
+        }
+    }
+
+    /// The server's world time at session time `t`.
+    pub fn server_time(&self, t: f64) -> f64 {
+        t - f64::from_bits(self.server_start.load(Ordering::Acquire))
+    }
+}
+
+impl Default for SessionClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Telemetry producer that never blocks: when full, drops the oldest record and counts it.
+#[derive(Clone)]
+pub struct TelemetryTx {
+    tx: Sender<Record>,
+    oldest: Receiver<Record>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl TelemetryTx {
+    pub fn send(&self, r: Record) {
+        let mut r = r;
+        loop {
+            match self.tx.try_send(r) {
+                Ok(()) => return,
+                Err(TrySendError::Full(back)) => {
+                    if self.oldest.try_recv().is_ok() {
+                        self.dropped.fetch_add(1, Ordering::Relaxed);
+                    }
+                    r = back;
+                }
+                Err(TrySendError::Disconnected(_)) => return,
+            }
+        }
+    }
+}
+
+/// What the outside can change while a session runs.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// One client's link in one or both directions.
+    SetLink {
+        client: u16,
+        direction: Direction,
+        params: LinkParams,
+    },
+    SetGmc(GmcSettings),
+    /// Pitfall switches that live in the tick (binding mistakes go through `ChangeBindings`).
+    SetFaults(Faults),
+    SetWorld(WorldSettings),
+    /// A new binding list. Consistent: server and clients switch at the next move boundary.
+    /// Not consistent: only the clients change (the pitfall).
+    ChangeBindings {
+        bindings: Bindings,
+        consistent: bool,
+    },
+    Pause,
+    Resume,
+    AddClient,
+    /// Stops a client cleanly; the server drops it after its connection timeout.
+    RemoveClient(u16),
+    /// Kills a client and starts it again with a fresh socket and nonce (it rejoins).
+    RestartClient(u16),
+    /// Stops the server and starts a new one on the same port (clients rejoin).
+    RestartServer,
+    /// Drive a client's pawn from outside (keyboard) instead of its input script; `None`
+    /// hands it back to the script.
+    Drive {
+        client: u16,
+        input: Option<RawInput>,
+    },
+}
+
+enum ThreadCmd {
+    SetLink(LinkParams),
+    SetClientLink {
+        client: u16,
+        params: LinkParams,
+    },
+    SetGmc(GmcSettings),
+    SetFaults(Faults),
+    SetWorld(WorldSettings),
+    DefineLayout {
+        version: u8,
+        bindings: Arc<Bindings>,
+        select: bool,
+    },
+    Drive(Option<RawInput>),
+    Wake,
+}
+
+struct Worker {
+    tx: Sender<ThreadCmd>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    fn stop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = self.tx.try_send(ThreadCmd::Wake);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A running live session.
+pub struct LiveSession {
+    preset: Preset,
+    clock: Arc<SessionClock>,
+    server_addr: SocketAddr,
+    server: Worker,
+    clients: BTreeMap<u16, Worker>,
+    nonces: u32,
+    layout_version: u8,
+    /// The binding list the session started with (layout version 0).
+    initial_bindings: Arc<Bindings>,
+    /// Layouts defined since, in order: (version, list, selected). Unselected entries are
+    /// client-only redefinitions (the pitfall).
+    client_layouts: Vec<(u8, Arc<Bindings>, bool)>,
+    tele_tx: TelemetryTx,
+    tele_rx: Receiver<Record>,
+}
+
+fn link_params(preset: &Preset, client: u16, up: bool) -> LinkParams {
+    let mut params = preset.link.clone();
+    for o in &preset.link_overrides {
+        let applies = match o.direction {
+            Direction::Up => up,
+            Direction::Down => !up,
+            Direction::Both => true,
+        };
+        if o.client == client && applies {
+            params = o.link.clone();
+        }
+    }
+    params
+}
+
+impl LiveSession {
+    /// Starts the server and the preset's clients on loopback.
+    pub fn start(preset: &Preset) -> Result<LiveSession, String> {
+        preset
+            .validate()
+            .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
+        let bindings = Arc::new(
+            preset
+                .bindings()
+                .map_err(|(f, e)| format!("`{f}`: expected {e}"))?,
+        );
+        let (tx, rx) = bounded(TELEMETRY_CAPACITY);
+        let tele_tx = TelemetryTx {
+            tx,
+            oldest: rx.clone(),
+            dropped: Arc::new(AtomicU64::new(0)),
+        };
+        let clock = Arc::new(SessionClock::new());
+        let endpoint = Endpoint::bind_loopback(0)
+            .map_err(|e| format!("cannot bind the server socket: {e}"))?;
+        let server_addr = endpoint.local_addr();
+        let server = spawn_server(
+            preset,
+            bindings.clone(),
+            &[],
+            endpoint,
+            clock.clone(),
+            tele_tx.clone(),
+            0.0,
+        );
+        let mut s = LiveSession {
+            preset: preset.clone(),
+            clock,
+            server_addr,
+            server,
+            clients: BTreeMap::new(),
+            nonces: 0,
+            layout_version: 0,
+            initial_bindings: bindings,
+            client_layouts: Vec::new(),
+            tele_tx,
+            tele_rx: rx,
+        };
+        for i in 0..preset.clients {
+            let start = f64::from(i + 1) * preset.join_interval_s;
+            s.start_client(i, start)?;
+        }
+        Ok(s)
+    }
+
+    pub fn clock(&self) -> &Arc<SessionClock> {
+        &self.clock
+    }
+
+    pub fn server_addr(&self) -> SocketAddr {
+        self.server_addr
+    }
+
+    pub fn client_ids(&self) -> Vec<u16> {
+        self.clients.keys().copied().collect()
+    }
+
+    /// Records dropped because the consumer fell behind.
+    pub fn telemetry_dropped(&self) -> u64 {
+        self.tele_tx.dropped.load(Ordering::Relaxed)
+    }
+
+    /// The telemetry stream (records from all threads, each thread's in time order).
+    pub fn telemetry(&self) -> &Receiver<Record> {
+        &self.tele_rx
+    }
+
+    fn start_client(&mut self, id: u16, start_delay: f64) -> Result<(), String> {
+        self.nonces += 1;
+        let endpoint =
+            Endpoint::bind_loopback(0).map_err(|e| format!("cannot bind a client socket: {e}"))?;
+        let nonce = derive_seed(self.preset.seed, purpose::CLIENT_NONCE, u64::from(id)) as u32
+            ^ self.nonces.wrapping_mul(0x9E37_79B9);
+        let w = spawn_client(ClientSpawn {
+            preset: &self.preset,
+            id,
+            nonce,
+            bindings: self.initial_bindings.clone(),
+            layouts: self.client_layouts.clone(),
+            endpoint,
+            server: self.server_addr,
+            clock: self.clock.clone(),
+            tele: self.tele_tx.clone(),
+            start: self.clock.now() + start_delay,
+        });
+        self.clients.insert(id, w);
+        Ok(())
+    }
+
+    fn to_client(&self, id: u16, cmd: ThreadCmd) {
+        if let Some(w) = self.clients.get(&id) {
+            let _ = w.tx.try_send(cmd);
+        }
+    }
+
+    fn to_server(&self, cmd: ThreadCmd) {
+        let _ = self.server.tx.try_send(cmd);
+    }
+
+    /// Applies a command. Changes reach the threads through their command channels and take
+    /// effect on their next loop iteration (at most a few milliseconds later).
+    pub fn command(&mut self, cmd: Command) -> Result<(), String> {
+        match cmd {
+            Command::SetLink {
+                client,
+                direction,
+                params,
+            } => {
+                params
+                    .validate()
+                    .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
+                // Remembered as an override, so restarted threads get it too (last one wins).
+                self.preset
+                    .link_overrides
+                    .push(crate::preset::LinkOverride {
+                        client,
+                        direction,
+                        link: params.clone(),
+                    });
+                if matches!(direction, Direction::Up | Direction::Both) {
+                    self.to_client(client, ThreadCmd::SetLink(params.clone()));
+                }
+                if matches!(direction, Direction::Down | Direction::Both) {
+                    self.to_server(ThreadCmd::SetClientLink { client, params });
+                }
+            }
+            Command::SetGmc(g) => {
+                self.preset.gmc = g;
+                self.to_server(ThreadCmd::SetGmc(g));
+                for id in self.client_ids() {
+                    self.to_client(id, ThreadCmd::SetGmc(g));
+                }
+            }
+            Command::SetFaults(f) => {
+                self.preset.faults = f.clone();
+                self.to_server(ThreadCmd::SetFaults(f.clone()));
+                for id in self.client_ids() {
+                    self.to_client(id, ThreadCmd::SetFaults(f.clone()));
+                }
+            }
+            Command::SetWorld(w) => {
+                self.preset.world = w.clone();
+                self.to_server(ThreadCmd::SetWorld(w));
+            }
+            Command::ChangeBindings {
+                bindings,
+                consistent,
+            } => {
+                let b = Arc::new(bindings);
+                if consistent {
+                    self.layout_version = self
+                        .layout_version
+                        .checked_add(1)
+                        .ok_or("too many binding changes in one session (255)")?;
+                    let v = self.layout_version;
+                    self.to_server(ThreadCmd::DefineLayout {
+                        version: v,
+                        bindings: b.clone(),
+                        select: true,
+                    });
+                    self.client_layouts.push((v, b.clone(), true));
+                    for id in self.client_ids() {
+                        self.to_client(
+                            id,
+                            ThreadCmd::DefineLayout {
+                                version: v,
+                                bindings: b.clone(),
+                                select: true,
+                            },
+                        );
+                    }
+                } else {
+                    let v = self.layout_version;
+                    self.client_layouts.push((v, b.clone(), false));
+                    for id in self.client_ids() {
+                        self.to_client(
+                            id,
+                            ThreadCmd::DefineLayout {
+                                version: v,
+                                bindings: b.clone(),
+                                select: false,
+                            },
+                        );
+                    }
+                }
+            }
+            Command::Pause => self.clock.pause(),
+            Command::Resume => {
+                self.clock.resume();
+                self.to_server(ThreadCmd::Wake);
+                for id in self.client_ids() {
+                    self.to_client(id, ThreadCmd::Wake);
+                }
+            }
+            Command::AddClient => {
+                let id = self.clients.keys().next_back().map_or(0, |k| k + 1);
+                if id >= 64 {
+                    return Err("at most 64 clients".into());
+                }
+                self.start_client(id, 0.0)?;
+            }
+            Command::RemoveClient(id) => {
+                let mut w = self.clients.remove(&id).ok_or(format!("no client {id}"))?;
+                w.stop();
+            }
+            Command::RestartClient(id) => {
+                let mut w = self.clients.remove(&id).ok_or(format!("no client {id}"))?;
+                w.stop();
+                self.start_client(id, 0.0)?;
+            }
+            Command::RestartServer => {
+                self.server.stop();
+                let port = self.server_addr.port();
+                let endpoint = Endpoint::bind_loopback(port).map_err(|e| {
+                    format!("cannot bind the server socket again on port {port}: {e}")
+                })?;
+                let now = self.clock.now();
+                self.clock
+                    .server_start
+                    .store(now.to_bits(), Ordering::Release);
+                let layouts: Vec<(u8, Arc<Bindings>)> = self
+                    .client_layouts
+                    .iter()
+                    .filter(|(_, _, consistent)| *consistent)
+                    .map(|(v, b, _)| (*v, b.clone()))
+                    .collect();
+                self.server = spawn_server(
+                    &self.preset,
+                    self.initial_bindings.clone(),
+                    &layouts,
+                    endpoint,
+                    self.clock.clone(),
+                    self.tele_tx.clone(),
+                    now,
+                );
+            }
+            Command::Drive { client, input } => self.to_client(client, ThreadCmd::Drive(input)),
+        }
+        Ok(())
+    }
+
+    /// Stops every thread and waits for them.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        for w in self.clients.values_mut() {
+            w.stop();
+        }
+        self.server.stop();
+    }
+}
+
+impl Drop for LiveSession {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Pushes model telemetry as records stamped with session time.
+fn forward(tele: &TelemetryTx, machine: Machine, offset: f64, scratch: &mut Vec<(f64, Event)>) {
+    for (local, event) in scratch.drain(..) {
+        tele.send(Record {
+            t: offset + local,
+            machine,
+            event,
+        });
+    }
+}
+
+fn packet_record(
+    t: f64,
+    from: Machine,
+    to: Machine,
+    bytes: usize,
+    fate: PacketFate,
+    kind: MsgKind,
+) -> Record {
+    let machine = if fate == PacketFate::Delivered {
+        to
+    } else {
+        from
+    };
+    Record {
+        t,
+        machine,
+        event: Event::Packet {
+            from,
+            to,
+            bytes: bytes as u32,
+            fate,
+            kind,
+        },
+    }
+}
+
+/// Reports datagrams the transport dropped before laminar since the last call.
+fn report_foreign(endpoint: &Endpoint, seen: &mut u64, tele: &TelemetryTx, t: f64, me: Machine) {
+    let (foreign, _) = endpoint.drop_counts();
+    while *seen < foreign {
+        *seen += 1;
+        tele.send(Record {
+            t,
+            machine: me,
+            event: Event::Rejected {
+                reason: crate::model::telemetry::Rejection::Foreign,
+            },
+        });
+    }
+}
+
+/// While paused: sleeps until a command arrives (or a short timeout, to notice the stop flag).
+fn wait(rx: &Receiver<ThreadCmd>) -> Option<ThreadCmd> {
+    rx.recv_timeout(Duration::from_millis(20)).ok()
+}
+
+/// While running: sleeps until `until` (session time) or until a datagram arrives, whichever is
+/// first. Commands are picked up on the next loop iteration (at most a keep-alive interval
+/// later).
+fn sleep_until(endpoint: &Endpoint, clock: &SessionClock, until: f64) {
+    let dt = (until - clock.now()).clamp(0.0, 0.02);
+    if dt > 0.0 {
+        endpoint.wait_readable(Duration::from_secs_f64(dt));
+    }
+}
+
+struct ClientSpawn<'a> {
+    preset: &'a Preset,
+    id: u16,
+    nonce: u32,
+    bindings: Arc<Bindings>,
+    layouts: Vec<(u8, Arc<Bindings>, bool)>,
+    endpoint: Endpoint,
+    server: SocketAddr,
+    clock: Arc<SessionClock>,
+    tele: TelemetryTx,
+    start: f64,
+}
+
+fn spawn_client(s: ClientSpawn) -> Worker {
+    let (tx, rx) = bounded(COMMAND_CAPACITY);
+    let stop = Arc::new(AtomicBool::new(false));
+    let p = s.preset;
+    let idx = u64::from(s.id);
+    let o = p.client_overrides.iter().find(|o| o.client == s.id);
+    let fps = o.and_then(|o| o.fps).unwrap_or(p.client_fps);
+    let fps_jitter = o.and_then(|o| o.fps_jitter).unwrap_or(p.client_fps_jitter);
+    let script = InputScript::new(
+        o.and_then(|o| o.input.clone())
+            .unwrap_or_else(|| p.input.clone()),
+        derive_seed(p.seed, purpose::CLIENT_INPUT, idx),
+    );
+    let mut frame_rng = Rng::new(derive_seed(p.seed, purpose::CLIENT_FRAMES, idx));
+    let mut endpoint = s.endpoint;
+    endpoint.set_link(
+        s.server,
+        Some(Link::new(
+            link_params(p, s.id, true),
+            derive_seed(p.seed, purpose::LINK_UP, idx),
+        )),
+    );
+    let mut client = Client::new(ClientConfig {
+        id: s.id,
+        nonce: s.nonce,
+        gmc: p.gmc,
+        faults: p.faults.clone(),
+        bindings: s.bindings,
+    });
+    for (v, b, select) in s.layouts {
+        client.define_layout(v, b);
+        if select {
+            client.use_layout(v);
+        }
+    }
+    let stop2 = stop.clone();
+    let (clock, tele, server, start, id) = (s.clock, s.tele, s.server, s.start, s.id);
+    let handle = std::thread::Builder::new()
+        .name(format!("client {id}"))
+        .spawn(move || {
+            let me = Machine::Client(id);
+            let mut script = script;
+            let mut drive: Option<RawInput> = None;
+            let mut events = Vec::new();
+            let mut notes: Vec<LinkNote> = Vec::new();
+            let mut scratch = Vec::new();
+            let mut next_frame = start;
+            let mut next_keepalive = start;
+            let mut next_sample = start;
+            let mut foreign_seen = 0u64;
+            let mut pending: Option<ThreadCmd> = None;
+            while !stop2.load(Ordering::Acquire) {
+                let cmds = pending.take().into_iter().chain(rx.try_iter());
+                for c in cmds.collect::<Vec<_>>() {
+                    match c {
+                        ThreadCmd::SetLink(params) => {
+                            if let Some(l) = endpoint.link_mut(&server) {
+                                l.set_params(params);
+                            }
+                        }
+                        ThreadCmd::SetGmc(g) => client.set_gmc(g),
+                        ThreadCmd::SetFaults(f) => client.set_faults(f),
+                        ThreadCmd::DefineLayout {
+                            version,
+                            bindings,
+                            select,
+                        } => {
+                            client.define_layout(version, bindings);
+                            if select {
+                                client.use_layout(version);
+                            }
+                        }
+                        ThreadCmd::Drive(i) => drive = i,
+                        ThreadCmd::SetClientLink { .. }
+                        | ThreadCmd::SetWorld(_)
+                        | ThreadCmd::Wake => {}
+                    }
+                }
+                if clock.is_paused() {
+                    pending = wait(&rx);
+                    continue;
+                }
+                let t = clock.now();
+                if t < start {
+                    sleep_until(&endpoint, &clock, start);
+                    continue;
+                }
+                let local = t - start;
+                endpoint.poll(t, clock.instant(t), &mut events);
+                for ev in events.drain(..) {
+                    match ev {
+                        TransportEvent::Datagram { bytes, .. } => {
+                            let kind = crate::model::wire::kind_of(&bytes);
+                            if kind != MsgKind::Transport {
+                                tele.send(packet_record(
+                                    t,
+                                    Machine::Server,
+                                    me,
+                                    bytes.len(),
+                                    PacketFate::Delivered,
+                                    kind,
+                                ));
+                            }
+                            let _ = client.handle_datagram(local, &bytes);
+                        }
+                        TransportEvent::TimedOut(_) | TransportEvent::Disconnected(_) => {
+                            tele.send(Record {
+                                t,
+                                machine: me,
+                                event: Event::Log {
+                                    level: LogLevel::Warning,
+                                    text: "transport: the connection to the server timed out"
+                                        .into(),
+                                },
+                            });
+                        }
+                        TransportEvent::Connected(_) => {}
+                    }
+                }
+                if t >= next_frame {
+                    let raw = if client.is_playing() {
+                        let scripted = script.sample(local);
+                        drive.unwrap_or(scripted)
+                    } else {
+                        RawInput::default()
+                    };
+                    client.frame(local, raw);
+                    let dt = (1.0 / fps) * (1.0 + fps_jitter * (2.0 * frame_rng.f64() - 1.0));
+                    next_frame += dt;
+                    if next_frame < t {
+                        next_frame = t + dt; // fell behind: do not try to catch up
+                    }
+                }
+                while let Some(txm) = client.poll_transmit() {
+                    tele.send(packet_record(
+                        t,
+                        me,
+                        Machine::Server,
+                        txm.bytes.len(),
+                        PacketFate::Sent,
+                        txm.kind,
+                    ));
+                    endpoint.send(server, txm.bytes, txm.delivery == Delivery::Reliable);
+                }
+                if t >= next_keepalive {
+                    next_keepalive = t + KEEPALIVE_INTERVAL.as_secs_f64();
+                    endpoint.send(
+                        server,
+                        crate::model::wire::encode_keepalive(&crate::model::wire::Header {
+                            sender: id,
+                            seq: 0,
+                            layout: 0,
+                        }),
+                        true,
+                    );
+                }
+                if t >= next_sample {
+                    next_sample = t + crate::sim::harness::CLOCK_SAMPLE_INTERVAL;
+                    if client.is_playing() {
+                        tele.send(Record {
+                            t,
+                            machine: me,
+                            event: Event::ClockOffset {
+                                offset: client.synced_time(local) - clock.server_time(t),
+                            },
+                        });
+                    }
+                }
+                endpoint.poll(t, clock.instant(t), &mut events);
+                endpoint.take_notes(&mut notes);
+                for n in notes.drain(..) {
+                    if n.fate != PacketFate::Sent {
+                        tele.send(packet_record(
+                            t,
+                            me,
+                            Machine::Server,
+                            n.bytes,
+                            n.fate,
+                            MsgKind::Transport,
+                        ));
+                    }
+                }
+                report_foreign(&endpoint, &mut foreign_seen, &tele, t, me);
+                client.drain_telemetry(&mut scratch);
+                forward(&tele, me, start, &mut scratch);
+                let mut until = next_frame.min(next_keepalive);
+                if let Some(d) = endpoint.next_due() {
+                    until = until.min(d);
+                }
+                sleep_until(&endpoint, &clock, until);
+            }
+        })
+        .expect("spawning a thread");
+    Worker {
+        tx,
+        stop,
+        handle: Some(handle),
+    }
+}
+
+fn spawn_server(
+    p: &Preset,
+    bindings: Arc<Bindings>,
+    layouts: &[(u8, Arc<Bindings>)],
+    endpoint: Endpoint,
+    clock: Arc<SessionClock>,
+    tele: TelemetryTx,
+    start: f64,
+) -> Worker {
+    let (tx, rx) = bounded(COMMAND_CAPACITY);
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut server = Server::new(ServerConfig {
+        gmc: p.gmc,
+        faults: p.faults.clone(),
+        world: p.world.clone(),
+        bindings,
+        world_time_replicators: p.world_time_replicators,
+        ai_pawns: p.ai_pawns,
+        ai_input: p.ai_input.clone(),
+        seed: p.seed,
+    });
+    for (v, b) in layouts {
+        server.define_layout(*v, b.clone());
+        server.use_layout(*v);
+    }
+    let preset = p.clone();
+    let fps = p.server_fps;
+    let stop2 = stop.clone();
+    let handle = std::thread::Builder::new()
+        .name("server".into())
+        .spawn(move || {
+            let mut endpoint = endpoint;
+            let mut addr_of: BTreeMap<u16, SocketAddr> = BTreeMap::new();
+            let mut down_links: BTreeMap<u16, LinkParams> = BTreeMap::new();
+            let mut events = Vec::new();
+            let mut notes: Vec<LinkNote> = Vec::new();
+            let mut scratch = Vec::new();
+            let mut next_frame = start;
+            let mut next_keepalive = start;
+            let mut foreign_seen = 0u64;
+            let mut pending: Option<ThreadCmd> = None;
+            while !stop2.load(Ordering::Acquire) {
+                let cmds = pending.take().into_iter().chain(rx.try_iter());
+                for c in cmds.collect::<Vec<_>>() {
+                    match c {
+                        ThreadCmd::SetClientLink { client, params } => {
+                            if let Some(l) = addr_of.get(&client).and_then(|a| endpoint.link_mut(a))
+                            {
+                                l.set_params(params.clone());
+                            }
+                            down_links.insert(client, params);
+                        }
+                        ThreadCmd::SetGmc(g) => server.set_gmc(g),
+                        ThreadCmd::SetFaults(f) => server.set_faults(f),
+                        ThreadCmd::SetWorld(w) => server.set_world(w),
+                        ThreadCmd::DefineLayout {
+                            version,
+                            bindings,
+                            select,
+                        } => {
+                            server.define_layout(version, bindings);
+                            if select {
+                                server.use_layout(version);
+                            }
+                        }
+                        ThreadCmd::SetLink(_) | ThreadCmd::Drive(_) | ThreadCmd::Wake => {}
+                    }
+                }
+                if clock.is_paused() {
+                    pending = wait(&rx);
+                    continue;
+                }
+                let t = clock.now();
+                let local = t - start;
+                endpoint.poll(t, clock.instant(t), &mut events);
+                for ev in events.drain(..) {
+                    match ev {
+                        TransportEvent::Datagram { from, bytes } => {
+                            let len = bytes.len();
+                            if let Ok(sender) = server.handle_datagram(local, &bytes) {
+                                let kind = crate::model::wire::kind_of(&bytes);
+                                if kind != MsgKind::Transport {
+                                    tele.send(packet_record(
+                                        t,
+                                        Machine::Client(sender),
+                                        Machine::Server,
+                                        len,
+                                        PacketFate::Delivered,
+                                        kind,
+                                    ));
+                                }
+                                if addr_of.get(&sender) != Some(&from) {
+                                    addr_of.insert(sender, from);
+                                    let params = down_links
+                                        .get(&sender)
+                                        .cloned()
+                                        .unwrap_or_else(|| link_params(&preset, sender, false));
+                                    endpoint.set_link(
+                                        from,
+                                        Some(Link::new(
+                                            params,
+                                            derive_seed(
+                                                preset.seed,
+                                                purpose::LINK_DOWN,
+                                                u64::from(sender),
+                                            ),
+                                        )),
+                                    );
+                                }
+                            }
+                        }
+                        TransportEvent::TimedOut(a) | TransportEvent::Disconnected(a) => {
+                            if let Some((&id, _)) = addr_of.iter().find(|(_, x)| **x == a) {
+                                tele.send(Record {
+                                    t,
+                                    machine: Machine::Server,
+                                    event: Event::Log {
+                                        level: LogLevel::Warning,
+                                        text: format!(
+                                            "transport: the connection to client {id} timed out"
+                                        ),
+                                    },
+                                });
+                            }
+                        }
+                        TransportEvent::Connected(_) => {}
+                    }
+                }
+                if t >= next_frame {
+                    server.frame(local);
+                    next_frame += 1.0 / fps;
+                    if next_frame < t {
+                        next_frame = t + 1.0 / fps;
+                    }
+                }
+                while let Some((to, txm)) = server.poll_transmit() {
+                    if let Some(a) = addr_of.get(&to) {
+                        tele.send(packet_record(
+                            t,
+                            Machine::Server,
+                            Machine::Client(to),
+                            txm.bytes.len(),
+                            PacketFate::Sent,
+                            txm.kind,
+                        ));
+                        endpoint.send(*a, txm.bytes, txm.delivery == Delivery::Reliable);
+                    }
+                }
+                if t >= next_keepalive {
+                    next_keepalive = t + KEEPALIVE_INTERVAL.as_secs_f64();
+                    let ka = crate::model::wire::encode_keepalive(&crate::model::wire::Header {
+                        sender: crate::model::wire::SERVER_SENDER,
+                        seq: 0,
+                        layout: 0,
+                    });
+                    for id in server.client_ids() {
+                        if let Some(a) = addr_of.get(&id) {
+                            endpoint.send(*a, ka.clone(), true);
+                        }
+                    }
+                }
+                endpoint.poll(t, clock.instant(t), &mut events);
+                endpoint.take_notes(&mut notes);
+                for n in notes.drain(..) {
+                    if n.fate != PacketFate::Sent {
+                        let to = addr_of
+                            .iter()
+                            .find(|(_, a)| **a == n.to)
+                            .map_or(Machine::Server, |(id, _)| Machine::Client(*id));
+                        tele.send(packet_record(
+                            t,
+                            Machine::Server,
+                            to,
+                            n.bytes,
+                            n.fate,
+                            MsgKind::Transport,
+                        ));
+                    }
+                }
+                report_foreign(&endpoint, &mut foreign_seen, &tele, t, Machine::Server);
+                server.drain_telemetry(&mut scratch);
+                forward(&tele, Machine::Server, start, &mut scratch);
+                let mut until = next_frame.min(next_keepalive);
+                if let Some(d) = endpoint.next_due() {
+                    until = until.min(d);
+                }
+                sleep_until(&endpoint, &clock, until);
+            }
+        })
+        .expect("spawning a thread");
+    Worker {
+        tx,
+        stop,
+        handle: Some(handle),
+    }
+}
+
+/// Runs a preset live for `seconds` of wall time and returns its summary (`mode: "live"`).
+/// `on_record` sees every telemetry record.
+pub fn run_live(
+    preset: &Preset,
+    preset_name: &str,
+    seconds: f64,
+    on_record: &mut dyn FnMut(&Record),
+) -> Result<crate::summary::Summary, String> {
+    let started = Instant::now();
+    let session = LiveSession::start(preset)?;
+    let rx = session.telemetry().clone();
+    let mut builder = crate::summary::SummaryBuilder::new(preset.clients);
+    let deadline = started + Duration::from_secs_f64(seconds);
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        match rx.recv_timeout(deadline - now) {
+            Ok(r) => {
+                builder.record(&r);
+                on_record(&r);
+            }
+            Err(RecvTimeoutError::Timeout) => break,
+            Err(RecvTimeoutError::Disconnected) => return Err("the session stopped".into()),
+        }
+    }
+    let simulated = session.clock().now();
+    let dropped = session.telemetry_dropped();
+    session.stop();
+    while let Ok(r) = rx.try_recv() {
+        builder.record(&r);
+        on_record(&r);
+    }
+    let mut summary = builder.finish(
+        "live",
+        preset_name,
+        preset.seed,
+        simulated,
+        started.elapsed().as_secs_f64(),
+    );
+    if dropped > 0 {
+        summary.warnings.push(format!(
+            "{dropped} telemetry records were dropped because the consumer fell behind"
+        ));
+    }
+    Ok(summary)
+}

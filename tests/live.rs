@@ -1,0 +1,267 @@
+//! Live sessions over real UDP loopback (laminar, port 0). Bounded waits with clear failures;
+//! the tests run one at a time because they measure time on a shared 2-core machine.
+
+use std::net::UdpSocket;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use movescope::live::{Command, LiveSession, run_live};
+use movescope::model::telemetry::{Event, Machine, Record};
+use movescope::preset::{Direction, Preset};
+use movescope::sim::link::{LinkParams, Window};
+use movescope::summary::SummaryBuilder;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn preset(sets: &[&str]) -> Preset {
+    let mut p = Preset::default();
+    for kv in sets {
+        p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
+    }
+    p
+}
+
+/// Reads records until `done` says so or `limit` passes; panics with `what` on timeout.
+fn until(
+    s: &LiveSession,
+    limit: Duration,
+    what: &str,
+    mut done: impl FnMut(&Record) -> bool,
+) -> Vec<Record> {
+    let deadline = Instant::now() + limit;
+    let mut seen = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        assert!(
+            !left.is_zero(),
+            "timed out after {limit:?} waiting for {what}"
+        );
+        if let Ok(r) = s.telemetry().recv_timeout(left) {
+            let stop = done(&r);
+            seen.push(r);
+            if stop {
+                return seen;
+            }
+        }
+    }
+}
+
+/// Reads every record for `d`.
+fn collect(s: &LiveSession, d: Duration) -> Vec<Record> {
+    let deadline = Instant::now() + d;
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        if let Ok(r) = s.telemetry().recv_timeout(left) {
+            seen.push(r);
+        }
+    }
+    seen
+}
+
+fn summary_of(records: &[Record], clients: u16) -> movescope::summary::Summary {
+    let mut b = SummaryBuilder::new(clients);
+    for r in records {
+        b.record(r);
+    }
+    b.finish("live", "test", 1, 0.0, 0.0)
+}
+
+#[test]
+fn a_clean_live_session_has_no_corrections() {
+    let _g = serial();
+    let p = preset(&["clients=2", "ai_pawns=1", "link.latency_ms=10"]);
+    let s = run_live(&p, "test", 3.0, &mut |_| {}).expect("starts");
+    assert_eq!(s.mode, "live");
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    for c in &s.clients {
+        assert_eq!(c.corrections, 0, "{c:?}");
+        assert!(c.frames > 100, "{c:?}");
+        assert!(c.moves_sent > 50, "{c:?}");
+        assert!(
+            c.clock_offset_ms_mean.expect("sampled").abs() < 3.0,
+            "{c:?}"
+        );
+    }
+    assert!(s.server.remote_moves_executed > 100);
+    assert!(s.server.local_moves_executed > 100);
+}
+
+#[test]
+fn configured_40ms_one_way_gives_an_80ms_round_trip() {
+    let _g = serial();
+    let p = preset(&["clients=2", "ai_pawns=0", "link.latency_ms=40"]);
+    let s = run_live(&p, "test", 3.0, &mut |_| {}).expect("starts");
+    for c in &s.clients {
+        let rtt = c.rtt_ms_mean.expect("pinged");
+        assert!((79.0..=84.0).contains(&rtt), "client {} rtt {rtt}", c.id);
+        assert_eq!(c.corrections, 0);
+    }
+}
+
+#[test]
+fn loss_and_an_outage_recover_once_the_link_is_back() {
+    let _g = serial();
+    let mut p = preset(&[
+        "clients=1",
+        "ai_pawns=0",
+        "link.latency_ms=20",
+        "link.loss=0.1",
+    ]);
+    p.link.outages.push(Window {
+        start_s: 2.5,
+        duration_s: 2.0,
+    });
+    let s = LiveSession::start(&p).expect("starts");
+    let records = collect(&s, Duration::from_millis(4400));
+    let before = records
+        .iter()
+        .filter(|r| r.t < 2.5 && matches!(r.event, Event::RemoteMoveExecuted { .. }))
+        .count();
+    assert!(before > 10, "moves flowed before the outage: {before}");
+    // After the outage ends (4.5 s) moves reach the server again.
+    let after = until(&s, Duration::from_secs(5), "moves after the outage", |r| {
+        r.t > 5.0 && matches!(r.event, Event::RemoteMoveExecuted { .. })
+    });
+    let all: Vec<Record> = records.into_iter().chain(after).collect();
+    let summary = summary_of(&all, 1);
+    assert!(summary.packets.dropped > 10, "the outage dropped packets");
+    assert_eq!(summary.server.moves_skipped, 0, "{:?}", summary.server);
+    assert_eq!(summary.clients[0].corrections, 0, "{:?}", summary.clients);
+    s.stop();
+}
+
+#[test]
+fn foreign_and_malformed_datagrams_are_counted_and_ignored() {
+    let _g = serial();
+    let p = preset(&["clients=1", "ai_pawns=0"]);
+    let s = LiveSession::start(&p).expect("starts");
+    until(&s, Duration::from_secs(3), "the client to join", |r| {
+        matches!(r.event, Event::Joined { .. })
+    });
+    // Not laminar at all.
+    let junk = UdpSocket::bind("127.0.0.1:0").unwrap();
+    for i in 0..40u8 {
+        junk.send_to(&[i; 33], s.server_addr()).unwrap();
+    }
+    // Laminar-framed, but not movescope: through a laminar endpoint of our own.
+    let mut fake = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+    for i in 0..20u8 {
+        fake.send(s.server_addr(), vec![i; 17], false);
+    }
+    let t0 = Instant::now();
+    fake.poll(0.0, t0, &mut Vec::new());
+    let mut foreign = 0;
+    let mut malformed = 0;
+    let mut moves_after = 0;
+    until(
+        &s,
+        Duration::from_secs(5),
+        "60 rejected datagrams and more moves",
+        |r| {
+            match &r.event {
+                Event::Rejected { reason } => match reason {
+                    movescope::model::telemetry::Rejection::Foreign => foreign += 1,
+                    movescope::model::telemetry::Rejection::Malformed(_) => malformed += 1,
+                    movescope::model::telemetry::Rejection::Duplicate => {}
+                },
+                Event::RemoteMoveExecuted { .. } => moves_after += 1,
+                _ => {}
+            }
+            foreign >= 40 && malformed >= 20 && moves_after > 30
+        },
+    );
+    assert_eq!(foreign, 40);
+    assert_eq!(malformed, 20);
+    s.stop();
+}
+
+#[test]
+fn restarting_the_server_and_a_client_rejoins() {
+    let _g = serial();
+    let p = preset(&["clients=2", "ai_pawns=1"]);
+    let mut s = LiveSession::start(&p).expect("starts");
+    let mut joined = 0;
+    until(&s, Duration::from_secs(3), "both clients to join", |r| {
+        joined += usize::from(matches!(r.event, Event::Joined { .. }));
+        joined == 2
+    });
+    s.command(Command::RestartClient(1)).unwrap();
+    until(&s, Duration::from_secs(3), "client 1 to rejoin", |r| {
+        matches!(
+            r.event,
+            Event::Joined {
+                client: 1,
+                rejoin: true,
+                ..
+            }
+        )
+    });
+    s.command(Command::RestartServer).unwrap();
+    let mut back = std::collections::BTreeSet::new();
+    until(
+        &s,
+        Duration::from_secs(6),
+        "both clients to join the new server",
+        |r| {
+            if let Event::Joined { client, .. } = r.event {
+                back.insert(client);
+            }
+            back.len() == 2
+        },
+    );
+    // Moves flow again.
+    until(&s, Duration::from_secs(3), "moves on the new server", |r| {
+        matches!(r.event, Event::RemoteMoveExecuted { client: 0, .. })
+    });
+    s.stop();
+}
+
+#[test]
+fn live_changes_reach_the_threads() {
+    let _g = serial();
+    let p = preset(&["clients=1", "ai_pawns=0"]);
+    let mut s = LiveSession::start(&p).expect("starts");
+    until(&s, Duration::from_secs(3), "a pong", |r| {
+        matches!(r.event, Event::Rtt { .. })
+    });
+    // Link change: 30 ms each way -> ~60 ms round trip.
+    s.command(Command::SetLink {
+        client: 0,
+        direction: Direction::Both,
+        params: LinkParams {
+            latency_ms: 30.0,
+            ..Default::default()
+        },
+    })
+    .unwrap();
+    until(
+        &s,
+        Duration::from_secs(3),
+        "a 60 ms round trip",
+        |r| matches!(r.event, Event::Rtt { rtt } if rtt > 0.055),
+    );
+    // Pause: no frames while paused; resume: frames again.
+    s.command(Command::Pause).unwrap();
+    let _ = collect(&s, Duration::from_millis(100)); // in flight before the pause
+    let during = collect(&s, Duration::from_millis(300));
+    assert!(
+        !during
+            .iter()
+            .any(|r| matches!(r.event, Event::Frame { .. })),
+        "frames while paused"
+    );
+    s.command(Command::Resume).unwrap();
+    until(&s, Duration::from_secs(2), "a frame after resuming", |r| {
+        matches!(r.event, Event::Frame { .. }) && r.machine == Machine::Client(0)
+    });
+    // Add a client.
+    s.command(Command::AddClient).unwrap();
+    until(&s, Duration::from_secs(3), "client 1 to join", |r| {
+        matches!(r.event, Event::Joined { client: 1, .. })
+    });
+    s.stop();
+}
