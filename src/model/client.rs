@@ -6,9 +6,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::binding::{Bindings, CombineMode, Layouts};
-use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
+use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, quantize_time, run_move};
 use super::input::RawInput;
-use super::messages::{ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, batch_bytes, move_bits};
+use super::messages::{
+    ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, move_value_bits, moves_bytes,
+};
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::settings::{Faults, GmcSettings};
 use super::telemetry::{DetectedBy, Deviation, Event, LogLevel, Rejection};
@@ -416,7 +418,7 @@ impl Client {
         let gmc = self.cfg.gmc;
         let layout = self.layouts.current();
         let b = self.layouts.current_bindings().clone();
-        let ts = self.synced_time(now).max(self.last_timestamp);
+        let ts = quantize_time(self.synced_time(now)).max(self.last_timestamp);
         self.last_timestamp = ts;
 
         // PreLocalMoveExecution: the frame's input, at wire precision (docs/model.md).
@@ -449,7 +451,7 @@ impl Client {
             self.close_current(now);
             let prev = self
                 .last_closed_timestamp
-                .unwrap_or(ts - dt.clamp(0.0, gmc.max_move_delta_time));
+                .unwrap_or_else(|| quantize_time(ts - dt.clamp(0.0, gmc.max_move_delta_time)));
             let mv = Move {
                 id: self.next_move_id,
                 layout,
@@ -549,7 +551,7 @@ impl Client {
         WireMove {
             id: m.id,
             timestamp: m.timestamp,
-            delta: m.delta as f32,
+            delta: m.delta,
             input: m.input,
             output: m.output.quantized(b.list(), b.client_sends_output),
         }
@@ -587,7 +589,6 @@ impl Client {
         let mut cur: Vec<WireMove> = Vec::new();
         let mut cur_layout = candidates.first().map_or(0, |(l, _)| *l);
         let mut b = self.bindings_of(cur_layout);
-        let mut cur_bits = 0usize;
         for (layout, m) in candidates {
             if layout != cur_layout {
                 if !cur.is_empty() {
@@ -595,15 +596,13 @@ impl Client {
                 }
                 cur_layout = layout;
                 b = self.bindings_of(layout);
-                cur_bits = 0;
             }
-            let bits = move_bits(&b, &m);
-            if !cur.is_empty() && batch_bytes(cur_bits + bits) > MAX_BATCH_BYTES {
-                batches.push((cur_layout, std::mem::take(&mut cur)));
-                cur_bits = 0;
-            }
-            cur_bits += bits;
             cur.push(m);
+            if cur.len() > 1 && (cur.len() >= 255 || moves_bytes(&b, &cur) > MAX_BATCH_BYTES) {
+                let last = cur.pop().expect("len > 1");
+                batches.push((cur_layout, std::mem::take(&mut cur)));
+                cur.push(last);
+            }
         }
         if !cur.is_empty() {
             batches.push((cur_layout, cur));
@@ -614,9 +613,14 @@ impl Client {
         }
         let mut new_moves = 0u16;
         let mut resent = 0u16;
+        let mut value_bits = 0u32;
+        let mut bytes = 0u32;
         for (layout, batch) in batches {
             let batch_newest = batch.last().map_or(0, |m| m.id);
+            let lb = self.bindings_of(layout);
+            bytes += moves_bytes(&lb, &batch) as u32;
             for m in &batch {
+                value_bits += move_value_bits(&lb, m) as u32;
                 if m.id > self.sent_upto {
                     new_moves += 1;
                 } else {
@@ -645,6 +649,8 @@ impl Client {
             Event::MovesSent {
                 new_moves,
                 resent_moves: resent,
+                value_bits,
+                bytes,
                 reliable,
                 pending_reliable: self.reliable_in_flight.len() as u16,
             },

@@ -6,10 +6,34 @@ use super::pawn::{Execution, PawnValues, TickCtx, TickOutput, gen_prediction_tic
 use super::settings::{Faults, GmcSettings};
 use super::telemetry::{Deviation, Event};
 
-/// Clamps a delta derived from timestamps to [0, MaxMoveDeltaTime] and rounds it to the
-/// 32-bit float the move carries on the wire, so client and server execute the same number.
+/// Move timestamps and deltas travel in units of 10 µs; both machines round to the same
+/// units so they execute identical numbers.
+pub const TIME_UNITS_PER_SECOND: f64 = 100_000.0;
+
+/// Seconds to whole time units.
+pub fn to_units(t: f64) -> i64 {
+    let u = (t * TIME_UNITS_PER_SECOND).round();
+    if u.is_finite() {
+        u.clamp(-(1i64 << 46) as f64, (1i64 << 46) as f64) as i64
+    } else {
+        0
+    }
+}
+
+/// Whole time units to seconds.
+pub fn from_units(u: i64) -> f64 {
+    u as f64 / TIME_UNITS_PER_SECOND
+}
+
+/// Rounds seconds to the wire's time units.
+pub fn quantize_time(t: f64) -> f64 {
+    from_units(to_units(t))
+}
+
+/// Clamps a delta derived from timestamps to [0, MaxMoveDeltaTime] and rounds it to the wire's
+/// time units.
 pub fn clamp_delta(gmc: &GmcSettings, raw: f64) -> f64 {
-    f64::from(raw.clamp(0.0, gmc.max_move_delta_time) as f32)
+    quantize_time(raw.clamp(0.0, gmc.max_move_delta_time))
 }
 
 /// Number of iterations a move of `delta` is split into: slices of at most MaxTimeStep, at most
@@ -125,7 +149,12 @@ mod tests {
         };
         assert_eq!(iterations_for(&loose, 0.1), 3);
         assert_eq!(iterations_for(&loose, 1.0), 15, "capped by MaxIterations");
-        assert_eq!(clamp_delta(&gmc, 0.1), f64::from(0.05f32));
+        assert_eq!(clamp_delta(&gmc, 0.1), 0.05);
         assert_eq!(clamp_delta(&gmc, -0.01), 0.0);
+        assert_eq!(clamp_delta(&gmc, 1.0 / 120.0), 0.00833);
+        // Idempotent: a delta read from the wire clamps to itself.
+        let d = clamp_delta(&gmc, 0.0166666);
+        assert_eq!(clamp_delta(&gmc, d), d);
+        assert_eq!(to_units(quantize_time(12.3456789)), 1_234_568);
     }
 }

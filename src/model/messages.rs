@@ -40,8 +40,10 @@ pub enum Delivery {
 #[derive(Clone, Debug, PartialEq)]
 pub struct WireMove {
     pub id: u32,
+    /// Seconds, in whole 10 µs units.
     pub timestamp: f64,
-    pub delta: f32,
+    /// Seconds, in whole 10 µs units.
+    pub delta: f64,
     /// Input values; only the fields in `Bindings::client_sends_input` are meaningful.
     pub input: PawnValues,
     /// Output values; only the fields in `Bindings::client_sends_output` are meaningful.
@@ -130,18 +132,42 @@ fn bytes(bits: usize) -> usize {
     HEADER_BYTES + bits.div_ceil(8)
 }
 
-/// Bits one move occupies in a `Moves` batch: id, timestamp, delta, then the values the
+/// Bits of a `Moves` batch before its first move: epoch (32), count (8), consecutive-ids flag
+/// (1), first id (32), base timestamp (48), step and delta widths (6 + 6).
+pub const MOVES_BATCH_HEADER_BITS: usize = 32 + 8 + 1 + 32 + 48 + 6 + 6;
+
+/// Bits a `Moves` batch body occupies (see `wire` for the layout): epoch, count, a
+/// "consecutive ids" flag, the first id, the base timestamp and two width headers, then per
+/// move the timestamp step, the delta (one bit when it equals the step) and the values the
 /// client sends, in binding order.
-pub fn move_bits(b: &Bindings, m: &WireMove) -> usize {
-    32 + 64
-        + 32
-        + values_bits(b, &m.input, b.client_sends_input)
+pub fn moves_body_bits(b: &Bindings, moves: &[WireMove]) -> usize {
+    let meta = super::wire::batch_meta(moves);
+    let mut bits = MOVES_BATCH_HEADER_BITS;
+    for (i, m) in moves.iter().enumerate() {
+        if !meta.consecutive {
+            bits += 32;
+        }
+        if i > 0 {
+            bits += meta.step_width as usize + 1;
+        }
+        if i == 0 || !meta.delta_is_step[i] {
+            bits += meta.delta_width as usize;
+        }
+        bits += values_bits(b, &m.input, b.client_sends_input)
+            + values_bits(b, &m.output, b.client_sends_output);
+    }
+    bits
+}
+
+/// Bits of the bound values a move carries (the bit-packed minimum of its content).
+pub fn move_value_bits(b: &Bindings, m: &WireMove) -> usize {
+    values_bits(b, &m.input, b.client_sends_input)
         + values_bits(b, &m.output, b.client_sends_output)
 }
 
-/// Bytes of a `Moves` batch whose moves add up to `move_bits`.
-pub fn batch_bytes(move_bits: usize) -> usize {
-    bytes(32 + 8 + move_bits)
+/// Bytes of a `Moves` datagram.
+pub fn moves_bytes(b: &Bindings, moves: &[WireMove]) -> usize {
+    bytes(moves_body_bits(b, moves))
 }
 
 impl ClientMsg {
@@ -156,9 +182,7 @@ impl ClientMsg {
     pub fn wire_bytes(&self, b: &Bindings) -> usize {
         match self {
             ClientMsg::Join { .. } => bytes(64),
-            ClientMsg::Moves { moves, .. } => {
-                batch_bytes(moves.iter().map(|m| move_bits(b, m)).sum())
-            }
+            ClientMsg::Moves { moves, .. } => moves_bytes(b, moves),
             ClientMsg::Ping { .. } => bytes(32 + 64),
         }
     }

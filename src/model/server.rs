@@ -531,7 +531,7 @@ impl Server {
             }
             self.telemetry.push((now, Event::TurretHit { pawn: p.id }));
         }
-        let delta = clamp_delta(&self.cfg.gmc, f64::from(m.delta));
+        let delta = clamp_delta(&self.cfg.gmc, m.delta);
         let n = run_move(
             &mut p.values,
             delta,

@@ -95,6 +95,10 @@ pub enum Event {
     MovesSent {
         new_moves: u16,
         resent_moves: u16,
+        /// Bits of the bound values the batch carries (its bit-packed minimum).
+        value_bits: u32,
+        /// Bytes of the datagrams, headers included.
+        bytes: u32,
         reliable: bool,
         pending_reliable: u16,
     },

@@ -212,6 +212,51 @@ impl BitReader<'_> {
     }
 }
 
+/// Per-batch facts the compact move encoding needs.
+pub struct BatchMeta {
+    /// Ids are first, first + 1, …: only the first is sent.
+    pub consecutive: bool,
+    /// Bits of each timestamp step (zigzag units).
+    pub step_width: u32,
+    /// Bits of each explicit delta (zigzag units).
+    pub delta_width: u32,
+    /// Per move: its delta equals the step from the previous move (one bit instead of a delta).
+    pub delta_is_step: Vec<bool>,
+}
+
+fn width_of(v: u64) -> u32 {
+    (64 - v.leading_zeros()).max(1)
+}
+
+pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
+    use super::cycle::to_units;
+    let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
+    let mut step_width = 1;
+    let mut delta_width = 1;
+    let mut delta_is_step = Vec::with_capacity(moves.len());
+    for (i, m) in moves.iter().enumerate() {
+        let delta = to_units(m.delta);
+        if i == 0 {
+            delta_is_step.push(false);
+            delta_width = delta_width.max(width_of(zigzag(delta)));
+        } else {
+            let step = to_units(m.timestamp) - to_units(moves[i - 1].timestamp);
+            step_width = step_width.max(width_of(zigzag(step)));
+            let same = step == delta;
+            delta_is_step.push(same);
+            if !same {
+                delta_width = delta_width.max(width_of(zigzag(delta)));
+            }
+        }
+    }
+    BatchMeta {
+        consecutive,
+        step_width: step_width.min(63),
+        delta_width: delta_width.min(63),
+        delta_is_step,
+    }
+}
+
 fn write_packed(w: &mut BitWriter, comps: &[f64]) {
     let width = packed_width(comps);
     w.bits(u64::from(width), 6);
@@ -433,12 +478,31 @@ pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Ve
             w.bits(u64::from(*layout_hash), 32);
         }
         ClientMsg::Moves { epoch, moves, .. } => {
+            use super::cycle::to_units;
+            let moves = &moves[..moves.len().min(255)];
+            let meta = batch_meta(moves);
             w.bits(u64::from(*epoch), 32);
-            w.bits(moves.len().min(255) as u64, 8);
-            for m in moves.iter().take(255) {
-                w.bits(u64::from(m.id), 32);
-                w.bits(m.timestamp.to_bits(), 64);
-                w.bits(u64::from(m.delta.to_bits()), 32);
+            w.bits(moves.len() as u64, 8);
+            w.bits(u64::from(meta.consecutive), 1);
+            w.bits(u64::from(moves.first().map_or(0, |m| m.id)), 32);
+            w.bits(
+                zigzag(moves.first().map_or(0, |m| to_units(m.timestamp))),
+                48,
+            );
+            w.bits(u64::from(meta.step_width), 6);
+            w.bits(u64::from(meta.delta_width), 6);
+            for (i, m) in moves.iter().enumerate() {
+                if !meta.consecutive {
+                    w.bits(u64::from(m.id), 32);
+                }
+                if i > 0 {
+                    let step = to_units(m.timestamp) - to_units(moves[i - 1].timestamp);
+                    w.bits(zigzag(step), meta.step_width);
+                    w.bits(u64::from(meta.delta_is_step[i]), 1);
+                }
+                if i == 0 || !meta.delta_is_step[i] {
+                    w.bits(zigzag(to_units(m.delta)), meta.delta_width);
+                }
                 write_values(&mut w, b, &m.input, b.client_sends_input);
                 write_values(&mut w, b, &m.output, b.client_sends_output);
             }
@@ -589,21 +653,41 @@ pub fn decode<'b>(
             layout_hash: r.bits(32)? as u32,
         }),
         K_MOVES => {
+            use super::cycle::from_units;
             let epoch = r.bits(32)? as u32;
             let n = r.bits(8)? as usize;
-            let mut moves = Vec::with_capacity(n.min(64));
-            for _ in 0..n {
-                let id = r.bits(32)? as u32;
-                let timestamp = f64::from_bits(r.bits(64)?);
-                let delta = f32::from_bits(r.bits(32)? as u32);
+            let consecutive = r.bits(1)? == 1;
+            let first_id = r.bits(32)? as u32;
+            let mut ts_units = unzigzag(r.bits(48)?);
+            let step_width = r.bits(6)? as u32;
+            let delta_width = r.bits(6)? as u32;
+            let mut moves: Vec<WireMove> = Vec::with_capacity(n.min(64));
+            for i in 0..n {
+                let id = if consecutive {
+                    first_id.wrapping_add(i as u32)
+                } else {
+                    r.bits(32)? as u32
+                };
+                let mut delta_units = None;
+                if i > 0 {
+                    let step = unzigzag(r.bits(step_width)?);
+                    ts_units = ts_units.wrapping_add(step);
+                    if r.bits(1)? == 1 {
+                        delta_units = Some(step);
+                    }
+                }
+                let delta_units = match delta_units {
+                    Some(d) => d,
+                    None => unzigzag(r.bits(delta_width)?),
+                };
                 let mut input = PawnValues::default();
                 read_values(&mut r, b, &mut input, b.client_sends_input)?;
                 let mut output = PawnValues::default();
                 read_values(&mut r, b, &mut output, b.client_sends_output)?;
                 moves.push(WireMove {
                     id,
-                    timestamp,
-                    delta,
+                    timestamp: from_units(ts_units),
+                    delta: from_units(delta_units),
                     input,
                     output,
                 });
@@ -717,7 +801,7 @@ mod tests {
     fn sample_messages(b: &Bindings) -> (Vec<ClientMsg>, Vec<ServerMsg>) {
         let mv = |id: u32, s: f64| WireMove {
             id,
-            timestamp: 12.345678 + s,
+            timestamp: crate::model::cycle::quantize_time(12.345678 + s),
             delta: 0.033,
             input: pawn(s).quantized(b.list(), b.input),
             output: pawn(s).quantized(b.list(), b.bound),
@@ -942,6 +1026,45 @@ mod tests {
             decode(&vec![0u8; 5000], |_| Some(&b)),
             Err(DecodeError::TooLarge(5000))
         ));
+    }
+
+    #[test]
+    fn move_metadata_is_compact_and_exact() {
+        let b = bindings();
+        let q = crate::model::cycle::quantize_time;
+        let mv = |id: u32, ts: f64, delta: f64| WireMove {
+            id,
+            timestamp: q(ts),
+            delta: q(delta),
+            input: PawnValues::default(),
+            output: PawnValues::default(),
+        };
+        for moves in [
+            // Consecutive, deltas equal to the steps: one bit each.
+            vec![
+                mv(5, 1.0, 0.01667),
+                mv(6, 1.01667, 0.01667),
+                mv(7, 1.03334, 0.01667),
+            ],
+            // A gap in the ids and a clamped delta.
+            vec![mv(5, 1.0, 0.016), mv(7, 1.1, 0.05), mv(8, 1.11, 0.01)],
+            vec![mv(1, 0.0, 0.0)],
+        ] {
+            let msg = ClientMsg::Moves {
+                layout: 0,
+                epoch: 1,
+                moves: moves.clone(),
+            };
+            let bytes = encode_client(1, 1, &msg, &b);
+            assert_eq!(bytes.len(), msg.wire_bytes(&b));
+            let (_, d) = decode(&bytes, |_| Some(&b)).unwrap();
+            let Datagram::Client(ClientMsg::Moves { moves: got, .. }) = d else {
+                panic!("{d:?}")
+            };
+            for (a, g) in moves.iter().zip(&got) {
+                assert_eq!((a.id, a.timestamp, a.delta), (g.id, g.timestamp, g.delta));
+            }
+        }
     }
 
     #[test]
