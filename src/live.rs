@@ -213,32 +213,10 @@ pub struct LiveSession {
     tele_rx: Receiver<Record>,
 }
 
-fn link_params(preset: &Preset, client: u16, up: bool) -> LinkParams {
-    let mut params = preset.link.clone();
-    for o in &preset.link_overrides {
-        let applies = match o.direction {
-            Direction::Up => up,
-            Direction::Down => !up,
-            Direction::Both => true,
-        };
-        if o.client == client && applies {
-            params = o.link.clone();
-        }
-    }
-    params
-}
-
 impl LiveSession {
     /// Starts the server and the preset's clients on loopback.
     pub fn start(preset: &Preset) -> Result<LiveSession, String> {
-        preset
-            .validate()
-            .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
-        let bindings = Arc::new(
-            preset
-                .bindings()
-                .map_err(|(f, e)| format!("`{f}`: expected {e}"))?,
-        );
+        let bindings = Arc::new(preset.checked_bindings()?);
         let (tx, rx) = bounded(TELEMETRY_CAPACITY);
         let tele_tx = TelemetryTx {
             tx,
@@ -591,7 +569,7 @@ fn spawn_client(s: ClientSpawn) -> Worker {
     endpoint.set_link(
         s.server,
         Some(Link::new(
-            link_params(p, s.id, true),
+            p.link_params(s.id, true),
             derive_seed(p.seed, purpose::LINK_UP, idx),
         )),
     );
@@ -869,7 +847,7 @@ fn spawn_server(
                                     let params = down_links
                                         .get(&sender)
                                         .cloned()
-                                        .unwrap_or_else(|| link_params(&preset, sender, false));
+                                        .unwrap_or_else(|| preset.link_params(sender, false));
                                     endpoint.set_link(
                                         from,
                                         Some(Link::new(

@@ -318,6 +318,31 @@ impl Preset {
         self.bindings().map(|_| ())
     }
 
+    /// The link of `client` in one direction (`up`: client to server), after overrides (the
+    /// last matching override wins).
+    pub fn link_params(&self, client: u16, up: bool) -> LinkParams {
+        let mut params = self.link.clone();
+        for o in &self.link_overrides {
+            let applies = match o.direction {
+                Direction::Up => up,
+                Direction::Down => !up,
+                Direction::Both => true,
+            };
+            if o.client == client && applies {
+                params = o.link.clone();
+            }
+        }
+        params
+    }
+
+    /// Validates the preset and returns its binding list, with messages for users.
+    pub fn checked_bindings(&self) -> Result<Bindings, String> {
+        self.validate()
+            .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
+        self.bindings()
+            .map_err(|(f, e)| format!("`{f}`: expected {e}"))
+    }
+
     /// The demo pawn's binding list after pitfall switches and the preset's overrides.
     pub fn bindings(&self) -> Result<Bindings, (String, String)> {
         let mut list: Vec<Binding> = default_bindings(&self.faults);

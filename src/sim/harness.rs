@@ -13,7 +13,7 @@ use crate::model::input::{InputScript, RawInput};
 use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::{Server, ServerConfig};
 use crate::model::telemetry::{Event, Machine, PacketFate, Record};
-use crate::preset::{Direction, Preset};
+use crate::preset::Preset;
 use crate::rng::{Rng, derive_seed, purpose};
 use crate::sim::link::{Fate, Link, LinkParams};
 
@@ -112,32 +112,10 @@ pub struct Session {
     out: Vec<Record>,
 }
 
-fn link_for(preset: &Preset, client: u16, up: bool) -> LinkParams {
-    let mut params = preset.link.clone();
-    for o in &preset.link_overrides {
-        let applies = match o.direction {
-            Direction::Up => up,
-            Direction::Down => !up,
-            Direction::Both => true,
-        };
-        if o.client == client && applies {
-            params = o.link.clone();
-        }
-    }
-    params
-}
-
 impl Session {
     /// Builds a session from a preset. Fails with the preset's validation message.
     pub fn new(preset: &Preset) -> Result<Session, String> {
-        preset
-            .validate()
-            .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
-        let bindings = Arc::new(
-            preset
-                .bindings()
-                .map_err(|(f, e)| format!("`{f}`: expected {e}"))?,
-        );
+        let bindings = Arc::new(preset.checked_bindings()?);
         let server = Server::new(ServerConfig {
             gmc: preset.gmc,
             faults: preset.faults.clone(),
@@ -184,11 +162,11 @@ impl Session {
                     .and_then(|o| o.fps_jitter)
                     .unwrap_or(preset.client_fps_jitter),
                 up: Link::new(
-                    link_for(preset, i, true),
+                    preset.link_params(i, true),
                     derive_seed(seed, purpose::LINK_UP, idx),
                 ),
                 down: Link::new(
-                    link_for(preset, i, false),
+                    preset.link_params(i, false),
                     derive_seed(seed, purpose::LINK_DOWN, idx),
                 ),
                 up_rel: ReliableChannel::default(),
