@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounded};
 
 use crate::model::binding::Bindings;
-use crate::model::client::{Client, ClientConfig};
+use crate::model::client::Client;
 use crate::model::input::{InputScript, RawInput};
 use crate::model::messages::{Delivery, MsgKind};
-use crate::model::server::{Server, ServerConfig};
+use crate::model::server::Server;
 use crate::model::settings::{Faults, GmcSettings, WorldSettings};
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
 use crate::preset::{Direction, Preset};
@@ -206,6 +206,8 @@ pub struct LiveSession {
     layout_version: u8,
     /// The binding list the session started with (layout version 0).
     initial_bindings: Arc<Bindings>,
+    /// The list clients start with (differs only under `faults.binding_mismatch`).
+    client_bindings: Arc<Bindings>,
     /// Layouts defined since, in order: (version, list, selected). Unselected entries are
     /// client-only redefinitions (the pitfall).
     client_layouts: Vec<(u8, Arc<Bindings>, bool)>,
@@ -245,11 +247,12 @@ impl LiveSession {
             nonces: 0,
             layout_version: 0,
             initial_bindings: bindings,
+            client_bindings: Arc::new(preset.client_bindings()?),
             client_layouts: Vec::new(),
             tele_tx,
             tele_rx: rx,
         };
-        for i in 0..preset.clients {
+        for i in preset.network_clients() {
             let start = f64::from(i + 1) * preset.join_interval_s;
             s.start_client(i, start)?;
         }
@@ -288,7 +291,7 @@ impl LiveSession {
             preset: &self.preset,
             id,
             nonce,
-            bindings: self.initial_bindings.clone(),
+            bindings: self.client_bindings.clone(),
             layouts: self.client_layouts.clone(),
             endpoint,
             server: self.server_addr,
@@ -573,13 +576,7 @@ fn spawn_client(s: ClientSpawn) -> Worker {
             derive_seed(p.seed, purpose::LINK_UP, idx),
         )),
     );
-    let mut client = Client::new(ClientConfig {
-        id: s.id,
-        nonce: s.nonce,
-        gmc: p.gmc,
-        faults: p.faults.clone(),
-        bindings: s.bindings,
-    });
+    let mut client = Client::new(p.client_config(s.id, s.nonce, s.bindings));
     for (v, b, select) in s.layouts {
         client.define_layout(v, b);
         if select {
@@ -762,16 +759,7 @@ fn spawn_server(
 ) -> Worker {
     let (tx, rx) = bounded(COMMAND_CAPACITY);
     let stop = Arc::new(AtomicBool::new(false));
-    let mut server = Server::new(ServerConfig {
-        gmc: p.gmc,
-        faults: p.faults.clone(),
-        world: p.world.clone(),
-        bindings,
-        world_time_replicators: p.world_time_replicators,
-        ai_pawns: p.ai_pawns,
-        ai_input: p.ai_input.clone(),
-        seed: p.seed,
-    });
+    let mut server = Server::new(p.server_config(bindings));
     for (v, b) in layouts {
         server.define_layout(*v, b.clone());
         server.use_layout(*v);

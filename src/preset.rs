@@ -11,8 +11,10 @@ use crate::model::binding::{
     SimulationMode,
 };
 use crate::model::input::InputScriptConfig;
-use crate::model::pawn::{Field, default_bindings};
-use crate::model::settings::{Faults, GmcSettings, WorldSettings};
+use crate::model::client::ClientConfig;
+use crate::model::pawn::{Field, default_bindings, mismatched_client_bindings};
+use crate::model::server::ServerConfig;
+use crate::model::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
 use crate::sim::link::LinkParams;
 
 /// The default preset, shipped as `presets/default.ron` and built into the binary.
@@ -83,6 +85,13 @@ pub struct Preset {
     pub join_interval_s: f64,
     /// AGMC_WorldTimeReplicator actors in the world: 1 is correct.
     pub world_time_replicators: u8,
+    /// `dedicated`, `listen` (client 0 plays on the server) or `standalone` (client 0 alone).
+    pub net_mode: NetMode,
+    /// State updates per second to simulated proxies.
+    pub net_update_rate: f64,
+    pub smoothing: SmoothingSettings,
+    /// Emit an event for every hook invocation (verbose).
+    pub hook_trace: bool,
     pub gmc: GmcSettings,
     pub faults: Faults,
     pub world: WorldSettings,
@@ -112,6 +121,10 @@ impl Default for Preset {
             server_fps: 60.0,
             join_interval_s: 0.25,
             world_time_replicators: 1,
+            net_mode: NetMode::Dedicated,
+            net_update_rate: 30.0,
+            smoothing: SmoothingSettings::default(),
+            hook_trace: false,
             gmc: GmcSettings::default(),
             faults: Faults::default(),
             world: WorldSettings::default(),
@@ -272,6 +285,8 @@ impl Preset {
             self.gmc.world_time_update_interval,
         )?;
         positive("gmc.ping_interval", self.gmc.ping_interval)?;
+        positive("net_update_rate", self.net_update_rate)?;
+        positive("smoothing.buffer_time", self.smoothing.buffer_time)?;
         if self.gmc.max_combined_delta_time < 0.0 {
             return Err(("gmc.max_combined_delta_time".into(), "a number ≥ 0".into()));
         }
@@ -333,6 +348,75 @@ impl Preset {
             }
         }
         params
+    }
+
+    /// Client ids that run as network clients: in a listen server client 0 is the host (it plays
+    /// on the server), standalone has none.
+    pub fn network_clients(&self) -> std::ops::Range<u16> {
+        match self.net_mode {
+            NetMode::Dedicated => 0..self.clients,
+            NetMode::Listen => 1.min(self.clients)..self.clients,
+            NetMode::Standalone => 0..0,
+        }
+    }
+
+    /// The input script of client `client`.
+    pub fn input_for(&self, client: u16) -> InputScriptConfig {
+        self.client_overrides
+            .iter()
+            .find(|o| o.client == client)
+            .and_then(|o| o.input.clone())
+            .unwrap_or_else(|| self.input.clone())
+    }
+
+    /// The server's configuration (bindings already checked).
+    pub fn server_config(&self, bindings: std::sync::Arc<Bindings>) -> ServerConfig {
+        ServerConfig {
+            gmc: self.gmc,
+            faults: self.faults.clone(),
+            world: self.world.clone(),
+            bindings,
+            world_time_replicators: self.world_time_replicators,
+            ai_pawns: self.ai_pawns,
+            ai_input: self.ai_input.clone(),
+            seed: self.seed,
+            net_mode: self.net_mode,
+            net_update_rate: self.net_update_rate,
+            smoothing: self.smoothing,
+            host_input: self.input_for(0),
+            hook_trace: self.hook_trace,
+        }
+    }
+
+    /// Client `id`'s configuration.
+    pub fn client_config(&self, id: u16, nonce: u32, bindings: std::sync::Arc<Bindings>) -> ClientConfig {
+        ClientConfig {
+            id,
+            nonce,
+            gmc: self.gmc,
+            faults: self.faults.clone(),
+            bindings,
+            smoothing: self.smoothing,
+            seed: crate::rng::derive_seed(self.seed, crate::rng::purpose::SMOOTHING, u64::from(id)),
+            hook_trace: self.hook_trace,
+        }
+    }
+
+    /// The binding list clients make: the server's, unless `faults.binding_mismatch` makes
+    /// them bind in another order.
+    pub fn client_bindings(&self) -> Result<Bindings, String> {
+        if !self.faults.binding_mismatch {
+            return self.checked_bindings();
+        }
+        let server = self.checked_bindings()?;
+        let mut list = mismatched_client_bindings(&self.faults);
+        // Same modes as the server's list, only the order differs.
+        for b in &mut list {
+            if let Some(s) = server.by_name(&b.name) {
+                *b = s.clone();
+            }
+        }
+        Bindings::new(list).map_err(|e| e.to_string())
     }
 
     /// Validates the preset and returns its binding list, with messages for users.

@@ -33,6 +33,7 @@ pub mod purpose {
     pub const HAZARD: u64 = 6;
     pub const SPAWN: u64 = 7;
     pub const CLIENT_NONCE: u64 = 8;
+    pub const SMOOTHING: u64 = 9;
 }
 
 /// xoshiro256++: fast, small, good statistical quality for simulation.

@@ -138,7 +138,7 @@ impl BoundType {
         match (self, v) {
             (BoundType::HalfByte, Value::Byte(b)) => Value::Byte(b & 0x0F),
             (BoundType::CompressedFloat, Value::Float(f)) => {
-                Value::Float(((*f as f64 * 100.0).round() / 100.0) as f32)
+                Value::Float((round_half_away(*f as f64 * 100.0) / 100.0) as f32)
             }
             (BoundType::CompressedDouble, Value::Double(d)) => Value::Double(round2(*d)),
             (BoundType::TruncatedDouble, Value::Double(d)) => Value::Double(*d as f32 as f64),
@@ -232,14 +232,32 @@ impl BoundType {
 }
 
 fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+    round_half_away(x * 100.0) / 100.0
+}
+
+/// Rounds half away from zero, like `f64::round`, without the libm call (the baseline x86-64
+/// target has no rounding instruction, and this runs for every packed value).
+#[inline]
+pub fn round_half_away(q: f64) -> f64 {
+    if !(q.abs() < 4.0e15) {
+        return q.round();
+    }
+    let t = q as i64 as f64;
+    let frac = q - t;
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
 }
 
 /// A value in hundredths, as two-decimal compression sends it (clamped to ±2^61 so the
 /// zigzag form fits the 6-bit width header).
 pub fn hundredths(x: f64) -> i64 {
     const LIMIT: f64 = (1u64 << 61) as f64;
-    let q = (x * 100.0).round();
+    let q = round_half_away(x * 100.0);
     if q.is_finite() {
         q.clamp(-LIMIT, LIMIT) as i64
     } else {
@@ -617,7 +635,13 @@ pub struct Bindings {
     pub client_validated: FieldMask,
     /// Fields a server correction carries (every server-authoritative field).
     pub server_auth: FieldMask,
+    /// Fields that reach simulated proxies (SimulationMode other than None).
+    pub simulated: FieldMask,
+    /// Fields whose change forces a state update to proxies (PeriodicAndOnChange_*).
+    pub on_change: FieldMask,
     input_idx: Vec<usize>,
+    /// (field, type, interpolation) of every simulated binding, in layout order.
+    simulated_list: Vec<(Field, BoundType, InterpolationFunction)>,
     client_validated_idx: Vec<usize>,
     server_validated_input_idx: Vec<usize>,
     server_validated_output_idx: Vec<usize>,
@@ -679,7 +703,21 @@ impl Bindings {
             client_auth_output: mask(&|b| p(b).is_output() && p(b).is_client_auth()),
             client_validated: mask(&|b| p(b).is_client_validated()),
             server_auth: mask(&|b| p(b).is_server_auth()),
+            simulated: mask(&|b| b.simulation != SimulationMode::None),
+            on_change: mask(&|b| {
+                matches!(
+                    b.simulation,
+                    SimulationMode::PeriodicAndOnChange_Input
+                        | SimulationMode::PeriodicAndOnChange_Output
+                        | SimulationMode::PeriodicAndOnChange_InputOutput
+                )
+            }),
             input_idx: idx(&|b| p(b).is_input()),
+            simulated_list: list
+                .iter()
+                .filter(|b| b.simulation != SimulationMode::None)
+                .map(|b| (b.field, b.ty, b.interpolation))
+                .collect(),
             client_validated_idx: idx(&|b| p(b).is_client_validated()),
             server_validated_input_idx: idx(&|b| p(b).is_server_validated() && p(b).is_input()),
             server_validated_output_idx: idx(&|b| p(b).is_server_validated() && p(b).is_output()),
@@ -689,6 +727,11 @@ impl Bindings {
 
     pub fn list(&self) -> &[Binding] {
         &self.list
+    }
+
+    /// (field, type, interpolation) of the bindings that reach simulated proxies.
+    pub fn simulated_list(&self) -> &[(Field, BoundType, InterpolationFunction)] {
+        &self.simulated_list
     }
 
     /// A fingerprint of the layout (names, types and modes in order), so two machines can tell
@@ -856,6 +899,19 @@ mod tests {
             BoundType::Name.wire_bits(&Value::Name("abc".into())),
             8 + 24
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_rounding_matches_f64_round(x in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO) {
+            proptest::prop_assert_eq!(round_half_away(x), x.round());
+        }
+
+        #[test]
+        fn fast_rounding_matches_near_halves(k in -1_000_000i64..1_000_000, d in -1e-9f64..1e-9) {
+            let x = k as f64 + 0.5 + d;
+            proptest::prop_assert_eq!(round_half_away(x), x.round());
+        }
     }
 
     #[test]

@@ -13,7 +13,10 @@ use super::messages::{
 };
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::settings::{Faults, GmcSettings};
-use super::telemetry::{DetectedBy, Deviation, Event, LogLevel, Rejection};
+use super::proxy::{Proxy, SimulationCtx};
+use super::settings::{SmoothingMode, SmoothingSettings};
+use super::telemetry::{DetectedBy, Deviation, Event, Hook, LogLevel, NetContext, Rejection, Role};
+use crate::rng::Rng;
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
 
 /// Largest payload a move batch may have, so the transport never fragments.
@@ -32,6 +35,11 @@ pub struct ClientConfig {
     pub gmc: GmcSettings,
     pub faults: Faults,
     pub bindings: Arc<Bindings>,
+    pub smoothing: SmoothingSettings,
+    /// Seeds the client's own random stream (smoothing re-sync spread).
+    pub seed: u64,
+    /// Emit a telemetry event for every hook invocation.
+    pub hook_trace: bool,
 }
 
 /// A move in the client's history.
@@ -75,6 +83,13 @@ pub struct Transmit {
 pub struct Client {
     cfg: ClientConfig,
     layouts: Layouts,
+    proxies: std::collections::BTreeMap<u16, Proxy>,
+    /// The own pawn shown from server states when client prediction is off.
+    own_proxy: Option<Proxy>,
+    rng: Rng,
+    hook_trace: bool,
+    last_seen_dash: Option<u8>,
+
     send_seq: u32,
     recv_window: SeqWindow,
     phase: Phase,
@@ -114,6 +129,12 @@ impl Client {
     pub fn new(cfg: ClientConfig) -> Self {
         Client {
             layouts: Layouts::new(cfg.bindings.clone()),
+            proxies: std::collections::BTreeMap::new(),
+            own_proxy: None,
+            rng: Rng::new(cfg.seed),
+            hook_trace: cfg.hook_trace,
+            last_seen_dash: None,
+
             send_seq: 0,
             recv_window: SeqWindow::default(),
             cfg,
@@ -283,7 +304,24 @@ impl Client {
                     self.phase = Phase::Playing;
                     self.pawn = pawn;
                     self.values = spawn;
+                    self.last_seen_dash = Some(spawn.dash_count);
                     self.replicators = Some(replicators);
+                    self.hook(now, Hook::BindReplicationData, 0, 0, None, None);
+                    let predicted = self.cfg.gmc.use_client_prediction;
+                    if !predicted {
+                        self.own_proxy = Some(Proxy::new(pawn, Some(self.cfg.id), now, spawn.team));
+                    }
+                    self.telemetry.push((
+                        now,
+                        Event::Role {
+                            pawn,
+                            role: if predicted {
+                                Role::AutonomousProxy
+                            } else {
+                                Role::AutonomousProxyNotPredicted
+                            },
+                        },
+                    ));
                     match replicators {
                         0 => self.log(
                             now,
@@ -310,6 +348,50 @@ impl Client {
                     }
                 }
             }
+            ServerMsg::ProxySpawn { pawn, owner, team } => {
+                if pawn != self.pawn || self.phase != Phase::Playing {
+                    let owner = (owner != super::messages::NO_OWNER).then_some(owner);
+                    if let std::collections::btree_map::Entry::Vacant(e) = self.proxies.entry(pawn) {
+                        e.insert(Proxy::new(pawn, owner, now, team));
+                        self.telemetry.push((
+                            now,
+                            Event::ProxySpawned {
+                                pawn,
+                                owner,
+                                actor_team: team,
+                            },
+                        ));
+                        self.telemetry.push((
+                            now,
+                            Event::Role {
+                                pawn,
+                                role: Role::SimulatedProxy,
+                            },
+                        ));
+                    }
+                }
+            }
+            ServerMsg::ProxyDespawn { pawn } => {
+                if self.proxies.remove(&pawn).is_some() {
+                    self.telemetry.push((now, Event::ProxyDespawned { pawn }));
+                }
+            }
+            ServerMsg::StateUpdate {
+                layout,
+                server_time,
+                entries,
+            } => {
+                let b = self.bindings_of(layout);
+                for e in entries {
+                    if e.pawn == self.pawn && self.phase == Phase::Playing {
+                        if let Some(p) = self.own_proxy.as_mut() {
+                            p.receive(now, server_time, &e.values, b.simulated);
+                        }
+                    } else if let Some(p) = self.proxies.get_mut(&e.pawn) {
+                        p.receive(now, server_time, &e.values, b.simulated);
+                    }
+                }
+            }
             other => self.inbox.push(other),
         }
     }
@@ -330,6 +412,8 @@ impl Client {
         self.clock_offset = None;
         self.last_world_time = f64::NEG_INFINITY;
         self.inbox.clear();
+        self.proxies.clear();
+        self.own_proxy = None;
     }
 
     fn rejoin(&mut self, now: f64, why: &str) {
@@ -399,6 +483,12 @@ impl Client {
 
         self.local_move(now, dt, raw);
         self.maybe_send(now);
+        self.update_proxies(now, dt);
+        // WorldTickEnd: once per frame, after moves, replays and smoothing.
+        self.hook(now, Hook::WorldTickEnd, 0, 0, None, None);
+        if !self.cfg.faults.transition_in_sync_applied {
+            self.detect_transition(now, false);
+        }
 
         if now >= self.next_ping {
             self.ping_seq += 1;
@@ -436,6 +526,12 @@ impl Client {
             None => false,
         };
 
+        let move_id = if merge {
+            self.current.as_ref().map_or(self.next_move_id, |m| m.id)
+        } else {
+            self.next_move_id
+        };
+        self.hook(now, Hook::PreLocalMoveExecution, move_id, 0, None, None);
         let exec = if merge {
             let cur = self.current.as_mut().expect("merge implies a current move");
             cur.timestamp = ts;
@@ -446,6 +542,7 @@ impl Client {
             // combined input.
             self.values.copy_fields(&cur.start, b.bound);
             self.values.copy_fields(&cur.input, b.input);
+            self.sync_applied(now, NetContext::LocalClientPawn_PreLocalMoveExecution, move_id);
             Execution::Combined
         } else {
             self.close_current(now);
@@ -472,6 +569,11 @@ impl Client {
             Execution::Live
         };
 
+        let others = if self.cfg.faults.tick_reads_proxy_transform {
+            self.proxy_locations()
+        } else {
+            Vec::new()
+        };
         let cur = self.current.as_mut().expect("a current move exists");
         let n = run_move(
             &mut self.values,
@@ -480,6 +582,7 @@ impl Client {
             MoveClock {
                 move_timestamp: cur.timestamp,
                 world_time: ts,
+                others: &others,
             },
             &gmc,
             &self.cfg.faults,
@@ -500,8 +603,11 @@ impl Client {
             exec,
             &self.tick_out,
         );
-        // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1) runs
-        // here; the demo pawn does nothing in it.
+        // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1): the
+        // demo pawn has no work in it; the hook trace records the call.
+        self.tick_hooks(now, move_id, n, exec);
+        self.hook(now, Hook::GenAncillaryTick, move_id, 0, Some(exec), None);
+        self.sync_applied(now, NetContext::LocalClientPawn_PostLocalMoveExecution, move_id);
         if close {
             // No later frame will fit (or the move was sealed): complete it now so it can be
             // sent without waiting a frame.
@@ -729,7 +835,12 @@ impl Client {
                 self.rejoin(now, "the server does not know this client (it restarted?)");
             }
             // Handled on receipt.
-            ServerMsg::Welcome { .. } | ServerMsg::WorldTime { .. } | ServerMsg::Pong { .. } => {}
+            ServerMsg::Welcome { .. }
+            | ServerMsg::WorldTime { .. }
+            | ServerMsg::Pong { .. }
+            | ServerMsg::ProxySpawn { .. }
+            | ServerMsg::ProxyDespawn { .. }
+            | ServerMsg::StateUpdate { .. } => {}
         }
     }
 
@@ -754,33 +865,59 @@ impl Client {
         let b = self.bindings_of(layout);
         let gmc = self.cfg.gmc;
         self.values.copy_fields(&state, b.bound);
+        self.sync_applied(now, NetContext::LocalClientPawn_ServerStateAdopted, move_id);
         let mut depth = 0u16;
         let replay = gmc.use_client_replay;
         if replay {
             let ts_now = self.synced_time(now);
-            let pending = self
-                .history
-                .iter_mut()
-                .filter(|m| m.id > move_id)
-                .chain(self.current.iter_mut());
-            for m in pending {
-                let mb = self.layouts.get(m.layout).unwrap_or(&b);
-                m.start = self.values;
-                self.values.copy_fields(&m.input, mb.input);
+            let others = if self.cfg.faults.tick_reads_proxy_transform {
+                self.proxy_locations()
+            } else {
+                Vec::new()
+            };
+            let mut slots: Vec<Option<usize>> = (0..self.history.len())
+                .filter(|&i| self.history[i].id > move_id)
+                .map(Some)
+                .collect();
+            if self.current.is_some() {
+                slots.push(None);
+            }
+            for slot in slots {
+                let Some(m) = (match slot {
+                    Some(i) => self.history.get(i),
+                    None => self.current.as_ref(),
+                }) else {
+                    continue;
+                };
+                let (id, input, delta, timestamp) = (m.id, m.input, m.delta, m.timestamp);
+                let mb = self.bindings_of(m.layout);
+                let start = self.values;
+                self.sync_applied(now, NetContext::LocalClientPawn_PreReplayMoveExecution, id);
+                self.values.copy_fields(&input, mb.input);
                 let n = run_move(
                     &mut self.values,
-                    m.delta,
+                    delta,
                     Execution::Replay,
                     MoveClock {
-                        move_timestamp: m.timestamp,
+                        move_timestamp: timestamp,
                         world_time: ts_now,
+                        others: &others,
                     },
                     &gmc,
                     &self.cfg.faults,
                     &mut self.tick_out,
                 );
-                m.output = self.values;
-                m.max_substeps = m.max_substeps.max(n);
+                self.tick_hooks(now, id, n, Execution::Replay);
+                self.sync_applied(now, NetContext::LocalClientPawn_PostReplayMoveExecution, id);
+                let output = self.values;
+                if let Some(m) = match slot {
+                    Some(i) => self.history.get_mut(i),
+                    None => self.current.as_mut(),
+                } {
+                    m.start = start;
+                    m.output = output;
+                    m.max_substeps = m.max_substeps.max(n);
+                }
                 depth += 1;
                 emit_one_shots(
                     &mut self.telemetry,
@@ -805,6 +942,159 @@ impl Client {
                 replayed: replay,
             },
         ));
+    }
+
+    fn hook(
+        &mut self,
+        now: f64,
+        hook: Hook,
+        move_id: u32,
+        iteration: u16,
+        exec: Option<Execution>,
+        context: Option<NetContext>,
+    ) {
+        if self.hook_trace {
+            self.telemetry.push((
+                now,
+                Event::Hook {
+                    hook,
+                    pawn: self.pawn,
+                    move_id,
+                    iteration,
+                    exec,
+                    context,
+                },
+            ));
+        }
+    }
+
+    /// GenPredictionTick ran `n` iterations of move `move_id`.
+    fn tick_hooks(&mut self, now: f64, move_id: u32, n: u16, exec: Execution) {
+        if self.hook_trace {
+            for i in 0..n {
+                self.hook(now, Hook::GenPredictionTick, move_id, i, Some(exec), None);
+            }
+        }
+    }
+
+    /// GMC loaded a state into the pawn: OnSyncDataApplied. Under the
+    /// `transition_in_sync_applied` pitfall the dash transition is detected here.
+    fn sync_applied(&mut self, now: f64, context: NetContext, move_id: u32) {
+        self.hook(now, Hook::OnSyncDataApplied, move_id, 0, None, Some(context));
+        if self.cfg.faults.transition_in_sync_applied {
+            self.detect_transition(now, true);
+        }
+    }
+
+    fn detect_transition(&mut self, now: f64, in_sync_applied: bool) {
+        let count = self.values.dash_count;
+        if self.last_seen_dash.is_some_and(|c| c != count) {
+            self.telemetry.push((
+                now,
+                Event::TransitionDetected {
+                    pawn: self.pawn,
+                    in_sync_applied,
+                },
+            ));
+        }
+        self.last_seen_dash = Some(count);
+    }
+
+    /// Switches the hook trace on or off.
+    pub fn set_hook_trace(&mut self, on: bool) {
+        self.hook_trace = on;
+    }
+
+    /// Simulated proxies: buffer → display, then GenSimulationTick (cosmetics).
+    fn update_proxies(&mut self, now: f64, dt: f64) {
+        let server_now = self.synced_time(now);
+        let latency = self.rtt.unwrap_or(0.0) / 2.0;
+        let b = self.layouts.current_bindings().clone();
+        let cfg = self.cfg.smoothing;
+        let pause = self.cfg.gmc.post_spawn_smoothing_pause;
+        let (mut count, mut sum, mut max, mut extrap, mut paused, mut unknown) = (0u16, 0.0, 0.0f64, 0u16, 0u16, 0u16);
+        let mut effects: Vec<u16> = Vec::new();
+        let own = if self.cfg.gmc.use_client_prediction {
+            None
+        } else {
+            self.own_proxy.as_mut()
+        };
+        for p in self.proxies.values_mut().chain(own) {
+            let sim = (cfg.mode == SmoothingMode::ForwardSimulation).then(|| SimulationCtx {
+                gmc: &self.cfg.gmc,
+                faults: &self.cfg.faults,
+                out: &mut self.tick_out,
+            });
+            let f = p.update(now, server_now, latency, &cfg, pause, &b, &mut self.rng, sim);
+            count += 1;
+            sum += f.delay;
+            max = max.max(f.delay);
+            extrap += u16::from(f.extrapolating);
+            paused += u16::from(f.paused);
+            unknown += u16::from(f.team == 0);
+            // GenSimulationTick: react to bound values that changed (cosmetics only).
+            if !f.paused {
+                let last = p.last_effect_count.replace(f.dash_count);
+                if last.is_some_and(|l| l != f.dash_count) {
+                    effects.push(p.pawn);
+                }
+            }
+        }
+        if self.hook_trace {
+            let pawns: Vec<u16> = self.proxies.keys().copied().collect();
+            for pawn in pawns {
+                self.telemetry.push((
+                    now,
+                    Event::Hook {
+                        hook: Hook::OnSyncDataApplied,
+                        pawn,
+                        move_id: 0,
+                        iteration: 0,
+                        exec: None,
+                        context: Some(NetContext::RemoteClientPawn_Simulation),
+                    },
+                ));
+                self.telemetry.push((
+                    now,
+                    Event::Hook {
+                        hook: Hook::GenSimulationTick,
+                        pawn,
+                        move_id: 0,
+                        iteration: 0,
+                        exec: None,
+                        context: None,
+                    },
+                ));
+            }
+        }
+        for pawn in effects {
+            self.telemetry.push((now, Event::ProxyEffect { pawn }));
+        }
+        if count > 0 {
+            self.telemetry.push((
+                now,
+                Event::ProxiesDisplayed {
+                    proxies: count,
+                    delay_mean: sum / f64::from(count),
+                    delay_max: max,
+                    extrapolating: extrap,
+                    paused,
+                    team_unknown: unknown,
+                    frame_dt: dt,
+                },
+            ));
+        }
+    }
+
+    /// Displayed locations of the other pawns (what this machine shows).
+    pub fn proxy_locations(&self) -> Vec<glam::DVec3> {
+        let b = self.layouts.current_bindings();
+        self.proxies.values().map(|p| p.display(b).location).collect()
+    }
+
+    /// The simulated proxies this client shows.
+    pub fn proxies(&self) -> impl Iterator<Item = &Proxy> {
+        self.proxies.values()
     }
 
     /// The next message to send, as a typed message (tests and tools).

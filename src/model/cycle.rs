@@ -12,7 +12,7 @@ pub const TIME_UNITS_PER_SECOND: f64 = 100_000.0;
 
 /// Seconds to whole time units.
 pub fn to_units(t: f64) -> i64 {
-    let u = (t * TIME_UNITS_PER_SECOND).round();
+    let u = super::binding::round_half_away(t * TIME_UNITS_PER_SECOND);
     if u.is_finite() {
         u.clamp(-(1i64 << 46) as f64, (1i64 << 46) as f64) as i64
     } else {
@@ -46,13 +46,15 @@ pub fn iterations_for(gmc: &GmcSettings, delta: f64) -> u16 {
     (n as u16).clamp(1, gmc.max_iterations.max(1))
 }
 
-/// The two clocks a move execution can read.
+/// What a move execution can read besides the pawn: the two clocks and the other pawns.
 #[derive(Clone, Copy, Debug)]
-pub struct MoveClock {
+pub struct MoveClock<'a> {
     /// `GetMoveTimestamp()`.
     pub move_timestamp: f64,
     /// `GetTime()` on the executing machine now.
     pub world_time: f64,
+    /// Other pawns' locations as this machine has them.
+    pub others: &'a [glam::DVec3],
 }
 
 /// Runs `GenPredictionTick` for one move, sub-stepped. One-shots raised by any iteration
@@ -61,7 +63,7 @@ pub fn run_move(
     values: &mut PawnValues,
     delta: f64,
     exec: Execution,
-    clock: MoveClock,
+    clock: MoveClock<'_>,
     gmc: &GmcSettings,
     faults: &Faults,
     out: &mut TickOutput,
@@ -76,6 +78,7 @@ pub fn run_move(
             world_time: clock.world_time,
             iteration: i,
             iterations: n,
+            others: clock.others,
         };
         gen_prediction_tick(values, slice, &ctx, faults, out);
     }

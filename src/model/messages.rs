@@ -4,7 +4,7 @@
 //! [`ClientMsg::wire_bytes`] / [`ServerMsg::wire_bytes`] give the size of the bit-packed
 //! encoding: a fixed header plus every carried bound value at its wire size, in binding order.
 
-use super::binding::{Bindings, FieldMask, Value};
+use super::binding::{Bindings, BoundType, FieldMask, Value};
 use super::pawn::PawnValues;
 
 /// Bytes of the fixed datagram header: magic (2), protocol version (1), message kind (1),
@@ -23,6 +23,9 @@ pub enum MsgKind {
     WorldTime,
     Pong,
     Reset,
+    ProxySpawn,
+    ProxyDespawn,
+    StateUpdate,
     /// A transport-level datagram (live sessions: laminar's acks, keep-alives, resends).
     Transport,
 }
@@ -118,6 +121,57 @@ pub enum ServerMsg {
     },
     /// The server does not know this client (it restarted, or dropped the client): join again.
     Reset,
+    /// A pawn this client does not control exists (actor replication). `team` is the spawn
+    /// data sent as an ordinary actor property, 0 when it is not.
+    ProxySpawn { pawn: u16, owner: u16, team: u8 },
+    /// A pawn was destroyed.
+    ProxyDespawn { pawn: u16 },
+    /// States of pawns for simulated proxies, at server time `server_time`: only the fields
+    /// bound with a SimulationMode other than None are meaningful.
+    StateUpdate {
+        layout: u8,
+        server_time: f64,
+        entries: Vec<ProxyEntry>,
+    },
+}
+
+/// One pawn's state in a [`ServerMsg::StateUpdate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProxyEntry {
+    pub pawn: u16,
+    /// Sent because a PeriodicAndOnChange value changed (not on the periodic schedule).
+    pub forced: bool,
+    pub values: PawnValues,
+}
+
+/// Owner value meaning "nobody" (a server-controlled pawn) in [`ServerMsg::ProxySpawn`].
+pub const NO_OWNER: u16 = 0xFFFF;
+
+/// The most bits one state-update entry can take with this layout (every packed value at its
+/// widest), so updates can be split without measuring each entry.
+pub fn max_proxy_entry_bits(b: &Bindings) -> usize {
+    let widest = |ty: BoundType| -> usize {
+        match ty {
+            BoundType::CompressedFloat | BoundType::CompressedDouble => 6 + 63,
+            BoundType::CompressedVector2D => 6 + 2 * 63,
+            BoundType::CompressedVector | BoundType::CompressedRotator => 6 + 3 * 63,
+            BoundType::Name | BoundType::GameplayTag => 8 + 8 * 255,
+            BoundType::GameplayTagContainer => 8 + 255 * (8 + 8 * 255),
+            BoundType::InstancedStruct => 16 + 8 * 1200,
+            other => other.wire_bits(&Value::Bool(false)) as usize,
+        }
+    };
+    16 + 1
+        + b.list()
+            .iter()
+            .filter(|x| b.simulated.contains(x.field))
+            .map(|x| widest(x.ty))
+            .sum::<usize>()
+}
+
+/// Bits of one state-update entry.
+pub fn proxy_entry_bits(b: &Bindings, e: &ProxyEntry) -> usize {
+    16 + 1 + values_bits(b, &e.values, b.simulated)
 }
 
 fn values_bits(b: &Bindings, v: &PawnValues, mask: FieldMask) -> usize {
@@ -202,7 +256,8 @@ impl ServerMsg {
         match self {
             ServerMsg::Welcome { layout, .. }
             | ServerMsg::Ack { layout, .. }
-            | ServerMsg::Correction { layout, .. } => *layout,
+            | ServerMsg::Correction { layout, .. }
+            | ServerMsg::StateUpdate { layout, .. } => *layout,
             _ => 0,
         }
     }
@@ -228,6 +283,11 @@ impl ServerMsg {
             ServerMsg::WorldTime { .. } => bytes(8 + 64),
             ServerMsg::Pong { .. } => bytes(32 + 64),
             ServerMsg::Reset => bytes(0),
+            ServerMsg::ProxySpawn { .. } => bytes(16 + 16 + 8),
+            ServerMsg::ProxyDespawn { .. } => bytes(16),
+            ServerMsg::StateUpdate { entries, .. } => {
+                bytes(64 + 8 + entries.iter().map(|e| proxy_entry_bits(b, e)).sum::<usize>())
+            }
         }
     }
 
@@ -239,6 +299,9 @@ impl ServerMsg {
             ServerMsg::WorldTime { .. } => MsgKind::WorldTime,
             ServerMsg::Pong { .. } => MsgKind::Pong,
             ServerMsg::Reset => MsgKind::Reset,
+            ServerMsg::ProxySpawn { .. } => MsgKind::ProxySpawn,
+            ServerMsg::ProxyDespawn { .. } => MsgKind::ProxyDespawn,
+            ServerMsg::StateUpdate { .. } => MsgKind::StateUpdate,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod cycle;
 pub mod input;
 pub mod messages;
 pub mod pawn;
+pub mod proxy;
 pub mod server;
 pub mod settings;
 pub mod telemetry;

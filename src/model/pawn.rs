@@ -30,6 +30,8 @@ pub const RAMP_TIME: f32 = 0.5;
 /// is a function of the move timestamp (correct) or of the machine's clock (pitfall 2).
 pub const GUST_AMPLITUDE: f64 = 0.15;
 pub const GUST_FREQUENCY: f64 = 0.4;
+/// Under `tick_reads_proxy_transform`, pawns closer than this (cm) to another slow down.
+pub const CROWD_RADIUS: f64 = 500.0;
 
 /// The members of the demo pawn that can be bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -43,10 +45,11 @@ pub enum Field {
     DashCount = 6,
     Stride = 7,
     MoveRamp = 8,
+    Team = 9,
 }
 
 impl Field {
-    pub const ALL: [Field; 9] = [
+    pub const ALL: [Field; 10] = [
         Field::InputMove,
         Field::InputDash,
         Field::Location,
@@ -56,6 +59,7 @@ impl Field {
         Field::DashCount,
         Field::Stride,
         Field::MoveRamp,
+        Field::Team,
     ];
 
     /// The member's name in the demo pawn (as it appears in binding lists and reports).
@@ -70,6 +74,7 @@ impl Field {
             Field::DashCount => "dash_count",
             Field::Stride => "stride",
             Field::MoveRamp => "move_ramp",
+            Field::Team => "team",
         }
     }
 
@@ -85,7 +90,7 @@ impl Field {
             Field::Location | Field::Velocity => BoundType::CompressedVector,
             Field::Rotation => BoundType::CompressedRotator,
             Field::DashCooldown | Field::Stride | Field::MoveRamp => BoundType::CompressedFloat,
-            Field::DashCount => BoundType::Byte,
+            Field::DashCount | Field::Team => BoundType::Byte,
         }
     }
 
@@ -115,6 +120,8 @@ pub struct PawnValues {
     pub dash_count: u8,
     pub stride: f32,
     pub move_ramp: f32,
+    /// 0 = unknown, 1 or 2: spawn-time data proxies need (pitfall 7).
+    pub team: u8,
 }
 
 impl PawnValues {
@@ -137,6 +144,7 @@ impl PawnValues {
             Field::DashCount => Value::Byte(self.dash_count),
             Field::Stride => Value::Float(self.stride),
             Field::MoveRamp => Value::Float(self.move_ramp),
+            Field::Team => Value::Byte(self.team),
         }
     }
 
@@ -153,6 +161,7 @@ impl PawnValues {
             (Field::DashCount, Value::Byte(x)) => self.dash_count = *x,
             (Field::Stride, Value::Float(x)) => self.stride = *x,
             (Field::MoveRamp, Value::Float(x)) => self.move_ramp = *x,
+            (Field::Team, Value::Byte(x)) => self.team = *x,
             _ => {}
         }
     }
@@ -172,6 +181,7 @@ impl PawnValues {
                     Field::DashCount => self.dash_count = src.dash_count,
                     Field::Stride => self.stride = src.stride,
                     Field::MoveRamp => self.move_ramp = src.move_ramp,
+                    Field::Team => self.team = src.team,
                 }
             }
         }
@@ -269,7 +279,11 @@ pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
             Field::DashCount,
             P::ServerAuth_Output_ClientValidated,
             CombineMode::Default,
-            S::PeriodicAndOnChange_Output,
+            if faults.proxy_value_not_simulated {
+                S::None
+            } else {
+                S::PeriodicAndOnChange_Output
+            },
             I::NearestNeighbour,
             0.0,
         ),
@@ -289,9 +303,29 @@ pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
             I::Linear,
             0.05,
         ),
+        b(
+            Field::Team,
+            P::ServerAuth_Output_ClientValidated,
+            CombineMode::Default,
+            S::PeriodicAndOnChange_Output,
+            I::NearestNeighbour,
+            0.0,
+        ),
     ];
     if faults.unbound_member {
         list.retain(|b| b.field != Field::MoveRamp);
+    }
+    list
+}
+
+/// The binding list a client makes under `binding_mismatch`: `rotation` bound before
+/// `location` (the server keeps the usual order).
+pub fn mismatched_client_bindings(faults: &Faults) -> Vec<Binding> {
+    let mut list = default_bindings(faults);
+    let loc = list.iter().position(|b| b.field == Field::Location);
+    let rot = list.iter().position(|b| b.field == Field::Rotation);
+    if let (Some(l), Some(r)) = (loc, rot) {
+        list.swap(l, r);
     }
     list
 }
@@ -322,7 +356,7 @@ impl Execution {
 
 /// What the tick knows besides the pawn's members.
 #[derive(Clone, Copy, Debug)]
-pub struct TickCtx {
+pub struct TickCtx<'a> {
     pub exec: Execution,
     /// `GetMoveTimestamp()`.
     pub move_timestamp: f64,
@@ -331,6 +365,9 @@ pub struct TickCtx {
     /// `GetIterationNumber()` (0-based) and the number of iterations of this move.
     pub iteration: u16,
     pub iterations: u16,
+    /// Other pawns' locations as this machine has them (displayed proxies on a client,
+    /// authoritative on the server). Only the `tick_reads_proxy_transform` pitfall reads them.
+    pub others: &'a [DVec3],
 }
 
 /// One-shot events the demo pawn raises inside a move.
@@ -414,7 +451,22 @@ pub fn gen_prediction_tick(
     };
     let gust = 1.0 + GUST_AMPLITUDE * (std::f64::consts::TAU * GUST_FREQUENCY * t).sin();
     let ramp = 0.6 + 0.4 * f64::from(v.move_ramp / RAMP_TIME);
-    let desired = dir * MAX_SPEED * ramp * gust;
+    // Pitfall: slow down near other pawns, as this machine displays them.
+    let crowd = if faults.tick_reads_proxy_transform {
+        let nearest = ctx
+            .others
+            .iter()
+            .map(|o| o.truncate().distance(v.location.truncate()))
+            .fold(f64::INFINITY, f64::min);
+        if nearest < CROWD_RADIUS {
+            0.4 + 0.6 * nearest / CROWD_RADIUS
+        } else {
+            1.0
+        }
+    } else {
+        1.0
+    };
+    let desired = dir * MAX_SPEED * ramp * gust * crowd;
 
     if v.input_dash && v.dash_cooldown <= 0.0 {
         let vel = v.velocity.truncate();
@@ -461,13 +513,14 @@ mod tests {
     use super::*;
     use crate::model::binding::Bindings;
 
-    fn ctx(exec: Execution) -> TickCtx {
+    fn ctx(exec: Execution) -> TickCtx<'static> {
         TickCtx {
             exec,
             move_timestamp: 1.0,
             world_time: 1.0,
             iteration: 0,
             iterations: 1,
+            others: &[],
         }
     }
 
@@ -488,6 +541,7 @@ mod tests {
                 dash_count: 7,
                 stride: 12.0,
                 move_ramp: 0.25,
+                team: 2,
             };
             v.set(f, &val.get(f));
             assert_eq!(v.get(f), val.get(f));

@@ -2,7 +2,7 @@
 //! timestamp; validates; replies with acknowledgements or corrections; runs the pawns it
 //! controls (AI) one local move per frame; replicates world time. Sans-IO like the client.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use std::sync::Arc;
 
@@ -12,10 +12,14 @@ use super::binding::{Bindings, Layouts};
 use super::client::Transmit;
 use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
 use super::input::{InputScript, InputScriptConfig};
-use super::messages::{ClientMsg, Delivery, DeviationReport, ServerMsg, WireMove};
+use super::messages::{
+    ClientMsg, Delivery, DeviationReport, NO_OWNER, ProxyEntry, ServerMsg, WireMove,
+    max_proxy_entry_bits,
+};
+use super::proxy::Proxy;
 use super::pawn::{Execution, PawnValues, TickOutput};
-use super::settings::{Faults, GmcSettings, WorldSettings};
-use super::telemetry::{Event, LogLevel, Rejection};
+use super::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
+use super::telemetry::{Event, Hook, LogLevel, NetContext, Rejection, Role};
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
 use crate::rng::{Rng, derive_seed, purpose};
 
@@ -30,6 +34,14 @@ pub struct ServerConfig {
     pub ai_pawns: u16,
     pub ai_input: InputScriptConfig,
     pub seed: u64,
+    pub net_mode: NetMode,
+    /// State updates per second to simulated proxies.
+    pub net_update_rate: f64,
+    /// Smoothing of remote pawns on a listen-server host.
+    pub smoothing: SmoothingSettings,
+    /// Input script of the host's pawn (listen server, standalone).
+    pub host_input: InputScriptConfig,
+    pub hook_trace: bool,
 }
 
 /// A pawn as the server holds it.
@@ -39,8 +51,12 @@ pub struct ServerPawn {
     /// The controlling client; `None` for pawns the server controls (AI).
     pub owner: Option<u16>,
     pub values: PawnValues,
+    /// The listen-server host's or standalone player's pawn.
+    pub host: bool,
     ai: Option<InputScript>,
     next_turret: f64,
+    /// PeriodicAndOnChange values as last sent to proxies.
+    last_sent: PawnValues,
 }
 
 #[derive(Clone, Debug)]
@@ -57,6 +73,8 @@ struct RemoteClient {
     gap_since: Option<f64>,
     /// Corrections sent so far; batches from an older epoch are executed but not validated.
     epoch: u32,
+    /// Pawns this client has been told exist (ProxySpawn sent).
+    known: BTreeSet<u16>,
 }
 
 pub struct Server {
@@ -75,6 +93,16 @@ pub struct Server {
     layout_errors: BTreeMap<u16, u32>,
     turret_rng: Rng,
     tick_out: TickOutput,
+    next_net_update: f64,
+    hook_trace: bool,
+    /// Listen server: remote pawns as the host displays them.
+    host_view: BTreeMap<u16, Proxy>,
+    view_rng: Rng,
+}
+
+/// Team of a pawn (1 or 2): spawn-time data proxies need.
+fn team_of(pawn: u16) -> u8 {
+    1 + (pawn % 2) as u8
 }
 
 fn spawn_point(radius: f64, slot: u32) -> (DVec3, f64) {
@@ -90,19 +118,48 @@ impl Server {
         let mut pawns = Vec::new();
         for k in 0..cfg.ai_pawns {
             let (loc, yaw) = spawn_point(cfg.world.spawn_radius * 0.5, u32::from(k));
+            let values = PawnValues {
+                team: team_of(k),
+                ..PawnValues::spawn_at(loc, yaw)
+            };
             pawns.push(ServerPawn {
                 id: k,
                 owner: None,
-                values: PawnValues::spawn_at(loc, yaw),
+                values,
+                host: false,
                 ai: Some(InputScript::new(
                     cfg.ai_input.clone(),
                     derive_seed(cfg.seed, purpose::AI_INPUT, u64::from(k)),
                 )),
                 next_turret: f64::INFINITY,
+                last_sent: values,
+            });
+        }
+        if cfg.net_mode != NetMode::Dedicated {
+            // The host plays on the server machine (as client 0 would).
+            let id = cfg.ai_pawns;
+            let (loc, yaw) = spawn_point(cfg.world.spawn_radius, 0);
+            let values = PawnValues {
+                team: team_of(id),
+                ..PawnValues::spawn_at(loc, yaw)
+            };
+            pawns.push(ServerPawn {
+                id,
+                owner: None,
+                values,
+                host: true,
+                ai: Some(InputScript::new(
+                    cfg.host_input.clone(),
+                    derive_seed(cfg.seed, purpose::CLIENT_INPUT, 0),
+                )),
+                next_turret: f64::INFINITY,
+                last_sent: values,
             });
         }
         let turret_rng = Rng::new(derive_seed(cfg.seed, purpose::HAZARD, 0));
-        let ai_pawns = cfg.ai_pawns;
+        let next_pawn_id = pawns.len() as u16;
+        let view_rng = Rng::new(derive_seed(cfg.seed, purpose::SMOOTHING, u64::from(u16::MAX)));
+        let hook_trace = cfg.hook_trace;
         Server {
             layouts: Layouts::new(cfg.bindings.clone()),
             send_seq: 0,
@@ -115,10 +172,72 @@ impl Server {
             telemetry: Vec::new(),
             last_frame: None,
             last_world_time_sent: None,
-            next_pawn_id: ai_pawns,
+            next_pawn_id,
             layout_errors: BTreeMap::new(),
             turret_rng,
             tick_out: TickOutput::default(),
+            next_net_update: 0.0,
+            hook_trace,
+            host_view: BTreeMap::new(),
+            view_rng,
+        }
+    }
+
+    /// Switches the hook trace on or off.
+    pub fn set_hook_trace(&mut self, on: bool) {
+        self.hook_trace = on;
+    }
+
+    /// Listen server: the remote pawns as the host displays them (smoothed).
+    pub fn host_view(&self) -> impl Iterator<Item = &Proxy> {
+        self.host_view.values()
+    }
+
+    fn hook(
+        &mut self,
+        now: f64,
+        hook: Hook,
+        pawn: u16,
+        move_id: u32,
+        iteration: u16,
+        exec: Option<Execution>,
+        context: Option<NetContext>,
+    ) {
+        if self.hook_trace {
+            self.telemetry.push((
+                now,
+                Event::Hook {
+                    hook,
+                    pawn,
+                    move_id,
+                    iteration,
+                    exec,
+                    context,
+                },
+            ));
+        }
+    }
+
+    fn tick_hooks(&mut self, now: f64, pawn: u16, move_id: u32, n: u16, exec: Execution) {
+        if self.hook_trace {
+            for i in 0..n {
+                self.hook(now, Hook::GenPredictionTick, pawn, move_id, i, Some(exec), None);
+            }
+            self.hook(now, Hook::GenAncillaryTick, pawn, move_id, 0, Some(exec), None);
+        }
+    }
+
+    /// Locations of every pawn but `except` (for the `tick_reads_proxy_transform` pitfall:
+    /// on the server these are authoritative).
+    fn others(&self, except: u16) -> Vec<DVec3> {
+        if self.cfg.faults.tick_reads_proxy_transform {
+            self.pawns
+                .iter()
+                .filter(|p| p.id != except)
+                .map(|p| p.values.location)
+                .collect()
+        } else {
+            Vec::new()
         }
     }
 
@@ -171,6 +290,16 @@ impl Server {
     pub fn drop_client(&mut self, now: f64, client: u16, why: &str) {
         if let Some(rc) = self.clients.remove(&client) {
             self.pawns.retain(|p| p.id != rc.pawn);
+            self.host_view.remove(&rc.pawn);
+            for (&c, other) in self.clients.iter_mut() {
+                if other.known.remove(&rc.pawn) {
+                    self.outbox.push_back((
+                        c,
+                        ServerMsg::ProxyDespawn { pawn: rc.pawn },
+                        Delivery::Reliable,
+                    ));
+                }
+            }
             self.telemetry.push((
                 now,
                 Event::Log {
@@ -284,6 +413,10 @@ impl Server {
                 self.local_move(now, dt, i);
             }
         }
+        self.replicate_to_proxies(now);
+        if self.cfg.net_mode == NetMode::Listen {
+            self.update_host_view(now, dt);
+        }
 
         if self.cfg.world_time_replicators > 0
             && self
@@ -306,6 +439,179 @@ impl Server {
         }
         self.telemetry
             .push((now, Event::ServerFrame { remote_moves }));
+        self.hook(now, Hook::WorldTickEnd, u16::MAX, 0, 0, None, None);
+    }
+
+    /// Tells clients about pawns they do not know yet, sends forced updates for changed
+    /// PeriodicAndOnChange values, and the periodic state updates.
+    fn replicate_to_proxies(&mut self, now: f64) {
+        let b = self.layouts.current_bindings().clone();
+        let layout = self.layouts.current();
+        let actor_team = !self.cfg.faults.spawn_data_only_bound;
+        let predicting = self.cfg.gmc.use_client_prediction;
+        // Spawns.
+        let pawns: Vec<(u16, Option<u16>, u8)> = self
+            .pawns
+            .iter()
+            .map(|p| (p.id, p.owner, p.values.team))
+            .collect();
+        for (&c, rc) in self.clients.iter_mut() {
+            for &(id, owner, team) in &pawns {
+                if id != rc.pawn && rc.known.insert(id) {
+                    self.outbox.push_back((
+                        c,
+                        ServerMsg::ProxySpawn {
+                            pawn: id,
+                            owner: owner.unwrap_or(NO_OWNER),
+                            team: if actor_team { team } else { 0 },
+                        },
+                        Delivery::Reliable,
+                    ));
+                }
+            }
+        }
+        // Forced updates: a PeriodicAndOnChange value changed.
+        let mut forced: Vec<ProxyEntry> = Vec::new();
+        for p in &mut self.pawns {
+            let mut changed = false;
+            for bd in b.list() {
+                if b.on_change.contains(bd.field) && p.values.get(bd.field) != p.last_sent.get(bd.field) {
+                    changed = true;
+                    self.telemetry.push((
+                        now,
+                        Event::ForcedUpdate {
+                            pawn: p.id,
+                            binding: bd.name.clone(),
+                        },
+                    ));
+                }
+            }
+            if changed {
+                p.last_sent = p.values;
+                forced.push(ProxyEntry {
+                    pawn: p.id,
+                    forced: true,
+                    values: p.values.quantized(b.list(), b.simulated),
+                });
+            }
+        }
+        let max_entry = max_proxy_entry_bits(&b);
+        let periodic = now >= self.next_net_update;
+        if periodic {
+            let interval = 1.0 / self.cfg.net_update_rate.max(0.1);
+            self.next_net_update = (self.next_net_update + interval).max(now);
+            for p in &mut self.pawns {
+                p.last_sent = p.values;
+            }
+        }
+        if forced.is_empty() && !periodic {
+            return;
+        }
+        let all: Vec<ProxyEntry> = if periodic {
+            self.pawns
+                .iter()
+                .map(|p| ProxyEntry {
+                    pawn: p.id,
+                    forced: forced.iter().any(|f| f.pawn == p.id),
+                    values: p.values.quantized(b.list(), b.simulated),
+                })
+                .collect()
+        } else {
+            forced
+        };
+        for (&c, rc) in &self.clients {
+            let wanted: Vec<ProxyEntry> = all
+                .iter()
+                .filter(|e| {
+                    (e.pawn != rc.pawn && rc.known.contains(&e.pawn))
+                        || (e.pawn == rc.pawn && !predicting)
+                })
+                .cloned()
+                .collect();
+            // Split so no datagram exceeds the batch limit (by the widest possible entry).
+            let per = ((super::client::MAX_BATCH_BYTES - 16) * 8 / max_entry).max(1);
+            for chunk in wanted.chunks(per) {
+                self.outbox.push_back((
+                    c,
+                    ServerMsg::StateUpdate {
+                        layout,
+                        server_time: now,
+                        entries: chunk.to_vec(),
+                    },
+                    Delivery::Unreliable,
+                ));
+            }
+        }
+    }
+
+    /// Listen server: the host displays remote pawns smoothed (IsSmoothedListenServerPawn);
+    /// GenSimulationTick runs for them here.
+    fn update_host_view(&mut self, now: f64, dt: f64) {
+        let b = self.layouts.current_bindings().clone();
+        let remote: Vec<(u16, Option<u16>, PawnValues)> = self
+            .pawns
+            .iter()
+            .filter(|p| p.owner.is_some())
+            .map(|p| (p.id, p.owner, p.values))
+            .collect();
+        let cfg = self.cfg.smoothing;
+        let (mut count, mut sum, mut max, mut extrap) = (0u16, 0.0, 0.0f64, 0u16);
+        let mut effects = Vec::new();
+        for (id, owner, values) in remote {
+            let p = match self.host_view.entry(id) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    self.telemetry.push((
+                        now,
+                        Event::Role {
+                            pawn: id,
+                            role: Role::SmoothedListenServerPawn,
+                        },
+                    ));
+                    e.insert(Proxy::new(id, owner, now, values.team))
+                }
+            };
+            p.receive(now, now, &values, b.simulated);
+            let f = p.update(now, now, 0.0, &cfg, 0.0, &b, &mut self.view_rng, None);
+            count += 1;
+            sum += f.delay;
+            max = max.max(f.delay);
+            extrap += u16::from(f.extrapolating);
+            let last = p.last_effect_count.replace(f.dash_count);
+            if last.is_some_and(|l| l != f.dash_count) {
+                effects.push(id);
+            }
+            if self.hook_trace {
+                self.telemetry.push((
+                    now,
+                    Event::Hook {
+                        hook: Hook::GenSimulationTick,
+                        pawn: id,
+                        move_id: 0,
+                        iteration: 0,
+                        exec: None,
+                        context: None,
+                    },
+                ));
+            }
+        }
+        for pawn in effects {
+            self.telemetry.push((now, Event::ProxyEffect { pawn }));
+        }
+        if count > 0 {
+            self.telemetry.push((
+                now,
+                Event::ProxiesDisplayed {
+                    proxies: count,
+                    delay_mean: sum / f64::from(count),
+                    delay_max: max,
+                    extrapolating: extrap,
+                    paused: 0,
+                    team_unknown: 0,
+                    frame_dt: dt,
+                },
+            ));
+        }
     }
 
     fn join(&mut self, now: f64, from: u16, nonce: u32, layout_hash: u32) {
@@ -332,6 +638,7 @@ impl Server {
                 rc.gap_since = None;
                 rc.epoch = 0;
                 rc.last_heard = now;
+                rc.known.clear();
                 Some(true)
             }
             None => {
@@ -345,13 +652,26 @@ impl Server {
                 } else {
                     f64::INFINITY
                 };
+                let values = PawnValues {
+                    team: team_of(id),
+                    ..PawnValues::spawn_at(loc, yaw)
+                };
                 self.pawns.push(ServerPawn {
                     id,
                     owner: Some(from),
-                    values: PawnValues::spawn_at(loc, yaw),
+                    values,
+                    host: false,
                     ai: None,
                     next_turret: first_turret,
+                    last_sent: values,
                 });
+                self.telemetry.push((
+                    now,
+                    Event::Role {
+                        pawn: id,
+                        role: Role::RemotelyControlledServerPawn,
+                    },
+                ));
                 self.clients.insert(
                     from,
                     RemoteClient {
@@ -362,6 +682,7 @@ impl Server {
                         buffer: BTreeMap::new(),
                         gap_since: None,
                         epoch: 0,
+                        known: BTreeSet::new(),
                     },
                 );
                 Some(false)
@@ -517,6 +838,17 @@ impl Server {
         // Where to put deviations; `None` executes without validating.
         reports: Option<&mut Vec<DeviationReport>>,
     ) {
+        let pawn_id = self.pawns[pawn_idx].id;
+        let others = self.others(pawn_id);
+        self.hook(
+            now,
+            Hook::OnSyncDataApplied,
+            pawn_id,
+            m.id,
+            0,
+            None,
+            Some(NetContext::ServerPawn_PreRemoteMoveExecution),
+        );
         let world = &self.cfg.world;
         let p = &mut self.pawns[pawn_idx];
         // The client's input for client-authoritative input values; server-owned inputs keep
@@ -539,6 +871,7 @@ impl Server {
             MoveClock {
                 move_timestamp: m.timestamp,
                 world_time: now,
+                others: &others,
             },
             &self.cfg.gmc,
             &self.cfg.faults,
@@ -578,6 +911,17 @@ impl Server {
                 }
             }
         }
+        self.tick_hooks(now, pawn_id, m.id, n, Execution::Remote);
+        self.hook(
+            now,
+            Hook::OnSyncDataApplied,
+            pawn_id,
+            m.id,
+            0,
+            None,
+            Some(NetContext::ServerPawn_PostRemoteMoveExecution),
+        );
+        let p = &self.pawns[pawn_idx];
         self.telemetry.push((
             now,
             Event::RemoteMoveExecuted {
@@ -595,6 +939,9 @@ impl Server {
     fn local_move(&mut self, now: f64, dt: f64, i: usize) {
         let b = self.layouts.current_bindings().clone();
         let delta = clamp_delta(&self.cfg.gmc, dt);
+        let pawn_id = self.pawns[i].id;
+        let others = self.others(pawn_id);
+        self.hook(now, Hook::PreLocalMoveExecution, pawn_id, 0, 0, None, None);
         let p = &mut self.pawns[i];
         let raw = match p.ai.as_mut() {
             Some(script) => script.sample(now),
@@ -613,6 +960,7 @@ impl Server {
             MoveClock {
                 move_timestamp: now,
                 world_time: now,
+                others: &others,
             },
             &self.cfg.gmc,
             &self.cfg.faults,
@@ -634,6 +982,7 @@ impl Server {
                 substeps: n,
             },
         ));
+        self.tick_hooks(now, pawn_id, 0, n, Execution::ServerLocal);
     }
 
     /// The next message to send, typed (tests and tools).

@@ -75,11 +75,24 @@ pub struct Faults {
     pub dash_always_combine: bool,
     /// Cosmetic side effects are not guarded by the live-move check.
     pub unguarded_side_effects: bool,
+    /// `dash_count`, which proxies need to play the dash effect, is bound SimulationMode None.
+    pub proxy_value_not_simulated: bool,
+    /// The pawn's `team` (needed at spawn) travels only as a bound value, not also as an
+    /// ordinary actor property: proxies show no team during PostSpawnSmoothingPause.
+    pub spawn_data_only_bound: bool,
+    /// The dash transition is detected in OnSyncDataApplied instead of WorldTickEnd.
+    pub transition_in_sync_applied: bool,
+    /// The clients bind `rotation` before `location` (the server binds them in the usual
+    /// order): every exchanged state is garbage.
+    pub binding_mismatch: bool,
+    /// The tick slows the pawn near other pawns, reading their transforms as this machine
+    /// displays them.
+    pub tick_reads_proxy_transform: bool,
 }
 
 impl Faults {
     /// (key, one-line explanation) for every switch, in display order.
-    pub const EXPLAINED: [(&'static str, &'static str); 5] = [
+    pub const EXPLAINED: [(&'static str, &'static str); 10] = [
         (
             "unbound_member",
             "The tick writes `move_ramp` without binding it: combined re-runs and replays start from its newest value, so client and server diverge and corrections follow.",
@@ -100,14 +113,30 @@ impl Faults {
             "unguarded_side_effects",
             "Cosmetic side effects play without the live-move check: every replay plays them again.",
         ),
+        (
+            "proxy_value_not_simulated",
+            "`dash_count` is bound SimulationMode None: it never reaches simulated proxies, so other players never see the dash effect.",
+        ),
+        (
+            "spawn_data_only_bound",
+            "The team travels only as a bound value: for PostSpawnSmoothingPause after a proxy spawns nothing replicated is applied, so it shows no team.",
+        ),
+        (
+            "transition_in_sync_applied",
+            "The dash transition is detected in OnSyncDataApplied: it fires with historical states on every load, replay and re-run, many times per real dash.",
+        ),
+        (
+            "binding_mismatch",
+            "The client binds `rotation` before `location`; the server does not: the two read each other's states with the wrong layout.",
+        ),
+        (
+            "tick_reads_proxy_transform",
+            "The tick slows the pawn near other pawns as this machine displays them: proxies are in the past, so client and server disagree.",
+        ),
     ];
 
     pub fn any(&self) -> bool {
-        self.unbound_member
-            || self.wall_clock_in_tick
-            || self.no_seal_after_one_shot
-            || self.dash_always_combine
-            || self.unguarded_side_effects
+        *self != Faults::default()
     }
 }
 
@@ -131,6 +160,95 @@ impl Default for WorldSettings {
             turret_period_s: 0.0,
             turret_knockback: 900.0,
             spawn_radius: 800.0,
+        }
+    }
+}
+
+/// How the session is hosted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetMode {
+    /// A server with no local player; every player is a remote client.
+    #[default]
+    Dedicated,
+    /// Client 0 plays on the server machine: its pawn is a locally controlled server pawn and
+    /// the remote pawns are smoothed for display there.
+    Listen,
+    /// One player, no network: never predicted, replayed, combined or smoothed.
+    Standalone,
+}
+
+/// `EGMC_SmoothingMode` as the simulator models it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SmoothingMode {
+    /// Delay = latency estimate + an adaptive buffer, re-synced periodically (GMC's default).
+    #[default]
+    AdaptiveBufferedInterpolation,
+    /// A fixed total delay (`fixed_delay`).
+    FixedDelayInterpolation,
+    /// Show the newest received state as it is.
+    MatchLatest,
+    /// Run the prediction tick as a simulated execution (`IsSimulatedMove`) from the newest
+    /// state up to the present.
+    ForwardSimulation,
+}
+
+/// What a proxy does when its buffer runs dry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExtrapolationMode {
+    /// Hold the newest state.
+    None,
+    /// Continue along the newest velocity.
+    #[default]
+    DeadReckoning,
+}
+
+/// Smoothing of simulated proxies (GMC 2.x header defaults, model-facts.md).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SmoothingSettings {
+    pub mode: SmoothingMode,
+    /// Base buffer time (s) of adaptive smoothing.
+    pub buffer_time: f64,
+    /// The dynamic buffer stays within these (s).
+    pub min_buffer_time: f64,
+    pub max_buffer_time: f64,
+    /// The total delay (latency + buffer) stays within these (s).
+    pub min_delay: f64,
+    pub max_delay: f64,
+    /// Re-sync the applied delay about this often (s), give or take `resync_spread`.
+    pub resync_interval: f64,
+    pub resync_spread: f64,
+    /// ... or as soon as the target delay differs from the applied one by more than this (s).
+    pub resync_tolerance: f64,
+    /// Total delay of FixedDelayInterpolation (s).
+    pub fixed_delay: f64,
+    pub extrapolation: ExtrapolationMode,
+    /// Longest extrapolation (s) before the proxy holds.
+    pub max_extrapolation_time: f64,
+    /// Seconds to blend back from an extrapolated state.
+    pub extrapolation_recovery_time: f64,
+    /// Above this distance (cm) a proxy snaps instead of blending; negative disables.
+    pub teleport_threshold: f64,
+}
+
+impl Default for SmoothingSettings {
+    fn default() -> Self {
+        SmoothingSettings {
+            mode: SmoothingMode::AdaptiveBufferedInterpolation,
+            buffer_time: 0.13,
+            min_buffer_time: 0.05,
+            max_buffer_time: 1.0,
+            min_delay: 0.05,
+            max_delay: 2.0,
+            resync_interval: 2.0,
+            resync_spread: 0.4,
+            resync_tolerance: 0.1,
+            fixed_delay: 0.15,
+            extrapolation: ExtrapolationMode::DeadReckoning,
+            max_extrapolation_time: 0.5,
+            extrapolation_recovery_time: 0.3,
+            teleport_threshold: 1000.0,
         }
     }
 }

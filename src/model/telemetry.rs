@@ -27,6 +27,49 @@ impl std::fmt::Display for Machine {
     }
 }
 
+/// GMC's hooks (the hook trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Hook {
+    BindReplicationData,
+    PreLocalMoveExecution,
+    GenPredictionTick,
+    GenAncillaryTick,
+    GenSimulationTick,
+    OnSyncDataApplied,
+    WorldTickEnd,
+}
+
+/// The context OnSyncDataApplied reports (names after GMC's `EGMC_NetContext` where the source
+/// document gives them; the others are the simulator's).
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum NetContext {
+    LocalClientPawn_PreLocalMoveExecution,
+    LocalClientPawn_PostLocalMoveExecution,
+    LocalClientPawn_ServerStateAdopted,
+    LocalClientPawn_PreReplayMoveExecution,
+    LocalClientPawn_PostReplayMoveExecution,
+    ServerPawn_PreRemoteMoveExecution,
+    ServerPawn_PostRemoteMoveExecution,
+    RemoteClientPawn_Simulation,
+    RollbackSwap,
+}
+
+/// A pawn's net role on one machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The owning client's pawn, predicted.
+    AutonomousProxy,
+    /// The owning client's pawn with bUseClientPrediction off: smoothed like a proxy.
+    AutonomousProxyNotPredicted,
+    SimulatedProxy,
+    LocallyControlledServerPawn,
+    RemotelyControlledServerPawn,
+    /// A remote pawn as a listen-server host displays it (authoritative, smoothed for display).
+    SmoothedListenServerPawn,
+}
+
 /// Who noticed a deviation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DetectedBy {
@@ -179,6 +222,45 @@ pub enum Event {
     },
     /// A received datagram was dropped (duplicate or malformed).
     Rejected { reason: Rejection },
+    /// A pawn's role on this machine (once, when the machine first has the pawn).
+    Role { pawn: u16, role: Role },
+    /// Hook trace (only when switched on): one hook invocation.
+    Hook {
+        hook: Hook,
+        pawn: u16,
+        move_id: u32,
+        iteration: u16,
+        exec: Option<Execution>,
+        context: Option<NetContext>,
+    },
+    /// Client/host: a simulated proxy came into existence; `actor_team` is the spawn data that
+    /// came as an ordinary actor property (0: none).
+    ProxySpawned { pawn: u16, owner: Option<u16>, actor_team: u8 },
+    ProxyDespawned { pawn: u16 },
+    /// Client/host, once per frame: how the proxies were displayed.
+    ProxiesDisplayed {
+        proxies: u16,
+        delay_mean: f64,
+        delay_max: f64,
+        extrapolating: u16,
+        paused: u16,
+        team_unknown: u16,
+        frame_dt: f64,
+    },
+    /// A proxy played the dash effect (GenSimulationTick saw `dash_count` change).
+    ProxyEffect { pawn: u16 },
+    /// The owning client detected its pawn's dash transition.
+    TransitionDetected { pawn: u16, in_sync_applied: bool },
+    /// Server: a PeriodicAndOnChange value changed and forced a state update.
+    ForcedUpdate { pawn: u16, binding: Arc<str> },
+    /// Server: a hit check of a client's shot (rollback of the other pawns or not).
+    HitCheck {
+        shooter: u16,
+        target: u16,
+        client_saw_hit: bool,
+        server_hit: bool,
+        rolled_back: bool,
+    },
     /// A LogGMC-style line.
     Log { level: LogLevel, text: String },
 }

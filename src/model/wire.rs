@@ -10,10 +10,10 @@ use std::sync::Arc;
 use glam::{DVec2, DVec3};
 
 use crate::model::binding::{
-    Bindings, BoundType, FieldMask, Value, hundredths, packed_width, unzigzag, zigzag,
+    Bindings, BoundType, FieldMask, Value, hundredths, unzigzag, zigzag,
 };
 use crate::model::messages::{
-    ClientMsg, DeviationReport, HEADER_BYTES, MsgKind, ServerMsg, WireMove,
+    ClientMsg, DeviationReport, HEADER_BYTES, MsgKind, ProxyEntry, ServerMsg, WireMove,
 };
 use crate::model::pawn::PawnValues;
 
@@ -34,6 +34,9 @@ const K_CORRECTION: u8 = 18;
 const K_WORLD_TIME: u8 = 19;
 const K_PONG: u8 = 20;
 const K_RESET: u8 = 21;
+const K_PROXY_SPAWN: u8 = 22;
+const K_PROXY_DESPAWN: u8 = 23;
+const K_STATE_UPDATE: u8 = 24;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -164,16 +167,18 @@ impl BitWriter {
         self.acc |= u128::from(v) << self.pending;
         self.pending += n;
         self.bit += n as usize;
-        while self.pending >= 8 {
-            self.bytes.push(self.acc as u8);
-            self.acc >>= 8;
-            self.pending -= 8;
+        if self.pending >= 64 {
+            self.bytes
+                .extend_from_slice(&(self.acc as u64).to_le_bytes());
+            self.acc >>= 64;
+            self.pending -= 64;
         }
     }
     fn finish(mut self) -> Vec<u8> {
-        if self.pending > 0 {
-            self.bytes.push(self.acc as u8);
-        }
+        let rest = self.pending.div_ceil(8) as usize;
+        self.bytes
+            .extend_from_slice(&(self.acc as u64).to_le_bytes()[..rest]);
+        self.pending = 0;
         self.bytes
     }
 }
@@ -193,11 +198,21 @@ impl BitReader<'_> {
         }
         let first = self.bit / 8;
         let off = (self.bit % 8) as u32;
-        let last = (self.bit + n as usize - 1) / 8;
-        let mut acc: u128 = 0;
-        for (k, b) in self.bytes[first..=last].iter().enumerate() {
-            acc |= u128::from(*b) << (8 * k);
-        }
+        let acc: u128 = match self.bytes.get(first..first + 16) {
+            Some(window) => {
+                let mut w = [0u8; 16];
+                w.copy_from_slice(window);
+                u128::from_le_bytes(w)
+            }
+            None => {
+                let last = (self.bit + n as usize - 1) / 8;
+                let mut acc: u128 = 0;
+                for (k, b) in self.bytes[first..=last].iter().enumerate() {
+                    acc |= u128::from(*b) << (8 * k);
+                }
+                acc
+            }
+        };
         let v = (acc >> off) as u64;
         self.bit += n as usize;
         Ok(if n == 64 { v } else { v & ((1u64 << n) - 1) })
@@ -258,10 +273,15 @@ pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
 }
 
 fn write_packed(w: &mut BitWriter, comps: &[f64]) {
-    let width = packed_width(comps);
+    let mut z = [0u64; 3];
+    let mut width = 1;
+    for (i, c) in comps.iter().enumerate().take(3) {
+        z[i] = zigzag(hundredths(*c));
+        width = width.max(64 - z[i].leading_zeros());
+    }
     w.bits(u64::from(width), 6);
-    for c in comps {
-        w.bits(zigzag(hundredths(*c)), width);
+    for zi in &z[..comps.len().min(3)] {
+        w.bits(*zi, width);
     }
 }
 
@@ -529,6 +549,9 @@ pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
         ServerMsg::WorldTime { .. } => K_WORLD_TIME,
         ServerMsg::Pong { .. } => K_PONG,
         ServerMsg::Reset => K_RESET,
+        ServerMsg::ProxySpawn { .. } => K_PROXY_SPAWN,
+        ServerMsg::ProxyDespawn { .. } => K_PROXY_DESPAWN,
+        ServerMsg::StateUpdate { .. } => K_STATE_UPDATE,
     };
     let mut w = BitWriter::new(header(kind, h));
     match msg {
@@ -585,6 +608,26 @@ pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
             w.bits(client_time.to_bits(), 64);
         }
         ServerMsg::Reset => {}
+        ServerMsg::ProxySpawn { pawn, owner, team } => {
+            w.bits(u64::from(*pawn), 16);
+            w.bits(u64::from(*owner), 16);
+            w.bits(u64::from(*team), 8);
+        }
+        ServerMsg::ProxyDespawn { pawn } => w.bits(u64::from(*pawn), 16),
+        ServerMsg::StateUpdate {
+            server_time,
+            entries,
+            ..
+        } => {
+            w.bits(server_time.to_bits(), 64);
+            let n = entries.len().min(255);
+            w.bits(n as u64, 8);
+            for e in &entries[..n] {
+                w.bits(u64::from(e.pawn), 16);
+                w.bits(u64::from(e.forced), 1);
+                write_values(&mut w, b, &e.values, b.simulated);
+            }
+        }
     }
     w.finish()
 }
@@ -602,6 +645,9 @@ pub fn kind_of(bytes: &[u8]) -> MsgKind {
         Ok(K_WORLD_TIME) => MsgKind::WorldTime,
         Ok(K_PONG) => MsgKind::Pong,
         Ok(K_RESET) => MsgKind::Reset,
+        Ok(K_PROXY_SPAWN) => MsgKind::ProxySpawn,
+        Ok(K_PROXY_DESPAWN) => MsgKind::ProxyDespawn,
+        Ok(K_STATE_UPDATE) => MsgKind::StateUpdate,
         _ => MsgKind::Transport,
     }
 }
@@ -634,7 +680,10 @@ pub fn decode<'b>(
     layouts: impl Fn(u8) -> Option<&'b Bindings>,
 ) -> Result<(Header, Datagram), DecodeError> {
     let (kind, h) = peek_header(bytes)?;
-    let needs_layout = matches!(kind, K_MOVES | K_WELCOME | K_ACK | K_CORRECTION);
+    let needs_layout = matches!(
+        kind,
+        K_MOVES | K_WELCOME | K_ACK | K_CORRECTION | K_STATE_UPDATE
+    );
     let empty;
     let b: &Bindings = if needs_layout {
         layouts(h.layout).ok_or(DecodeError::UnknownLayout(h.layout))?
@@ -767,6 +816,35 @@ pub fn decode<'b>(
             client_time: f64::from_bits(r.bits(64)?),
         }),
         K_RESET => Datagram::Server(ServerMsg::Reset),
+        K_PROXY_SPAWN => Datagram::Server(ServerMsg::ProxySpawn {
+            pawn: r.bits(16)? as u16,
+            owner: r.bits(16)? as u16,
+            team: r.bits(8)? as u8,
+        }),
+        K_PROXY_DESPAWN => Datagram::Server(ServerMsg::ProxyDespawn {
+            pawn: r.bits(16)? as u16,
+        }),
+        K_STATE_UPDATE => {
+            let server_time = f64::from_bits(r.bits(64)?);
+            let n = r.bits(8)? as usize;
+            let mut entries = Vec::with_capacity(n.min(64));
+            for _ in 0..n {
+                let pawn = r.bits(16)? as u16;
+                let forced = r.bits(1)? == 1;
+                let mut values = PawnValues::default();
+                read_values(&mut r, b, &mut values, b.simulated)?;
+                entries.push(ProxyEntry {
+                    pawn,
+                    forced,
+                    values,
+                });
+            }
+            Datagram::Server(ServerMsg::StateUpdate {
+                layout: h.layout,
+                server_time,
+                entries,
+            })
+        }
         k => return Err(DecodeError::UnknownKind(k)),
     };
     r.finish()?;
@@ -795,6 +873,7 @@ mod tests {
             dash_count: 200,
             stride: 149.99,
             move_ramp: 0.5,
+            team: 1,
         }
     }
 
@@ -855,6 +934,28 @@ mod tests {
                 client_time: 1.5,
             },
             ServerMsg::Reset,
+            ServerMsg::ProxySpawn {
+                pawn: 3,
+                owner: 1,
+                team: 2,
+            },
+            ServerMsg::ProxyDespawn { pawn: 3 },
+            ServerMsg::StateUpdate {
+                layout: 0,
+                server_time: 12.5,
+                entries: vec![
+                    ProxyEntry {
+                        pawn: 2,
+                        forced: false,
+                        values: pawn(0.2).quantized(b.list(), b.bound),
+                    },
+                    ProxyEntry {
+                        pawn: 5,
+                        forced: true,
+                        values: pawn(0.8).quantized(b.list(), b.bound),
+                    },
+                ],
+            },
         ];
         (client, server)
     }
@@ -927,6 +1028,21 @@ mod tests {
                     epoch,
                     state: masked(&b, &state, b.server_auth),
                     deviations,
+                },
+                ServerMsg::StateUpdate {
+                    layout,
+                    server_time,
+                    entries,
+                } => ServerMsg::StateUpdate {
+                    layout,
+                    server_time,
+                    entries: entries
+                        .into_iter()
+                        .map(|e| ProxyEntry {
+                            values: masked(&b, &e.values, b.simulated),
+                            ..e
+                        })
+                        .collect(),
                 },
                 other => other,
             };

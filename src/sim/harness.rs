@@ -8,10 +8,10 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::Arc;
 
 use crate::model::binding::Bindings;
-use crate::model::client::{Client, ClientConfig};
+use crate::model::client::Client;
 use crate::model::input::{InputScript, RawInput};
 use crate::model::messages::{Delivery, MsgKind};
-use crate::model::server::{Server, ServerConfig};
+use crate::model::server::Server;
 use crate::model::telemetry::{Event, Machine, PacketFate, Record};
 use crate::preset::Preset;
 use crate::rng::{Rng, derive_seed, purpose};
@@ -107,7 +107,7 @@ pub struct Session {
     queue: BinaryHeap<Scheduled>,
     server: Server,
     server_fps: f64,
-    clients: Vec<ClientSlot>,
+    clients: BTreeMap<u16, ClientSlot>,
     scratch: Vec<(f64, Event)>,
     out: Vec<Record>,
 }
@@ -116,16 +116,8 @@ impl Session {
     /// Builds a session from a preset. Fails with the preset's validation message.
     pub fn new(preset: &Preset) -> Result<Session, String> {
         let bindings = Arc::new(preset.checked_bindings()?);
-        let server = Server::new(ServerConfig {
-            gmc: preset.gmc,
-            faults: preset.faults.clone(),
-            world: preset.world.clone(),
-            bindings: bindings.clone(),
-            world_time_replicators: preset.world_time_replicators,
-            ai_pawns: preset.ai_pawns,
-            ai_input: preset.ai_input.clone(),
-            seed: preset.seed,
-        });
+        let server = Server::new(preset.server_config(bindings.clone()));
+        let client_bindings = Arc::new(preset.client_bindings()?);
         let mut s = Session {
             bindings: bindings.clone(),
             now: 0.0,
@@ -133,27 +125,24 @@ impl Session {
             queue: BinaryHeap::new(),
             server,
             server_fps: preset.server_fps,
-            clients: Vec::new(),
+            clients: BTreeMap::new(),
             scratch: Vec::new(),
             out: Vec::new(),
         };
-        for i in 0..preset.clients {
+        for i in preset.network_clients() {
             let o = preset.client_overrides.iter().find(|o| o.client == i);
             let seed = preset.seed;
             let idx = u64::from(i);
             let start = f64::from(i + 1) * preset.join_interval_s;
-            s.clients.push(ClientSlot {
-                client: Client::new(ClientConfig {
-                    id: i,
-                    nonce: derive_seed(seed, purpose::CLIENT_NONCE, idx) as u32,
-                    gmc: preset.gmc,
-                    faults: preset.faults.clone(),
-                    bindings: bindings.clone(),
-                }),
+            s.clients.insert(i, ClientSlot {
+                client: Client::new(preset.client_config(
+                    i,
+                    derive_seed(seed, purpose::CLIENT_NONCE, idx) as u32,
+                    client_bindings.clone(),
+                )),
                 start,
                 input: InputScript::new(
-                    o.and_then(|o| o.input.clone())
-                        .unwrap_or_else(|| preset.input.clone()),
+                    preset.input_for(i),
                     derive_seed(seed, purpose::CLIENT_INPUT, idx),
                 ),
                 frame_rng: Rng::new(derive_seed(seed, purpose::CLIENT_FRAMES, idx)),
@@ -161,10 +150,7 @@ impl Session {
                 fps_jitter: o
                     .and_then(|o| o.fps_jitter)
                     .unwrap_or(preset.client_fps_jitter),
-                up: Link::new(
-                    preset.link_params(i, true),
-                    derive_seed(seed, purpose::LINK_UP, idx),
-                ),
+                up: Link::new(preset.link_params(i, true), derive_seed(seed, purpose::LINK_UP, idx)),
                 down: Link::new(
                     preset.link_params(i, false),
                     derive_seed(seed, purpose::LINK_DOWN, idx),
@@ -186,7 +172,7 @@ impl Session {
         &self.server
     }
     pub fn client(&self, i: u16) -> Option<&Client> {
-        self.clients.get(usize::from(i)).map(|s| &s.client)
+        self.clients.get(&i).map(|s| &s.client)
     }
     pub fn bindings(&self) -> &Arc<Bindings> {
         &self.bindings
@@ -194,7 +180,7 @@ impl Session {
 
     /// Changes one direction of one client's link from now on.
     pub fn set_link(&mut self, client: u16, up: bool, params: LinkParams) {
-        if let Some(s) = self.clients.get_mut(usize::from(client)) {
+        if let Some(s) = self.clients.get_mut(&client) {
             if up {
                 s.up.set_params(params);
             } else {
@@ -213,12 +199,12 @@ impl Session {
             let v = self.server.layouts().next_version();
             self.server.define_layout(v, b.clone());
             self.server.use_layout(v);
-            for s in &mut self.clients {
+            for s in self.clients.values_mut() {
                 s.client.define_layout(v, b.clone());
                 s.client.use_layout(v);
             }
         } else {
-            for s in &mut self.clients {
+            for s in self.clients.values_mut() {
                 let v = s.client.layouts().current();
                 s.client.define_layout(v, b.clone());
             }
@@ -253,7 +239,7 @@ impl Session {
         let now = self.now;
         match action {
             Action::ClientFrame(i) => {
-                let slot = &mut self.clients[usize::from(i)];
+                let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
                 let local = now - slot.start;
                 let raw = if slot.client.is_playing() {
                     slot.input.sample(local)
@@ -276,12 +262,12 @@ impl Session {
             Action::Deliver(pkt) => self.deliver(*pkt),
             Action::Retransmit(pkt) => self.transmit(*pkt),
             Action::ClockSample => {
-                for (i, s) in self.clients.iter().enumerate() {
+                for (&i, s) in &self.clients {
                     if s.client.is_playing() {
                         let offset = s.client.synced_time(now - s.start) - now;
                         self.out.push(Record {
                             t: now,
-                            machine: Machine::Client(i as u16),
+                            machine: Machine::Client(i),
                             event: Event::ClockOffset { offset },
                         });
                     }
@@ -292,7 +278,7 @@ impl Session {
     }
 
     fn collect_client(&mut self, i: u16) {
-        let slot = &mut self.clients[usize::from(i)];
+        let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
         slot.client.drain_telemetry(&mut self.scratch);
         let start = slot.start;
         for (local, event) in self.scratch.drain(..) {
@@ -316,10 +302,14 @@ impl Session {
     }
 
     fn flush_client(&mut self, i: u16) {
-        while let Some(tx) = self.clients[usize::from(i)].client.poll_transmit() {
+        while let Some(tx) = self
+            .clients
+            .get_mut(&i)
+            .and_then(|s| s.client.poll_transmit())
+        {
             let reliable_seq = match tx.delivery {
                 Delivery::Reliable => {
-                    let ch = &mut self.clients[usize::from(i)].up_rel;
+                    let ch = &mut self.clients.get_mut(&i).expect("scheduled for an existing client").up_rel;
                     ch.next_seq += 1;
                     Some(ch.next_seq)
                 }
@@ -337,7 +327,7 @@ impl Session {
 
     fn flush_server(&mut self) {
         while let Some((to, tx)) = self.server.poll_transmit() {
-            let Some(slot) = self.clients.get_mut(usize::from(to)) else {
+            let Some(slot) = self.clients.get_mut(&to) else {
                 continue;
             };
             let reliable_seq = match tx.delivery {
@@ -379,7 +369,7 @@ impl Session {
 
     fn transmit(&mut self, pkt: Packet) {
         let now = self.now;
-        let slot = &mut self.clients[usize::from(pkt.client)];
+        let slot = self.clients.get_mut(&pkt.client).expect("scheduled for an existing client");
         let fate = if pkt.up {
             slot.up.send(now, pkt.bytes.len())
         } else {
@@ -414,7 +404,7 @@ impl Session {
         let ready: Vec<Vec<u8>> = match pkt.reliable_seq {
             None => vec![pkt.bytes],
             Some(seq) => {
-                let slot = &mut self.clients[usize::from(i)];
+                let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
                 let ch = if up {
                     &mut slot.up_rel
                 } else {
@@ -441,7 +431,7 @@ impl Session {
                 self.flush_server();
                 self.collect_server();
             } else {
-                let slot = &mut self.clients[usize::from(i)];
+                let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
                 let _ = slot.client.handle_datagram(self.now - slot.start, &bytes);
                 self.collect_client(i);
             }

@@ -1,0 +1,737 @@
+//! Simulated proxies: buffered server states shown slightly in the past (smoothing), with
+//! per-binding interpolation, extrapolation when the buffer runs dry, recovery, a teleport
+//! threshold and PostSpawnSmoothingPause. Used by clients for pawns they do not control, for
+//! an owner without client prediction, and by a listen-server host for remote pawns.
+
+use std::collections::VecDeque;
+
+use glam::{DVec2, DVec3};
+
+use super::binding::{Bindings, BoundType, FieldMask, InterpolationFunction, Value};
+use super::pawn::{Execution, Field, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
+use super::settings::{
+    ExtrapolationMode, Faults, GmcSettings, SmoothingMode, SmoothingSettings,
+};
+use crate::rng::Rng;
+
+/// States kept per proxy.
+const BUFFER_LEN: usize = 64;
+
+/// How the displayed state is obtained (computed on demand).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum View {
+    /// PostSpawnSmoothingPause: actor-property spawn data only.
+    Paused,
+    /// Computed this frame (MatchLatest, ForwardSimulation).
+    Eager(PawnValues),
+    /// Interpolated at this server time.
+    At { at: f64 },
+    /// Extrapolated to this server time from the newest state of that moment.
+    Extrapolated {
+        at: f64,
+        base_t: f64,
+        base: PawnValues,
+    },
+}
+
+/// The smoothing settings `display` needs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Look {
+    extrapolation: ExtrapolationMode,
+    max_extrapolation: f64,
+    recovery_time: f64,
+}
+
+impl From<&SmoothingSettings> for Look {
+    fn from(c: &SmoothingSettings) -> Self {
+        Look {
+            extrapolation: c.extrapolation,
+            max_extrapolation: c.max_extrapolation_time,
+            recovery_time: c.extrapolation_recovery_time,
+        }
+    }
+}
+
+/// What one proxy showed this frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProxyFrame {
+    /// `dash_count` and `team` as displayed (what GenSimulationTick reacts to).
+    pub dash_count: u8,
+    pub team: u8,
+    /// How far in the past (server time) the displayed state is.
+    pub delay: f64,
+    pub extrapolating: bool,
+    /// Inside PostSpawnSmoothingPause: no replicated state applied yet.
+    pub paused: bool,
+    /// Snapped instead of blending (teleport threshold exceeded).
+    pub teleported: bool,
+}
+
+/// Everything a forward-simulating proxy needs to run the tick.
+pub struct SimulationCtx<'a> {
+    pub gmc: &'a GmcSettings,
+    pub faults: &'a Faults,
+    pub out: &'a mut TickOutput,
+}
+
+#[derive(Clone, Debug)]
+pub struct Proxy {
+    pub pawn: u16,
+    pub owner: Option<u16>,
+    spawned_at: f64,
+    actor_team: u8,
+    states: VecDeque<(f64, PawnValues)>,
+    view: View,
+    look: Look,
+    last_now: f64,
+    cursor: f64,
+    applied_delay: Option<f64>,
+    next_resync: f64,
+    last_arrival: Option<f64>,
+    interval_ewma: f64,
+    jitter_ewma: f64,
+    recovery: Option<(f64, PawnValues)>,
+    /// GenSimulationTick's unbound copy of the last `dash_count` it reacted to.
+    pub last_effect_count: Option<u8>,
+}
+
+impl Proxy {
+    /// A proxy that came into existence at local time `now`; `actor_team` is the spawn data
+    /// that arrived as an ordinary actor property (0 when none did).
+    pub fn new(pawn: u16, owner: Option<u16>, now: f64, actor_team: u8) -> Self {
+        Proxy {
+            pawn,
+            owner,
+            spawned_at: now,
+            actor_team,
+            states: VecDeque::with_capacity(BUFFER_LEN),
+            view: View::Paused,
+            look: Look::from(&SmoothingSettings::default()),
+            last_now: now,
+            cursor: f64::NEG_INFINITY,
+            applied_delay: None,
+            next_resync: now,
+            last_arrival: None,
+            interval_ewma: 0.0,
+            jitter_ewma: 0.0,
+            recovery: None,
+            last_effect_count: None,
+        }
+    }
+
+    /// Buffers a state stamped with server time `server_time`, received at local `now`.
+    /// Only the `mask` fields are taken from `values`; the rest keep the previous state's.
+    pub fn receive(&mut self, now: f64, server_time: f64, values: &PawnValues, mask: FieldMask) {
+        if let Some(prev) = self.last_arrival {
+            let interval = now - prev;
+            if interval > 0.0 {
+                let dev = (interval - self.interval_ewma).abs();
+                self.interval_ewma += 0.1 * (interval - self.interval_ewma);
+                self.jitter_ewma += 0.1 * (dev - self.jitter_ewma);
+            }
+        }
+        self.last_arrival = Some(now);
+        let mut state = self
+            .states
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= server_time)
+            .map_or_else(PawnValues::default, |(_, v)| *v);
+        state.copy_fields(values, mask);
+        // Keep the buffer ordered by server time; a duplicate time replaces the older copy.
+        let pos = self.states.partition_point(|(t, _)| *t < server_time);
+        if self.states.get(pos).is_some_and(|(t, _)| *t == server_time) {
+            self.states[pos].1 = state;
+        } else {
+            self.states.insert(pos, (server_time, state));
+        }
+        while self.states.len() > BUFFER_LEN {
+            self.states.pop_front();
+        }
+    }
+
+    /// The newest buffered state's server time.
+    pub fn newest_time(&self) -> Option<f64> {
+        self.states.back().map(|(t, _)| *t)
+    }
+
+    pub fn newest(&self) -> Option<&PawnValues> {
+        self.states.back().map(|(_, v)| v)
+    }
+
+    /// The buffered states (server time, values), oldest first.
+    pub fn states(&self) -> impl Iterator<Item = &(f64, PawnValues)> {
+        self.states.iter()
+    }
+
+    /// The total delay adaptive smoothing aims for now.
+    pub fn target_delay(&self, latency: f64, cfg: &SmoothingSettings) -> f64 {
+        let dynamic = self.interval_ewma + 4.0 * self.jitter_ewma;
+        let buffer = cfg
+            .buffer_time
+            .max(dynamic)
+            .clamp(cfg.min_buffer_time, cfg.max_buffer_time.max(cfg.min_buffer_time));
+        (latency + buffer).clamp(cfg.min_delay, cfg.max_delay.max(cfg.min_delay))
+    }
+
+    /// Advances the proxy to local time `now`, given this machine's server-time and latency
+    /// estimates: decides the display time (the delay), whether the proxy extrapolates, and
+    /// the discrete values GenSimulationTick reacts to. The full displayed state is computed
+    /// on demand by [`Proxy::display`] (most frames nobody reads it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn update(
+        &mut self,
+        now: f64,
+        server_now: f64,
+        latency: f64,
+        cfg: &SmoothingSettings,
+        post_spawn_pause: f64,
+        bindings: &Bindings,
+        rng: &mut Rng,
+        sim: Option<SimulationCtx>,
+    ) -> ProxyFrame {
+        self.last_now = now;
+        self.look = Look::from(cfg);
+        if now - self.spawned_at < post_spawn_pause || self.states.is_empty() {
+            // Nothing replicated applied yet: only actor-property spawn data.
+            self.view = View::Paused;
+            return ProxyFrame {
+                paused: now - self.spawned_at < post_spawn_pause,
+                team: self.actor_team,
+                ..Default::default()
+            };
+        }
+        let newest_t = self.states.back().map_or(0.0, |(t, _)| *t);
+        let delay = match cfg.mode {
+            SmoothingMode::AdaptiveBufferedInterpolation => {
+                let target = self.target_delay(latency, cfg);
+                let resync = match self.applied_delay {
+                    None => true,
+                    Some(a) => now >= self.next_resync || (target - a).abs() > cfg.resync_tolerance,
+                };
+                if resync {
+                    self.applied_delay = Some(target);
+                    self.next_resync =
+                        now + cfg.resync_interval + cfg.resync_spread * (2.0 * rng.f64() - 1.0);
+                }
+                self.applied_delay.unwrap_or(target)
+            }
+            SmoothingMode::FixedDelayInterpolation => cfg.fixed_delay,
+            SmoothingMode::MatchLatest => (server_now - newest_t).max(0.0),
+            SmoothingMode::ForwardSimulation => 0.0,
+        };
+        let at = server_now - delay;
+        let mut frame = ProxyFrame {
+            delay,
+            ..Default::default()
+        };
+        let was_extrapolating = matches!(self.view, View::Extrapolated { .. });
+        let newest = |s: &Self| s.states.back().map_or_else(PawnValues::default, |(_, v)| *v);
+        let next = match cfg.mode {
+            SmoothingMode::MatchLatest => View::Eager(newest(self)),
+            SmoothingMode::ForwardSimulation => View::Eager(match sim {
+                Some(ctx) => {
+                    forward_simulate(&newest(self), (at - newest_t).clamp(0.0, 0.5), at, ctx)
+                }
+                None => newest(self),
+            }),
+            _ => {
+                frame.extrapolating = at > newest_t;
+                if frame.extrapolating {
+                    if let View::Extrapolated { base_t, .. } = &mut self.view
+                        && *base_t == newest_t
+                    {
+                        // Same base as last frame: only the time moves.
+                        if let View::Extrapolated { at: a, .. } = &mut self.view {
+                            *a = at;
+                        }
+                        None
+                    } else {
+                        Some(View::Extrapolated {
+                            at,
+                            base_t: newest_t,
+                            base: newest(self),
+                        })
+                    }
+                } else {
+                    Some(View::At { at })
+                }
+                .map_or(self.view, |v| v)
+            }
+        };
+        let previous = if was_extrapolating && !frame.extrapolating {
+            Some(self.view)
+        } else {
+            None
+        };
+        self.view = next;
+        // Blend back after extrapolating, unless the jump is a teleport (decided once, here).
+        if let Some(previous) = previous {
+            {
+                let from = self.compute(previous, bindings);
+                let to = self.compute(self.view, bindings);
+                let jump = from.location.distance(to.location);
+                if cfg.teleport_threshold >= 0.0 && jump > cfg.teleport_threshold {
+                    frame.teleported = true;
+                    self.recovery = None;
+                } else {
+                    self.recovery = Some((now, from));
+                }
+            }
+        }
+        if self
+            .recovery
+            .is_some_and(|(start, _)| now - start >= cfg.extrapolation_recovery_time)
+        {
+            self.recovery = None;
+        }
+        let (count, team) = self.discrete(at);
+        frame.dash_count = count;
+        frame.team = team;
+        frame
+    }
+
+    /// What the machine shows for this pawn now (as of the last [`Proxy::update`]).
+    pub fn display(&self, bindings: &Bindings) -> PawnValues {
+        let mut v = self.compute(self.view, bindings);
+        if let Some((start, from)) = self.recovery {
+            let k = if self.look.recovery_time > 0.0 {
+                ((self.last_now - start) / self.look.recovery_time).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            v.location = from.location.lerp(v.location, k);
+            v.velocity = from.velocity.lerp(v.velocity, k);
+        }
+        v
+    }
+
+    fn compute(&self, view: View, bindings: &Bindings) -> PawnValues {
+        match view {
+            View::Paused => PawnValues {
+                team: self.actor_team,
+                ..Default::default()
+            },
+            View::Eager(v) => v,
+            View::Extrapolated { at, base_t, base } => {
+                let mut v = base;
+                if self.look.extrapolation == ExtrapolationMode::DeadReckoning {
+                    v.location += base.velocity * (at - base_t).min(self.look.max_extrapolation);
+                }
+                v
+            }
+            View::At { at } => self.interpolate(at, bindings),
+        }
+    }
+
+    /// `dash_count` and `team` of the newest state the display time has passed: what
+    /// GenSimulationTick reacts to. A cursor walks the buffer, so this is O(1) per frame.
+    fn discrete(&mut self, at: f64) -> (u8, u8) {
+        match self.view {
+            View::Paused => (0, self.actor_team),
+            View::Eager(v) | View::Extrapolated { base: v, .. } => (v.dash_count, v.team),
+            View::At { .. } => {
+                // The cursor is the server time of the last state passed.
+                let idx = self
+                    .states
+                    .partition_point(|(t, _)| *t <= self.cursor.max(at.min(self.cursor)));
+                let mut i = idx.saturating_sub(1);
+                while i + 1 < self.states.len() && self.states[i + 1].0 <= at {
+                    i += 1;
+                }
+                let (t, v) = &self.states[i];
+                self.cursor = *t;
+                (v.dash_count, v.team)
+            }
+        }
+    }
+
+    /// The state at server time `at`, between its bracketing buffered states, per binding.
+    fn interpolate(&self, at: f64, bindings: &Bindings) -> PawnValues {
+        let n = self.states.len();
+        let i = self.states.partition_point(|(t, _)| *t <= at);
+        if i == 0 {
+            return self.states[0].1;
+        }
+        if i >= n {
+            return self.states[n - 1].1;
+        }
+        let (t0, a) = &self.states[i - 1];
+        let (t1, b) = &self.states[i];
+        let alpha = if t1 > t0 { (at - t0) / (t1 - t0) } else { 1.0 };
+        let before = if i >= 2 {
+            &self.states[i - 2]
+        } else {
+            &self.states[i - 1]
+        };
+        let after = if i + 1 < n {
+            &self.states[i + 1]
+        } else {
+            &self.states[i]
+        };
+        let mut out = *b;
+        let (p0, p3) = (&before.1, &after.1);
+        let ts = [before.0, *t0, *t1, after.0];
+        for &(field, ty, f) in bindings.simulated_list() {
+            interpolate_field(&mut out, field, ty, f, [p0, a, b, p3], ts, alpha);
+        }
+        out
+    }
+}
+
+/// Fast path of [`interpolate_value`] for the demo pawn's members (no `Value` round trip).
+fn interpolate_field(
+    out: &mut PawnValues,
+    field: Field,
+    ty: BoundType,
+    f: InterpolationFunction,
+    s: [&PawnValues; 4],
+    t: [f64; 4],
+    alpha: f64,
+) {
+    use InterpolationFunction as I;
+    let k = alpha.clamp(0.0, 1.0);
+    let pick = |f: InterpolationFunction| match f {
+        I::StartValue => 1,
+        I::TargetValue => 2,
+        _ => {
+            if k < 0.5 {
+                1
+            } else {
+                2
+            }
+        }
+    };
+    let scalar = |x: [f64; 4]| match f {
+        I::Linear => x[1] + (x[2] - x[1]) * k,
+        I::Cubic => monotone_cubic(x, t, k),
+        other => x[pick(other)],
+    };
+    match field {
+        Field::Location | Field::Velocity => {
+            let g = |v: &PawnValues| if field == Field::Location { v.location } else { v.velocity };
+            let v = [g(s[0]), g(s[1]), g(s[2]), g(s[3])];
+            let r = DVec3::new(
+                scalar([v[0].x, v[1].x, v[2].x, v[3].x]),
+                scalar([v[0].y, v[1].y, v[2].y, v[3].y]),
+                scalar([v[0].z, v[1].z, v[2].z, v[3].z]),
+            );
+            if field == Field::Location {
+                out.location = r;
+            } else {
+                out.velocity = r;
+            }
+        }
+        Field::Rotation if ty == BoundType::CompressedRotator => {
+            let (a, b) = (s[1].rotation, s[2].rotation);
+            out.rotation = match f {
+                I::Linear | I::Cubic => DVec3::new(
+                    lerp_angle(a.x, b.x, k),
+                    lerp_angle(a.y, b.y, k),
+                    lerp_angle(a.z, b.z, k),
+                ),
+                other => s[pick(other)].rotation,
+            };
+        }
+        Field::DashCooldown | Field::Stride | Field::MoveRamp => {
+            let g = |v: &PawnValues| {
+                f64::from(match field {
+                    Field::DashCooldown => v.dash_cooldown,
+                    Field::Stride => v.stride,
+                    _ => v.move_ramp,
+                })
+            };
+            let r = scalar([g(s[0]), g(s[1]), g(s[2]), g(s[3])]) as f32;
+            match field {
+                Field::DashCooldown => out.dash_cooldown = r,
+                Field::Stride => out.stride = r,
+                _ => out.move_ramp = r,
+            }
+        }
+        Field::InputMove => {
+            let v = [s[0].input_move, s[1].input_move, s[2].input_move, s[3].input_move];
+            out.input_move = DVec2::new(
+                scalar([v[0].x, v[1].x, v[2].x, v[3].x]),
+                scalar([v[0].y, v[1].y, v[2].y, v[3].y]),
+            );
+        }
+        // Discrete members: NearestNeighbour, or the start/target value.
+        _ => {
+            let src = s[pick(f)];
+            out.set(field, &src.get(field));
+        }
+    }
+}
+
+fn forward_simulate(newest: &PawnValues, ahead: f64, at: f64, ctx: SimulationCtx) -> PawnValues {
+    let mut v = *newest;
+    let step = ctx.gmc.max_time_step.max(0.001);
+    let n = (ahead / step).ceil() as u16;
+    for i in 0..n {
+        let dt = ahead / f64::from(n);
+        let tick = TickCtx {
+            exec: Execution::Simulated,
+            move_timestamp: at,
+            world_time: at,
+            iteration: i,
+            iterations: n,
+            others: &[],
+        };
+        gen_prediction_tick(&mut v, dt, &tick, ctx.faults, ctx.out);
+    }
+    v
+}
+
+fn lerp_angle(a: f64, b: f64, k: f64) -> f64 {
+    // Shortest way round; angles are within a few turns, so a loop beats fmod.
+    let mut d = b - a;
+    while d > 180.0 {
+        d -= 360.0;
+    }
+    while d < -180.0 {
+        d += 360.0;
+    }
+    a + d * k
+}
+
+/// Monotone cubic (Fritsch–Carlson) between p1 and p2 with neighbours p0 and p3: never leaves
+/// [min(p1, p2), max(p1, p2)].
+fn monotone_cubic(p: [f64; 4], t: [f64; 4], k: f64) -> f64 {
+    let h = t[2] - t[1];
+    if h <= 0.0 {
+        return p[2];
+    }
+    let slope = |i: usize, j: usize| {
+        let dt = t[j] - t[i];
+        if dt > 0.0 { (p[j] - p[i]) / dt } else { 0.0 }
+    };
+    let d = slope(1, 2);
+    let (d0, d2) = (slope(0, 1), slope(2, 3));
+    let tangent = |a: f64, b: f64| {
+        if a * b <= 0.0 {
+            0.0
+        } else {
+            // Harmonic mean keeps the curve monotone.
+            2.0 * a * b / (a + b)
+        }
+    };
+    let (m1, m2) = if d == 0.0 {
+        (0.0, 0.0)
+    } else {
+        (tangent(d0, d).clamp(-3.0 * d.abs(), 3.0 * d.abs()), tangent(d, d2).clamp(-3.0 * d.abs(), 3.0 * d.abs()))
+    };
+    let (k2, k3) = (k * k, k * k * k);
+    let v = (2.0 * k3 - 3.0 * k2 + 1.0) * p[1]
+        + (k3 - 2.0 * k2 + k) * h * m1
+        + (-2.0 * k3 + 3.0 * k2) * p[2]
+        + (k3 - k2) * h * m2;
+    v.clamp(p[1].min(p[2]), p[1].max(p[2]))
+}
+
+/// One bound value between its bracketing states `v[1]` (at `t[1]`) and `v[2]` (at `t[2]`),
+/// `alpha` of the way, with `v[0]`, `v[3]` the neighbours (for Cubic).
+pub fn interpolate_value(
+    ty: BoundType,
+    f: InterpolationFunction,
+    v: [&Value; 4],
+    t: [f64; 4],
+    alpha: f64,
+) -> Value {
+    use InterpolationFunction as I;
+    let k = alpha.clamp(0.0, 1.0);
+    let nearest = if k < 0.5 { v[1] } else { v[2] };
+    let f = if ty.is_continuous() {
+        f
+    } else {
+        // Non-numeric and discrete values use NearestNeighbour or TargetValue.
+        match f {
+            I::TargetValue | I::StartValue => f,
+            _ => I::NearestNeighbour,
+        }
+    };
+    match f {
+        I::NearestNeighbour => nearest.clone(),
+        I::StartValue => v[1].clone(),
+        I::TargetValue => v[2].clone(),
+        I::Linear | I::Cubic => {
+            let cubic = f == I::Cubic;
+            let s = |x: [f64; 4]| {
+                if cubic {
+                    monotone_cubic(x, t, k)
+                } else {
+                    x[1] + (x[2] - x[1]) * k
+                }
+            };
+            match (v[0], v[1], v[2], v[3]) {
+                (Value::Float(p0), Value::Float(a), Value::Float(b), Value::Float(p3)) => Value::Float(
+                    s([f64::from(*p0), f64::from(*a), f64::from(*b), f64::from(*p3)]) as f32,
+                ),
+                (Value::Double(p0), Value::Double(a), Value::Double(b), Value::Double(p3)) => {
+                    Value::Double(s([*p0, *a, *b, *p3]))
+                }
+                (Value::Vec2(p0), Value::Vec2(a), Value::Vec2(b), Value::Vec2(p3)) => Value::Vec2(DVec2::new(
+                    s([p0.x, a.x, b.x, p3.x]),
+                    s([p0.y, a.y, b.y, p3.y]),
+                )),
+                (_, Value::Vec3(a), Value::Vec3(b), _) if ty == BoundType::CompressedRotator => {
+                    // Rotators: shortest way round, linearly.
+                    Value::Vec3(DVec3::new(
+                        lerp_angle(a.x, b.x, k),
+                        lerp_angle(a.y, b.y, k),
+                        lerp_angle(a.z, b.z, k),
+                    ))
+                }
+                (Value::Vec3(p0), Value::Vec3(a), Value::Vec3(b), Value::Vec3(p3)) => Value::Vec3(DVec3::new(
+                    s([p0.x, a.x, b.x, p3.x]),
+                    s([p0.y, a.y, b.y, p3.y]),
+                    s([p0.z, a.z, b.z, p3.z]),
+                )),
+                _ => nearest.clone(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::pawn::default_bindings;
+    use proptest::prelude::*;
+
+    fn bindings() -> Bindings {
+        Bindings::new(default_bindings(&Faults::default())).unwrap()
+    }
+
+    fn at(x: f64) -> PawnValues {
+        PawnValues {
+            location: DVec3::new(x, 0.0, 0.0),
+            velocity: DVec3::new(100.0, 0.0, 0.0),
+            team: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn adaptive_delay_is_latency_plus_buffer_and_resyncs() {
+        let b = bindings();
+        let cfg = SmoothingSettings::default();
+        let mut rng = crate::rng::Rng::new(1);
+        let mut p = Proxy::new(1, None, 0.0, 1);
+        for k in 0..100 {
+            let t = f64::from(k) / 30.0;
+            p.receive(t + 0.05, t, &at(t * 100.0), b.simulated);
+        }
+        let f = p.update(3.4, 3.35, 0.05, &cfg, 0.0, &b, &mut rng, None);
+        assert!((f.delay - 0.18).abs() < 1e-9, "{f:?}");
+        assert!(!f.extrapolating);
+        // Latency doubles: outside the tolerance, so the delay re-syncs at once.
+        let f = p.update(3.41, 3.36, 0.2, &cfg, 0.0, &b, &mut rng, None);
+        assert!((f.delay - 0.33).abs() < 1e-9, "{f:?}");
+        // A small change waits for the periodic re-sync (about 2 s).
+        let f = p.update(3.42, 3.37, 0.25, &cfg, 0.0, &b, &mut rng, None);
+        assert!((f.delay - 0.33).abs() < 1e-9, "{f:?}");
+        let f = p.update(6.0, 5.95, 0.25, &cfg, 0.0, &b, &mut rng, None);
+        assert!((f.delay - 0.38).abs() < 1e-9, "{f:?}");
+    }
+
+    #[test]
+    fn post_spawn_pause_shows_only_actor_properties() {
+        let b = bindings();
+        let cfg = SmoothingSettings::default();
+        let mut rng = crate::rng::Rng::new(1);
+        let mut with_team = Proxy::new(1, None, 10.0, 2);
+        let mut without = Proxy::new(2, None, 10.0, 0);
+        for p in [&mut with_team, &mut without] {
+            p.receive(10.1, 5.0, &at(500.0), b.simulated);
+            p.receive(10.2, 5.1, &at(510.0), b.simulated);
+            let f = p.update(10.5, 5.4, 0.0, &cfg, 1.0, &b, &mut rng, None);
+            assert!(f.paused);
+            assert_eq!(p.display(&b).location, DVec3::ZERO);
+        }
+        assert_eq!(with_team.display(&b).team, 2);
+        assert_eq!(without.display(&b).team, 0, "spawn data only as a bound value: unknown");
+        let f = without.update(11.1, 5.3, 0.0, &cfg, 1.0, &b, &mut rng, None);
+        assert!(!f.paused);
+        assert_eq!(without.display(&b).team, 1, "after the pause the bound copy arrives");
+    }
+
+    #[test]
+    fn extrapolates_when_dry_and_recovers() {
+        let b = bindings();
+        let cfg = SmoothingSettings {
+            mode: SmoothingMode::FixedDelayInterpolation,
+            fixed_delay: 0.05,
+            ..Default::default()
+        };
+        let mut rng = crate::rng::Rng::new(1);
+        let mut p = Proxy::new(1, None, 0.0, 1);
+        p.receive(0.1, 1.0, &at(100.0), b.simulated);
+        p.receive(0.2, 1.1, &at(110.0), b.simulated);
+        // Display time 1.25 > newest 1.1: dead reckoning at 100 cm/s.
+        let f = p.update(1.0, 1.3, 0.0, &cfg, 0.0, &b, &mut rng, None);
+        assert!(f.extrapolating);
+        assert!((p.display(&b).location.x - 125.0).abs() < 1e-9, "{:?}", p.display(&b).location);
+        // New states arrive: blend back over the recovery time.
+        p.receive(1.1, 1.3, &at(112.0), b.simulated);
+        let f = p.update(1.1, 1.3, 0.0, &cfg, 0.0, &b, &mut rng, None);
+        assert!(!f.extrapolating);
+        let x = p.display(&b).location.x;
+        assert!(x > 111.0 && x < 125.0, "{x}");
+    }
+
+    proptest! {
+        #[test]
+        fn fast_path_agrees_with_the_generic_interpolation(
+            xs in proptest::collection::vec(-1000.0f64..1000.0, 4),
+            alpha in 0.0f64..1.0,
+            f in 0usize..5,
+        ) {
+            let f = InterpolationFunction::ALL[f];
+            let states: Vec<PawnValues> = xs.iter().map(|x| PawnValues {
+                location: DVec3::new(*x, 2.0 * x, 0.0),
+                rotation: DVec3::new(0.0, x.rem_euclid(360.0), 0.0),
+                dash_cooldown: (*x as f32) / 1000.0,
+                dash_count: (*x as i32).rem_euclid(256) as u8,
+                ..Default::default()
+            }).collect();
+            let t = [0.0, 1.0, 2.0, 3.0];
+            for (field, ty) in [
+                (Field::Location, BoundType::CompressedVector),
+                (Field::Rotation, BoundType::CompressedRotator),
+                (Field::DashCooldown, BoundType::CompressedFloat),
+                (Field::DashCount, BoundType::Byte),
+            ] {
+                let mut fast = PawnValues::default();
+                interpolate_field(&mut fast, field, ty, f, [&states[0], &states[1], &states[2], &states[3]], t, alpha);
+                let v = interpolate_value(
+                    ty,
+                    f,
+                    [&states[0].get(field), &states[1].get(field), &states[2].get(field), &states[3].get(field)],
+                    t,
+                    alpha,
+                );
+                prop_assert_eq!(fast.get(field), v, "{:?} {:?}", field, f);
+            }
+        }
+
+        #[test]
+        fn interpolation_stays_between_bracketing_states(
+            xs in proptest::collection::vec(-1000.0f64..1000.0, 4),
+            alpha in 0.0f64..1.0,
+            f in 0usize..5,
+        ) {
+            let f = InterpolationFunction::ALL[f];
+            let vals: Vec<Value> = xs.iter().map(|x| Value::Vec3(DVec3::new(*x, -x, 0.5 * x))).collect();
+            let v = interpolate_value(
+                BoundType::CompressedVector,
+                f,
+                [&vals[0], &vals[1], &vals[2], &vals[3]],
+                [0.0, 1.0, 2.0, 3.0],
+                alpha,
+            );
+            let Value::Vec3(v) = v else { panic!() };
+            let (lo, hi) = (xs[1].min(xs[2]), xs[1].max(xs[2]));
+            prop_assert!(v.x >= lo - 1e-9 && v.x <= hi + 1e-9, "{f:?}: {} not in [{lo}, {hi}]", v.x);
+        }
+    }
+}
