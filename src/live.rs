@@ -947,7 +947,7 @@ pub fn run_live(
     let started = Instant::now();
     let session = LiveSession::start(preset)?;
     let rx = session.telemetry().clone();
-    let mut builder = crate::summary::SummaryBuilder::new(preset.clients);
+    let mut builder = crate::summary::SummaryBuilder::for_clients(preset.network_clients());
     let deadline = started + Duration::from_secs_f64(seconds);
     loop {
         let now = Instant::now();

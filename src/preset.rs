@@ -10,8 +10,8 @@ use crate::model::binding::{
     Binding, Bindings, BoundType, CombineMode, InterpolationFunction, PredictionMode,
     SimulationMode,
 };
-use crate::model::input::InputScriptConfig;
 use crate::model::client::ClientConfig;
+use crate::model::input::InputScriptConfig;
 use crate::model::pawn::{Field, default_bindings, mismatched_client_bindings};
 use crate::model::server::ServerConfig;
 use crate::model::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
@@ -389,7 +389,12 @@ impl Preset {
     }
 
     /// Client `id`'s configuration.
-    pub fn client_config(&self, id: u16, nonce: u32, bindings: std::sync::Arc<Bindings>) -> ClientConfig {
+    pub fn client_config(
+        &self,
+        id: u16,
+        nonce: u32,
+        bindings: std::sync::Arc<Bindings>,
+    ) -> ClientConfig {
         ClientConfig {
             id,
             nonce,
@@ -560,6 +565,16 @@ mod tests {
             "faults.dash_always_combine=true",
             "faults.unguarded_side_effects=true",
             "link.jitter_distribution=pareto",
+            "net_mode=listen",
+            "smoothing.mode=ForwardSimulation",
+            "smoothing.buffer_time=0.2",
+            "net_update_rate=20",
+            "hook_trace=true",
+            "faults.proxy_value_not_simulated=true",
+            "faults.spawn_data_only_bound=true",
+            "faults.transition_in_sync_applied=true",
+            "faults.binding_mismatch=true",
+            "faults.tick_reads_proxy_transform=true",
         ] {
             p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
         }
@@ -576,6 +591,14 @@ mod tests {
             p.link.jitter_distribution,
             crate::sim::link::JitterDistribution::Pareto
         );
+        assert_eq!(p.net_mode, NetMode::Listen);
+        assert_eq!(
+            p.smoothing.mode,
+            crate::model::settings::SmoothingMode::ForwardSimulation
+        );
+        assert_eq!(p.smoothing.buffer_time, 0.2);
+        assert_eq!(p.net_update_rate, 20.0);
+        assert!(p.faults.binding_mismatch && p.faults.tick_reads_proxy_transform);
     }
 
     #[test]

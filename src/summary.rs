@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::pawn::{Execution, OneShotKind};
-use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record, Rejection};
+use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record, Rejection, Role};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ClientSummary {
@@ -37,6 +37,17 @@ pub struct ClientSummary {
     /// Mean server time − move timestamp of this client's moves on the server.
     pub move_age_ms_mean: Option<f64>,
     pub unreliable_sends: u64,
+    /// How far in the past this client displays the other pawns (mean and max over frames).
+    pub interp_delay_ms_mean: Option<f64>,
+    pub interp_delay_ms_max: Option<f64>,
+    /// Proxy-seconds spent extrapolating (buffer ran dry).
+    pub extrapolation_seconds: f64,
+    /// Proxy-frames shown without a team (spawn data missing).
+    pub proxy_frames_team_unknown: u64,
+    /// Dash effects this client played on other pawns (GenSimulationTick).
+    pub proxy_effects: u64,
+    /// Dash transitions of its own pawn the client detected.
+    pub transitions_detected: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -50,6 +61,10 @@ pub struct ServerSummary {
     pub max_remote_moves_per_frame: u16,
     /// Moves that never arrived in time and were skipped.
     pub moves_skipped: u64,
+    /// State updates forced by a PeriodicAndOnChange value.
+    pub forced_updates: u64,
+    /// Listen server: how far in the past the host displays remote pawns.
+    pub host_interp_delay_ms_mean: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -78,6 +93,8 @@ pub struct Summary {
     pub clients: Vec<ClientSummary>,
     pub server: ServerSummary,
     pub packets: PacketSummary,
+    /// Per machine ("server", "client 0", …): each pawn's role(s) there.
+    pub roles: BTreeMap<String, BTreeMap<u16, Vec<Role>>>,
 }
 
 #[derive(Default)]
@@ -92,6 +109,9 @@ struct Acc {
     offset_n: u64,
     age_sum: f64,
     age_n: u64,
+    delay_sum: f64,
+    delay_n: u64,
+    delay_max: Option<f64>,
 }
 
 /// Incremental summary builder: feed it every record.
@@ -102,6 +122,9 @@ pub struct SummaryBuilder {
     packets: PacketSummary,
     logs: BTreeSet<(u8, Machine, String)>,
     log_order: Vec<(LogLevel, String)>,
+    roles: BTreeMap<String, BTreeMap<u16, Vec<Role>>>,
+    host_delay_sum: f64,
+    host_delay_n: u64,
 }
 
 fn mean(sum: f64, n: u64) -> Option<f64> {
@@ -111,14 +134,19 @@ fn mean(sum: f64, n: u64) -> Option<f64> {
 impl Summary {
     /// A builder sized for a preset's clients.
     pub fn default_builder(preset: &crate::preset::Preset) -> SummaryBuilder {
-        SummaryBuilder::new(preset.clients)
+        SummaryBuilder::for_clients(preset.network_clients())
     }
 }
 
 impl SummaryBuilder {
     pub fn new(clients: u16) -> Self {
+        Self::for_clients(0..clients)
+    }
+
+    /// A builder that lists exactly these clients (more appear if their events do).
+    pub fn for_clients(ids: impl IntoIterator<Item = u16>) -> Self {
         let mut b = SummaryBuilder::default();
-        for id in 0..clients {
+        for id in ids {
             b.client(id);
         }
         b
@@ -149,6 +177,17 @@ impl SummaryBuilder {
                 Rejection::Duplicate => self.packets.duplicates_dropped += 1,
                 Rejection::Malformed(_) | Rejection::Foreign => self.packets.malformed += 1,
             },
+            (m, Event::Role { pawn, role }) => {
+                let roles = self
+                    .roles
+                    .entry(m.to_string())
+                    .or_default()
+                    .entry(*pawn)
+                    .or_default();
+                if !roles.contains(role) {
+                    roles.push(*role);
+                }
+            }
             (m, Event::Log { level, text }) => {
                 let key = (*level as u8, *m, text.clone());
                 if self.logs.insert(key) {
@@ -189,6 +228,11 @@ impl SummaryBuilder {
             }
             Event::CorrectionSent { .. } => self.server.corrections_sent += 1,
             Event::TurretHit { .. } => self.server.turret_hits += 1,
+            Event::ForcedUpdate { .. } => self.server.forced_updates += 1,
+            Event::ProxiesDisplayed { delay_mean, .. } => {
+                self.host_delay_sum += delay_mean * 1000.0;
+                self.host_delay_n += 1;
+            }
             Event::MovesSkipped { from, to, .. } => {
                 self.server.moves_skipped += u64::from(to - from + 1);
             }
@@ -237,6 +281,26 @@ impl SummaryBuilder {
                 }
             }
             Event::SideEffect { .. } => a.s.side_effects += 1,
+            Event::ProxiesDisplayed {
+                proxies,
+                delay_mean,
+                delay_max,
+                extrapolating,
+                team_unknown,
+                frame_dt,
+                paused,
+            } => {
+                if *proxies > *paused {
+                    a.delay_sum += delay_mean * 1000.0;
+                    a.delay_n += 1;
+                    let m = delay_max * 1000.0;
+                    a.delay_max = Some(a.delay_max.map_or(m, |x| x.max(m)));
+                }
+                a.s.extrapolation_seconds += f64::from(*extrapolating) * frame_dt;
+                a.s.proxy_frames_team_unknown += u64::from(*team_unknown);
+            }
+            Event::ProxyEffect { .. } => a.s.proxy_effects += 1,
+            Event::TransitionDetected { .. } => a.s.transitions_detected += 1,
             Event::Rtt { rtt } => {
                 a.rtt_sum += rtt * 1000.0;
                 a.rtt_n += 1;
@@ -267,6 +331,8 @@ impl SummaryBuilder {
                 s.rtt_ms_mean = mean(a.rtt_sum, a.rtt_n);
                 s.clock_offset_ms_mean = mean(a.offset_sum, a.offset_n);
                 s.move_age_ms_mean = mean(a.age_sum, a.age_n);
+                s.interp_delay_ms_mean = mean(a.delay_sum, a.delay_n);
+                s.interp_delay_ms_max = a.delay_max;
                 s
             })
             .collect();
@@ -277,7 +343,10 @@ impl SummaryBuilder {
                 LogLevel::Error => errors.push(text),
             }
         }
+        let mut server = self.server;
+        server.host_interp_delay_ms_mean = mean(self.host_delay_sum, self.host_delay_n);
         Summary {
+            roles: self.roles,
             mode: mode.to_string(),
             preset: preset.to_string(),
             simulated_seconds,
@@ -286,7 +355,7 @@ impl SummaryBuilder {
             warnings,
             errors,
             clients,
-            server: self.server,
+            server,
             packets: self.packets,
         }
     }

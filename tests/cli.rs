@@ -80,6 +80,57 @@ fn run_writes_the_documented_summary_json() {
 }
 
 #[test]
+fn proxy_keys_and_summary_fields() {
+    let out = movescope(&[
+        "run",
+        "--seconds",
+        "4",
+        "--set",
+        "net_mode=listen",
+        "--set",
+        "smoothing.mode=FixedDelayInterpolation",
+        "--set",
+        "smoothing.buffer_time=0.2",
+        "--set",
+        "net_update_rate=20",
+        "--set",
+        "faults.spawn_data_only_bound=true",
+        "--summary-json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let clients = s["clients"].as_array().expect("list");
+    assert_eq!(clients.len(), 2, "client 0 is the listen-server host");
+    for key in [
+        "interp_delay_ms_mean",
+        "interp_delay_ms_max",
+        "extrapolation_seconds",
+    ] {
+        assert!(clients[0].get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(
+        clients[0]["interp_delay_ms_mean"].as_f64(),
+        Some(150.0),
+        "fixed delay"
+    );
+    assert!(
+        s["roles"]["server"]
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+    );
+    assert!(
+        s["roles"]["client 1"]
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+    );
+}
+
+#[test]
 fn same_seed_gives_the_same_summary_apart_from_wall_time() {
     let get = || {
         let out = movescope(&[

@@ -239,7 +239,7 @@ fn round2(x: f64) -> f64 {
 /// target has no rounding instruction, and this runs for every packed value).
 #[inline]
 pub fn round_half_away(q: f64) -> f64 {
-    if !(q.abs() < 4.0e15) {
+    if q.is_nan() || q.abs() >= 4.0e15 {
         return q.round();
     }
     let t = q as i64 as f64;

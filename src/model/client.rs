@@ -12,12 +12,12 @@ use super::messages::{
     ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, move_value_bits, moves_bytes,
 };
 use super::pawn::{Execution, PawnValues, TickOutput};
-use super::settings::{Faults, GmcSettings};
 use super::proxy::{Proxy, SimulationCtx};
+use super::settings::{Faults, GmcSettings};
 use super::settings::{SmoothingMode, SmoothingSettings};
 use super::telemetry::{DetectedBy, Deviation, Event, Hook, LogLevel, NetContext, Rejection, Role};
-use crate::rng::Rng;
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
+use crate::rng::Rng;
 
 /// Largest payload a move batch may have, so the transport never fragments.
 pub const MAX_BATCH_BYTES: usize = 1100;
@@ -351,7 +351,8 @@ impl Client {
             ServerMsg::ProxySpawn { pawn, owner, team } => {
                 if pawn != self.pawn || self.phase != Phase::Playing {
                     let owner = (owner != super::messages::NO_OWNER).then_some(owner);
-                    if let std::collections::btree_map::Entry::Vacant(e) = self.proxies.entry(pawn) {
+                    if let std::collections::btree_map::Entry::Vacant(e) = self.proxies.entry(pawn)
+                    {
                         e.insert(Proxy::new(pawn, owner, now, team));
                         self.telemetry.push((
                             now,
@@ -542,7 +543,11 @@ impl Client {
             // combined input.
             self.values.copy_fields(&cur.start, b.bound);
             self.values.copy_fields(&cur.input, b.input);
-            self.sync_applied(now, NetContext::LocalClientPawn_PreLocalMoveExecution, move_id);
+            self.sync_applied(
+                now,
+                NetContext::LocalClientPawn_PreLocalMoveExecution,
+                move_id,
+            );
             Execution::Combined
         } else {
             self.close_current(now);
@@ -575,19 +580,26 @@ impl Client {
             Vec::new()
         };
         let cur = self.current.as_mut().expect("a current move exists");
-        let n = run_move(
-            &mut self.values,
-            cur.delta,
-            exec,
-            MoveClock {
-                move_timestamp: cur.timestamp,
-                world_time: ts,
-                others: &others,
-            },
-            &gmc,
-            &self.cfg.faults,
-            &mut self.tick_out,
-        );
+        // Without client prediction the tick does not run here: the move only carries input,
+        // and the pawn is shown from server states.
+        let n = if !gmc.use_client_prediction {
+            self.tick_out.clear();
+            0
+        } else {
+            run_move(
+                &mut self.values,
+                cur.delta,
+                exec,
+                MoveClock {
+                    move_timestamp: cur.timestamp,
+                    world_time: ts,
+                    others: &others,
+                },
+                &gmc,
+                &self.cfg.faults,
+                &mut self.tick_out,
+            )
+        };
         cur.output = self.values;
         cur.substeps = n;
         cur.max_substeps = cur.max_substeps.max(n);
@@ -607,7 +619,11 @@ impl Client {
         // demo pawn has no work in it; the hook trace records the call.
         self.tick_hooks(now, move_id, n, exec);
         self.hook(now, Hook::GenAncillaryTick, move_id, 0, Some(exec), None);
-        self.sync_applied(now, NetContext::LocalClientPawn_PostLocalMoveExecution, move_id);
+        self.sync_applied(
+            now,
+            NetContext::LocalClientPawn_PostLocalMoveExecution,
+            move_id,
+        );
         if close {
             // No later frame will fit (or the move was sealed): complete it now so it can be
             // sent without waiting a frame.
@@ -764,6 +780,13 @@ impl Client {
     }
 
     fn apply_server_msg(&mut self, now: f64, msg: ServerMsg) {
+        if !self.cfg.gmc.use_client_prediction {
+            // Nothing was predicted, so nothing is compared or replayed.
+            if let ServerMsg::Ack { move_id, .. } | ServerMsg::Correction { move_id, .. } = msg {
+                self.acknowledge(move_id);
+                return;
+            }
+        }
         match msg {
             ServerMsg::Ack {
                 move_id, values, ..
@@ -980,7 +1003,14 @@ impl Client {
     /// GMC loaded a state into the pawn: OnSyncDataApplied. Under the
     /// `transition_in_sync_applied` pitfall the dash transition is detected here.
     fn sync_applied(&mut self, now: f64, context: NetContext, move_id: u32) {
-        self.hook(now, Hook::OnSyncDataApplied, move_id, 0, None, Some(context));
+        self.hook(
+            now,
+            Hook::OnSyncDataApplied,
+            move_id,
+            0,
+            None,
+            Some(context),
+        );
         if self.cfg.faults.transition_in_sync_applied {
             self.detect_transition(now, true);
         }
@@ -1012,7 +1042,8 @@ impl Client {
         let b = self.layouts.current_bindings().clone();
         let cfg = self.cfg.smoothing;
         let pause = self.cfg.gmc.post_spawn_smoothing_pause;
-        let (mut count, mut sum, mut max, mut extrap, mut paused, mut unknown) = (0u16, 0.0, 0.0f64, 0u16, 0u16, 0u16);
+        let (mut count, mut sum, mut max, mut extrap, mut paused, mut unknown) =
+            (0u16, 0.0, 0.0f64, 0u16, 0u16, 0u16);
         let mut effects: Vec<u16> = Vec::new();
         let own = if self.cfg.gmc.use_client_prediction {
             None
@@ -1020,15 +1051,38 @@ impl Client {
             self.own_proxy.as_mut()
         };
         for p in self.proxies.values_mut().chain(own) {
-            let sim = (cfg.mode == SmoothingMode::ForwardSimulation).then(|| SimulationCtx {
+            let sim = (cfg.mode == SmoothingMode::ForwardSimulation).then_some(SimulationCtx {
                 gmc: &self.cfg.gmc,
                 faults: &self.cfg.faults,
                 out: &mut self.tick_out,
             });
-            let f = p.update(now, server_now, latency, &cfg, pause, &b, &mut self.rng, sim);
+            let f = p.update(
+                now,
+                server_now,
+                latency,
+                &cfg,
+                pause,
+                &b,
+                &mut self.rng,
+                sim,
+            );
+            if cfg.mode == SmoothingMode::ForwardSimulation {
+                // Simulated executions (IsSimulatedMove): guarded side effects stay silent.
+                emit_one_shots(
+                    &mut self.telemetry,
+                    now,
+                    p.pawn,
+                    p.owner,
+                    Execution::Simulated,
+                    &self.tick_out,
+                );
+                self.tick_out.clear();
+            }
             count += 1;
-            sum += f.delay;
-            max = max.max(f.delay);
+            if !f.paused {
+                sum += f.delay;
+                max = max.max(f.delay);
+            }
             extrap += u16::from(f.extrapolating);
             paused += u16::from(f.paused);
             unknown += u16::from(f.team == 0);
@@ -1075,7 +1129,11 @@ impl Client {
                 now,
                 Event::ProxiesDisplayed {
                     proxies: count,
-                    delay_mean: sum / f64::from(count),
+                    delay_mean: if count > paused {
+                        sum / f64::from(count - paused)
+                    } else {
+                        0.0
+                    },
                     delay_max: max,
                     extrapolating: extrap,
                     paused,
@@ -1089,7 +1147,10 @@ impl Client {
     /// Displayed locations of the other pawns (what this machine shows).
     pub fn proxy_locations(&self) -> Vec<glam::DVec3> {
         let b = self.layouts.current_bindings();
-        self.proxies.values().map(|p| p.display(b).location).collect()
+        self.proxies
+            .values()
+            .map(|p| p.display(b).location)
+            .collect()
     }
 
     /// The simulated proxies this client shows.

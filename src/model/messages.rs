@@ -123,9 +123,15 @@ pub enum ServerMsg {
     Reset,
     /// A pawn this client does not control exists (actor replication). `team` is the spawn
     /// data sent as an ordinary actor property, 0 when it is not.
-    ProxySpawn { pawn: u16, owner: u16, team: u8 },
+    ProxySpawn {
+        pawn: u16,
+        owner: u16,
+        team: u8,
+    },
     /// A pawn was destroyed.
-    ProxyDespawn { pawn: u16 },
+    ProxyDespawn {
+        pawn: u16,
+    },
     /// States of pawns for simulated proxies, at server time `server_time`: only the fields
     /// bound with a SimulationMode other than None are meaningful.
     StateUpdate {
@@ -285,9 +291,13 @@ impl ServerMsg {
             ServerMsg::Reset => bytes(0),
             ServerMsg::ProxySpawn { .. } => bytes(16 + 16 + 8),
             ServerMsg::ProxyDespawn { .. } => bytes(16),
-            ServerMsg::StateUpdate { entries, .. } => {
-                bytes(64 + 8 + entries.iter().map(|e| proxy_entry_bits(b, e)).sum::<usize>())
-            }
+            ServerMsg::StateUpdate { entries, .. } => bytes(
+                64 + 8
+                    + entries
+                        .iter()
+                        .map(|e| proxy_entry_bits(b, e))
+                        .sum::<usize>(),
+            ),
         }
     }
 

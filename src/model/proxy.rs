@@ -9,9 +9,7 @@ use glam::{DVec2, DVec3};
 
 use super::binding::{Bindings, BoundType, FieldMask, InterpolationFunction, Value};
 use super::pawn::{Execution, Field, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
-use super::settings::{
-    ExtrapolationMode, Faults, GmcSettings, SmoothingMode, SmoothingSettings,
-};
+use super::settings::{ExtrapolationMode, Faults, GmcSettings, SmoothingMode, SmoothingSettings};
 use crate::rng::Rng;
 
 /// States kept per proxy.
@@ -167,10 +165,10 @@ impl Proxy {
     /// The total delay adaptive smoothing aims for now.
     pub fn target_delay(&self, latency: f64, cfg: &SmoothingSettings) -> f64 {
         let dynamic = self.interval_ewma + 4.0 * self.jitter_ewma;
-        let buffer = cfg
-            .buffer_time
-            .max(dynamic)
-            .clamp(cfg.min_buffer_time, cfg.max_buffer_time.max(cfg.min_buffer_time));
+        let buffer = cfg.buffer_time.max(dynamic).clamp(
+            cfg.min_buffer_time,
+            cfg.max_buffer_time.max(cfg.min_buffer_time),
+        );
         (latency + buffer).clamp(cfg.min_delay, cfg.max_delay.max(cfg.min_delay))
     }
 
@@ -226,7 +224,11 @@ impl Proxy {
             ..Default::default()
         };
         let was_extrapolating = matches!(self.view, View::Extrapolated { .. });
-        let newest = |s: &Self| s.states.back().map_or_else(PawnValues::default, |(_, v)| *v);
+        let newest = |s: &Self| {
+            s.states
+                .back()
+                .map_or_else(PawnValues::default, |(_, v)| *v)
+        };
         let next = match cfg.mode {
             SmoothingMode::MatchLatest => View::Eager(newest(self)),
             SmoothingMode::ForwardSimulation => View::Eager(match sim {
@@ -409,7 +411,13 @@ fn interpolate_field(
     };
     match field {
         Field::Location | Field::Velocity => {
-            let g = |v: &PawnValues| if field == Field::Location { v.location } else { v.velocity };
+            let g = |v: &PawnValues| {
+                if field == Field::Location {
+                    v.location
+                } else {
+                    v.velocity
+                }
+            };
             let v = [g(s[0]), g(s[1]), g(s[2]), g(s[3])];
             let r = DVec3::new(
                 scalar([v[0].x, v[1].x, v[2].x, v[3].x]),
@@ -449,7 +457,12 @@ fn interpolate_field(
             }
         }
         Field::InputMove => {
-            let v = [s[0].input_move, s[1].input_move, s[2].input_move, s[3].input_move];
+            let v = [
+                s[0].input_move,
+                s[1].input_move,
+                s[2].input_move,
+                s[3].input_move,
+            ];
             out.input_move = DVec2::new(
                 scalar([v[0].x, v[1].x, v[2].x, v[3].x]),
                 scalar([v[0].y, v[1].y, v[2].y, v[3].y]),
@@ -518,7 +531,10 @@ fn monotone_cubic(p: [f64; 4], t: [f64; 4], k: f64) -> f64 {
     let (m1, m2) = if d == 0.0 {
         (0.0, 0.0)
     } else {
-        (tangent(d0, d).clamp(-3.0 * d.abs(), 3.0 * d.abs()), tangent(d, d2).clamp(-3.0 * d.abs(), 3.0 * d.abs()))
+        (
+            tangent(d0, d).clamp(-3.0 * d.abs(), 3.0 * d.abs()),
+            tangent(d, d2).clamp(-3.0 * d.abs(), 3.0 * d.abs()),
+        )
     };
     let (k2, k3) = (k * k, k * k * k);
     let v = (2.0 * k3 - 3.0 * k2 + 1.0) * p[1]
@@ -563,16 +579,17 @@ pub fn interpolate_value(
                 }
             };
             match (v[0], v[1], v[2], v[3]) {
-                (Value::Float(p0), Value::Float(a), Value::Float(b), Value::Float(p3)) => Value::Float(
-                    s([f64::from(*p0), f64::from(*a), f64::from(*b), f64::from(*p3)]) as f32,
-                ),
+                (Value::Float(p0), Value::Float(a), Value::Float(b), Value::Float(p3)) => {
+                    Value::Float(
+                        s([f64::from(*p0), f64::from(*a), f64::from(*b), f64::from(*p3)]) as f32,
+                    )
+                }
                 (Value::Double(p0), Value::Double(a), Value::Double(b), Value::Double(p3)) => {
                     Value::Double(s([*p0, *a, *b, *p3]))
                 }
-                (Value::Vec2(p0), Value::Vec2(a), Value::Vec2(b), Value::Vec2(p3)) => Value::Vec2(DVec2::new(
-                    s([p0.x, a.x, b.x, p3.x]),
-                    s([p0.y, a.y, b.y, p3.y]),
-                )),
+                (Value::Vec2(p0), Value::Vec2(a), Value::Vec2(b), Value::Vec2(p3)) => Value::Vec2(
+                    DVec2::new(s([p0.x, a.x, b.x, p3.x]), s([p0.y, a.y, b.y, p3.y])),
+                ),
                 (_, Value::Vec3(a), Value::Vec3(b), _) if ty == BoundType::CompressedRotator => {
                     // Rotators: shortest way round, linearly.
                     Value::Vec3(DVec3::new(
@@ -581,11 +598,13 @@ pub fn interpolate_value(
                         lerp_angle(a.z, b.z, k),
                     ))
                 }
-                (Value::Vec3(p0), Value::Vec3(a), Value::Vec3(b), Value::Vec3(p3)) => Value::Vec3(DVec3::new(
-                    s([p0.x, a.x, b.x, p3.x]),
-                    s([p0.y, a.y, b.y, p3.y]),
-                    s([p0.z, a.z, b.z, p3.z]),
-                )),
+                (Value::Vec3(p0), Value::Vec3(a), Value::Vec3(b), Value::Vec3(p3)) => {
+                    Value::Vec3(DVec3::new(
+                        s([p0.x, a.x, b.x, p3.x]),
+                        s([p0.y, a.y, b.y, p3.y]),
+                        s([p0.z, a.z, b.z, p3.z]),
+                    ))
+                }
                 _ => nearest.clone(),
             }
         }
@@ -649,10 +668,18 @@ mod tests {
             assert_eq!(p.display(&b).location, DVec3::ZERO);
         }
         assert_eq!(with_team.display(&b).team, 2);
-        assert_eq!(without.display(&b).team, 0, "spawn data only as a bound value: unknown");
+        assert_eq!(
+            without.display(&b).team,
+            0,
+            "spawn data only as a bound value: unknown"
+        );
         let f = without.update(11.1, 5.3, 0.0, &cfg, 1.0, &b, &mut rng, None);
         assert!(!f.paused);
-        assert_eq!(without.display(&b).team, 1, "after the pause the bound copy arrives");
+        assert_eq!(
+            without.display(&b).team,
+            1,
+            "after the pause the bound copy arrives"
+        );
     }
 
     #[test]
@@ -670,7 +697,11 @@ mod tests {
         // Display time 1.25 > newest 1.1: dead reckoning at 100 cm/s.
         let f = p.update(1.0, 1.3, 0.0, &cfg, 0.0, &b, &mut rng, None);
         assert!(f.extrapolating);
-        assert!((p.display(&b).location.x - 125.0).abs() < 1e-9, "{:?}", p.display(&b).location);
+        assert!(
+            (p.display(&b).location.x - 125.0).abs() < 1e-9,
+            "{:?}",
+            p.display(&b).location
+        );
         // New states arrive: blend back over the recovery time.
         p.receive(1.1, 1.3, &at(112.0), b.simulated);
         let f = p.update(1.1, 1.3, 0.0, &cfg, 0.0, &b, &mut rng, None);

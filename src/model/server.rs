@@ -16,8 +16,8 @@ use super::messages::{
     ClientMsg, Delivery, DeviationReport, NO_OWNER, ProxyEntry, ServerMsg, WireMove,
     max_proxy_entry_bits,
 };
-use super::proxy::Proxy;
 use super::pawn::{Execution, PawnValues, TickOutput};
+use super::proxy::Proxy;
 use super::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
 use super::telemetry::{Event, Hook, LogLevel, NetContext, Rejection, Role};
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
@@ -158,8 +158,22 @@ impl Server {
         }
         let turret_rng = Rng::new(derive_seed(cfg.seed, purpose::HAZARD, 0));
         let next_pawn_id = pawns.len() as u16;
-        let view_rng = Rng::new(derive_seed(cfg.seed, purpose::SMOOTHING, u64::from(u16::MAX)));
+        let view_rng = Rng::new(derive_seed(
+            cfg.seed,
+            purpose::SMOOTHING,
+            u64::from(u16::MAX),
+        ));
         let hook_trace = cfg.hook_trace;
+        let mut telemetry = Vec::new();
+        for p in &pawns {
+            telemetry.push((
+                0.0,
+                Event::Role {
+                    pawn: p.id,
+                    role: Role::LocallyControlledServerPawn,
+                },
+            ));
+        }
         Server {
             layouts: Layouts::new(cfg.bindings.clone()),
             send_seq: 0,
@@ -169,7 +183,7 @@ impl Server {
             clients: BTreeMap::new(),
             inbox: Vec::new(),
             outbox: VecDeque::new(),
-            telemetry: Vec::new(),
+            telemetry,
             last_frame: None,
             last_world_time_sent: None,
             next_pawn_id,
@@ -193,37 +207,25 @@ impl Server {
         self.host_view.values()
     }
 
-    fn hook(
-        &mut self,
-        now: f64,
-        hook: Hook,
-        pawn: u16,
-        move_id: u32,
-        iteration: u16,
-        exec: Option<Execution>,
-        context: Option<NetContext>,
-    ) {
+    /// Records a hook-trace event when the trace is on.
+    fn trace(&mut self, now: f64, event: Event) {
         if self.hook_trace {
-            self.telemetry.push((
-                now,
-                Event::Hook {
-                    hook,
-                    pawn,
-                    move_id,
-                    iteration,
-                    exec,
-                    context,
-                },
-            ));
+            self.telemetry.push((now, event));
         }
     }
 
     fn tick_hooks(&mut self, now: f64, pawn: u16, move_id: u32, n: u16, exec: Execution) {
         if self.hook_trace {
             for i in 0..n {
-                self.hook(now, Hook::GenPredictionTick, pawn, move_id, i, Some(exec), None);
+                self.trace(
+                    now,
+                    Event::hook(Hook::GenPredictionTick, pawn, move_id, i, Some(exec), None),
+                );
             }
-            self.hook(now, Hook::GenAncillaryTick, pawn, move_id, 0, Some(exec), None);
+            self.trace(
+                now,
+                Event::hook(Hook::GenAncillaryTick, pawn, move_id, 0, Some(exec), None),
+            );
         }
     }
 
@@ -439,12 +441,19 @@ impl Server {
         }
         self.telemetry
             .push((now, Event::ServerFrame { remote_moves }));
-        self.hook(now, Hook::WorldTickEnd, u16::MAX, 0, 0, None, None);
+        self.trace(
+            now,
+            Event::hook(Hook::WorldTickEnd, u16::MAX, 0, 0, None, None),
+        );
     }
 
     /// Tells clients about pawns they do not know yet, sends forced updates for changed
     /// PeriodicAndOnChange values, and the periodic state updates.
     fn replicate_to_proxies(&mut self, now: f64) {
+        if self.clients.is_empty() {
+            // No proxies anywhere (standalone, or nobody joined yet).
+            return;
+        }
         let b = self.layouts.current_bindings().clone();
         let layout = self.layouts.current();
         let actor_team = !self.cfg.faults.spawn_data_only_bound;
@@ -475,7 +484,9 @@ impl Server {
         for p in &mut self.pawns {
             let mut changed = false;
             for bd in b.list() {
-                if b.on_change.contains(bd.field) && p.values.get(bd.field) != p.last_sent.get(bd.field) {
+                if b.on_change.contains(bd.field)
+                    && p.values.get(bd.field) != p.last_sent.get(bd.field)
+                {
                     changed = true;
                     self.telemetry.push((
                         now,
@@ -775,7 +786,9 @@ impl Server {
                 ));
                 continue;
             };
-            let validate = epoch == current_epoch
+            // Without client prediction there is nothing to validate.
+            let validate = self.cfg.gmc.use_client_prediction
+                && epoch == current_epoch
                 && (reports.is_empty() || self.cfg.gmc.force_full_validation);
             let sink = validate.then_some(&mut reports);
             self.execute_remote(now, pawn_idx, client, &b, &m, sink);
@@ -840,14 +853,16 @@ impl Server {
     ) {
         let pawn_id = self.pawns[pawn_idx].id;
         let others = self.others(pawn_id);
-        self.hook(
+        self.trace(
             now,
-            Hook::OnSyncDataApplied,
-            pawn_id,
-            m.id,
-            0,
-            None,
-            Some(NetContext::ServerPawn_PreRemoteMoveExecution),
+            Event::hook(
+                Hook::OnSyncDataApplied,
+                pawn_id,
+                m.id,
+                0,
+                None,
+                Some(NetContext::ServerPawn_PreRemoteMoveExecution),
+            ),
         );
         let world = &self.cfg.world;
         let p = &mut self.pawns[pawn_idx];
@@ -912,14 +927,16 @@ impl Server {
             }
         }
         self.tick_hooks(now, pawn_id, m.id, n, Execution::Remote);
-        self.hook(
+        self.trace(
             now,
-            Hook::OnSyncDataApplied,
-            pawn_id,
-            m.id,
-            0,
-            None,
-            Some(NetContext::ServerPawn_PostRemoteMoveExecution),
+            Event::hook(
+                Hook::OnSyncDataApplied,
+                pawn_id,
+                m.id,
+                0,
+                None,
+                Some(NetContext::ServerPawn_PostRemoteMoveExecution),
+            ),
         );
         let p = &self.pawns[pawn_idx];
         self.telemetry.push((
@@ -941,7 +958,10 @@ impl Server {
         let delta = clamp_delta(&self.cfg.gmc, dt);
         let pawn_id = self.pawns[i].id;
         let others = self.others(pawn_id);
-        self.hook(now, Hook::PreLocalMoveExecution, pawn_id, 0, 0, None, None);
+        self.trace(
+            now,
+            Event::hook(Hook::PreLocalMoveExecution, pawn_id, 0, 0, None, None),
+        );
         let p = &mut self.pawns[i];
         let raw = match p.ai.as_mut() {
             Some(script) => script.sample(now),

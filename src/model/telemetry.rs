@@ -123,7 +123,9 @@ pub enum PacketFate {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Event {
     /// A frame ran on this machine; `dt` is the frame delta.
-    Frame { dt: f64 },
+    Frame {
+        dt: f64,
+    },
     /// Client: a key press of the dash input (raw input, before combining).
     DashPressed,
     /// Client: a move was completed (no further frame will be merged into it).
@@ -164,9 +166,15 @@ pub enum Event {
     },
     /// Server: moves `from..=to` never arrived in time and were skipped (the pawn will
     /// diverge from the client's prediction).
-    MovesSkipped { client: u16, from: u32, to: u32 },
+    MovesSkipped {
+        client: u16,
+        from: u32,
+        to: u32,
+    },
     /// Server: end of a frame, with the number of remote moves it executed.
-    ServerFrame { remote_moves: u16 },
+    ServerFrame {
+        remote_moves: u16,
+    },
     /// Client: a correction was adopted and pending moves replayed.
     Correction {
         move_id: u32,
@@ -188,7 +196,9 @@ pub enum Event {
         rejoin: bool,
     },
     /// Server: the turret hit a pawn (an unpredictable, server-decided outcome).
-    TurretHit { pawn: u16 },
+    TurretHit {
+        pawn: u16,
+    },
     OneShot {
         pawn: u16,
         /// The controlling client when the pawn is a player's.
@@ -203,7 +213,9 @@ pub enum Event {
         exec: Execution,
     },
     /// Client: round-trip time measured by a ping.
-    Rtt { rtt: f64 },
+    Rtt {
+        rtt: f64,
+    },
     /// Client: its synchronized clock was re-synced from a world-time update.
     ClockSync {
         synced_time: f64,
@@ -211,7 +223,9 @@ pub enum Event {
     },
     /// Harness/runtime: the client's synchronized clock minus the server's clock at the same
     /// instant (the error a designer aligning logs would see).
-    ClockOffset { offset: f64 },
+    ClockOffset {
+        offset: f64,
+    },
     /// Harness/runtime: one packet event on a link.
     Packet {
         from: Machine,
@@ -221,9 +235,14 @@ pub enum Event {
         kind: MsgKind,
     },
     /// A received datagram was dropped (duplicate or malformed).
-    Rejected { reason: Rejection },
+    Rejected {
+        reason: Rejection,
+    },
     /// A pawn's role on this machine (once, when the machine first has the pawn).
-    Role { pawn: u16, role: Role },
+    Role {
+        pawn: u16,
+        role: Role,
+    },
     /// Hook trace (only when switched on): one hook invocation.
     Hook {
         hook: Hook,
@@ -235,8 +254,14 @@ pub enum Event {
     },
     /// Client/host: a simulated proxy came into existence; `actor_team` is the spawn data that
     /// came as an ordinary actor property (0: none).
-    ProxySpawned { pawn: u16, owner: Option<u16>, actor_team: u8 },
-    ProxyDespawned { pawn: u16 },
+    ProxySpawned {
+        pawn: u16,
+        owner: Option<u16>,
+        actor_team: u8,
+    },
+    ProxyDespawned {
+        pawn: u16,
+    },
     /// Client/host, once per frame: how the proxies were displayed.
     ProxiesDisplayed {
         proxies: u16,
@@ -248,11 +273,19 @@ pub enum Event {
         frame_dt: f64,
     },
     /// A proxy played the dash effect (GenSimulationTick saw `dash_count` change).
-    ProxyEffect { pawn: u16 },
+    ProxyEffect {
+        pawn: u16,
+    },
     /// The owning client detected its pawn's dash transition.
-    TransitionDetected { pawn: u16, in_sync_applied: bool },
+    TransitionDetected {
+        pawn: u16,
+        in_sync_applied: bool,
+    },
     /// Server: a PeriodicAndOnChange value changed and forced a state update.
-    ForcedUpdate { pawn: u16, binding: Arc<str> },
+    ForcedUpdate {
+        pawn: u16,
+        binding: Arc<str>,
+    },
     /// Server: a hit check of a client's shot (rollback of the other pawns or not).
     HitCheck {
         shooter: u16,
@@ -262,7 +295,31 @@ pub enum Event {
         rolled_back: bool,
     },
     /// A LogGMC-style line.
-    Log { level: LogLevel, text: String },
+    Log {
+        level: LogLevel,
+        text: String,
+    },
+}
+
+impl Event {
+    /// A hook-trace event.
+    pub fn hook(
+        hook: Hook,
+        pawn: u16,
+        move_id: u32,
+        iteration: u16,
+        exec: Option<Execution>,
+        context: Option<NetContext>,
+    ) -> Event {
+        Event::Hook {
+            hook,
+            pawn,
+            move_id,
+            iteration,
+            exec,
+            context,
+        }
+    }
 }
 
 /// An event with session time and machine.

@@ -9,9 +9,7 @@ use std::sync::Arc;
 
 use glam::{DVec2, DVec3};
 
-use crate::model::binding::{
-    Bindings, BoundType, FieldMask, Value, hundredths, unzigzag, zigzag,
-};
+use crate::model::binding::{Bindings, BoundType, FieldMask, Value, hundredths, unzigzag, zigzag};
 use crate::model::messages::{
     ClientMsg, DeviationReport, HEADER_BYTES, MsgKind, ProxyEntry, ServerMsg, WireMove,
 };

@@ -134,30 +134,36 @@ impl Session {
             let seed = preset.seed;
             let idx = u64::from(i);
             let start = f64::from(i + 1) * preset.join_interval_s;
-            s.clients.insert(i, ClientSlot {
-                client: Client::new(preset.client_config(
-                    i,
-                    derive_seed(seed, purpose::CLIENT_NONCE, idx) as u32,
-                    client_bindings.clone(),
-                )),
-                start,
-                input: InputScript::new(
-                    preset.input_for(i),
-                    derive_seed(seed, purpose::CLIENT_INPUT, idx),
-                ),
-                frame_rng: Rng::new(derive_seed(seed, purpose::CLIENT_FRAMES, idx)),
-                fps: o.and_then(|o| o.fps).unwrap_or(preset.client_fps),
-                fps_jitter: o
-                    .and_then(|o| o.fps_jitter)
-                    .unwrap_or(preset.client_fps_jitter),
-                up: Link::new(preset.link_params(i, true), derive_seed(seed, purpose::LINK_UP, idx)),
-                down: Link::new(
-                    preset.link_params(i, false),
-                    derive_seed(seed, purpose::LINK_DOWN, idx),
-                ),
-                up_rel: ReliableChannel::default(),
-                down_rel: ReliableChannel::default(),
-            });
+            s.clients.insert(
+                i,
+                ClientSlot {
+                    client: Client::new(preset.client_config(
+                        i,
+                        derive_seed(seed, purpose::CLIENT_NONCE, idx) as u32,
+                        client_bindings.clone(),
+                    )),
+                    start,
+                    input: InputScript::new(
+                        preset.input_for(i),
+                        derive_seed(seed, purpose::CLIENT_INPUT, idx),
+                    ),
+                    frame_rng: Rng::new(derive_seed(seed, purpose::CLIENT_FRAMES, idx)),
+                    fps: o.and_then(|o| o.fps).unwrap_or(preset.client_fps),
+                    fps_jitter: o
+                        .and_then(|o| o.fps_jitter)
+                        .unwrap_or(preset.client_fps_jitter),
+                    up: Link::new(
+                        preset.link_params(i, true),
+                        derive_seed(seed, purpose::LINK_UP, idx),
+                    ),
+                    down: Link::new(
+                        preset.link_params(i, false),
+                        derive_seed(seed, purpose::LINK_DOWN, idx),
+                    ),
+                    up_rel: ReliableChannel::default(),
+                    down_rel: ReliableChannel::default(),
+                },
+            );
             s.schedule(start, Action::ClientFrame(i));
         }
         s.schedule(0.0, Action::ServerFrame);
@@ -239,7 +245,10 @@ impl Session {
         let now = self.now;
         match action {
             Action::ClientFrame(i) => {
-                let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
+                let slot = self
+                    .clients
+                    .get_mut(&i)
+                    .expect("scheduled for an existing client");
                 let local = now - slot.start;
                 let raw = if slot.client.is_playing() {
                     slot.input.sample(local)
@@ -278,7 +287,10 @@ impl Session {
     }
 
     fn collect_client(&mut self, i: u16) {
-        let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
+        let slot = self
+            .clients
+            .get_mut(&i)
+            .expect("scheduled for an existing client");
         slot.client.drain_telemetry(&mut self.scratch);
         let start = slot.start;
         for (local, event) in self.scratch.drain(..) {
@@ -309,7 +321,11 @@ impl Session {
         {
             let reliable_seq = match tx.delivery {
                 Delivery::Reliable => {
-                    let ch = &mut self.clients.get_mut(&i).expect("scheduled for an existing client").up_rel;
+                    let ch = &mut self
+                        .clients
+                        .get_mut(&i)
+                        .expect("scheduled for an existing client")
+                        .up_rel;
                     ch.next_seq += 1;
                     Some(ch.next_seq)
                 }
@@ -369,7 +385,10 @@ impl Session {
 
     fn transmit(&mut self, pkt: Packet) {
         let now = self.now;
-        let slot = self.clients.get_mut(&pkt.client).expect("scheduled for an existing client");
+        let slot = self
+            .clients
+            .get_mut(&pkt.client)
+            .expect("scheduled for an existing client");
         let fate = if pkt.up {
             slot.up.send(now, pkt.bytes.len())
         } else {
@@ -404,7 +423,10 @@ impl Session {
         let ready: Vec<Vec<u8>> = match pkt.reliable_seq {
             None => vec![pkt.bytes],
             Some(seq) => {
-                let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
+                let slot = self
+                    .clients
+                    .get_mut(&i)
+                    .expect("scheduled for an existing client");
                 let ch = if up {
                     &mut slot.up_rel
                 } else {
@@ -431,7 +453,10 @@ impl Session {
                 self.flush_server();
                 self.collect_server();
             } else {
-                let slot = self.clients.get_mut(&i).expect("scheduled for an existing client");
+                let slot = self
+                    .clients
+                    .get_mut(&i)
+                    .expect("scheduled for an existing client");
                 let _ = slot.client.handle_datagram(self.now - slot.start, &bytes);
                 self.collect_client(i);
             }

@@ -17,7 +17,7 @@ pub fn run_deterministic(
 ) -> Result<Summary, String> {
     let started = std::time::Instant::now();
     let mut session = harness::Session::new(preset)?;
-    let mut builder = SummaryBuilder::new(preset.clients);
+    let mut builder = SummaryBuilder::for_clients(preset.network_clients());
     session.run_until(seconds, &mut |r| {
         builder.record(&r);
         on_record(&r);

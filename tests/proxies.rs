@@ -1,0 +1,449 @@
+//! Simulated proxies, smoothing, net modes, the hook trace and the proxy-side pitfalls, in
+//! virtual time.
+
+use movescope::model::messages::MsgKind;
+use movescope::model::pawn::{Execution, OneShotKind};
+use movescope::model::telemetry::{Event, Hook, Machine, NetContext, Record, Role};
+use movescope::preset::Preset;
+use movescope::sim::harness::Session;
+use movescope::sim::link::LinkParams;
+use movescope::sim::run_deterministic;
+use movescope::summary::{ClientSummary, Summary};
+
+fn preset(sets: &[&str]) -> Preset {
+    let mut p = Preset::default();
+    for kv in sets {
+        p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
+    }
+    p
+}
+
+fn run(sets: &[&str], seconds: f64) -> Summary {
+    run_deterministic(&preset(sets), "test", seconds, &mut |_| {}).expect("valid preset")
+}
+
+fn run_collect(sets: &[&str], seconds: f64) -> (Summary, Vec<Record>) {
+    let mut records = Vec::new();
+    let s = run_deterministic(&preset(sets), "test", seconds, &mut |r| {
+        records.push(r.clone())
+    })
+    .expect("valid preset");
+    (s, records)
+}
+
+fn total(s: &Summary, f: impl Fn(&ClientSummary) -> u64) -> u64 {
+    s.clients.iter().map(f).sum()
+}
+
+#[test]
+fn adaptive_delay_tracks_latency_plus_buffer() {
+    for (ms, expect) in [(20.0, 150.0), (50.0, 180.0), (150.0, 280.0)] {
+        let s = run(&[&format!("link.latency_ms={ms}")], 15.0);
+        for c in &s.clients {
+            let d = c.interp_delay_ms_mean.expect("proxies displayed");
+            assert!(
+                (d - expect).abs() < 3.0,
+                "{ms} ms: client {} delay {d}",
+                c.id
+            );
+            assert!(c.extrapolation_seconds < 0.05, "{c:?}");
+        }
+    }
+    // The buffer time is a setting.
+    let s = run(&["link.latency_ms=50", "smoothing.buffer_time=0.3"], 10.0);
+    let d = s.clients[0].interp_delay_ms_mean.unwrap();
+    assert!((d - 350.0).abs() < 3.0, "{d}");
+}
+
+#[test]
+fn adaptive_delay_resyncs_when_latency_changes() {
+    let p = preset(&["clients=2", "link.latency_ms=30"]);
+    let mut session = Session::new(&p).unwrap();
+    session.run_until(8.0, &mut |_| {});
+    for dir in [true, false] {
+        session.set_link(
+            0,
+            dir,
+            LinkParams {
+                latency_ms: 200.0,
+                ..Default::default()
+            },
+        );
+    }
+    let mut delays = Vec::new();
+    session.run_until(16.0, &mut |r| {
+        if let (Machine::Client(0), Event::ProxiesDisplayed { delay_mean, .. }) =
+            (r.machine, &r.event)
+        {
+            delays.push((r.t, *delay_mean));
+        }
+    });
+    let late: Vec<f64> = delays
+        .iter()
+        .filter(|(t, _)| *t > 12.0)
+        .map(|(_, d)| *d)
+        .collect();
+    assert!(!late.is_empty());
+    for d in late {
+        assert!(
+            (d - 0.33).abs() < 0.01,
+            "re-synced to 200 ms + 130 ms buffer: {d}"
+        );
+    }
+}
+
+#[test]
+fn on_change_values_reach_proxies_at_once_and_none_values_never() {
+    let p = preset(&["clients=3", "link.latency_ms=40", "net_update_rate=10"]);
+    let mut session = Session::new(&p).unwrap();
+    let mut dashes = Vec::new();
+    let mut forced = Vec::new();
+    session.run_until(20.0, &mut |r| match &r.event {
+        Event::OneShot {
+            kind: OneShotKind::DashFired,
+            exec: Execution::Remote,
+            pawn,
+            ..
+        } if r.machine == Machine::Server => dashes.push((r.t, *pawn)),
+        Event::ForcedUpdate { pawn, binding } if &**binding == "dash_count" => {
+            forced.push((r.t, *pawn))
+        }
+        _ => {}
+    });
+    assert!(dashes.len() > 10);
+    // Each dash forces an update in the same server frame (not at the next 100 ms tick).
+    for (t, pawn) in &dashes {
+        assert!(
+            forced
+                .iter()
+                .any(|(ft, fp)| fp == pawn && (ft - t).abs() < 1e-9),
+            "dash of pawn {pawn} at {t} forced no update"
+        );
+    }
+    // What a client holds for another pawn: dash_count arrives, stride (SimulationMode None)
+    // never does.
+    let c0 = session.client(0).unwrap();
+    let mut saw_dash_count = false;
+    for proxy in c0.proxies() {
+        for (_, v) in proxy.states() {
+            assert_eq!(v.stride, 0.0, "a None value reached a proxy");
+            assert_eq!(v.move_ramp, 0.0);
+            saw_dash_count |= v.dash_count > 0;
+        }
+    }
+    assert!(saw_dash_count);
+}
+
+#[test]
+fn value_bound_simulation_none_never_reaches_proxies() {
+    let with = run(&["faults.proxy_value_not_simulated=true"], 20.0);
+    let without = run(&[], 20.0);
+    assert_eq!(total(&with, |c| c.proxy_effects), 0);
+    assert!(total(&without, |c| c.proxy_effects) > 20);
+    // Proxies see every other player's dash.
+    for c in &without.clients {
+        let others: u64 = without
+            .clients
+            .iter()
+            .filter(|o| o.id != c.id)
+            .map(|o| o.server_dashes)
+            .sum();
+        assert!(
+            c.proxy_effects + 2 >= others && c.proxy_effects <= others,
+            "{} vs {others}",
+            c.proxy_effects
+        );
+    }
+}
+
+#[test]
+fn a_late_joiner_shows_no_replicated_state_during_the_post_spawn_pause() {
+    let mut p = preset(&["clients=3"]);
+    p.join_interval_s = 2.0; // client 2 joins at 6 s
+    let mut paused_until = Vec::new();
+    let mut first_spawn = None;
+    run_deterministic(&p, "t", 12.0, &mut |r| {
+        if r.machine == Machine::Client(2) {
+            match &r.event {
+                Event::ProxySpawned { .. } => {
+                    first_spawn.get_or_insert(r.t);
+                }
+                Event::ProxiesDisplayed { paused, .. } if *paused > 0 => paused_until.push(r.t),
+                _ => {}
+            }
+        }
+    })
+    .unwrap();
+    let spawn = first_spawn.expect("client 2 saw proxies");
+    let last_paused = paused_until.iter().copied().fold(0.0, f64::max);
+    let pause = p.gmc.post_spawn_smoothing_pause;
+    assert!(
+        (last_paused - spawn - pause).abs() < 0.05,
+        "paused from {spawn} to {last_paused}, expected {pause} s"
+    );
+}
+
+#[test]
+fn spawn_data_only_as_a_bound_value_is_missing_during_the_pause() {
+    let with = run(&["faults.spawn_data_only_bound=true"], 10.0);
+    let without = run(&[], 10.0);
+    assert!(total(&with, |c| c.proxy_frames_team_unknown) > 100);
+    assert_eq!(total(&without, |c| c.proxy_frames_team_unknown), 0);
+}
+
+#[test]
+fn transitions_detected_in_on_sync_data_applied_fire_too_often() {
+    let base = [
+        "world.turret_period_s=1",
+        "link.latency_ms=80",
+        "client_fps=120",
+    ];
+    let with = run(
+        &[
+            base[0],
+            base[1],
+            base[2],
+            "faults.transition_in_sync_applied=true",
+        ],
+        40.0,
+    );
+    let without = run(&base, 40.0);
+    assert!(
+        total(&with, |c| c.transitions_detected) > total(&with, |c| c.server_dashes) + 5,
+        "{:?}",
+        with.clients
+    );
+    for c in &without.clients {
+        assert!(
+            c.transitions_detected.abs_diff(c.server_dashes) <= 1,
+            "{c:?}"
+        );
+    }
+}
+
+#[test]
+fn bindings_that_differ_between_client_and_server_corrupt_states_and_are_reported() {
+    let s = run(&["faults.binding_mismatch=true"], 10.0);
+    assert!(
+        s.errors
+            .iter()
+            .any(|e| e.contains("different binding list")),
+        "{:?}",
+        s.errors
+    );
+    assert!(total(&s, |c| c.corrections) > 100);
+    let clean = run(&[], 10.0);
+    assert!(clean.errors.is_empty());
+}
+
+#[test]
+fn a_tick_reading_displayed_proxies_diverges() {
+    let with = run(
+        &[
+            "faults.tick_reads_proxy_transform=true",
+            "link.latency_ms=50",
+        ],
+        20.0,
+    );
+    let without = run(&["link.latency_ms=50"], 20.0);
+    assert!(total(&with, |c| c.corrections) > 20, "{:?}", with.clients);
+    assert_eq!(total(&without, |c| c.corrections), 0);
+}
+
+#[test]
+fn listen_server_host_is_a_server_pawn_and_smooths_remote_pawns() {
+    let (s, records) = run_collect(&["net_mode=listen", "link.latency_ms=40"], 15.0);
+    // Client 0 is the host: it is no network client.
+    assert_eq!(
+        s.clients.iter().map(|c| c.id).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    assert_eq!(total(&s, |c| c.corrections), 0);
+    let server_roles = &s.roles["server"];
+    let host = server_roles
+        .iter()
+        .filter(|(_, r)| r.contains(&Role::LocallyControlledServerPawn))
+        .count();
+    assert_eq!(
+        host, 3,
+        "two AI pawns and the host's pawn: {server_roles:?}"
+    );
+    let smoothed = server_roles
+        .values()
+        .filter(|r| r.contains(&Role::SmoothedListenServerPawn))
+        .count();
+    assert_eq!(smoothed, 2);
+    assert!(s.server.host_interp_delay_ms_mean.is_some());
+    // Nobody corrects the host: no correction is ever sent to a client 0.
+    assert!(
+        !records
+            .iter()
+            .any(|r| matches!(r.event, Event::CorrectionSent { client: 0, .. }))
+    );
+}
+
+#[test]
+fn standalone_never_predicts_replays_combines_or_smooths() {
+    let faults = [
+        "net_mode=standalone",
+        "client_fps=120",
+        "faults.unbound_member=true",
+        "faults.wall_clock_in_tick=true",
+        "faults.no_seal_after_one_shot=true",
+        "faults.unguarded_side_effects=true",
+        "faults.tick_reads_proxy_transform=true",
+        "faults.transition_in_sync_applied=true",
+    ];
+    let (s, records) = run_collect(&faults, 15.0);
+    assert!(s.clients.is_empty());
+    assert!(s.errors.is_empty() && s.warnings.is_empty());
+    assert_eq!(s.server.remote_moves_executed, 0);
+    assert!(s.server.local_moves_executed > 1000);
+    assert!(!records.iter().any(|r| matches!(
+        r.event,
+        Event::Correction { .. } | Event::ProxiesDisplayed { .. } | Event::MoveClosed { .. }
+    )));
+    assert!(!records.iter().any(|r| matches!(
+        r.event,
+        Event::Packet {
+            kind: MsgKind::StateUpdate,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn without_client_prediction_the_owner_is_smoothed_and_never_corrected() {
+    let s = run(
+        &[
+            "gmc.use_client_prediction=false",
+            "link.latency_ms=50",
+            "world.turret_period_s=1",
+        ],
+        15.0,
+    );
+    assert_eq!(total(&s, |c| c.corrections), 0);
+    for c in &s.clients {
+        let roles = &s.roles[&format!("client {}", c.id)];
+        assert!(
+            roles
+                .values()
+                .any(|r| r.contains(&Role::AutonomousProxyNotPredicted))
+        );
+        assert_eq!(c.one_shot_events, 0, "the owner runs no prediction tick");
+    }
+}
+
+#[test]
+fn the_hook_trace_follows_the_documented_order() {
+    let (_, records) = run_collect(
+        &[
+            "hook_trace=true",
+            "clients=2",
+            "client_fps=120",
+            "world.turret_period_s=1",
+            "link.latency_ms=60",
+        ],
+        6.0,
+    );
+    type H = (Machine, Hook, u32, Option<Execution>, Option<NetContext>);
+    let hooks: Vec<H> = records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Hook {
+                hook,
+                move_id,
+                exec,
+                context,
+                ..
+            } => Some((r.machine, *hook, *move_id, *exec, *context)),
+            _ => None,
+        })
+        .collect();
+    assert!(hooks.len() > 1000);
+    // Never on a dedicated server: GenSimulationTick.
+    assert!(
+        !hooks
+            .iter()
+            .any(|h| h.0 == Machine::Server && h.1 == Hook::GenSimulationTick)
+    );
+    // GenAncillaryTick never runs for replays, and on the server never as a combined move.
+    assert!(
+        !hooks
+            .iter()
+            .any(|h| h.1 == Hook::GenAncillaryTick && h.3 == Some(Execution::Replay))
+    );
+    assert!(!hooks.iter().any(|h| h.0 == Machine::Server
+        && h.1 == Hook::GenAncillaryTick
+        && h.3 == Some(Execution::Combined)));
+    let client: Vec<&H> = hooks.iter().filter(|h| h.0 == Machine::Client(0)).collect();
+    let mut local_moves = 0;
+    let mut replays = 0;
+    for (i, h) in client.iter().enumerate() {
+        // PreLocalMoveExecution → (OnSyncDataApplied reset) → GenPredictionTick… →
+        // GenAncillaryTick → OnSyncDataApplied(post local move), all for the same move.
+        if h.1 == Hook::PreLocalMoveExecution {
+            local_moves += 1;
+            let rest: Vec<&&H> = client[i + 1..]
+                .iter()
+                .take_while(|x| x.4 != Some(NetContext::LocalClientPawn_PostLocalMoveExecution))
+                .collect();
+            let ticks = rest
+                .iter()
+                .filter(|x| x.1 == Hook::GenPredictionTick)
+                .count();
+            assert!(ticks >= 1, "{rest:?}");
+            assert!(rest.iter().all(|x| x.2 == h.2), "one move: {rest:?}");
+            let anc = rest
+                .iter()
+                .position(|x| x.1 == Hook::GenAncillaryTick)
+                .expect("ancillary");
+            assert_eq!(
+                anc,
+                rest.len() - 1,
+                "ancillary last before the post-move load: {rest:?}"
+            );
+        }
+        // Replays: pre-replay load → GenPredictionTick (replaying) → post-replay load.
+        if h.4 == Some(NetContext::LocalClientPawn_PreReplayMoveExecution) {
+            replays += 1;
+            assert_eq!(client[i + 1].1, Hook::GenPredictionTick);
+            assert_eq!(client[i + 1].3, Some(Execution::Replay));
+            let post = client[i + 1..]
+                .iter()
+                .find(|x| x.1 != Hook::GenPredictionTick)
+                .expect("post-replay load");
+            assert_eq!(
+                post.4,
+                Some(NetContext::LocalClientPawn_PostReplayMoveExecution)
+            );
+            assert_eq!(post.2, h.2);
+        }
+    }
+    assert!(
+        local_moves > 300 && replays > 5,
+        "{local_moves} local, {replays} replayed"
+    );
+    // WorldTickEnd closes every client frame: no other hook of that frame follows it.
+    let c0: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.machine == Machine::Client(0) && matches!(r.event, Event::Hook { .. }))
+        .collect();
+    let mut ends = 0;
+    for (i, r) in c0.iter().enumerate() {
+        if matches!(
+            r.event,
+            Event::Hook {
+                hook: Hook::WorldTickEnd,
+                ..
+            }
+        ) {
+            ends += 1;
+            assert!(
+                c0.get(i + 1).is_none_or(|n| n.t > r.t),
+                "a hook after WorldTickEnd in the same frame"
+            );
+        }
+    }
+    assert!(ends > 500);
+}
