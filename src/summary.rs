@@ -48,6 +48,12 @@ pub struct ClientSummary {
     pub proxy_effects: u64,
     /// Dash transitions of its own pawn the client detected.
     pub transitions_detected: u64,
+    /// Dashes that tagged somebody as this client displayed them, and how many of those the
+    /// server's hit check agreed with (same target).
+    pub hits_claimed: u64,
+    pub hits_confirmed: u64,
+    /// Dashes where the server's verdict differed from the client's (either way).
+    pub hit_disagreements: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -123,6 +129,8 @@ pub struct SummaryBuilder {
     logs: BTreeSet<(u8, Machine, String)>,
     log_order: Vec<(LogLevel, String)>,
     roles: BTreeMap<String, BTreeMap<u16, Vec<Role>>>,
+    claims: BTreeMap<(u16, u32), Option<u16>>,
+    checks: BTreeMap<(u16, u32), Option<u16>>,
     host_delay_sum: f64,
     host_delay_n: u64,
 }
@@ -229,6 +237,14 @@ impl SummaryBuilder {
             Event::CorrectionSent { .. } => self.server.corrections_sent += 1,
             Event::TurretHit { .. } => self.server.turret_hits += 1,
             Event::ForcedUpdate { .. } => self.server.forced_updates += 1,
+            Event::HitCheck {
+                client,
+                move_id,
+                target,
+                ..
+            } => {
+                self.checks.insert((*client, *move_id), *target);
+            }
             Event::ProxiesDisplayed { delay_mean, .. } => {
                 self.host_delay_sum += delay_mean * 1000.0;
                 self.host_delay_n += 1;
@@ -301,6 +317,9 @@ impl SummaryBuilder {
             }
             Event::ProxyEffect { .. } => a.s.proxy_effects += 1,
             Event::TransitionDetected { .. } => a.s.transitions_detected += 1,
+            Event::HitClaim { move_id, target } => {
+                self.claims.insert((id, *move_id), *target);
+            }
             Event::Rtt { rtt } => {
                 a.rtt_sum += rtt * 1000.0;
                 a.rtt_n += 1;
@@ -314,13 +333,29 @@ impl SummaryBuilder {
     }
 
     pub fn finish(
-        self,
+        mut self,
         mode: &str,
         preset: &str,
         seed: u64,
         simulated_seconds: f64,
         wall_seconds: f64,
     ) -> Summary {
+        for ((client, move_id), claim) in &self.claims {
+            let Some(check) = self.checks.get(&(*client, *move_id)) else {
+                continue; // never executed (end of run)
+            };
+            if let Some(a) = self.clients.get_mut(client) {
+                if claim.is_some() {
+                    a.s.hits_claimed += 1;
+                    if check == claim {
+                        a.s.hits_confirmed += 1;
+                    }
+                }
+                if check != claim {
+                    a.s.hit_disagreements += 1;
+                }
+            }
+        }
         let clients = self
             .clients
             .into_values()

@@ -447,3 +447,36 @@ fn the_hook_trace_follows_the_documented_order() {
     }
     assert!(ends > 500);
 }
+
+#[test]
+fn rollback_makes_the_server_agree_with_what_the_client_saw() {
+    let base = ["clients=8", "link.latency_ms=100", "world.spawn_radius=400"];
+    let with = run(
+        &[base[0], base[1], base[2], "gmc.roll_back_server_pawns=true"],
+        120.0,
+    );
+    let without = run(
+        &[
+            base[0],
+            base[1],
+            base[2],
+            "gmc.roll_back_server_pawns=false",
+        ],
+        120.0,
+    );
+    let claimed = total(&with, |c| c.hits_claimed);
+    assert!(claimed > 30, "dashes tagged somebody: {claimed}");
+    assert_eq!(
+        claimed,
+        total(&without, |c| c.hits_claimed),
+        "same session up to the check"
+    );
+    let agree = |s: &Summary| total(s, |c| c.hits_confirmed) as f64 / claimed as f64;
+    assert!(agree(&with) > 0.9, "with rollback {}", agree(&with));
+    assert!(
+        agree(&without) < 0.75,
+        "without rollback {}",
+        agree(&without)
+    );
+    assert!(total(&without, |c| c.hit_disagreements) > 3 * total(&with, |c| c.hit_disagreements));
+}

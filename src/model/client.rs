@@ -89,6 +89,8 @@ pub struct Client {
     rng: Rng,
     hook_trace: bool,
     last_seen_dash: Option<u8>,
+    /// How far in the past proxies are displayed (s), as of the last frame.
+    view_delay: f64,
 
     send_seq: u32,
     recv_window: SeqWindow,
@@ -134,6 +136,7 @@ impl Client {
             rng: Rng::new(cfg.seed),
             hook_trace: cfg.hook_trace,
             last_seen_dash: None,
+            view_delay: 0.0,
 
             send_seq: 0,
             recv_window: SeqWindow::default(),
@@ -615,6 +618,23 @@ impl Client {
             exec,
             &self.tick_out,
         );
+        if self
+            .tick_out
+            .one_shots
+            .iter()
+            .any(|o| o.kind == super::pawn::OneShotKind::DashFired)
+        {
+            // The dash tags whoever this client shows in reach (the claim the server checks).
+            let from = self.values.location;
+            let target = super::pawn::tag_target(
+                from,
+                self.proxies
+                    .values()
+                    .map(|p| (p.pawn, p.display(&b).location)),
+            );
+            self.telemetry
+                .push((now, Event::HitClaim { move_id, target }));
+        }
         // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1): the
         // demo pawn has no work in it; the hook trace records the call.
         self.tick_hooks(now, move_id, n, exec);
@@ -757,6 +777,7 @@ impl Client {
                 ClientMsg::Moves {
                     layout,
                     epoch: self.epoch,
+                    view_delay_ms: (self.view_delay * 1000.0).round().clamp(0.0, 65535.0) as u16,
                     moves: batch,
                 },
                 if reliable {
@@ -913,6 +934,17 @@ impl Client {
                     continue;
                 };
                 let (id, input, delta, timestamp) = (m.id, m.input, m.delta, m.timestamp);
+                // bRollBackClientPawns: the replayed move reads the others as they were then.
+                let others =
+                    if self.cfg.faults.tick_reads_proxy_transform && gmc.roll_back_client_pawns {
+                        let view = timestamp - self.view_delay;
+                        self.proxies
+                            .values()
+                            .map(|p| p.values_at(view, &b).location)
+                            .collect()
+                    } else {
+                        others.clone()
+                    };
                 let mb = self.bindings_of(m.layout);
                 let start = self.values;
                 self.sync_applied(now, NetContext::LocalClientPawn_PreReplayMoveExecution, id);
@@ -1123,6 +1155,9 @@ impl Client {
         }
         for pawn in effects {
             self.telemetry.push((now, Event::ProxyEffect { pawn }));
+        }
+        if count > paused {
+            self.view_delay = sum / f64::from(count - paused);
         }
         if count > 0 {
             self.telemetry.push((

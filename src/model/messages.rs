@@ -67,6 +67,9 @@ pub enum ClientMsg {
     Moves {
         layout: u8,
         epoch: u32,
+        /// How far in the past (ms) the client displays other pawns: the server rolls them
+        /// back by this much for hit checks.
+        view_delay_ms: u16,
         moves: Vec<WireMove>,
     },
     Ping {
@@ -192,9 +195,10 @@ fn bytes(bits: usize) -> usize {
     HEADER_BYTES + bits.div_ceil(8)
 }
 
-/// Bits of a `Moves` batch before its first move: epoch (32), count (8), consecutive-ids flag
+/// Bits of a `Moves` batch before its first move: epoch (32), view delay (16), count (8),
+/// consecutive-ids flag
 /// (1), first id (32), base timestamp (48), step and delta widths (6 + 6).
-pub const MOVES_BATCH_HEADER_BITS: usize = 32 + 8 + 1 + 32 + 48 + 6 + 6;
+pub const MOVES_BATCH_HEADER_BITS: usize = 32 + 16 + 8 + 1 + 32 + 48 + 6 + 6;
 
 /// Bits a `Moves` batch body occupies (see `wire` for the layout): epoch, count, a
 /// "consecutive ids" flag, the first id, the base timestamp and two width headers, then per

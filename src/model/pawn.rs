@@ -30,6 +30,9 @@ pub const RAMP_TIME: f32 = 0.5;
 /// is a function of the move timestamp (correct) or of the machine's clock (pitfall 2).
 pub const GUST_AMPLITUDE: f64 = 0.15;
 pub const GUST_FREQUENCY: f64 = 0.4;
+/// A dash tags the nearest other pawn within this distance (cm): the hit check that shows why
+/// rollback matters.
+pub const TAG_RADIUS: f64 = 300.0;
 /// Under `tick_reads_proxy_transform`, pawns closer than this (cm) to another slow down.
 pub const CROWD_RADIUS: f64 = 500.0;
 
@@ -379,6 +382,15 @@ pub enum OneShotKind {
     DashReady,
     /// A footstep (driven by the bound stride accumulator).
     Footstep,
+}
+
+/// The pawn a dash at `from` tags: the nearest of `others` within [`TAG_RADIUS`].
+pub fn tag_target(from: DVec3, others: impl Iterator<Item = (u16, DVec3)>) -> Option<u16> {
+    others
+        .map(|(id, at)| (id, at.truncate().distance(from.truncate())))
+        .filter(|(_, d)| *d <= TAG_RADIUS)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(id, _)| id)
 }
 
 impl OneShotKind {

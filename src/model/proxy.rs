@@ -293,6 +293,15 @@ impl Proxy {
         frame
     }
 
+    /// The buffered state at server time `at` (interpolated; the nearest end outside the
+    /// buffer): what a rollback swaps in.
+    pub fn values_at(&self, at: f64, bindings: &Bindings) -> PawnValues {
+        if self.states.is_empty() {
+            return PawnValues::default();
+        }
+        self.interpolate(at, bindings)
+    }
+
     /// What the machine shows for this pawn now (as of the last [`Proxy::update`]).
     pub fn display(&self, bindings: &Bindings) -> PawnValues {
         let mut v = self.compute(self.view, bindings);

@@ -57,6 +57,8 @@ pub struct ServerPawn {
     next_turret: f64,
     /// PeriodicAndOnChange values as last sent to proxies.
     last_sent: PawnValues,
+    /// Recent (server time, location), for rollback.
+    history: VecDeque<(f64, DVec3)>,
 }
 
 #[derive(Clone, Debug)]
@@ -75,6 +77,8 @@ struct RemoteClient {
     epoch: u32,
     /// Pawns this client has been told exist (ProxySpawn sent).
     known: BTreeSet<u16>,
+    /// How far in the past the client displays other pawns (s).
+    view_delay: f64,
 }
 
 pub struct Server {
@@ -99,6 +103,9 @@ pub struct Server {
     host_view: BTreeMap<u16, Proxy>,
     view_rng: Rng,
 }
+
+/// Seconds of pawn history the server keeps for rollback.
+const ROLLBACK_HISTORY: f64 = 1.0;
 
 /// Team of a pawn (1 or 2): spawn-time data proxies need.
 fn team_of(pawn: u16) -> u8 {
@@ -133,6 +140,7 @@ impl Server {
                 )),
                 next_turret: f64::INFINITY,
                 last_sent: values,
+                history: VecDeque::new(),
             });
         }
         if cfg.net_mode != NetMode::Dedicated {
@@ -154,6 +162,7 @@ impl Server {
                 )),
                 next_turret: f64::INFINITY,
                 last_sent: values,
+                history: VecDeque::new(),
             });
         }
         let turret_rng = Rng::new(derive_seed(cfg.seed, purpose::HAZARD, 0));
@@ -373,9 +382,11 @@ impl Server {
                 ClientMsg::Moves {
                     layout,
                     epoch,
+                    view_delay_ms,
                     moves,
                 } => match self.clients.get_mut(&from) {
                     Some(rc) => {
+                        rc.view_delay = f64::from(view_delay_ms) / 1000.0;
                         for m in moves {
                             if m.id > rc.last_executed {
                                 rc.buffer.entry(m.id).or_insert((m, epoch, layout));
@@ -441,10 +452,77 @@ impl Server {
         }
         self.telemetry
             .push((now, Event::ServerFrame { remote_moves }));
+        for p in &mut self.pawns {
+            p.history.push_back((now, p.values.location));
+            while p
+                .history
+                .front()
+                .is_some_and(|(t, _)| now - t > ROLLBACK_HISTORY)
+            {
+                p.history.pop_front();
+            }
+        }
         self.trace(
             now,
             Event::hook(Hook::WorldTickEnd, u16::MAX, 0, 0, None, None),
         );
+    }
+
+    /// Where pawn `i` was at server time `at` (from its history; now if older than kept).
+    fn location_at(&self, i: usize, at: f64) -> DVec3 {
+        let h = &self.pawns[i].history;
+        let k = h.partition_point(|(t, _)| *t <= at);
+        match (k.checked_sub(1).and_then(|j| h.get(j)), h.get(k)) {
+            (Some((t0, a)), Some((t1, b))) if t1 > t0 => a.lerp(*b, (at - t0) / (t1 - t0)),
+            (Some((_, a)), _) => *a,
+            (None, Some((_, b))) => *b,
+            (None, None) => self.pawns[i].values.location,
+        }
+    }
+
+    /// The server's verdict on a dash by `client`'s pawn in move `move_id`: the nearest other
+    /// pawn in reach, with every other pawn rolled back to the client's view time
+    /// (bRollBackServerPawns) or where they are now.
+    fn hit_check(&mut self, now: f64, pawn_idx: usize, client: u16, m: &WireMove) {
+        let roll = self.cfg.gmc.roll_back_server_pawns;
+        let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
+        let from = self.pawns[pawn_idx].values.location;
+        let others: Vec<(u16, DVec3)> = (0..self.pawns.len())
+            .filter(|&i| i != pawn_idx)
+            .map(|i| {
+                let at = if roll {
+                    self.location_at(i, view)
+                } else {
+                    self.pawns[i].values.location
+                };
+                (self.pawns[i].id, at)
+            })
+            .collect();
+        if roll {
+            for (id, _) in &others {
+                self.trace(
+                    now,
+                    Event::hook(
+                        Hook::OnSyncDataApplied,
+                        *id,
+                        m.id,
+                        0,
+                        Some(Execution::Simulated),
+                        Some(NetContext::RollbackSwap),
+                    ),
+                );
+            }
+        }
+        let target = super::pawn::tag_target(from, others.into_iter());
+        self.telemetry.push((
+            now,
+            Event::HitCheck {
+                client,
+                move_id: m.id,
+                target,
+                rolled_back: roll,
+            },
+        ));
     }
 
     /// Tells clients about pawns they do not know yet, sends forced updates for changed
@@ -675,6 +753,7 @@ impl Server {
                     ai: None,
                     next_turret: first_turret,
                     last_sent: values,
+                    history: VecDeque::new(),
                 });
                 self.telemetry.push((
                     now,
@@ -694,6 +773,7 @@ impl Server {
                         gap_since: None,
                         epoch: 0,
                         known: BTreeSet::new(),
+                        view_delay: 0.0,
                     },
                 );
                 Some(false)
@@ -894,6 +974,12 @@ impl Server {
         );
         // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
         p.values.copy_fields(&m.output, b.client_auth_output);
+        let dashed = self
+            .tick_out
+            .one_shots
+            .iter()
+            .any(|o| o.kind == super::pawn::OneShotKind::DashFired);
+        let p = &self.pawns[pawn_idx];
         emit_one_shots(
             &mut self.telemetry,
             now,
@@ -902,6 +988,10 @@ impl Server {
             Execution::Remote,
             &self.tick_out,
         );
+        if dashed {
+            self.hit_check(now, pawn_idx, client, m);
+        }
+        let p = &self.pawns[pawn_idx];
         if let Some(reports) = reports {
             let full = self.cfg.gmc.force_full_validation;
             let checks = b

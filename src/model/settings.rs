@@ -38,6 +38,12 @@ pub struct GmcSettings {
     pub post_spawn_smoothing_pause: f64,
     /// bUseClientPrediction.
     pub use_client_prediction: bool,
+    /// bRollBackServerPawns: the server rolls other pawns back to a mover's view time while it
+    /// checks that mover's hits.
+    pub roll_back_server_pawns: bool,
+    /// bRollBackClientPawns: a client replaying a move reads the other pawns as they were at
+    /// that move's view time.
+    pub roll_back_client_pawns: bool,
 }
 
 impl Default for GmcSettings {
@@ -57,6 +63,8 @@ impl Default for GmcSettings {
             ping_interval: 0.25,
             post_spawn_smoothing_pause: 1.0,
             use_client_prediction: true,
+            roll_back_server_pawns: true,
+            roll_back_client_pawns: true,
         }
     }
 }

@@ -286,12 +286,18 @@ pub enum Event {
         pawn: u16,
         binding: Arc<str>,
     },
-    /// Server: a hit check of a client's shot (rollback of the other pawns or not).
+    /// Client: its dash tagged `target` as the client displays the other pawns (`None`: it
+    /// saw nobody in reach).
+    HitClaim {
+        move_id: u32,
+        target: Option<u16>,
+    },
+    /// Server: its verdict on the same dash, with the other pawns rolled back to the client's
+    /// view time or not.
     HitCheck {
-        shooter: u16,
-        target: u16,
-        client_saw_hit: bool,
-        server_hit: bool,
+        client: u16,
+        move_id: u32,
+        target: Option<u16>,
         rolled_back: bool,
     },
     /// A LogGMC-style line.

@@ -495,11 +495,17 @@ pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Ve
             w.bits(u64::from(*nonce), 32);
             w.bits(u64::from(*layout_hash), 32);
         }
-        ClientMsg::Moves { epoch, moves, .. } => {
+        ClientMsg::Moves {
+            epoch,
+            view_delay_ms,
+            moves,
+            ..
+        } => {
             use super::cycle::to_units;
             let moves = &moves[..moves.len().min(255)];
             let meta = batch_meta(moves);
             w.bits(u64::from(*epoch), 32);
+            w.bits(u64::from(*view_delay_ms), 16);
             w.bits(moves.len() as u64, 8);
             w.bits(u64::from(meta.consecutive), 1);
             w.bits(u64::from(moves.first().map_or(0, |m| m.id)), 32);
@@ -702,6 +708,7 @@ pub fn decode<'b>(
         K_MOVES => {
             use super::cycle::from_units;
             let epoch = r.bits(32)? as u32;
+            let view_delay_ms = r.bits(16)? as u16;
             let n = r.bits(8)? as usize;
             let consecutive = r.bits(1)? == 1;
             let first_id = r.bits(32)? as u32;
@@ -742,6 +749,7 @@ pub fn decode<'b>(
             Datagram::Client(ClientMsg::Moves {
                 layout: h.layout,
                 epoch,
+                view_delay_ms,
                 moves,
             })
         }
@@ -891,6 +899,7 @@ mod tests {
             ClientMsg::Moves {
                 layout: 0,
                 epoch: 3,
+                view_delay_ms: 180,
                 moves: vec![mv(1, 0.1), mv(2, 0.9), mv(3, 0.4)],
             },
             ClientMsg::Ping {
@@ -983,10 +992,12 @@ mod tests {
                 ClientMsg::Moves {
                     layout,
                     epoch,
+                    view_delay_ms,
                     moves,
                 } => ClientMsg::Moves {
                     layout,
                     epoch,
+                    view_delay_ms,
                     moves: moves
                         .into_iter()
                         .map(|x| WireMove {
@@ -1167,6 +1178,7 @@ mod tests {
             let msg = ClientMsg::Moves {
                 layout: 0,
                 epoch: 1,
+                view_delay_ms: 0,
                 moves: moves.clone(),
             };
             let bytes = encode_client(1, 1, &msg, &b);
