@@ -18,7 +18,7 @@ use crate::model::client::Client;
 use crate::model::input::{InputScript, RawInput};
 use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
-use crate::model::settings::{Faults, GmcSettings, WorldSettings};
+use crate::model::settings::{Faults, GmcSettings, SmoothingSettings, WorldSettings};
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
 use crate::preset::{Direction, Preset};
 use crate::rng::{Rng, derive_seed, purpose};
@@ -138,6 +138,12 @@ pub enum Command {
     /// Pitfall switches that live in the tick (binding mistakes go through `ChangeBindings`).
     SetFaults(Faults),
     SetWorld(WorldSettings),
+    /// Smoothing of simulated proxies.
+    SetSmoothing(SmoothingSettings),
+    /// State updates per second to proxies.
+    SetNetUpdateRate(f64),
+    /// Switch the hook trace on or off everywhere.
+    HookTrace(bool),
     /// A new binding list. Consistent: server and clients switch at the next move boundary.
     /// Not consistent: only the clients change (the pitfall).
     ChangeBindings {
@@ -162,6 +168,9 @@ pub enum Command {
 }
 
 enum ThreadCmd {
+    SetSmoothing(SmoothingSettings),
+    SetNetUpdateRate(f64),
+    HookTrace(bool),
     SetLink(LinkParams),
     SetClientLink {
         client: u16,
@@ -357,6 +366,29 @@ impl LiveSession {
             Command::SetWorld(w) => {
                 self.preset.world = w.clone();
                 self.to_server(ThreadCmd::SetWorld(w));
+            }
+            Command::SetSmoothing(sm) => {
+                self.preset.smoothing = sm;
+                self.to_server(ThreadCmd::SetSmoothing(sm));
+                for id in self.client_ids() {
+                    self.to_client(id, ThreadCmd::SetSmoothing(sm));
+                }
+            }
+            Command::SetNetUpdateRate(rate) => {
+                if !(rate > 0.0 && rate.is_finite()) {
+                    return Err(format!(
+                        "net update rate: expected a number > 0, got {rate}"
+                    ));
+                }
+                self.preset.net_update_rate = rate;
+                self.to_server(ThreadCmd::SetNetUpdateRate(rate));
+            }
+            Command::HookTrace(on) => {
+                self.preset.hook_trace = on;
+                self.to_server(ThreadCmd::HookTrace(on));
+                for id in self.client_ids() {
+                    self.to_client(id, ThreadCmd::HookTrace(on));
+                }
             }
             Command::ChangeBindings {
                 bindings,
@@ -621,8 +653,11 @@ fn spawn_client(s: ClientSpawn) -> Worker {
                             }
                         }
                         ThreadCmd::Drive(i) => drive = i,
+                        ThreadCmd::SetSmoothing(sm) => client.set_smoothing(sm),
+                        ThreadCmd::HookTrace(on) => client.set_hook_trace(on),
                         ThreadCmd::SetClientLink { .. }
                         | ThreadCmd::SetWorld(_)
+                        | ThreadCmd::SetNetUpdateRate(_)
                         | ThreadCmd::Wake => {}
                     }
                 }
@@ -804,6 +839,9 @@ fn spawn_server(
                                 server.use_layout(version);
                             }
                         }
+                        ThreadCmd::SetSmoothing(sm) => server.set_smoothing(sm),
+                        ThreadCmd::SetNetUpdateRate(r) => server.set_net_update_rate(r),
+                        ThreadCmd::HookTrace(on) => server.set_hook_trace(on),
                         ThreadCmd::SetLink(_) | ThreadCmd::Drive(_) | ThreadCmd::Wake => {}
                     }
                 }

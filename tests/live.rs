@@ -293,6 +293,12 @@ fn live_changes_reach_the_threads() {
     until(&s, Duration::from_secs(2), "a frame after resuming", |r| {
         matches!(r.event, Event::Frame { .. }) && r.machine == Machine::Client(0)
     });
+    // The hook trace, on demand.
+    s.command(Command::HookTrace(true)).unwrap();
+    until(&s, Duration::from_secs(2), "a traced hook", |r| {
+        matches!(r.event, Event::Hook { .. })
+    });
+    s.command(Command::HookTrace(false)).unwrap();
     // Add a client.
     s.command(Command::AddClient).unwrap();
     until(&s, Duration::from_secs(3), "client 1 to join", |r| {

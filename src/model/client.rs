@@ -211,6 +211,11 @@ impl Client {
         self.cfg.gmc = gmc;
     }
 
+    /// Changes how proxies are smoothed from the next frame on.
+    pub fn set_smoothing(&mut self, smoothing: SmoothingSettings) {
+        self.cfg.smoothing = smoothing;
+    }
+
     /// Changes the pitfall switches that live in the tick (binding mistakes are layouts).
     pub fn set_faults(&mut self, faults: Faults) {
         self.cfg.faults = faults;

@@ -283,6 +283,16 @@ impl Server {
         self.cfg.faults = faults;
     }
 
+    /// Smoothing of the listen host's view.
+    pub fn set_smoothing(&mut self, smoothing: SmoothingSettings) {
+        self.cfg.smoothing = smoothing;
+    }
+
+    /// State updates per second to proxies.
+    pub fn set_net_update_rate(&mut self, rate: f64) {
+        self.cfg.net_update_rate = rate.max(0.1);
+    }
+
     pub fn set_world(&mut self, world: WorldSettings) {
         self.cfg.world = world;
     }
