@@ -245,9 +245,11 @@ impl SummaryBuilder {
             } => {
                 self.checks.insert((*client, *move_id), *target);
             }
-            Event::ProxiesDisplayed { delay_mean, .. } => {
-                self.host_delay_sum += delay_mean * 1000.0;
-                self.host_delay_n += 1;
+            Event::ProxiesDisplayed {
+                delay_mean, frames, ..
+            } => {
+                self.host_delay_sum += delay_mean * 1000.0 * f64::from(*frames);
+                self.host_delay_n += u64::from(*frames);
             }
             Event::MovesSkipped { from, to, .. } => {
                 self.server.moves_skipped += u64::from(to - from + 1);
@@ -299,21 +301,21 @@ impl SummaryBuilder {
             Event::SideEffect { .. } => a.s.side_effects += 1,
             Event::ProxiesDisplayed {
                 proxies,
+                paused,
                 delay_mean,
                 delay_max,
-                extrapolating,
-                team_unknown,
-                frame_dt,
-                paused,
+                extrapolation_seconds,
+                team_unknown_frames,
+                frames,
             } => {
-                if *proxies > *paused {
-                    a.delay_sum += delay_mean * 1000.0;
-                    a.delay_n += 1;
+                if *proxies > *paused && *frames > 0 {
+                    a.delay_sum += delay_mean * 1000.0 * f64::from(*frames);
+                    a.delay_n += u64::from(*frames);
                     let m = delay_max * 1000.0;
                     a.delay_max = Some(a.delay_max.map_or(m, |x| x.max(m)));
                 }
-                a.s.extrapolation_seconds += f64::from(*extrapolating) * frame_dt;
-                a.s.proxy_frames_team_unknown += u64::from(*team_unknown);
+                a.s.extrapolation_seconds += extrapolation_seconds;
+                a.s.proxy_frames_team_unknown += u64::from(*team_unknown_frames);
             }
             Event::ProxyEffect { .. } => a.s.proxy_effects += 1,
             Event::TransitionDetected { .. } => a.s.transitions_detected += 1,

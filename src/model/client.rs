@@ -91,6 +91,8 @@ pub struct Client {
     last_seen_dash: Option<u8>,
     /// How far in the past proxies are displayed (s), as of the last frame.
     view_delay: f64,
+    display_stats: super::proxy::DisplayStats,
+    frame_scratch: Vec<super::proxy::ProxyFrame>,
 
     send_seq: u32,
     recv_window: SeqWindow,
@@ -137,6 +139,8 @@ impl Client {
             hook_trace: cfg.hook_trace,
             last_seen_dash: None,
             view_delay: 0.0,
+            display_stats: Default::default(),
+            frame_scratch: Vec::new(),
 
             send_seq: 0,
             recv_window: SeqWindow::default(),
@@ -1079,8 +1083,8 @@ impl Client {
         let b = self.layouts.current_bindings().clone();
         let cfg = self.cfg.smoothing;
         let pause = self.cfg.gmc.post_spawn_smoothing_pause;
-        let (mut count, mut sum, mut max, mut extrap, mut paused, mut unknown) =
-            (0u16, 0.0, 0.0f64, 0u16, 0u16, 0u16);
+        let mut frames = std::mem::take(&mut self.frame_scratch);
+        frames.clear();
         let mut effects: Vec<u16> = Vec::new();
         let own = if self.cfg.gmc.use_client_prediction {
             None
@@ -1115,14 +1119,7 @@ impl Client {
                 );
                 self.tick_out.clear();
             }
-            count += 1;
-            if !f.paused {
-                sum += f.delay;
-                max = max.max(f.delay);
-            }
-            extrap += u16::from(f.extrapolating);
-            paused += u16::from(f.paused);
-            unknown += u16::from(f.team == 0);
+            frames.push(f);
             // GenSimulationTick: react to bound values that changed (cosmetics only).
             if !f.paused {
                 let last = p.last_effect_count.replace(f.dash_count);
@@ -1161,26 +1158,20 @@ impl Client {
         for pawn in effects {
             self.telemetry.push((now, Event::ProxyEffect { pawn }));
         }
-        if count > paused {
-            self.view_delay = sum / f64::from(count - paused);
+        if !frames.is_empty() {
+            self.display_stats.frame(&frames, dt);
         }
-        if count > 0 {
-            self.telemetry.push((
-                now,
-                Event::ProxiesDisplayed {
-                    proxies: count,
-                    delay_mean: if count > paused {
-                        sum / f64::from(count - paused)
-                    } else {
-                        0.0
-                    },
-                    delay_max: max,
-                    extrapolating: extrap,
-                    paused,
-                    team_unknown: unknown,
-                    frame_dt: dt,
-                },
-            ));
+        if let Some(d) = frames
+            .iter()
+            .filter(|f| !f.paused)
+            .map(|f| f.delay)
+            .reduce(|a, b| a + b)
+        {
+            self.view_delay = d / frames.iter().filter(|f| !f.paused).count() as f64;
+        }
+        self.frame_scratch = frames;
+        if let Some(e) = self.display_stats.take(now) {
+            self.telemetry.push((now, e));
         }
     }
 

@@ -65,6 +65,81 @@ pub struct ProxyFrame {
     pub teleported: bool,
 }
 
+/// Seconds between `ProxiesDisplayed` samples.
+pub const DISPLAY_SAMPLE_INTERVAL: f64 = 0.05;
+
+/// Folds per-frame proxy figures into `ProxiesDisplayed` samples.
+#[derive(Clone, Debug, Default)]
+pub struct DisplayStats {
+    since: Option<f64>,
+    frames: u16,
+    delay_sum: f64,
+    delay_frames: u16,
+    delay_max: f64,
+    extrapolation_seconds: f64,
+    team_unknown_frames: u32,
+    proxies: u16,
+    paused: u16,
+}
+
+impl DisplayStats {
+    /// Adds one frame: each proxy's figures, and the frame's length.
+    pub fn frame(&mut self, frames: &[ProxyFrame], dt: f64) {
+        let mut sum = 0.0;
+        let mut live = 0u16;
+        let mut paused = 0u16;
+        for f in frames {
+            if f.paused {
+                paused += 1;
+            } else {
+                sum += f.delay;
+                live += 1;
+                self.delay_max = self.delay_max.max(f.delay);
+            }
+            if f.extrapolating {
+                self.extrapolation_seconds += dt;
+            }
+            if f.team == 0 {
+                self.team_unknown_frames += 1;
+            }
+        }
+        if live > 0 {
+            self.delay_sum += sum / f64::from(live);
+            self.delay_frames += 1;
+        }
+        self.frames = self.frames.saturating_add(1);
+        self.proxies = frames.len() as u16;
+        self.paused = paused;
+    }
+
+    /// The mean delay of the frames so far (what the owner's batches report).
+    pub fn current_delay(&self) -> Option<f64> {
+        (self.delay_frames > 0).then(|| self.delay_sum / f64::from(self.delay_frames))
+    }
+
+    /// A sample when one is due at `now` (and there was a frame with proxies).
+    pub fn take(&mut self, now: f64) -> Option<super::telemetry::Event> {
+        let since = *self.since.get_or_insert(now);
+        if now - since < DISPLAY_SAMPLE_INTERVAL || self.frames == 0 {
+            return None;
+        }
+        let e = (self.proxies > 0).then(|| super::telemetry::Event::ProxiesDisplayed {
+            proxies: self.proxies,
+            paused: self.paused,
+            delay_mean: self.current_delay().unwrap_or(0.0),
+            delay_max: self.delay_max,
+            extrapolation_seconds: self.extrapolation_seconds,
+            team_unknown_frames: self.team_unknown_frames,
+            frames: self.frames,
+        });
+        *self = DisplayStats {
+            since: Some(now),
+            ..Default::default()
+        };
+        e
+    }
+}
+
 /// Everything a forward-simulating proxy needs to run the tick.
 pub struct SimulationCtx<'a> {
     pub gmc: &'a GmcSettings,
@@ -82,7 +157,8 @@ pub struct Proxy {
     view: View,
     look: Look,
     last_now: f64,
-    cursor: f64,
+    /// Index of the newest state the display time has passed.
+    cursor: usize,
     applied_delay: Option<f64>,
     next_resync: f64,
     last_arrival: Option<f64>,
@@ -106,7 +182,7 @@ impl Proxy {
             view: View::Paused,
             look: Look::from(&SmoothingSettings::default()),
             last_now: now,
-            cursor: f64::NEG_INFINITY,
+            cursor: 0,
             applied_delay: None,
             next_resync: now,
             last_arrival: None,
@@ -137,14 +213,23 @@ impl Proxy {
             .map_or_else(PawnValues::default, |(_, v)| *v);
         state.copy_fields(values, mask);
         // Keep the buffer ordered by server time; a duplicate time replaces the older copy.
-        let pos = self.states.partition_point(|(t, _)| *t < server_time);
-        if self.states.get(pos).is_some_and(|(t, _)| *t == server_time) {
-            self.states[pos].1 = state;
+        // States nearly always arrive in order: append without searching.
+        if self.states.back().is_none_or(|(t, _)| *t < server_time) {
+            self.states.push_back((server_time, state));
         } else {
-            self.states.insert(pos, (server_time, state));
+            let pos = self.states.partition_point(|(t, _)| *t < server_time);
+            if self.states.get(pos).is_some_and(|(t, _)| *t == server_time) {
+                self.states[pos].1 = state;
+            } else {
+                self.states.insert(pos, (server_time, state));
+                if pos <= self.cursor {
+                    self.cursor += 1;
+                }
+            }
         }
         while self.states.len() > BUFFER_LEN {
             self.states.pop_front();
+            self.cursor = self.cursor.saturating_sub(1);
         }
     }
 
@@ -287,7 +372,7 @@ impl Proxy {
         {
             self.recovery = None;
         }
-        let (count, team) = self.discrete(at);
+        let (count, team) = self.discrete();
         frame.dash_count = count;
         frame.team = team;
         frame
@@ -337,21 +422,23 @@ impl Proxy {
 
     /// `dash_count` and `team` of the newest state the display time has passed: what
     /// GenSimulationTick reacts to. A cursor walks the buffer, so this is O(1) per frame.
-    fn discrete(&mut self, at: f64) -> (u8, u8) {
+    fn discrete(&mut self) -> (u8, u8) {
         match self.view {
             View::Paused => (0, self.actor_team),
             View::Eager(v) | View::Extrapolated { base: v, .. } => (v.dash_count, v.team),
-            View::At { .. } => {
-                // The cursor is the server time of the last state passed.
-                let idx = self
-                    .states
-                    .partition_point(|(t, _)| *t <= self.cursor.max(at.min(self.cursor)));
-                let mut i = idx.saturating_sub(1);
-                while i + 1 < self.states.len() && self.states[i + 1].0 <= at {
+            View::At { at } => {
+                // The cursor is the index of the last state the display time passed; it moves
+                // a step or two per frame.
+                let n = self.states.len();
+                let mut i = self.cursor.min(n - 1);
+                while i + 1 < n && self.states[i + 1].0 <= at {
                     i += 1;
                 }
-                let (t, v) = &self.states[i];
-                self.cursor = *t;
+                while i > 0 && self.states[i].0 > at {
+                    i -= 1;
+                }
+                self.cursor = i;
+                let v = &self.states[i].1;
                 (v.dash_count, v.team)
             }
         }

@@ -101,6 +101,7 @@ pub struct Server {
     hook_trace: bool,
     /// Listen server: remote pawns as the host displays them.
     host_view: BTreeMap<u16, Proxy>,
+    host_stats: super::proxy::DisplayStats,
     view_rng: Rng,
 }
 
@@ -202,6 +203,7 @@ impl Server {
             next_net_update: 0.0,
             hook_trace,
             host_view: BTreeMap::new(),
+            host_stats: Default::default(),
             view_rng,
         }
     }
@@ -654,7 +656,7 @@ impl Server {
             .map(|p| (p.id, p.owner, p.values))
             .collect();
         let cfg = self.cfg.smoothing;
-        let (mut count, mut sum, mut max, mut extrap) = (0u16, 0.0, 0.0f64, 0u16);
+        let mut frames = Vec::new();
         let mut effects = Vec::new();
         for (id, owner, values) in remote {
             let p = match self.host_view.entry(id) {
@@ -672,10 +674,7 @@ impl Server {
             };
             p.receive(now, now, &values, b.simulated);
             let f = p.update(now, now, 0.0, &cfg, 0.0, &b, &mut self.view_rng, None);
-            count += 1;
-            sum += f.delay;
-            max = max.max(f.delay);
-            extrap += u16::from(f.extrapolating);
+            frames.push(f);
             let last = p.last_effect_count.replace(f.dash_count);
             if last.is_some_and(|l| l != f.dash_count) {
                 effects.push(id);
@@ -697,19 +696,11 @@ impl Server {
         for pawn in effects {
             self.telemetry.push((now, Event::ProxyEffect { pawn }));
         }
-        if count > 0 {
-            self.telemetry.push((
-                now,
-                Event::ProxiesDisplayed {
-                    proxies: count,
-                    delay_mean: sum / f64::from(count),
-                    delay_max: max,
-                    extrapolating: extrap,
-                    paused: 0,
-                    team_unknown: 0,
-                    frame_dt: dt,
-                },
-            ));
+        if !frames.is_empty() {
+            self.host_stats.frame(&frames, dt);
+        }
+        if let Some(e) = self.host_stats.take(now) {
+            self.telemetry.push((now, e));
         }
     }
 

@@ -262,15 +262,21 @@ pub enum Event {
     ProxyDespawned {
         pawn: u16,
     },
-    /// Client/host, once per frame: how the proxies were displayed.
+    /// Client/host, every 50 ms: how the proxies were displayed over the frames since the
+    /// last sample.
     ProxiesDisplayed {
+        /// Proxies, and those inside PostSpawnSmoothingPause, at the last frame.
         proxies: u16,
+        paused: u16,
+        /// Mean and largest display delay of the proxies showing replicated state (s).
         delay_mean: f64,
         delay_max: f64,
-        extrapolating: u16,
-        paused: u16,
-        team_unknown: u16,
-        frame_dt: f64,
+        /// Proxy-seconds spent extrapolating.
+        extrapolation_seconds: f64,
+        /// Proxy-frames shown without a team.
+        team_unknown_frames: u32,
+        /// Frames folded into this sample.
+        frames: u16,
     },
     /// A proxy played the dash effect (GenSimulationTick saw `dash_count` change).
     ProxyEffect {

@@ -271,15 +271,27 @@ pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
 }
 
 fn write_packed(w: &mut BitWriter, comps: &[f64]) {
+    let n = comps.len().min(3);
     let mut z = [0u64; 3];
-    let mut width = 1;
-    for (i, c) in comps.iter().enumerate().take(3) {
-        z[i] = zigzag(hundredths(*c));
-        width = width.max(64 - z[i].leading_zeros());
+    let mut any = 0u64;
+    for (zi, c) in z.iter_mut().zip(comps) {
+        *zi = zigzag(hundredths(*c));
+        any |= *zi;
     }
-    w.bits(u64::from(width), 6);
-    for zi in &z[..comps.len().min(3)] {
-        w.bits(*zi, width);
+    // The widest component decides the width: the highest bit set in any of them.
+    let width = (64 - any.leading_zeros()).max(1);
+    if 6 + width as usize * n <= 64 {
+        // Common case: header and components in one field.
+        let mut packed = u64::from(width);
+        for (k, zi) in z[..n].iter().enumerate() {
+            packed |= zi << (6 + width as usize * k);
+        }
+        w.bits(packed, 6 + width * n as u32);
+    } else {
+        w.bits(u64::from(width), 6);
+        for zi in &z[..n] {
+            w.bits(*zi, width);
+        }
     }
 }
 
