@@ -144,7 +144,8 @@ pub enum ServerMsg {
     },
 }
 
-/// One pawn's state in a [`ServerMsg::StateUpdate`].
+/// One pawn's state in a [`ServerMsg::StateUpdate`]. The server puts raw values here; they
+/// are quantized by the encoding (only the simulated fields travel).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProxyEntry {
     pub pawn: u16,

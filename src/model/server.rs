@@ -592,7 +592,7 @@ impl Server {
                 forced.push(ProxyEntry {
                     pawn: p.id,
                     forced: true,
-                    values: p.values.quantized(b.list(), b.simulated),
+                    values: p.values,
                 });
             }
         }
@@ -614,7 +614,7 @@ impl Server {
                 .map(|p| ProxyEntry {
                     pawn: p.id,
                     forced: forced.iter().any(|f| f.pawn == p.id),
-                    values: p.values.quantized(b.list(), b.simulated),
+                    values: p.values,
                 })
                 .collect()
         } else {
