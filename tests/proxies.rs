@@ -4,36 +4,13 @@
 use movescope::model::messages::MsgKind;
 use movescope::model::pawn::{Execution, OneShotKind};
 use movescope::model::telemetry::{Event, Hook, Machine, NetContext, Record, Role};
-use movescope::preset::Preset;
 use movescope::sim::harness::Session;
 use movescope::sim::link::LinkParams;
 use movescope::sim::run_deterministic;
-use movescope::summary::{ClientSummary, Summary};
+use movescope::summary::Summary;
 
-fn preset(sets: &[&str]) -> Preset {
-    let mut p = Preset::default();
-    for kv in sets {
-        p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
-    }
-    p
-}
-
-fn run(sets: &[&str], seconds: f64) -> Summary {
-    run_deterministic(&preset(sets), "test", seconds, &mut |_| {}).expect("valid preset")
-}
-
-fn run_collect(sets: &[&str], seconds: f64) -> (Summary, Vec<Record>) {
-    let mut records = Vec::new();
-    let s = run_deterministic(&preset(sets), "test", seconds, &mut |r| {
-        records.push(r.clone())
-    })
-    .expect("valid preset");
-    (s, records)
-}
-
-fn total(s: &Summary, f: impl Fn(&ClientSummary) -> u64) -> u64 {
-    s.clients.iter().map(f).sum()
-}
+mod common;
+use common::{preset, run, run_collect, total};
 
 #[test]
 fn adaptive_delay_tracks_latency_plus_buffer() {

@@ -1,0 +1,34 @@
+//! Helpers shared by the virtual-time test files.
+#![allow(dead_code)]
+
+use movescope::model::telemetry::Record;
+use movescope::preset::Preset;
+use movescope::sim::run_deterministic;
+use movescope::summary::{ClientSummary, Summary};
+
+/// The default preset with `key=value` changes applied.
+pub fn preset(sets: &[&str]) -> Preset {
+    let mut p = Preset::default();
+    for kv in sets {
+        p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
+    }
+    p
+}
+
+pub fn run(sets: &[&str], seconds: f64) -> Summary {
+    run_deterministic(&preset(sets), "test", seconds, &mut |_| {}).expect("valid preset")
+}
+
+pub fn run_collect(sets: &[&str], seconds: f64) -> (Summary, Vec<Record>) {
+    let mut records = Vec::new();
+    let s = run_deterministic(&preset(sets), "test", seconds, &mut |r| {
+        records.push(r.clone())
+    })
+    .expect("valid preset");
+    (s, records)
+}
+
+/// Sum of a per-client figure over all clients.
+pub fn total(s: &Summary, f: impl Fn(&ClientSummary) -> u64) -> u64 {
+    s.clients.iter().map(f).sum()
+}
