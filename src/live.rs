@@ -563,10 +563,11 @@ fn wait(rx: &Receiver<ThreadCmd>) -> Option<ThreadCmd> {
     rx.recv_timeout(Duration::from_millis(20)).ok()
 }
 
-/// While running: sleeps until `until` (session time) or until a datagram arrives, whichever is
-/// first. Commands are picked up on the next loop iteration (at most a keep-alive interval
-/// later).
+/// While running: sleeps until `until` (session time), the next delayed datagram is due, or a
+/// datagram arrives, whichever is first. Commands are picked up on the next loop iteration (at
+/// most a keep-alive interval later).
 fn sleep_until(endpoint: &Endpoint, clock: &SessionClock, until: f64) {
+    let until = endpoint.next_due().map_or(until, |d| until.min(d));
     let dt = (until - clock.now()).clamp(0.0, 0.02);
     if dt > 0.0 {
         endpoint.wait_readable(Duration::from_secs_f64(dt));
@@ -768,11 +769,7 @@ fn spawn_client(s: ClientSpawn) -> Worker {
                 report_foreign(&endpoint, &mut foreign_seen, &tele, t, me);
                 client.drain_telemetry(&mut scratch);
                 forward(&tele, me, start, &mut scratch);
-                let mut until = next_frame.min(next_keepalive);
-                if let Some(d) = endpoint.next_due() {
-                    until = until.min(d);
-                }
-                sleep_until(&endpoint, &clock, until);
+                sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
             }
         })
         .expect("spawning a thread");
@@ -959,11 +956,7 @@ fn spawn_server(
                 report_foreign(&endpoint, &mut foreign_seen, &tele, t, Machine::Server);
                 server.drain_telemetry(&mut scratch);
                 forward(&tele, Machine::Server, start, &mut scratch);
-                let mut until = next_frame.min(next_keepalive);
-                if let Some(d) = endpoint.next_due() {
-                    until = until.min(d);
-                }
-                sleep_until(&endpoint, &clock, until);
+                sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
             }
         })
         .expect("spawning a thread");
