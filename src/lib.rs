@@ -9,5 +9,6 @@ pub mod model;
 pub mod preset;
 pub mod rng;
 pub mod sim;
+pub mod store;
 pub mod summary;
 pub mod transport;

@@ -228,6 +228,40 @@ fn bench(seconds: f64) -> Result<(), String> {
         seconds / wall,
         records.len()
     );
+
+    // The store views read, and the decimation plots will be fed.
+    use movescope::store::{Metric, Store};
+    let started = std::time::Instant::now();
+    let mut store = Store::new(None);
+    for r in &records {
+        store.ingest(r);
+    }
+    let ingest = started.elapsed().as_secs_f64();
+    let machines = store.machines_with(Metric::MoveDelta);
+    let points: usize = machines
+        .iter()
+        .filter_map(|m| store.series(*m, Metric::MoveDelta))
+        .map(|s| s.len())
+        .sum();
+    let mut out = Vec::new();
+    let rounds = 20;
+    let started = std::time::Instant::now();
+    for _ in 0..rounds {
+        for m in &machines {
+            if let Some(s) = store.series(*m, Metric::MoveDelta) {
+                s.decimate(0.0, seconds, 1000, &mut out);
+            }
+        }
+    }
+    let decimate = started.elapsed().as_secs_f64() / f64::from(rounds);
+    println!(
+        "store: {} records ingested in {:.0} ms; {} series, {} move deltas in all, decimated to 1000 columns in {:.2} ms",
+        records.len(),
+        ingest * 1000.0,
+        machines.len(),
+        points,
+        decimate * 1000.0
+    );
     Ok(())
 }
 
