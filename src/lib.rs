@@ -4,6 +4,7 @@
 //! virtual time over a seeded link model; [`preset`] reads session descriptions; [`summary`]
 //! folds telemetry into the run summary.
 
+pub mod app;
 pub mod live;
 pub mod model;
 pub mod preset;

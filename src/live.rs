@@ -268,6 +268,11 @@ impl LiveSession {
         Ok(s)
     }
 
+    /// The preset as the session runs it now (live changes applied).
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
     pub fn clock(&self) -> &Arc<SessionClock> {
         &self.clock
     }

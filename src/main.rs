@@ -20,6 +20,25 @@ use movescope::summary::Summary;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    app: AppArgs,
+}
+
+/// Without a command: open the app with the preset running live.
+#[derive(clap::Args)]
+struct AppArgs {
+    /// Preset file (RON) for the app. Default: the shipped default preset.
+    #[arg(long)]
+    preset: Option<PathBuf>,
+    /// Change a preset value by dotted path (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Save a PNG of the window to FILE after --screenshot-after seconds, then exit.
+    #[arg(long, value_name = "FILE")]
+    screenshot: Option<PathBuf>,
+    /// Seconds before the --screenshot is taken.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    screenshot_after: f64,
 }
 
 #[derive(Subcommand)]
@@ -69,7 +88,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run(args),
         Some(Command::Bench { live: true, .. }) => bench_live(),
         Some(Command::Bench { seconds, .. }) => bench(seconds),
-        None => run(RunArgs::default()),
+        None => open_app(cli.app),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -78,6 +97,28 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn open_app(args: AppArgs) -> Result<(), String> {
+    let (preset, name) = load_preset(&RunArgs {
+        preset: args.preset,
+        set: args.set,
+        ..RunArgs::default()
+    })?;
+    if !(args.screenshot_after >= 0.0 && args.screenshot_after.is_finite()) {
+        return Err(format!(
+            "--screenshot-after: expected seconds ≥ 0, got {}",
+            args.screenshot_after
+        ));
+    }
+    movescope::app::run(movescope::app::AppOptions {
+        preset,
+        preset_name: name,
+        screenshot: args.screenshot.map(|path| movescope::app::ScreenshotPlan {
+            path,
+            after: args.screenshot_after,
+        }),
+    })
 }
 
 fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
