@@ -7,9 +7,11 @@ use movescope::app::{AppOptions, MovescopeApp};
 use movescope::preset::Preset;
 
 fn harness() -> Harness<'static, MovescopeApp> {
-    let mut preset = Preset::default();
-    preset.clients = 1;
-    preset.ai_pawns = 0;
+    let preset = Preset {
+        clients: 1,
+        ai_pawns: 0,
+        ..Preset::default()
+    };
     let options = AppOptions {
         preset,
         preset_name: "test".into(),
