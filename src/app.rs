@@ -424,19 +424,24 @@ impl MovescopeApp {
             ui.separator();
             ui.heading("Smoothing");
             let before = self.smoothing;
-            egui::ComboBox::from_label("mode")
-                .width(190.0)
-                .selected_text(format!("{:?}", self.smoothing))
-                .show_ui(ui, |ui| {
-                    for m in [
-                        SmoothingMode::AdaptiveBufferedInterpolation,
-                        SmoothingMode::FixedDelayInterpolation,
-                        SmoothingMode::MatchLatest,
-                        SmoothingMode::ForwardSimulation,
-                    ] {
-                        ui.selectable_value(&mut self.smoothing, m, format!("{m:?}"));
-                    }
-                });
+            for (m, explain) in [
+                (
+                    SmoothingMode::AdaptiveBufferedInterpolation,
+                    "GMC's default: show states latency + an adaptive buffer in the past.",
+                ),
+                (
+                    SmoothingMode::FixedDelayInterpolation,
+                    "A fixed total delay (0.15 s): runs dry, and extrapolates, when latency is higher.",
+                ),
+                (SmoothingMode::MatchLatest, "Show the newest state as it arrives: jerky."),
+                (
+                    SmoothingMode::ForwardSimulation,
+                    "Run the prediction tick (simulated executions) from the newest state to now.",
+                ),
+            ] {
+                ui.radio_value(&mut self.smoothing, m, format!("{m:?}"))
+                    .on_hover_text(explain);
+            }
             if self.smoothing != before {
                 let mut sm = self.options.preset.smoothing;
                 sm.mode = self.smoothing;
