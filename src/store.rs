@@ -95,14 +95,19 @@ impl Series {
         out.clear();
         let a = self.t.partition_point(|&x| x < t0);
         let b = self.t.partition_point(|&x| x <= t1);
-        if b <= a || columns == 0 || t1 <= t0 {
+        if b <= a || columns == 0 {
             return;
         }
         if b - a <= 2 * columns {
             out.extend((a..b).map(|i| [self.t[i], self.v[i]]));
             return;
         }
-        let width = (t1 - t0) / columns as f64;
+        // An empty time range is one column.
+        let width = if t1 > t0 {
+            (t1 - t0) / columns as f64
+        } else {
+            f64::INFINITY
+        };
         let last = columns - 1;
         let col = |t: f64| (((t - t0) / width).floor().max(0.0) as usize).min(last);
         let mut i = a;
