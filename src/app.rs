@@ -179,6 +179,11 @@ pub struct MovescopeApp {
     shot_path: Option<PathBuf>,
     status: String,
     decimated: Vec<[f64; 2]>,
+    viewer: Machine,
+    show_trails: bool,
+    show_velocity: bool,
+    show_labels: bool,
+    show_ghost: bool,
 }
 
 impl MovescopeApp {
@@ -207,6 +212,11 @@ impl MovescopeApp {
             shot_path: None,
             status: String::new(),
             decimated: Vec::new(),
+            viewer: Machine::Client(0),
+            show_trails: true,
+            show_velocity: true,
+            show_labels: true,
+            show_ghost: true,
         }
     }
 
@@ -552,6 +562,151 @@ impl MovescopeApp {
         });
     }
 
+    /// Top-down view of every pawn as one machine shows it.
+    fn world_view(&mut self, ui: &mut egui::Ui) {
+        ui.heading("World view").on_hover_text(
+            "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
+             other pawns are simulated proxies shown in the past (rings); the green ring is the \
+             server's authoritative pawn. Red/green marks: a correction moved the pawn from where \
+             the client had it (red) to where the server put it (green).",
+        );
+        let viewers = self.store.viewers();
+        egui::ComboBox::from_label("seen from")
+            .selected_text(self.viewer.to_string())
+            .show_ui(ui, |ui| {
+                for m in &viewers {
+                    ui.selectable_value(&mut self.viewer, *m, m.to_string());
+                }
+            });
+        ui.horizontal_wrapped(|ui| {
+            ui.checkbox(&mut self.show_trails, "trails");
+            ui.checkbox(&mut self.show_velocity, "velocity");
+            ui.checkbox(&mut self.show_labels, "labels");
+            ui.checkbox(&mut self.show_ghost, "server ghost")
+                .on_hover_text("The server's authoritative pawn next to the client's prediction.");
+        });
+        if !viewers.contains(&self.viewer) {
+            ui.label(format!("No samples from {} yet.", self.viewer));
+        }
+        let side = ui.available_width().min(ui.available_height()).max(120.0);
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::hover());
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
+        const HALF: f64 = 1600.0;
+        let to_screen = |p: glam::DVec3| {
+            egui::pos2(
+                rect.center().x + (p.x / HALF) as f32 * rect.width() / 2.0,
+                rect.center().y - (p.y / HALF) as f32 * rect.height() / 2.0,
+            )
+        };
+        let grid = egui::Stroke::new(1.0, Color32::from_gray(40));
+        for k in -3..=3 {
+            let d = f64::from(k) * 500.0;
+            painter.line_segment(
+                [
+                    to_screen(glam::DVec3::new(d, -HALF, 0.0)),
+                    to_screen(glam::DVec3::new(d, HALF, 0.0)),
+                ],
+                grid,
+            );
+            painter.line_segment(
+                [
+                    to_screen(glam::DVec3::new(-HALF, d, 0.0)),
+                    to_screen(glam::DVec3::new(HALF, d, 0.0)),
+                ],
+                grid,
+            );
+        }
+        let font = egui::FontId::proportional(11.0);
+        let pawns: Vec<crate::store::PawnView> = self.store.pawns(self.viewer).cloned().collect();
+        let mut own: Option<u16> = None;
+        for v in &pawns {
+            let color = v
+                .owner
+                .map_or(Color32::from_gray(170), |o| color_of(Machine::Client(o)));
+            let at = to_screen(v.location);
+            if self.show_trails && v.trail.len() > 1 {
+                let pts: Vec<egui::Pos2> = v.trail.iter().map(|(_, p)| to_screen(*p)).collect();
+                painter.add(egui::Shape::line(
+                    pts,
+                    egui::Stroke::new(1.0, color.gamma_multiply(0.4)),
+                ));
+            }
+            match v.kind {
+                crate::model::telemetry::SampleKind::Predicted => {
+                    own = Some(v.pawn);
+                    painter.circle_filled(at, 7.0, color);
+                }
+                crate::model::telemetry::SampleKind::Displayed => {
+                    painter.circle_stroke(at, 7.0, egui::Stroke::new(2.0, color));
+                }
+                crate::model::telemetry::SampleKind::Authoritative => {
+                    painter.circle_filled(at, 6.0, color);
+                }
+            }
+            let yaw = v.yaw.to_radians();
+            let nose = at + egui::vec2(yaw.cos() as f32, -(yaw.sin() as f32)) * 11.0;
+            painter.line_segment([at, nose], egui::Stroke::new(2.0, color));
+            if self.show_velocity {
+                let tip = to_screen(v.location + v.velocity * 0.25);
+                painter.line_segment(
+                    [at, tip],
+                    egui::Stroke::new(1.0, Color32::from_rgb(230, 230, 120)),
+                );
+            }
+            if self.show_labels {
+                let who = match v.owner {
+                    Some(o) => format!("client {o}"),
+                    None => format!("AI {}", v.pawn),
+                };
+                let what = match v.kind {
+                    crate::model::telemetry::SampleKind::Predicted => {
+                        "autonomous proxy (predicted)"
+                    }
+                    crate::model::telemetry::SampleKind::Displayed => "simulated proxy",
+                    crate::model::telemetry::SampleKind::Authoritative => "server pawn",
+                };
+                painter.text(
+                    at + egui::vec2(9.0, -9.0),
+                    egui::Align2::LEFT_BOTTOM,
+                    format!("{who}: {what}"),
+                    font.clone(),
+                    Color32::from_gray(200),
+                );
+            }
+        }
+        if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own, self.viewer)
+            && let Some(g) = self.store.authoritative(pawn)
+        {
+            painter.circle_stroke(
+                to_screen(g.location),
+                9.0,
+                egui::Stroke::new(1.5, Color32::from_rgb(60, 200, 90)),
+            );
+        }
+        let now = self.store.latest();
+        for m in self.store.corrections_since(now - 3.0) {
+            if m.machine != self.viewer {
+                continue;
+            }
+            let fade = (1.0 - (now - m.t) / 3.0).clamp(0.0, 1.0) as f32;
+            let (p, a) = (to_screen(m.predicted), to_screen(m.authoritative));
+            painter.line_segment(
+                [p, a],
+                egui::Stroke::new(1.0, Color32::from_gray(200).gamma_multiply(fade)),
+            );
+            painter.circle_filled(p, 4.0, Color32::from_rgb(230, 60, 60).gamma_multiply(fade));
+            painter.circle_filled(a, 4.0, Color32::from_rgb(60, 200, 90).gamma_multiply(fade));
+        }
+        painter.text(
+            rect.left_bottom() + egui::vec2(6.0, -6.0),
+            egui::Align2::LEFT_BOTTOM,
+            "grid: 5 m",
+            font,
+            Color32::from_gray(120),
+        );
+    }
+
     fn event_log(&mut self, ui: &mut egui::Ui) {
         ui.heading("Event log");
         egui::ScrollArea::vertical()
@@ -591,6 +746,10 @@ impl eframe::App for MovescopeApp {
             .resizable(true)
             .default_size(270.0)
             .show(ui, |ui| self.controls(ui));
+        egui::Panel::right("world")
+            .resizable(true)
+            .default_size(430.0)
+            .show(ui, |ui| self.world_view(ui));
         egui::Panel::bottom("log")
             .resizable(true)
             .default_size(150.0)

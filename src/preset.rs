@@ -92,6 +92,8 @@ pub struct Preset {
     pub smoothing: SmoothingSettings,
     /// Emit an event for every hook invocation (verbose).
     pub hook_trace: bool,
+    /// Pawn samples per second each machine emits for the world view (0: none).
+    pub world_view_rate: f64,
     pub gmc: GmcSettings,
     pub faults: Faults,
     pub world: WorldSettings,
@@ -125,6 +127,7 @@ impl Default for Preset {
             net_update_rate: 30.0,
             smoothing: SmoothingSettings::default(),
             hook_trace: false,
+            world_view_rate: 20.0,
             gmc: GmcSettings::default(),
             faults: Faults::default(),
             world: WorldSettings::default(),
@@ -385,6 +388,7 @@ impl Preset {
             smoothing: self.smoothing,
             host_input: self.input_for(0),
             hook_trace: self.hook_trace,
+            world_view_rate: self.world_view_rate,
         }
     }
 
@@ -404,6 +408,7 @@ impl Preset {
             smoothing: self.smoothing,
             seed: crate::rng::derive_seed(self.seed, crate::rng::purpose::SMOOTHING, u64::from(id)),
             hook_trace: self.hook_trace,
+            world_view_rate: self.world_view_rate,
         }
     }
 

@@ -4,7 +4,37 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::telemetry::{Event, Machine, PacketFate, Record};
+use std::collections::VecDeque;
+
+use glam::DVec3;
+
+use crate::model::binding::Value;
+use crate::model::telemetry::{Event, Machine, PacketFate, Record, SampleKind};
+
+/// Seconds of trail kept per pawn view.
+pub const TRAIL_SECONDS: f64 = 3.0;
+
+/// The newest sample of one pawn as one machine shows it, with its recent trail.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PawnView {
+    pub pawn: u16,
+    pub owner: Option<u16>,
+    pub kind: SampleKind,
+    pub t: f64,
+    pub location: DVec3,
+    pub velocity: DVec3,
+    pub yaw: f64,
+    pub trail: VecDeque<(f64, DVec3)>,
+}
+
+/// A correction of a location: where the client had its pawn, where the server put it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CorrectionMark {
+    pub t: f64,
+    pub machine: Machine,
+    pub predicted: DVec3,
+    pub authoritative: DVec3,
+}
 
 /// What a series measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -152,6 +182,8 @@ pub struct Store {
     latest: f64,
     /// Bytes sent per machine in the second being accumulated.
     bytes: BTreeMap<Machine, (f64, u64)>,
+    views: BTreeMap<(Machine, u16, SampleKind), PawnView>,
+    marks: VecDeque<CorrectionMark>,
 }
 
 impl Store {
@@ -184,6 +216,36 @@ impl Store {
         self.series.entry((machine, metric)).or_default().push(t, v);
     }
 
+    /// The pawns `machine` shows, newest samples (pawns not sampled for 1 s are left out).
+    pub fn pawns(&self, machine: Machine) -> impl Iterator<Item = &PawnView> {
+        let latest = self.latest;
+        self.views
+            .range(
+                (machine, 0, SampleKind::Predicted)
+                    ..=(machine, u16::MAX, SampleKind::Authoritative),
+            )
+            .map(|(_, v)| v)
+            .filter(move |v| latest - v.t < 1.0)
+    }
+
+    /// The server's authoritative sample of `pawn`.
+    pub fn authoritative(&self, pawn: u16) -> Option<&PawnView> {
+        self.views
+            .get(&(Machine::Server, pawn, SampleKind::Authoritative))
+    }
+
+    /// Machines that have world-view samples.
+    pub fn viewers(&self) -> Vec<Machine> {
+        let mut m: Vec<Machine> = self.views.keys().map(|(m, _, _)| *m).collect();
+        m.dedup();
+        m
+    }
+
+    /// Location corrections newer than `since`.
+    pub fn corrections_since(&self, since: f64) -> impl Iterator<Item = &CorrectionMark> {
+        self.marks.iter().filter(move |m| m.t >= since)
+    }
+
     /// Folds one record in.
     pub fn ingest(&mut self, r: &Record) {
         self.latest = self.latest.max(r.t);
@@ -205,11 +267,58 @@ impl Store {
             Event::RemoteMoveExecuted { client, age, .. } => {
                 self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
             }
+            Event::PawnSample {
+                pawn,
+                owner,
+                kind,
+                location,
+                velocity,
+                yaw,
+            } => {
+                let v = self
+                    .views
+                    .entry((m, *pawn, *kind))
+                    .or_insert_with(|| PawnView {
+                        pawn: *pawn,
+                        owner: *owner,
+                        kind: *kind,
+                        t: r.t,
+                        location: *location,
+                        velocity: *velocity,
+                        yaw: *yaw,
+                        trail: VecDeque::new(),
+                    });
+                v.t = r.t;
+                v.location = *location;
+                v.velocity = *velocity;
+                v.yaw = *yaw;
+                v.trail.push_back((r.t, *location));
+                while v
+                    .trail
+                    .front()
+                    .is_some_and(|(t, _)| r.t - t > TRAIL_SECONDS)
+                {
+                    v.trail.pop_front();
+                }
+            }
             Event::Correction {
                 replay_depth,
                 deviations,
                 ..
             } => {
+                for d in deviations.iter().filter(|d| &*d.binding == "location") {
+                    if let (Value::Vec3(p), Value::Vec3(a)) = (&d.predicted, &d.authoritative) {
+                        self.marks.push_back(CorrectionMark {
+                            t: r.t,
+                            machine: m,
+                            predicted: *p,
+                            authoritative: *a,
+                        });
+                        while self.marks.len() > 2000 {
+                            self.marks.pop_front();
+                        }
+                    }
+                }
                 self.point(m, Metric::ReplayDepth, r.t, f64::from(*replay_depth));
                 let worst = deviations
                     .iter()

@@ -37,6 +37,8 @@ fn the_window_names_every_plot_and_control() {
         "Pitfall switches",
         "Event log",
         "wall_clock_in_tick",
+        "World view",
+        "seen from",
     ] {
         h.get_by_label(label);
     }

@@ -15,7 +15,9 @@ use super::pawn::{Execution, PawnValues, TickOutput};
 use super::proxy::{Proxy, SimulationCtx};
 use super::settings::{Faults, GmcSettings};
 use super::settings::{SmoothingMode, SmoothingSettings};
-use super::telemetry::{DetectedBy, Deviation, Event, Hook, LogLevel, NetContext, Rejection, Role};
+use super::telemetry::{
+    DetectedBy, Deviation, Event, Hook, LogLevel, NetContext, Rejection, Role, SampleKind,
+};
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
 use crate::rng::Rng;
 
@@ -40,6 +42,8 @@ pub struct ClientConfig {
     pub seed: u64,
     /// Emit a telemetry event for every hook invocation.
     pub hook_trace: bool,
+    /// Pawn samples per second for the world view (0: none).
+    pub world_view_rate: f64,
 }
 
 /// A move in the client's history.
@@ -91,6 +95,7 @@ pub struct Client {
     last_seen_dash: Option<u8>,
     /// How far in the past proxies are displayed (s), as of the last frame.
     view_delay: f64,
+    next_sample: f64,
     display_stats: super::proxy::DisplayStats,
     frame_scratch: Vec<super::proxy::ProxyFrame>,
 
@@ -139,6 +144,7 @@ impl Client {
             hook_trace: cfg.hook_trace,
             last_seen_dash: None,
             view_delay: 0.0,
+            next_sample: 0.0,
             display_stats: Default::default(),
             frame_scratch: Vec::new(),
 
@@ -497,6 +503,7 @@ impl Client {
         self.local_move(now, dt, raw);
         self.maybe_send(now);
         self.update_proxies(now, dt);
+        self.sample_pawns(now);
         // WorldTickEnd: once per frame, after moves, replays and smoothing.
         self.hook(now, Hook::WorldTickEnd, 0, 0, None, None);
         if !self.cfg.faults.transition_in_sync_applied {
@@ -1172,6 +1179,45 @@ impl Client {
         self.frame_scratch = frames;
         if let Some(e) = self.display_stats.take(now) {
             self.telemetry.push((now, e));
+        }
+    }
+
+    /// World-view samples: the predicted own pawn and every displayed proxy.
+    fn sample_pawns(&mut self, now: f64) {
+        let rate = self.cfg.world_view_rate;
+        if rate <= 0.0 || now < self.next_sample {
+            return;
+        }
+        self.next_sample = now + 1.0 / rate;
+        let b = self.layouts.current_bindings().clone();
+        let own = match (&self.own_proxy, self.cfg.gmc.use_client_prediction) {
+            (Some(p), false) => p.display(&b),
+            _ => self.values,
+        };
+        self.telemetry.push((
+            now,
+            Event::PawnSample {
+                pawn: self.pawn,
+                owner: Some(self.cfg.id),
+                kind: SampleKind::Predicted,
+                location: own.location,
+                velocity: own.velocity,
+                yaw: own.rotation.y,
+            },
+        ));
+        for p in self.proxies.values() {
+            let v = p.display(&b);
+            self.telemetry.push((
+                now,
+                Event::PawnSample {
+                    pawn: p.pawn,
+                    owner: p.owner,
+                    kind: SampleKind::Displayed,
+                    location: v.location,
+                    velocity: v.velocity,
+                    yaw: v.rotation.y,
+                },
+            ));
         }
     }
 

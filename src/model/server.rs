@@ -42,6 +42,8 @@ pub struct ServerConfig {
     /// Input script of the host's pawn (listen server, standalone).
     pub host_input: InputScriptConfig,
     pub hook_trace: bool,
+    /// Pawn samples per second for the world view (0: none).
+    pub world_view_rate: f64,
 }
 
 /// A pawn as the server holds it.
@@ -98,6 +100,7 @@ pub struct Server {
     turret_rng: Rng,
     tick_out: TickOutput,
     next_net_update: f64,
+    next_sample: f64,
     hook_trace: bool,
     /// Listen server: remote pawns as the host displays them.
     host_view: BTreeMap<u16, Proxy>,
@@ -201,6 +204,7 @@ impl Server {
             turret_rng,
             tick_out: TickOutput::default(),
             next_net_update: 0.0,
+            next_sample: 0.0,
             hook_trace,
             host_view: BTreeMap::new(),
             host_stats: Default::default(),
@@ -464,6 +468,39 @@ impl Server {
         }
         self.telemetry
             .push((now, Event::ServerFrame { remote_moves }));
+        if self.cfg.world_view_rate > 0.0 && now >= self.next_sample {
+            self.next_sample = now + 1.0 / self.cfg.world_view_rate;
+            for p in &self.pawns {
+                self.telemetry.push((
+                    now,
+                    Event::PawnSample {
+                        pawn: p.id,
+                        owner: p.owner,
+                        kind: super::telemetry::SampleKind::Authoritative,
+                        location: p.values.location,
+                        velocity: p.values.velocity,
+                        yaw: p.values.rotation.y,
+                    },
+                ));
+            }
+            if self.cfg.net_mode == NetMode::Listen {
+                let b = self.layouts.current_bindings().clone();
+                for p in self.host_view.values() {
+                    let v = p.display(&b);
+                    self.telemetry.push((
+                        now,
+                        Event::PawnSample {
+                            pawn: p.pawn,
+                            owner: p.owner,
+                            kind: super::telemetry::SampleKind::Displayed,
+                            location: v.location,
+                            velocity: v.velocity,
+                            yaw: v.rotation.y,
+                        },
+                    ));
+                }
+            }
+        }
         for p in &mut self.pawns {
             p.history.push_back((now, p.values.location));
             while p

@@ -70,6 +70,17 @@ pub enum Role {
     SmoothedListenServerPawn,
 }
 
+/// What a pawn sample shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SampleKind {
+    /// The owning client's predicted pawn.
+    Predicted,
+    /// A simulated proxy as this machine displays it (or a listen host's smoothed pawn).
+    Displayed,
+    /// The server's authoritative pawn.
+    Authoritative,
+}
+
 /// Who noticed a deviation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DetectedBy {
@@ -237,6 +248,15 @@ pub enum Event {
     /// A received datagram was dropped (duplicate or malformed).
     Rejected {
         reason: Rejection,
+    },
+    /// Where a machine shows a pawn (sampled at `world_view_rate`, for the world view).
+    PawnSample {
+        pawn: u16,
+        owner: Option<u16>,
+        kind: SampleKind,
+        location: glam::DVec3,
+        velocity: glam::DVec3,
+        yaw: f64,
     },
     /// A pawn's role on this machine (once, when the machine first has the pawn).
     Role {
