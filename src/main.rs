@@ -255,6 +255,15 @@ pub fn standard_scenario() -> Preset {
 }
 
 fn bench(seconds: f64) -> Result<(), String> {
+    // The same scenario without world-view samples, for comparison (one run, both figures).
+    let mut quiet = standard_scenario();
+    quiet.world_view_rate = 0.0;
+    let started = std::time::Instant::now();
+    let mut session = movescope::sim::harness::Session::new(&quiet)?;
+    let mut kept = 0usize;
+    session.run_until(seconds, &mut |_r| kept += 1);
+    let quiet_wall = started.elapsed().as_secs_f64();
+
     let preset = standard_scenario();
     let mut records: Vec<Record> = Vec::new();
     let started = std::time::Instant::now();
@@ -268,6 +277,10 @@ fn bench(seconds: f64) -> Result<(), String> {
         "simulated {seconds:.0} s in {wall:.3} wall s: {:.0}× real time ({} telemetry records kept)",
         seconds / wall,
         records.len()
+    );
+    println!(
+        "without world-view samples (world_view_rate = 0): {:.0}× real time ({kept} records, not kept)",
+        seconds / quiet_wall
     );
 
     // The store views read, and the decimation plots will be fed.
@@ -363,7 +376,7 @@ fn bench_live() -> Result<(), String> {
             bytes as f64 / moves as f64
         );
         println!(
-            "    fixed per datagram: {} B header + {:.1} B batch header (epoch, count, first id, base timestamp, widths)",
+            "    fixed per datagram: {} B header + {:.1} B batch header (epoch, view delay, count, first id, base timestamp, widths)",
             HEADER_BYTES,
             MOVES_BATCH_HEADER_BITS as f64 / 8.0
         );
