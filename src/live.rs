@@ -327,6 +327,14 @@ impl LiveSession {
         let _ = self.server.tx.try_send(cmd);
     }
 
+    /// The same command to the server and every client thread.
+    fn to_everyone(&self, make: impl Fn() -> ThreadCmd) {
+        self.to_server(make());
+        for w in self.clients.values() {
+            let _ = w.tx.try_send(make());
+        }
+    }
+
     /// Applies a command. Changes reach the threads through their command channels and take
     /// effect on their next loop iteration (at most a few milliseconds later).
     pub fn command(&mut self, cmd: Command) -> Result<(), String> {
@@ -339,7 +347,12 @@ impl LiveSession {
                 params
                     .validate()
                     .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
-                // Remembered as an override, so restarted threads get it too (last one wins).
+                // Remembered as an override, so restarted threads get it too. It replaces
+                // the overrides it covers, so dragging a slider does not pile them up.
+                self.preset.link_overrides.retain(|o| {
+                    o.client != client
+                        || !(direction == Direction::Both || o.direction == direction)
+                });
                 self.preset
                     .link_overrides
                     .push(crate::preset::LinkOverride {
@@ -356,17 +369,11 @@ impl LiveSession {
             }
             Command::SetGmc(g) => {
                 self.preset.gmc = g;
-                self.to_server(ThreadCmd::SetGmc(g));
-                for id in self.client_ids() {
-                    self.to_client(id, ThreadCmd::SetGmc(g));
-                }
+                self.to_everyone(|| ThreadCmd::SetGmc(g));
             }
             Command::SetFaults(f) => {
                 self.preset.faults = f.clone();
-                self.to_server(ThreadCmd::SetFaults(f.clone()));
-                for id in self.client_ids() {
-                    self.to_client(id, ThreadCmd::SetFaults(f.clone()));
-                }
+                self.to_everyone(|| ThreadCmd::SetFaults(f.clone()));
             }
             Command::SetWorld(w) => {
                 self.preset.world = w.clone();
@@ -374,10 +381,7 @@ impl LiveSession {
             }
             Command::SetSmoothing(sm) => {
                 self.preset.smoothing = sm;
-                self.to_server(ThreadCmd::SetSmoothing(sm));
-                for id in self.client_ids() {
-                    self.to_client(id, ThreadCmd::SetSmoothing(sm));
-                }
+                self.to_everyone(|| ThreadCmd::SetSmoothing(sm));
             }
             Command::SetNetUpdateRate(rate) => {
                 if !(rate > 0.0 && rate.is_finite()) {
@@ -390,10 +394,7 @@ impl LiveSession {
             }
             Command::HookTrace(on) => {
                 self.preset.hook_trace = on;
-                self.to_server(ThreadCmd::HookTrace(on));
-                for id in self.client_ids() {
-                    self.to_client(id, ThreadCmd::HookTrace(on));
-                }
+                self.to_everyone(|| ThreadCmd::HookTrace(on));
             }
             Command::ChangeBindings {
                 bindings,
@@ -440,10 +441,7 @@ impl LiveSession {
             Command::Pause => self.clock.pause(),
             Command::Resume => {
                 self.clock.resume();
-                self.to_server(ThreadCmd::Wake);
-                for id in self.client_ids() {
-                    self.to_client(id, ThreadCmd::Wake);
-                }
+                self.to_everyone(|| ThreadCmd::Wake);
             }
             Command::AddClient => {
                 let id = self.clients.keys().next_back().map_or(0, |k| k + 1);

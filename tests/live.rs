@@ -306,3 +306,35 @@ fn live_changes_reach_the_threads() {
     });
     s.stop();
 }
+
+#[test]
+fn repeated_link_changes_replace_their_override() {
+    let _g = serial();
+    let p = preset(&["clients=1", "ai_pawns=0"]);
+    let mut s = LiveSession::start(&p).expect("starts");
+    for ms in 0..50 {
+        s.command(Command::SetLink {
+            client: 0,
+            direction: Direction::Both,
+            params: LinkParams {
+                latency_ms: f64::from(ms),
+                ..Default::default()
+            },
+        })
+        .unwrap();
+    }
+    s.command(Command::SetLink {
+        client: 0,
+        direction: Direction::Up,
+        params: LinkParams {
+            latency_ms: 7.0,
+            ..Default::default()
+        },
+    })
+    .unwrap();
+    let o = &s.preset().link_overrides;
+    assert_eq!(o.len(), 2, "{o:?}");
+    assert_eq!(s.preset().link_params(0, true).latency_ms, 7.0);
+    assert_eq!(s.preset().link_params(0, false).latency_ms, 49.0);
+    s.stop();
+}
