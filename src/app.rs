@@ -1,37 +1,60 @@
-//! The desktop app (first cut): a live session of the chosen preset, time-aligned plots read
-//! from the [`Store`], live controls for the pitfall switches, the network and a few GMC
-//! settings, an event log, and screenshots (in-app and `--screenshot`).
+//! The desktop app: a live session of the chosen preset (or a recording being looked at),
+//! time-aligned plots read from the [`Store`], a top-down world view, live controls for the
+//! pitfall switches, the network and smoothing, an event log, a timeline to scrub through
+//! the session, recording, CSV export, bug reports and screenshots.
 //!
-//! The UI never waits on simulation threads: each frame it drains telemetry under a time
-//! budget and draws decimated series.
+//! The UI never waits on simulation threads or on the disk: each frame it drains telemetry
+//! (or a recording's loader) under a time budget into the store, and every view draws the
+//! store at the timeline's cursor.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 use eframe::egui;
 use egui::{Color32, RichText};
-use egui_plot::{Legend, Line, MarkerShape, Plot, Points};
+use egui_plot::{Legend, Line, MarkerShape, Plot, Points, Span, VLine};
 
 use crate::live::{Command, LiveSession};
 use crate::model::settings::{Faults, SmoothingMode};
-use crate::model::telemetry::{Event, LogLevel, Machine};
+use crate::model::telemetry::{Machine, Record};
 use crate::preset::{Direction, Preset};
+use crate::recording::{Damage, Footer, Header, Recorder, Recording};
+use crate::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::sim::link::LinkParams;
-use crate::store::{Metric, Store};
+use crate::store::{MarkKind, Metric, Store};
+use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
 
-/// Longest the UI spends draining telemetry per frame.
+/// Longest the UI spends draining live telemetry per frame.
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
-/// Seconds of history kept in the store.
+/// Longest the UI spends loading a recording per frame (it stays responsive meanwhile).
+const LOAD_BUDGET: Duration = Duration::from_millis(25);
+/// Seconds of history kept in the store of a live session.
 const RETENTION: f64 = 600.0;
+/// Folder recordings are saved in and opened from.
+pub const RECORDINGS_DIR: &str = "recordings";
+/// Folder bug reports are written to.
+pub const REPORTS_DIR: &str = "reports";
+/// Folder CSV exports are written to.
+pub const EXPORTS_DIR: &str = "exports";
 
 /// `--screenshot FILE --screenshot-after SECONDS`.
 #[derive(Clone, Debug)]
 pub struct ScreenshotPlan {
     pub path: PathBuf,
+    /// Seconds after the session started (live) or the recording finished loading.
     pub after: f64,
+}
+
+/// What the window shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The preset, running live.
+    Live,
+    /// A recording, opened at `at` (default: its own cursor, else its start).
+    Recording { path: PathBuf, at: Option<f64> },
 }
 
 /// How the app was started.
@@ -40,6 +63,22 @@ pub struct AppOptions {
     pub preset: Preset,
     pub preset_name: String,
     pub screenshot: Option<ScreenshotPlan>,
+    pub source: Source,
+    /// Live: record the session to this file from the start.
+    pub record: Option<PathBuf>,
+}
+
+impl AppOptions {
+    /// The preset, live, nothing else.
+    pub fn live(preset: Preset, preset_name: &str) -> AppOptions {
+        AppOptions {
+            preset,
+            preset_name: preset_name.to_string(),
+            screenshot: None,
+            source: Source::Live,
+            record: None,
+        }
+    }
 }
 
 /// One plot: what it shows and what it means in GMC terms.
@@ -146,33 +185,52 @@ fn color_of(m: Machine) -> Color32 {
     }
 }
 
-/// A line of the event log.
-struct LogLine {
-    t: f64,
-    level: Option<LogLevel>,
-    text: String,
-}
-
 enum ShotState {
     Waiting,
     Requested,
     Done,
 }
 
+enum LoadMsg {
+    Batch(Vec<Record>),
+    Done(Option<Damage>),
+}
+
+/// A recording shown in the window, loading in the background until `loader` is `None`.
+struct Opened {
+    recording: Arc<Recording>,
+    loader: Option<Receiver<LoadMsg>>,
+    damage: Option<Damage>,
+}
+
+/// The CSV export dialog.
+struct ExportDialog {
+    metrics: Vec<(Metric, bool)>,
+    path: String,
+}
+
 pub struct MovescopeApp {
     options: AppOptions,
     session: Option<LiveSession>,
+    opened: Option<Opened>,
     error: Option<String>,
     store: Store,
-    log: VecDeque<LogLine>,
     paused: bool,
     window_s: f64,
-    follow: bool,
+    time: TimeControl,
+    /// Cursor the plots were last placed around (they are re-placed when it moves).
+    placed_at: Option<f64>,
+    last_frame: Instant,
+    /// Live sessions: the newest records, for bug reports.
+    recent: VecDeque<Record>,
+    recorder: Option<Recorder>,
+    record_started: Instant,
     /// Edited copies of what the session runs with.
     faults: Faults,
     link: LinkParams,
     smoothing: SmoothingMode,
-    started: Instant,
+    /// When the view became worth a screenshot (session started, recording loaded).
+    ready_since: Option<Instant>,
     shot: ShotState,
     shot_tx: Sender<Arc<egui::ColorImage>>,
     shot_rx: Receiver<Arc<egui::ColorImage>>,
@@ -184,28 +242,34 @@ pub struct MovescopeApp {
     show_velocity: bool,
     show_labels: bool,
     show_ghost: bool,
+    show_help: bool,
+    open_dialog: Option<String>,
+    export: Option<ExportDialog>,
+    /// Timeline drag with Shift: where the range selection started.
+    range_anchor: Option<f64>,
 }
 
 impl MovescopeApp {
     pub fn new(options: AppOptions) -> Self {
-        let (session, error) = match LiveSession::start(&options.preset) {
-            Ok(s) => (Some(s), None),
-            Err(e) => (None, Some(e)),
-        };
         let (shot_tx, shot_rx) = bounded(2);
-        MovescopeApp {
+        let mut app = MovescopeApp {
             faults: options.preset.faults.clone(),
             link: options.preset.link.clone(),
             smoothing: options.preset.smoothing.mode,
             options,
-            session,
-            error,
+            session: None,
+            opened: None,
+            error: None,
             store: Store::new(Some(RETENTION)),
-            log: VecDeque::new(),
             paused: false,
             window_s: 20.0,
-            follow: true,
-            started: Instant::now(),
+            time: TimeControl::following(),
+            placed_at: None,
+            last_frame: Instant::now(),
+            recent: VecDeque::new(),
+            recorder: None,
+            record_started: Instant::now(),
+            ready_since: None,
             shot: ShotState::Waiting,
             shot_tx,
             shot_rx,
@@ -217,7 +281,21 @@ impl MovescopeApp {
             show_velocity: true,
             show_labels: true,
             show_ghost: true,
+            show_help: false,
+            open_dialog: None,
+            export: None,
+            range_anchor: None,
+        };
+        match app.options.source.clone() {
+            Source::Live => {
+                app.start_live();
+                if let Some(path) = app.options.record.clone() {
+                    app.start_recording(path);
+                }
+            }
+            Source::Recording { path, at } => app.open_recording(&path, at),
         }
+        app
     }
 
     /// The live session (for tests and tools).
@@ -229,6 +307,127 @@ impl MovescopeApp {
         self.paused
     }
 
+    /// The timeline's state (for tests and tools).
+    pub fn time(&self) -> &TimeControl {
+        &self.time
+    }
+
+    /// The store every view reads (for tests and tools).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Whether a recording is still loading.
+    pub fn is_loading(&self) -> bool {
+        self.opened.as_ref().is_some_and(|o| o.loader.is_some())
+    }
+
+    /// The status line (what the last action did).
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// Applies a timeline command (the bar, the keyboard and clicks go through here).
+    pub fn time_command(&mut self, cmd: TimeCommand) {
+        self.time.apply(cmd, &self.store);
+    }
+
+    fn reset_view(&mut self) {
+        self.store = Store::new(Some(RETENTION));
+        self.recent.clear();
+        self.placed_at = None;
+        self.paused = false;
+        self.error = None;
+    }
+
+    fn start_live(&mut self) {
+        self.stop_recording();
+        self.opened = None;
+        self.reset_view();
+        match LiveSession::start(&self.options.preset) {
+            Ok(s) => {
+                self.session = Some(s);
+                self.store.set_growing(true);
+                self.time = TimeControl::following();
+                self.ready_since = Some(Instant::now());
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Stops any live session and loads `path` in the background.
+    pub fn open_recording(&mut self, path: &Path, at: Option<f64>) {
+        let recording = match Recording::open(path) {
+            Ok(r) => Arc::new(r),
+            Err(e) => {
+                self.status = e.to_string();
+                if self.session.is_none() && self.opened.is_none() {
+                    self.error = Some(e.to_string());
+                }
+                return;
+            }
+        };
+        self.stop_recording();
+        if let Some(s) = self.session.take() {
+            s.stop();
+        }
+        self.reset_view();
+        self.store = Store::new(None);
+        self.store.set_growing(true);
+        self.options.preset = recording.header.preset.clone();
+        self.options.preset_name = recording.header.preset_name.clone();
+        self.faults = self.options.preset.faults.clone();
+        self.link = self.options.preset.link.clone();
+        self.smoothing = self.options.preset.smoothing.mode;
+        let start = at
+            .or(recording.header.cursor)
+            .unwrap_or(recording.span().0);
+        self.time = TimeControl::at(start);
+        self.ready_since = None;
+        let (tx, rx) = bounded(8);
+        let rec = recording.clone();
+        let spawned = std::thread::Builder::new()
+            .name("recording loader".into())
+            .spawn(move || {
+                let mut file = match rec.reopen() {
+                    Ok(f) => f,
+                    Err(e) => {
+                        let _ = tx.send(LoadMsg::Done(Some(Damage {
+                            offset: 0,
+                            chunk: 0,
+                            loaded_until: 0.0,
+                            message: e.message,
+                        })));
+                        return;
+                    }
+                };
+                for i in 0..rec.chunks.len() {
+                    match rec.read_chunk_with(&mut file, i) {
+                        Ok(batch) => {
+                            if tx.send(LoadMsg::Batch(batch)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(d) => {
+                            let _ = tx.send(LoadMsg::Done(Some(d)));
+                            return;
+                        }
+                    }
+                }
+                let _ = tx.send(LoadMsg::Done(rec.damage.clone()));
+            });
+        if let Err(e) = spawned {
+            self.status = format!("cannot start loading: {e}");
+            return;
+        }
+        self.status = format!("loading {}", recording.describe());
+        self.opened = Some(Opened {
+            recording,
+            loader: Some(rx),
+            damage: None,
+        });
+    }
+
     fn command(&mut self, cmd: Command) {
         if let Some(s) = self.session.as_mut()
             && let Err(e) = s.command(cmd)
@@ -237,51 +436,110 @@ impl MovescopeApp {
         }
     }
 
-    /// Moves telemetry into the store, for at most [`DRAIN_BUDGET`].
+    fn take(&mut self, r: Record) {
+        self.store.ingest(&r);
+        if let Some(rec) = self.recorder.as_mut()
+            && let Err(e) = rec.push(&r)
+        {
+            self.status = format!("recording stopped: {e}");
+            self.recorder = None;
+        }
+        if self.session.is_some() {
+            let keep = REPORT_BEFORE + REPORT_AFTER + 5.0;
+            while self.recent.front().is_some_and(|f| r.t - f.t > keep) {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(r);
+        }
+    }
+
+    /// Moves telemetry (or a recording's records) into the store, under a time budget.
     fn drain(&mut self) {
-        let Some(s) = self.session.as_ref() else {
+        if let Some(s) = self.session.as_ref() {
+            let rx = s.telemetry().clone();
+            let deadline = Instant::now() + DRAIN_BUDGET;
+            while Instant::now() < deadline {
+                let Ok(r) = rx.try_recv() else { break };
+                self.take(r);
+            }
+            return;
+        }
+        let Some(rx) = self.opened.as_ref().and_then(|o| o.loader.clone()) else {
             return;
         };
-        let rx = s.telemetry().clone();
-        let deadline = Instant::now() + DRAIN_BUDGET;
+        let deadline = Instant::now() + LOAD_BUDGET;
         while Instant::now() < deadline {
-            let Ok(r) = rx.try_recv() else { break };
-            self.store.ingest(&r);
-            let line = match &r.event {
-                Event::Correction {
-                    move_id,
-                    deviations,
-                    replay_depth,
-                    ..
-                } => Some(LogLine {
-                    t: r.t,
-                    level: None,
-                    text: format!(
-                        "{}: correction at move {move_id}, replayed {replay_depth}: {}",
-                        r.machine,
-                        deviations
-                            .iter()
-                            .map(|d| format!(
-                                "{} predicted {} but server {} (error {:.2} > {:.2})",
-                                d.binding, d.predicted, d.authoritative, d.error, d.tolerance
-                            ))
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    ),
-                }),
-                Event::Log { level, text } => Some(LogLine {
-                    t: r.t,
-                    level: Some(*level),
-                    text: format!("{}: {text}", r.machine),
-                }),
-                _ => None,
-            };
-            if let Some(l) = line {
-                self.log.push_back(l);
-                while self.log.len() > 500 {
-                    self.log.pop_front();
+            match rx.try_recv() {
+                Ok(LoadMsg::Batch(batch)) => {
+                    for r in batch {
+                        self.store.ingest(&r);
+                    }
+                }
+                Ok(LoadMsg::Done(damage)) => {
+                    self.finish_loading(damage);
+                    break;
+                }
+                Err(crossbeam_channel::TryRecvError::Empty) => break,
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                    self.finish_loading(None);
+                    break;
                 }
             }
+        }
+    }
+
+    fn finish_loading(&mut self, damage: Option<Damage>) {
+        self.store.set_growing(false);
+        self.ready_since = Some(Instant::now());
+        let t = self.time.cursor();
+        self.time.apply(TimeCommand::Seek(t), &self.store);
+        if let Some(o) = self.opened.as_mut() {
+            o.loader = None;
+            self.status = match &damage {
+                Some(d) => format!("{}: {d}", o.recording.path.display()),
+                None => format!("loaded {}", o.recording.describe()),
+            };
+            o.damage = damage;
+        }
+    }
+
+    fn start_recording(&mut self, path: PathBuf) {
+        let header = match Header::new(&self.options.preset, &self.options.preset_name, "live") {
+            Ok(h) => h,
+            Err(e) => {
+                self.status = format!("cannot record: {e}");
+                return;
+            }
+        };
+        match Recorder::create(&path, &header) {
+            Ok(r) => {
+                self.status = format!("recording to {}", path.display());
+                self.recorder = Some(r);
+                self.record_started = Instant::now();
+            }
+            Err(e) => self.status = format!("cannot record: {e}"),
+        }
+    }
+
+    fn stop_recording(&mut self) {
+        if let Some(rec) = self.recorder.take() {
+            let footer = Footer {
+                simulated_seconds: self.store.latest(),
+                wall_seconds: self.record_started.elapsed().as_secs_f64(),
+                dropped_records: self
+                    .session
+                    .as_ref()
+                    .map_or(0, |s| s.telemetry_dropped()),
+            };
+            self.status = match rec.finish(footer) {
+                Ok(stats) => format!(
+                    "recorded {} records to {} ({} KB)",
+                    stats.records,
+                    stats.path.display(),
+                    stats.bytes / 1024
+                ),
+                Err(e) => format!("recording failed: {e}"),
+            };
         }
     }
 
@@ -304,8 +562,9 @@ impl MovescopeApp {
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
         }
-        if let (Some(plan), ShotState::Waiting) = (&self.options.screenshot, &self.shot)
-            && self.started.elapsed().as_secs_f64() >= plan.after
+        if let (Some(plan), ShotState::Waiting, Some(ready)) =
+            (&self.options.screenshot, &self.shot, self.ready_since)
+            && ready.elapsed().as_secs_f64() >= plan.after
         {
             let path = plan.path.clone();
             self.shot = ShotState::Requested;
@@ -323,34 +582,147 @@ impl MovescopeApp {
         });
     }
 
+    /// One action: a trimmed recording around the cursor, the preset, a Markdown summary and
+    /// a picture of the window, in a new folder under `reports/`.
+    pub fn bug_report(&mut self, ctx: &egui::Context) {
+        let cursor = self.time.cursor();
+        let (t0, t1) = (cursor - REPORT_BEFORE, cursor + REPORT_AFTER);
+        let (header, window) = if let Some(o) = &self.opened {
+            match crate::report::records_between(&o.recording, t0, t1) {
+                Ok(w) => (o.recording.header.clone(), w),
+                Err(e) => {
+                    self.status = format!("bug report failed: {e}");
+                    return;
+                }
+            }
+        } else {
+            match Header::new(&self.options.preset, &self.options.preset_name, "live") {
+                Ok(h) => (
+                    h,
+                    self.recent
+                        .iter()
+                        .filter(|r| r.t >= t0 && r.t <= t1)
+                        .cloned()
+                        .collect(),
+                ),
+                Err(e) => {
+                    self.status = format!("bug report failed: {e}");
+                    return;
+                }
+            }
+        };
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let dir = PathBuf::from(REPORTS_DIR).join(format!("report-{stamp}"));
+        match crate::report::write_report(&dir, &header, &window, cursor) {
+            Ok(files) => {
+                self.request_screenshot(ctx, files.picture.clone());
+                self.status = format!(
+                    "bug report written to {} (recording, preset, summary.md, view.png)",
+                    dir.display()
+                );
+            }
+            Err(e) => self.status = format!("bug report failed: {e}"),
+        }
+    }
+
     fn top_bar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.heading("movescope");
             ui.label(RichText::new(&self.options.preset.title).strong())
                 .on_hover_text(&self.options.preset.description);
             ui.separator();
-            let now = self.session.as_ref().map_or(0.0, |s| s.clock().now());
-            ui.label(format!("session time {now:.1} s"));
-            ui.separator();
-            let label = if self.paused {
-                "Resume (Space)"
+            if let Some(o) = &self.opened {
+                let name = o
+                    .recording
+                    .path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().to_string());
+                ui.label(format!("recording {name}"))
+                    .on_hover_text(o.recording.describe());
+                if o.loader.is_some() {
+                    ui.spinner();
+                    ui.label(format!("{} records loaded", self.store.records()));
+                }
+                if let Some(d) = &o.damage {
+                    ui.colored_label(Color32::from_rgb(230, 140, 40), "damaged")
+                        .on_hover_text(d.to_string());
+                }
+                if ui
+                    .button("Live session")
+                    .on_hover_text("Start the recording's preset live.")
+                    .clicked()
+                {
+                    self.start_live();
+                }
             } else {
-                "Pause (Space)"
-            };
-            if ui.button(label).clicked() {
-                self.toggle_pause();
+                let now = self.session.as_ref().map_or(0.0, |s| s.clock().now());
+                ui.label(format!("live, session time {now:.1} s"));
+                let label = if self.paused {
+                    "Resume (Space)"
+                } else {
+                    "Pause (Space)"
+                };
+                if ui
+                    .button(label)
+                    .on_hover_text("Pauses the simulation threads (the session clock stops).")
+                    .clicked()
+                {
+                    self.toggle_pause();
+                }
+                if self.recorder.is_some() {
+                    if ui
+                        .button(RichText::new("Stop recording").color(Color32::RED))
+                        .clicked()
+                    {
+                        self.stop_recording();
+                    }
+                } else if ui
+                    .button("Record")
+                    .on_hover_text(format!(
+                        "Record the session to {RECORDINGS_DIR}/ (written every second)."
+                    ))
+                    .clicked()
+                {
+                    let stamp = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs());
+                    self.start_recording(
+                        PathBuf::from(RECORDINGS_DIR).join(format!("session-{stamp}.msrec")),
+                    );
+                }
             }
-            ui.checkbox(&mut self.follow, "Follow live")
-                .on_hover_text("Keep the plots on the newest data.");
+            ui.separator();
+            if ui
+                .button("Open…")
+                .on_hover_text("Open a recording (or drop a .msrec file on the window).")
+                .clicked()
+            {
+                self.open_dialog = Some(format!("{RECORDINGS_DIR}/"));
+            }
             ui.add(egui::Slider::new(&mut self.window_s, 5.0..=120.0).text("s shown"));
             if ui
                 .button("Save screenshot")
                 .on_hover_text("Saves a PNG of the window in the working directory.")
                 .clicked()
             {
-                let name = format!("movescope-{:.0}.png", now * 1000.0);
+                let name = format!("movescope-{:.0}.png", self.time.cursor() * 1000.0);
                 let ctx = ui.ctx().clone();
                 self.request_screenshot(&ctx, PathBuf::from(name));
+            }
+            if ui
+                .button("Bug report")
+                .on_hover_text(format!(
+                    "Writes {REPORTS_DIR}/report-…/: a picture of the window, the session from {REPORT_BEFORE} s before to {REPORT_AFTER} s after the cursor as a recording that opens at the cursor, the preset, and summary.md."
+                ))
+                .clicked()
+            {
+                let ctx = ui.ctx().clone();
+                self.bug_report(&ctx);
+            }
+            if ui.button("Help").clicked() {
+                self.show_help = !self.show_help;
             }
             if let Some(s) = self.session.as_ref() {
                 let dropped = s.telemetry_dropped();
@@ -371,10 +743,351 @@ impl MovescopeApp {
         } else {
             Command::Resume
         });
+        if self.paused {
+            // A paused session loses nothing if the app is killed now.
+            if let Some(rec) = self.recorder.as_mut() {
+                let _ = rec.flush();
+            }
+        }
+    }
+
+    /// The machine whose frames and moves the step buttons use.
+    fn step_machine(&self, moves: bool) -> Machine {
+        match (self.viewer, moves) {
+            (Machine::Server, true) => Machine::Client(0),
+            (m, _) => m,
+        }
+    }
+
+    fn timeline(&mut self, ui: &mut egui::Ui) {
+        let (lo, hi) = (self.store.earliest(), self.store.latest().max(self.store.earliest()));
+        let mut cmds: Vec<TimeCommand> = Vec::new();
+        let all_marks = MarkKind::ALL.to_vec();
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new("Timeline").strong()).on_hover_text(
+                "Every view shows the session at the cursor. Drag on the bar to seek, Shift+drag to select a range. Red: corrections, orange: corrections with replay, yellow: warnings, magenta: errors.",
+            );
+            ui.monospace(format!("{:9.3} s", self.time.cursor()));
+            if ui.button("<< mark").on_hover_text("Previous correction or warning (PageUp)").clicked() {
+                cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: false });
+            }
+            let mv = self.step_machine(true);
+            let fr = self.step_machine(false);
+            if ui.button("< move").on_hover_text(format!("Previous move closed by {mv} (Shift+Left)")).clicked() {
+                cmds.push(TimeCommand::StepMove { machine: mv, forward: false });
+            }
+            if ui.button("< frame").on_hover_text(format!("Previous frame of {fr} (Left)")).clicked() {
+                cmds.push(TimeCommand::StepFrame { machine: fr, forward: false });
+            }
+            let play = if self.time.is_playing() { "Pause" } else { "Play" };
+            if ui.button(play).on_hover_text("Play the timeline from the cursor (Space when viewing a recording)").clicked() {
+                cmds.push(TimeCommand::TogglePlay);
+            }
+            if ui.button("frame >").on_hover_text(format!("Next frame of {fr} (Right)")).clicked() {
+                cmds.push(TimeCommand::StepFrame { machine: fr, forward: true });
+            }
+            if ui.button("move >").on_hover_text(format!("Next move closed by {mv} (Shift+Right)")).clicked() {
+                cmds.push(TimeCommand::StepMove { machine: mv, forward: true });
+            }
+            if ui.button("mark >>").on_hover_text("Next correction or warning (PageDown)").clicked() {
+                cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: true });
+            }
+            let mut speed = self.time.speed();
+            egui::ComboBox::from_label("speed")
+                .selected_text(format!("{speed}×"))
+                .show_ui(ui, |ui| {
+                    for s in SPEEDS {
+                        ui.selectable_value(&mut speed, s, format!("{s}×"));
+                    }
+                });
+            if speed != self.time.speed() {
+                cmds.push(TimeCommand::SetSpeed(speed));
+            }
+            let follow_label = if self.session.is_some() { "Follow live (End)" } else { "Go to end (End)" };
+            if ui
+                .selectable_label(self.time.is_following(), follow_label)
+                .on_hover_text("Keep the cursor on the newest data.")
+                .clicked()
+            {
+                cmds.push(TimeCommand::FollowLive);
+            }
+            if let Some((a, b)) = self.time.range() {
+                ui.label(format!("range {a:.2}–{b:.2} s"));
+                if ui.small_button("clear").clicked() {
+                    cmds.push(TimeCommand::ClearRange);
+                }
+            }
+            if ui
+                .button("Export CSV…")
+                .on_hover_text("Export the selected range (or the shown window) of chosen series.")
+                .clicked()
+            {
+                self.export = Some(ExportDialog {
+                    metrics: Metric::ALL.iter().map(|m| (*m, true)).collect(),
+                    path: String::new(),
+                });
+            }
+        });
+        // The bar.
+        let width = ui.available_width();
+        let (rect, resp) =
+            ui.allocate_exact_size(egui::vec2(width, 26.0), egui::Sense::click_and_drag());
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
+        let span = (hi - lo).max(1e-6);
+        let x_of = |t: f64| rect.left() + ((t - lo) / span) as f32 * rect.width();
+        let t_of = |x: f32| lo + f64::from((x - rect.left()) / rect.width()) * span;
+        if let Some((a, b)) = self.time.range() {
+            painter.rect_filled(
+                egui::Rect::from_x_y_ranges(x_of(a)..=x_of(b), rect.y_range()),
+                0.0,
+                Color32::from_rgba_unmultiplied(90, 140, 230, 60),
+            );
+        }
+        // Markers, one per pixel column and kind.
+        let cols = rect.width().max(1.0) as usize;
+        let mut seen = vec![[false; 4]; cols + 1];
+        for e in self.store.log() {
+            let c = ((x_of(e.t) - rect.left()).max(0.0) as usize).min(cols);
+            seen[c][e.kind as usize] = true;
+        }
+        for (c, kinds) in seen.iter().enumerate() {
+            for (k, on) in kinds.iter().enumerate() {
+                if !on {
+                    continue;
+                }
+                let (color, y0, y1) = match k {
+                    0 => (Color32::from_rgb(230, 60, 60), 0.0, 0.5),
+                    1 => (Color32::from_rgb(240, 150, 40), 0.0, 0.5),
+                    2 => (Color32::from_rgb(230, 210, 60), 0.5, 1.0),
+                    _ => (Color32::from_rgb(220, 60, 220), 0.5, 1.0),
+                };
+                let x = rect.left() + c as f32;
+                painter.line_segment(
+                    [
+                        egui::pos2(x, rect.top() + rect.height() * y0),
+                        egui::pos2(x, rect.top() + rect.height() * y1),
+                    ],
+                    egui::Stroke::new(1.0, color),
+                );
+            }
+        }
+        let cx = x_of(self.time.cursor());
+        painter.line_segment(
+            [egui::pos2(cx, rect.top()), egui::pos2(cx, rect.bottom())],
+            egui::Stroke::new(2.0, ui.visuals().strong_text_color()),
+        );
+        painter.text(
+            rect.left_bottom() + egui::vec2(3.0, -2.0),
+            egui::Align2::LEFT_BOTTOM,
+            format!("{lo:.1} s"),
+            egui::FontId::proportional(10.0),
+            ui.visuals().weak_text_color(),
+        );
+        painter.text(
+            rect.right_bottom() + egui::vec2(-3.0, -2.0),
+            egui::Align2::RIGHT_BOTTOM,
+            format!("{hi:.1} s"),
+            egui::FontId::proportional(10.0),
+            ui.visuals().weak_text_color(),
+        );
+        let shift = ui.input(|i| i.modifiers.shift);
+        if let Some(pos) = resp.interact_pointer_pos() {
+            let t = t_of(pos.x);
+            if shift {
+                let anchor = *self.range_anchor.get_or_insert(t);
+                cmds.push(TimeCommand::SelectRange(anchor, t));
+            } else if resp.clicked() || resp.dragged() {
+                cmds.push(TimeCommand::Seek(t));
+            }
+        }
+        if !resp.dragged() {
+            self.range_anchor = None;
+        }
+        for c in cmds {
+            self.time_command(c);
+        }
+    }
+
+    fn keyboard(&mut self, ctx: &egui::Context) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let (space, left, right, shift, pgup, pgdn, end, f1) = ctx.input(|i| {
+            (
+                i.key_pressed(egui::Key::Space),
+                i.key_pressed(egui::Key::ArrowLeft),
+                i.key_pressed(egui::Key::ArrowRight),
+                i.modifiers.shift,
+                i.key_pressed(egui::Key::PageUp),
+                i.key_pressed(egui::Key::PageDown),
+                i.key_pressed(egui::Key::End),
+                i.key_pressed(egui::Key::F1),
+            )
+        });
+        if space {
+            if self.session.is_some() {
+                self.toggle_pause();
+            } else {
+                self.time_command(TimeCommand::TogglePlay);
+            }
+        }
+        for (pressed, forward) in [(left, false), (right, true)] {
+            if pressed {
+                let cmd = if shift {
+                    TimeCommand::StepMove {
+                        machine: self.step_machine(true),
+                        forward,
+                    }
+                } else {
+                    TimeCommand::StepFrame {
+                        machine: self.step_machine(false),
+                        forward,
+                    }
+                };
+                self.time_command(cmd);
+            }
+        }
+        for (pressed, forward) in [(pgup, false), (pgdn, true)] {
+            if pressed {
+                self.time_command(TimeCommand::JumpMark {
+                    kinds: MarkKind::ALL.to_vec(),
+                    forward,
+                });
+            }
+        }
+        if end {
+            self.time_command(TimeCommand::FollowLive);
+        }
+        if f1 {
+            self.show_help = !self.show_help;
+        }
+    }
+
+    fn dialogs(&mut self, ctx: &egui::Context) {
+        if self.show_help {
+            let mut open = true;
+            egui::Window::new("Help")
+                .open(&mut open)
+                .default_width(420.0)
+                .show(ctx, |ui| {
+                    ui.label("movescope runs GMC's move cycle: clients predict their pawns, the server re-runs every move and corrects the clients that diverged; everyone else's pawns are smoothed proxies. Hover any title for what it shows.");
+                    ui.separator();
+                    egui::Grid::new("keys").num_columns(2).show(ui, |ui| {
+                        for (k, what) in [
+                            ("Space", "pause/resume a live session; play/pause a recording"),
+                            ("Left / Right", "one frame back / forward (the viewed machine's frames)"),
+                            ("Shift+Left / Right", "previous / next move"),
+                            ("PageUp / PageDown", "previous / next correction or warning"),
+                            ("End", "follow live (or go to the end of a recording)"),
+                            ("Shift+drag on the timeline", "select a range (for CSV export)"),
+                            ("click a plot or a log line", "move the cursor there"),
+                            ("drop a .msrec file", "open the recording"),
+                            ("F1", "this window"),
+                        ] {
+                            ui.monospace(k);
+                            ui.label(what);
+                            ui.end_row();
+                        }
+                    });
+                });
+            self.show_help = open;
+        }
+        if let Some(mut path) = self.open_dialog.take() {
+            let mut keep = true;
+            let mut chosen: Option<PathBuf> = None;
+            egui::Window::new("Open recording").show(ctx, |ui| {
+                ui.horizontal(|ui| {
+                    ui.label("file");
+                    ui.text_edit_singleline(&mut path);
+                    if ui.button("Open").clicked() {
+                        chosen = Some(PathBuf::from(path.trim()));
+                    }
+                    if ui.button("Cancel").clicked() {
+                        keep = false;
+                    }
+                });
+                ui.label(format!("In {RECORDINGS_DIR}/:"));
+                let mut files: Vec<PathBuf> = std::fs::read_dir(RECORDINGS_DIR)
+                    .map(|d| {
+                        d.filter_map(|e| e.ok().map(|e| e.path()))
+                            .filter(|p| {
+                                p.extension().is_some_and(|x| x == crate::recording::EXTENSION)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                files.sort();
+                egui::ScrollArea::vertical().max_height(240.0).show(ui, |ui| {
+                    for f in files {
+                        if ui.selectable_label(false, f.display().to_string()).clicked() {
+                            chosen = Some(f);
+                        }
+                    }
+                });
+            });
+            if let Some(p) = chosen {
+                self.open_recording(&p, None);
+            } else if keep {
+                self.open_dialog = Some(path);
+            }
+        }
+        if let Some(mut dlg) = self.export.take() {
+            let mut keep = true;
+            let (t0, t1) = self.time.range().unwrap_or((
+                (self.time.cursor() - self.window_s).max(self.store.earliest()),
+                self.time.cursor(),
+            ));
+            if dlg.path.is_empty() {
+                dlg.path = format!("{EXPORTS_DIR}/movescope-{t0:.1}-{t1:.1}.csv");
+            }
+            egui::Window::new("Export CSV").show(ctx, |ui| {
+                ui.label(format!(
+                    "{t0:.2}–{t1:.2} s ({}), one row per point: series, machine, t_s, value, unit",
+                    if self.time.range().is_some() { "the selected range" } else { "the window shown" }
+                ));
+                for (m, on) in &mut dlg.metrics {
+                    ui.checkbox(on, m.name()).on_hover_text(m.unit());
+                }
+                ui.horizontal(|ui| {
+                    ui.label("file");
+                    ui.text_edit_singleline(&mut dlg.path);
+                });
+                ui.horizontal(|ui| {
+                    if ui.button("Write").clicked() {
+                        let metrics: Vec<Metric> =
+                            dlg.metrics.iter().filter(|(_, on)| *on).map(|(m, _)| *m).collect();
+                        self.status = match write_csv(&self.store, &metrics, t0, t1, Path::new(&dlg.path)) {
+                            Ok(n) => format!("wrote {n} rows to {}", dlg.path),
+                            Err(e) => format!("export failed: {e}"),
+                        };
+                        keep = false;
+                    }
+                    if ui.button("Cancel").clicked() {
+                        keep = false;
+                    }
+                });
+            });
+            if keep {
+                self.export = Some(dlg);
+            }
+        }
     }
 
     fn controls(&mut self, ui: &mut egui::Ui) {
         egui::ScrollArea::vertical().show(ui, |ui| {
+            if self.session.is_none() {
+                ui.label(
+                    "Viewing a recording: these are the settings it was recorded with. Start it \
+                     live (top bar) to change them.",
+                );
+            }
+            ui.add_enabled_ui(self.session.is_some(), |ui| self.control_widgets(ui));
+        });
+    }
+
+    fn control_widgets(&mut self, ui: &mut egui::Ui) {
+        {
             ui.heading("Pitfall switches");
             let mut f = self.faults.clone();
             let mut changed = false;
@@ -458,7 +1171,7 @@ impl MovescopeApp {
                 self.options.preset.smoothing = sm;
                 self.command(Command::SetSmoothing(sm));
             }
-        });
+        }
     }
 
     /// Tick pitfalls go to the threads as they are; binding mistakes need a binding change.
@@ -478,88 +1191,6 @@ impl MovescopeApp {
                 Err((field, e)) => self.status = format!("`{field}`: {e}"),
             }
         }
-    }
-
-    fn plots(&mut self, ui: &mut egui::Ui) {
-        let now = self.store.latest();
-        let (t0, t1) = (
-            (now - self.window_s).max(0.0),
-            now.max(self.window_s.min(1.0)),
-        );
-        let rows = 4;
-        let height = ((ui.available_height() - 30.0 * rows as f32) / rows as f32).max(80.0);
-        let col_w = ((ui.available_width() - 16.0) / 2.0).max(200.0);
-        egui::Grid::new("plots").num_columns(2).show(ui, |ui| {
-            for (i, spec) in PLOTS.iter().enumerate() {
-                ui.vertical(|ui| {
-                    ui.set_width(col_w);
-                    ui.label(RichText::new(spec.title).strong())
-                        .on_hover_text(spec.explain);
-                    let width_px = ui.available_width().max(100.0) as usize;
-                    let mut lines: Vec<(Machine, Vec<[f64; 2]>)> = Vec::new();
-                    for m in self.store.machines_with(spec.metric) {
-                        if let Some(s) = self.store.series(m, spec.metric) {
-                            s.decimate(t0, t1, width_px, &mut self.decimated);
-                            lines.push((
-                                m,
-                                self.decimated
-                                    .iter()
-                                    .map(|p| [p[0], p[1] * spec.scale])
-                                    .collect(),
-                            ));
-                        }
-                    }
-                    let follow = self.follow;
-                    let unit = spec.unit;
-                    let mut plot = Plot::new(spec.title).height(height).width(col_w);
-                    if spec.zero {
-                        plot = plot.include_y(0.0);
-                    }
-                    plot = plot.x_axis_formatter(|mark, _range| format!("{:.0} s", mark.value));
-                    plot.link_axis(egui::Id::unique("time axis"), [true, false])
-                        .legend(Legend::default())
-                        .y_axis_label(unit)
-                        .label_formatter(move |h| match h {
-                            egui_plot::HoverPosition::NearDataPoint {
-                                plot_name,
-                                position,
-                                ..
-                            } => Some(format!(
-                                "{plot_name}\nt = {:.2} s\n{:.2} {unit}",
-                                position.x, position.y
-                            )),
-                            _ => None,
-                        })
-                        .show(ui, |plot_ui| {
-                            if follow {
-                                plot_ui.set_plot_bounds_x(t0..=t1);
-                                plot_ui.set_auto_bounds([false, true]);
-                            }
-                            for (m, pts) in lines {
-                                let name = m.to_string();
-                                if spec.points {
-                                    let (radius, shape) = if spec.metric == Metric::ReplayDepth {
-                                        (4.0, MarkerShape::Diamond)
-                                    } else {
-                                        (1.5, MarkerShape::Circle)
-                                    };
-                                    plot_ui.points(
-                                        Points::new(name, pts)
-                                            .color(color_of(m))
-                                            .radius(radius)
-                                            .shape(shape),
-                                    );
-                                } else {
-                                    plot_ui.line(Line::new(name, pts).color(color_of(m)));
-                                }
-                            }
-                        });
-                });
-                if i % 2 == 1 {
-                    ui.end_row();
-                }
-            }
-        });
     }
 
     /// Top-down view of every pawn as one machine shows it.
@@ -618,7 +1249,8 @@ impl MovescopeApp {
             );
         }
         let font = egui::FontId::proportional(11.0);
-        let pawns: Vec<crate::store::PawnView> = self.store.pawns(self.viewer).cloned().collect();
+        let cursor = self.time.cursor();
+        let pawns: Vec<crate::store::PawnView> = self.store.pawns_at(self.viewer, cursor);
         let mut own: Option<u16> = None;
         for v in &pawns {
             let color = v
@@ -676,7 +1308,7 @@ impl MovescopeApp {
             }
         }
         if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own, self.viewer)
-            && let Some(g) = self.store.authoritative(pawn)
+            && let Some(g) = self.store.authoritative_at(pawn, cursor)
         {
             painter.circle_stroke(
                 to_screen(g.location),
@@ -684,8 +1316,8 @@ impl MovescopeApp {
                 egui::Stroke::new(1.5, Color32::from_rgb(60, 200, 90)),
             );
         }
-        let now = self.store.latest();
-        for m in self.store.corrections_since(now - 3.0) {
+        let now = cursor;
+        for m in self.store.corrections_between(now - 3.0, now) {
             if m.machine != self.viewer {
                 continue;
             }
@@ -707,41 +1339,194 @@ impl MovescopeApp {
         );
     }
 
+    fn plots(&mut self, ui: &mut egui::Ui) {
+        let cursor = self.time.cursor();
+        // Following: the window ends at the newest data. Parked: the cursor sits at 3/4.
+        let (t0, t1) = if self.time.is_following() {
+            ((cursor - self.window_s).max(0.0), cursor.max(self.window_s.min(1.0)))
+        } else {
+            (cursor - self.window_s * 0.75, cursor + self.window_s * 0.25)
+        };
+        // Re-place the plots when the cursor moved; otherwise leave the user's zoom and pan.
+        let place = self.time.is_following() || self.placed_at != Some(cursor);
+        self.placed_at = Some(cursor);
+        let range = self.time.range();
+        let rows = 4;
+        let height = ((ui.available_height() - 30.0 * rows as f32) / rows as f32).max(80.0);
+        let col_w = ((ui.available_width() - 16.0) / 2.0).max(200.0);
+        let mut seek: Option<f64> = None;
+        egui::Grid::new("plots").num_columns(2).show(ui, |ui| {
+            for (i, spec) in PLOTS.iter().enumerate() {
+                ui.vertical(|ui| {
+                    ui.set_width(col_w);
+                    ui.label(RichText::new(spec.title).strong())
+                        .on_hover_text(spec.explain);
+                    let width_px = ui.available_width().max(100.0) as usize;
+                    // A little beyond the window on both sides, so panning shows data.
+                    let (d0, d1) = (t0 - self.window_s, t1 + self.window_s);
+                    let mut lines: Vec<(Machine, Vec<[f64; 2]>)> = Vec::new();
+                    for m in self.store.machines_with(spec.metric) {
+                        if let Some(s) = self.store.series(m, spec.metric) {
+                            s.decimate(d0, d1, width_px * 3, &mut self.decimated);
+                            lines.push((
+                                m,
+                                self.decimated
+                                    .iter()
+                                    .map(|p| [p[0], p[1] * spec.scale])
+                                    .collect(),
+                            ));
+                        }
+                    }
+                    let unit = spec.unit;
+                    let mut plot = Plot::new(spec.title).height(height).width(col_w);
+                    if spec.zero {
+                        plot = plot.include_y(0.0);
+                    }
+                    plot = plot.x_axis_formatter(|mark, _range| format!("{:.0} s", mark.value));
+                    let resp = plot
+                        .link_axis(egui::Id::unique("time axis"), [true, false])
+                        .legend(Legend::default())
+                        .y_axis_label(unit)
+                        .label_formatter(move |h| match h {
+                            egui_plot::HoverPosition::NearDataPoint {
+                                plot_name,
+                                position,
+                                ..
+                            } => Some(format!(
+                                "{plot_name}\nt = {:.3} s\n{:.2} {unit}",
+                                position.x, position.y
+                            )),
+                            _ => None,
+                        })
+                        .show(ui, |plot_ui| {
+                            if place {
+                                plot_ui.set_plot_bounds_x(t0..=t1);
+                                plot_ui.set_auto_bounds([false, true]);
+                            }
+                            if let Some((a, b)) = range {
+                                plot_ui.span(
+                                    Span::new("", a..=b)
+                                        .fill(Color32::from_rgba_unmultiplied(90, 140, 230, 40)),
+                                );
+                            }
+                            for (m, pts) in lines {
+                                let name = m.to_string();
+                                if spec.points {
+                                    let (radius, shape) = if spec.metric == Metric::ReplayDepth {
+                                        (4.0, MarkerShape::Diamond)
+                                    } else {
+                                        (1.5, MarkerShape::Circle)
+                                    };
+                                    plot_ui.points(
+                                        Points::new(name, pts)
+                                            .color(color_of(m))
+                                            .radius(radius)
+                                            .shape(shape),
+                                    );
+                                } else {
+                                    plot_ui.line(Line::new(name, pts).color(color_of(m)));
+                                }
+                            }
+                            // Unnamed: the cursor stays out of the legend.
+                            plot_ui.vline(
+                                VLine::new("", cursor)
+                                    .color(Color32::from_rgb(240, 220, 120))
+                                    .width(1.5),
+                            );
+                        });
+                    if resp.response.clicked()
+                        && let Some(pos) = resp.response.interact_pointer_pos()
+                    {
+                        seek = Some(resp.transform.value_from_position(pos).x);
+                    }
+                });
+                if i % 2 == 1 {
+                    ui.end_row();
+                }
+            }
+        });
+        if let Some(t) = seek {
+            self.time_command(TimeCommand::Seek(t));
+        }
+    }
+
     fn event_log(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Event log");
+        ui.heading("Event log").on_hover_text(
+            "Corrections (with every bound value that deviated: predicted vs authoritative), warnings and errors up to the cursor. Click a line to move the cursor there.",
+        );
+        let cursor = self.time.cursor();
+        let upto = self.store.log_between(f64::NEG_INFINITY, cursor);
+        let shown = &upto[upto.len().saturating_sub(400)..];
+        let mut seek = None;
         egui::ScrollArea::vertical()
             .stick_to_bottom(true)
             .show(ui, |ui| {
-                for l in &self.log {
-                    let color = match l.level {
-                        Some(LogLevel::Error) => Color32::from_rgb(220, 60, 60),
-                        Some(LogLevel::Warning) => Color32::from_rgb(210, 160, 40),
-                        None => ui.visuals().text_color(),
+                if shown.is_empty() {
+                    ui.weak("Nothing yet: corrections, warnings and errors appear here.");
+                }
+                for e in shown {
+                    let color = match e.kind {
+                        MarkKind::Error => Color32::from_rgb(220, 60, 60),
+                        MarkKind::Warning => Color32::from_rgb(210, 160, 40),
+                        MarkKind::Correction | MarkKind::Replay => ui.visuals().text_color(),
                     };
-                    ui.colored_label(color, format!("{:7.2} s  {}", l.t, l.text));
+                    let near = (cursor - e.t).abs() < 0.5;
+                    let text = RichText::new(format!("{:8.3} s  {}: {}", e.t, e.machine, e.text))
+                        .color(color);
+                    let text = if near {
+                        text.strong().color(ui.visuals().strong_text_color())
+                    } else {
+                        text
+                    };
+                    if ui.selectable_label(false, text).clicked() {
+                        seek = Some(e.t);
+                    }
                 }
             });
+        if let Some(t) = seek {
+            self.time_command(TimeCommand::Seek(t));
+        }
+    }
+}
+
+impl Drop for MovescopeApp {
+    fn drop(&mut self) {
+        // Closing the window finishes the recording (index and all).
+        self.stop_recording();
     }
 }
 
 impl eframe::App for MovescopeApp {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         self.drain();
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_frame).as_secs_f64();
+        self.last_frame = now;
+        self.time.advance(dt, &self.store);
         self.screenshots(ctx);
-        if ctx.input(|i| i.key_pressed(egui::Key::Space)) && !ctx.egui_wants_keyboard_input() {
-            self.toggle_pause();
+        self.keyboard(ctx);
+        let dropped: Vec<PathBuf> =
+            ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect());
+        if let Some(p) = dropped.into_iter().next() {
+            self.open_recording(&p, None);
         }
-        ctx.request_repaint_after(Duration::from_millis(33));
+        let busy = self.session.is_some() || self.is_loading() || self.time.is_playing();
+        ctx.request_repaint_after(Duration::from_millis(if busy { 33 } else { 250 }));
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         egui::Panel::top("top").show(ui, |ui| self.top_bar(ui));
+        let ctx = ui.ctx().clone();
+        self.dialogs(&ctx);
         if let Some(e) = &self.error {
             egui::CentralPanel::default().show(ui, |ui| {
                 ui.colored_label(Color32::RED, format!("The session could not start: {e}"));
             });
             return;
         }
+        egui::Panel::bottom("timeline")
+            .resizable(false)
+            .show(ui, |ui| self.timeline(ui));
         egui::Panel::left("controls")
             .resizable(true)
             .default_size(270.0)
@@ -757,6 +1542,25 @@ impl eframe::App for MovescopeApp {
             .show(ui, |ui| self.event_log(ui));
         egui::CentralPanel::default().show(ui, |ui| self.plots(ui));
     }
+}
+
+/// Writes a CSV export to `path` (creating its folder).
+fn write_csv(
+    store: &Store,
+    metrics: &[Metric],
+    t0: f64,
+    t1: f64,
+    path: &Path,
+) -> Result<usize, String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    let n = crate::report::export_csv(store, metrics, &[], t0, t1, &mut w)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    std::io::Write::flush(&mut w).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(n)
 }
 
 /// Writes an RGBA PNG; refuses an image with a single colour (a blank window).

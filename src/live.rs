@@ -1010,10 +1010,6 @@ pub fn run_live(
         simulated,
         started.elapsed().as_secs_f64(),
     );
-    if dropped > 0 {
-        summary.warnings.push(format!(
-            "{dropped} telemetry records were dropped because the consumer fell behind"
-        ));
-    }
+    summary.note_dropped(dropped);
     Ok(summary)
 }

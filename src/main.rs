@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 use movescope::model::telemetry::Record;
 use movescope::preset::{DEFAULT_PRESET_NAME, Preset};
+use movescope::recording::{Footer, Header, Recorder, Recording};
 use movescope::sim::run_deterministic;
 use movescope::summary::Summary;
 
@@ -39,6 +40,9 @@ struct AppArgs {
     /// Seconds before the --screenshot is taken.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     screenshot_after: f64,
+    /// Record the live session to FILE (`.msrec`) from the start.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -56,6 +60,59 @@ enum Command {
         /// 120 fps (about 15 wall seconds).
         #[arg(long)]
         live: bool,
+    },
+    /// Open a recording (`.msrec`) in the app.
+    Open {
+        file: PathBuf,
+        /// Open at this session time (default: the recording's own cursor, or its start).
+        #[arg(long, value_name = "SECONDS")]
+        at: Option<f64>,
+        /// Save a PNG of the window to FILE after --screenshot-after seconds, then exit.
+        #[arg(long, value_name = "FILE")]
+        screenshot: Option<PathBuf>,
+        /// Seconds before the --screenshot is taken.
+        #[arg(long, default_value_t = 3.0, value_name = "SECONDS")]
+        screenshot_after: f64,
+    },
+    /// Write a bug report for a recording: the view at SECONDS as a PNG (opens a window for a
+    /// moment), the recording trimmed around it (it reopens at SECONDS), the preset and
+    /// summary.md, into DIR.
+    Report {
+        file: PathBuf,
+        /// The session time the report is about.
+        #[arg(long, value_name = "SECONDS")]
+        at: f64,
+        /// Folder to write (created).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Skip the picture (no window is opened).
+        #[arg(long)]
+        no_picture: bool,
+    },
+    /// Export series of a recording to CSV (one row per point: series, machine, t_s, value, unit).
+    Export {
+        file: PathBuf,
+        /// Start of the range (session seconds; default: the start).
+        #[arg(long, value_name = "SECONDS")]
+        from: Option<f64>,
+        /// End of the range (default: the end).
+        #[arg(long, value_name = "SECONDS")]
+        to: Option<f64>,
+        /// Series to export (repeatable; default: all). Names: move_delta, frames_per_move,
+        /// substeps, replay_depth, correction_error, interp_delay, move_age,
+        /// move_timestamp_offset, rtt, clock_offset, bytes_sent, remote_moves_per_frame.
+        #[arg(long = "series", value_name = "NAME")]
+        series: Vec<String>,
+        /// CSV file to write (`-` for standard output).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Describe a recording and print its run summary (the same summary `run` printed).
+    Inspect {
+        file: PathBuf,
+        /// Write the summary as JSON to this file (`-` for standard output).
+        #[arg(long, value_name = "FILE")]
+        summary_json: Option<PathBuf>,
     },
 }
 
@@ -80,6 +137,9 @@ struct RunArgs {
     /// `--seconds` wall seconds (default 10).
     #[arg(long)]
     live: bool,
+    /// Record the session to this file (`.msrec`; open it with `movescope open`).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -88,6 +148,26 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run(args),
         Some(Command::Bench { live: true, .. }) => bench_live(),
         Some(Command::Bench { seconds, .. }) => bench(seconds),
+        Some(Command::Open {
+            file,
+            at,
+            screenshot,
+            screenshot_after,
+        }) => open_recording(file, at, screenshot, screenshot_after),
+        Some(Command::Inspect { file, summary_json }) => inspect(&file, summary_json.as_deref()),
+        Some(Command::Report {
+            file,
+            at,
+            out,
+            no_picture,
+        }) => report(&file, at, &out, no_picture),
+        Some(Command::Export {
+            file,
+            from,
+            to,
+            series,
+            out,
+        }) => export(&file, from, to, &series, &out),
         None => open_app(cli.app),
     };
     match result {
@@ -118,6 +198,8 @@ fn open_app(args: AppArgs) -> Result<(), String> {
             path,
             after: args.screenshot_after,
         }),
+        source: movescope::app::Source::Live,
+        record: args.record,
     })
 }
 
@@ -146,13 +228,148 @@ fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
 
 fn run(args: RunArgs) -> Result<(), String> {
     let (preset, name) = load_preset(&args)?;
+    let mode = if args.live { "live" } else { "deterministic" };
+    let mut recorder = match &args.record {
+        Some(path) => Some(Recorder::create(path, &Header::new(&preset, &name, mode)?)?),
+        None => None,
+    };
+    let mut record_error: Option<String> = None;
+    let mut on_record = |r: &Record| {
+        if let Some(rec) = recorder.as_mut()
+            && let Err(e) = rec.push(r)
+        {
+            record_error.get_or_insert(e);
+        }
+    };
     let summary = if args.live {
         let seconds = args.seconds.unwrap_or(10.0);
-        movescope::live::run_live(&preset, &name, seconds, &mut |_r: &Record| {})?
+        movescope::live::run_live(&preset, &name, seconds, &mut on_record)?
     } else {
-        run_deterministic(&preset, &name, preset.seconds, &mut |_r: &Record| {})?
+        run_deterministic(&preset, &name, preset.seconds, &mut on_record)?
     };
-    match &args.summary_json {
+    if let Some(e) = record_error {
+        return Err(format!("recording failed: {e}"));
+    }
+    if let Some(rec) = recorder {
+        let stats = rec.finish(Footer {
+            simulated_seconds: summary.simulated_seconds,
+            wall_seconds: summary.wall_seconds,
+            dropped_records: summary.telemetry_dropped,
+        })?;
+        eprintln!(
+            "recorded {} records in {} chunks to {} ({} bytes)",
+            stats.records,
+            stats.chunks,
+            stats.path.display(),
+            stats.bytes
+        );
+    }
+    write_summary(&summary, args.summary_json.as_deref())
+}
+
+fn inspect(file: &std::path::Path, summary_json: Option<&std::path::Path>) -> Result<(), String> {
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    eprintln!("{}", rec.describe());
+    let (summary, damage) = rec.summarize();
+    if let Some(d) = &damage {
+        eprintln!("warning: {}: {d}", file.display());
+    }
+    write_summary(&summary, summary_json)
+}
+
+fn report(file: &std::path::Path, at: f64, out: &std::path::Path, no_picture: bool) -> Result<(), String> {
+    use movescope::report::{REPORT_AFTER, REPORT_BEFORE, records_between, write_report};
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let (t0, t1) = rec.span();
+    if !(at.is_finite() && at >= t0 && at <= t1) {
+        return Err(format!(
+            "--at {at}: expected a time the recording holds ({t0:.2}–{t1:.2} s)"
+        ));
+    }
+    let window = records_between(&rec, at - REPORT_BEFORE, at + REPORT_AFTER)?;
+    let files = write_report(out, &rec.header, &window, at)?;
+    println!(
+        "wrote {}, {}, {}",
+        files.recording.display(),
+        files.preset.display(),
+        files.summary.display()
+    );
+    if no_picture {
+        return Ok(());
+    }
+    // The picture: the trimmed recording opened as a user would, at its cursor.
+    open_recording(files.recording.clone(), None, Some(files.picture.clone()), 1.0)
+        .map_err(|e| format!("the picture needs a display ({e}); the other files are written"))?;
+    println!("wrote {}", files.picture.display());
+    Ok(())
+}
+
+fn export(
+    file: &std::path::Path,
+    from: Option<f64>,
+    to: Option<f64>,
+    series: &[String],
+    out: &std::path::Path,
+) -> Result<(), String> {
+    use movescope::store::{Metric, Store};
+    let metrics: Vec<Metric> = if series.is_empty() {
+        Metric::ALL.to_vec()
+    } else {
+        series
+            .iter()
+            .map(|n| {
+                Metric::from_name(n).ok_or_else(|| {
+                    let names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+                    format!("--series {n}: expected one of {}", names.join(", "))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let mut store = Store::new(None);
+    if let Err(d) = rec.for_each(&mut |r| store.ingest(&r)) {
+        eprintln!("warning: {}: {d}", file.display());
+    }
+    let (t0, t1) = (
+        from.unwrap_or(f64::NEG_INFINITY),
+        to.unwrap_or(f64::INFINITY),
+    );
+    let rows = if out.as_os_str() == "-" {
+        let mut w = std::io::stdout().lock();
+        movescope::report::export_csv(&store, &metrics, &[], t0, t1, &mut w)
+    } else {
+        let f = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let mut w = std::io::BufWriter::new(f);
+        movescope::report::export_csv(&store, &metrics, &[], t0, t1, &mut w)
+            .and_then(|n| w.flush().map(|()| n))
+    }
+    .map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!("{rows} rows");
+    Ok(())
+}
+
+fn open_recording(
+    file: PathBuf,
+    at: Option<f64>,
+    screenshot: Option<PathBuf>,
+    screenshot_after: f64,
+) -> Result<(), String> {
+    let rec = Recording::open(&file).map_err(|e| e.to_string())?;
+    let preset = rec.header.preset.clone();
+    movescope::app::run(movescope::app::AppOptions {
+        preset,
+        preset_name: rec.header.preset_name.clone(),
+        screenshot: screenshot.map(|path| movescope::app::ScreenshotPlan {
+            path,
+            after: screenshot_after,
+        }),
+        source: movescope::app::Source::Recording { path: file, at },
+        record: None,
+    })
+}
+
+fn write_summary(summary: &Summary, summary_json: Option<&std::path::Path>) -> Result<(), String> {
+    match summary_json {
         Some(path) => {
             let json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
             if path.as_os_str() == "-" {
@@ -160,10 +377,10 @@ fn run(args: RunArgs) -> Result<(), String> {
             } else {
                 std::fs::write(path, json + "\n")
                     .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-                print_summary(&summary);
+                print_summary(summary);
             }
         }
-        None => print_summary(&summary),
+        None => print_summary(summary),
     }
     Ok(())
 }

@@ -4,17 +4,19 @@
 
 use std::collections::BTreeMap;
 
-use std::collections::VecDeque;
-
 use glam::DVec3;
 
 use crate::model::binding::Value;
-use crate::model::telemetry::{Event, Machine, PacketFate, Record, SampleKind};
+use crate::model::telemetry::{
+    DetectedBy, Event, LogLevel, Machine, PacketFate, Record, SampleKind,
+};
 
 /// Seconds of trail kept per pawn view.
 pub const TRAIL_SECONDS: f64 = 3.0;
+/// A pawn not sampled for this long before the cursor is not shown.
+pub const STALE_SECONDS: f64 = 1.0;
 
-/// The newest sample of one pawn as one machine shows it, with its recent trail.
+/// One pawn as one machine shows it at some time, with its trail up to then.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PawnView {
     pub pawn: u16,
@@ -24,7 +26,22 @@ pub struct PawnView {
     pub location: DVec3,
     pub velocity: DVec3,
     pub yaw: f64,
-    pub trail: VecDeque<(f64, DVec3)>,
+    pub trail: Vec<(f64, DVec3)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PawnSampleAt {
+    t: f64,
+    location: DVec3,
+    velocity: DVec3,
+    yaw: f64,
+}
+
+/// Every sample of one pawn on one machine, in time order.
+#[derive(Clone, Debug)]
+struct PawnTrack {
+    owner: Option<u16>,
+    samples: Vec<PawnSampleAt>,
 }
 
 /// A correction of a location: where the client had its pawn, where the server put it.
@@ -34,6 +51,86 @@ pub struct CorrectionMark {
     pub machine: Machine,
     pub predicted: DVec3,
     pub authoritative: DVec3,
+}
+
+/// What a log entry (and its timeline marker) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MarkKind {
+    /// A correction the client adopted without pending moves to replay.
+    Correction,
+    /// A correction followed by a replay of pending moves.
+    Replay,
+    Warning,
+    Error,
+}
+
+impl MarkKind {
+    pub const ALL: [MarkKind; 4] = [
+        MarkKind::Correction,
+        MarkKind::Replay,
+        MarkKind::Warning,
+        MarkKind::Error,
+    ];
+}
+
+/// A line of the event log, with what the timeline needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogEntry {
+    pub t: f64,
+    pub machine: Machine,
+    pub kind: MarkKind,
+    pub move_id: Option<u32>,
+    pub text: String,
+}
+
+impl LogEntry {
+    /// The entry an event makes, if it is one the log shows.
+    pub fn from_record(r: &Record) -> Option<LogEntry> {
+        match &r.event {
+            Event::Correction {
+                move_id,
+                deviations,
+                replay_depth,
+                replayed,
+                detected_by,
+            } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: if *replayed && *replay_depth > 0 {
+                    MarkKind::Replay
+                } else {
+                    MarkKind::Correction
+                },
+                move_id: Some(*move_id),
+                text: format!(
+                    "correction at move {move_id} (found by the {}), replayed {replay_depth}: {}",
+                    match detected_by {
+                        DetectedBy::Client => "client",
+                        DetectedBy::Server => "server",
+                    },
+                    deviations
+                        .iter()
+                        .map(|d| format!(
+                            "{} predicted {} but server {} (error {:.3} > tolerance {:.3})",
+                            d.binding, d.predicted, d.authoritative, d.error, d.tolerance
+                        ))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            }),
+            Event::Log { level, text } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: match level {
+                    LogLevel::Warning => MarkKind::Warning,
+                    LogLevel::Error => MarkKind::Error,
+                },
+                move_id: None,
+                text: text.clone(),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// What a series measures.
@@ -66,6 +163,46 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The name used in CSV exports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::MoveTimestampOffset => "move_timestamp_offset",
+            Metric::MoveAge => "move_age",
+            Metric::MoveDelta => "move_delta",
+            Metric::FramesPerMove => "frames_per_move",
+            Metric::Substeps => "substeps",
+            Metric::ReplayDepth => "replay_depth",
+            Metric::CorrectionError => "correction_error",
+            Metric::InterpDelay => "interp_delay",
+            Metric::Rtt => "rtt",
+            Metric::ClockOffset => "clock_offset",
+            Metric::BytesSent => "bytes_sent",
+            Metric::RemoteMovesPerFrame => "remote_moves_per_frame",
+        }
+    }
+
+    /// The unit of the stored values.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::MoveTimestampOffset
+            | Metric::MoveAge
+            | Metric::MoveDelta
+            | Metric::InterpDelay
+            | Metric::Rtt
+            | Metric::ClockOffset => "s",
+            Metric::FramesPerMove => "frames",
+            Metric::Substeps => "substeps",
+            Metric::ReplayDepth => "moves",
+            Metric::CorrectionError => "error/tolerance",
+            Metric::BytesSent => "bytes/s",
+            Metric::RemoteMovesPerFrame => "moves",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == name)
+    }
+
     pub const ALL: [Metric; 12] = [
         Metric::MoveTimestampOffset,
         Metric::MoveAge,
@@ -182,8 +319,14 @@ pub struct Store {
     latest: f64,
     /// Bytes sent per machine in the second being accumulated.
     bytes: BTreeMap<Machine, (f64, u64)>,
-    views: BTreeMap<(Machine, u16, SampleKind), PawnView>,
-    marks: VecDeque<CorrectionMark>,
+    tracks: BTreeMap<(Machine, u16, SampleKind), PawnTrack>,
+    marks: Vec<CorrectionMark>,
+    log: Vec<LogEntry>,
+    /// Frame start times per machine (for stepping one frame).
+    frames: BTreeMap<Machine, Vec<f64>>,
+    earliest: Option<f64>,
+    records: u64,
+    growing: bool,
 }
 
 impl Store {
@@ -216,40 +359,109 @@ impl Store {
         self.series.entry((machine, metric)).or_default().push(t, v);
     }
 
-    /// The pawns `machine` shows, newest samples (pawns not sampled for 1 s are left out).
-    pub fn pawns(&self, machine: Machine) -> impl Iterator<Item = &PawnView> {
-        let latest = self.latest;
-        self.views
+    /// Oldest session time still held.
+    pub fn earliest(&self) -> f64 {
+        self.earliest.unwrap_or(0.0)
+    }
+
+    /// Whether more records are still coming (a live session, a recording being loaded).
+    pub fn is_growing(&self) -> bool {
+        self.growing
+    }
+
+    pub fn set_growing(&mut self, growing: bool) {
+        self.growing = growing;
+    }
+
+    /// Records folded in so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The pawns `machine` shows at time `t`: each pawn's newest sample at or before `t` (pawns
+    /// not sampled within [`STALE_SECONDS`] before it are left out), with its trail.
+    pub fn pawns_at(&self, machine: Machine, t: f64) -> Vec<PawnView> {
+        self.tracks
             .range(
                 (machine, 0, SampleKind::Predicted)
                     ..=(machine, u16::MAX, SampleKind::Authoritative),
             )
-            .map(|(_, v)| v)
-            .filter(move |v| latest - v.t < 1.0)
+            .filter_map(|(&(_, pawn, kind), track)| view_at(pawn, kind, track, t))
+            .collect()
     }
 
-    /// The server's authoritative sample of `pawn`.
-    pub fn authoritative(&self, pawn: u16) -> Option<&PawnView> {
-        self.views
-            .get(&(Machine::Server, pawn, SampleKind::Authoritative))
+    /// The server's authoritative `pawn` at time `t`.
+    pub fn authoritative_at(&self, pawn: u16, t: f64) -> Option<PawnView> {
+        let kind = SampleKind::Authoritative;
+        self.tracks
+            .get(&(Machine::Server, pawn, kind))
+            .and_then(|track| view_at(pawn, kind, track, t))
     }
 
     /// Machines that have world-view samples.
     pub fn viewers(&self) -> Vec<Machine> {
-        let mut m: Vec<Machine> = self.views.keys().map(|(m, _, _)| *m).collect();
+        let mut m: Vec<Machine> = self.tracks.keys().map(|(m, _, _)| *m).collect();
         m.dedup();
         m
     }
 
-    /// Location corrections newer than `since`.
-    pub fn corrections_since(&self, since: f64) -> impl Iterator<Item = &CorrectionMark> {
-        self.marks.iter().filter(move |m| m.t >= since)
+    /// Location corrections with `t0 <= t <= t1`.
+    pub fn corrections_between(&self, t0: f64, t1: f64) -> &[CorrectionMark] {
+        let a = self.marks.partition_point(|m| m.t < t0);
+        let b = self.marks.partition_point(|m| m.t <= t1);
+        &self.marks[a..b.max(a)]
+    }
+
+    /// Log entries (corrections, warnings, errors) in time order.
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// Log entries with `t0 <= t <= t1`.
+    pub fn log_between(&self, t0: f64, t1: f64) -> &[LogEntry] {
+        let a = self.log.partition_point(|e| e.t < t0);
+        let b = self.log.partition_point(|e| e.t <= t1);
+        &self.log[a..b.max(a)]
+    }
+
+    /// The nearest frame start of `machine` strictly after (`forward`) or before `t`.
+    pub fn next_frame(&self, machine: Machine, t: f64, forward: bool) -> Option<f64> {
+        neighbour(self.frames.get(&machine)?, t, forward)
+    }
+
+    /// The nearest move close of client `machine` strictly after (`forward`) or before `t`.
+    pub fn next_move(&self, machine: Machine, t: f64, forward: bool) -> Option<f64> {
+        neighbour(&self.series(machine, Metric::MoveDelta)?.t, t, forward)
+    }
+
+    /// The nearest log entry of one of `kinds` strictly after (`forward`) or before `t`.
+    pub fn next_mark(&self, kinds: &[MarkKind], t: f64, forward: bool) -> Option<f64> {
+        if forward {
+            let i = self.log.partition_point(|e| e.t <= t);
+            self.log[i..]
+                .iter()
+                .find(|e| kinds.contains(&e.kind))
+                .map(|e| e.t)
+        } else {
+            let i = self.log.partition_point(|e| e.t < t);
+            self.log[..i]
+                .iter()
+                .rev()
+                .find(|e| kinds.contains(&e.kind))
+                .map(|e| e.t)
+        }
     }
 
     /// Folds one record in.
     pub fn ingest(&mut self, r: &Record) {
         self.latest = self.latest.max(r.t);
+        self.earliest = Some(self.earliest.map_or(r.t, |e| e.min(r.t)));
+        self.records += 1;
         let m = r.machine;
+        if let Some(entry) = LogEntry::from_record(r) {
+            let i = self.log.partition_point(|e| e.t <= entry.t);
+            self.log.insert(i, entry);
+        }
         match &r.event {
             Event::MoveClosed {
                 timestamp,
@@ -275,32 +487,27 @@ impl Store {
                 velocity,
                 yaw,
             } => {
-                let v = self
-                    .views
+                let track = self
+                    .tracks
                     .entry((m, *pawn, *kind))
-                    .or_insert_with(|| PawnView {
-                        pawn: *pawn,
+                    .or_insert_with(|| PawnTrack {
                         owner: *owner,
-                        kind: *kind,
-                        t: r.t,
-                        location: *location,
-                        velocity: *velocity,
-                        yaw: *yaw,
-                        trail: VecDeque::new(),
+                        samples: Vec::new(),
                     });
-                v.t = r.t;
-                v.location = *location;
-                v.velocity = *velocity;
-                v.yaw = *yaw;
-                v.trail.push_back((r.t, *location));
-                while v
-                    .trail
-                    .front()
-                    .is_some_and(|(t, _)| r.t - t > TRAIL_SECONDS)
-                {
-                    v.trail.pop_front();
+                let sample = PawnSampleAt {
+                    t: r.t,
+                    location: *location,
+                    velocity: *velocity,
+                    yaw: *yaw,
+                };
+                if track.samples.last().is_none_or(|s| s.t <= r.t) {
+                    track.samples.push(sample);
+                } else {
+                    let i = track.samples.partition_point(|s| s.t <= r.t);
+                    track.samples.insert(i, sample);
                 }
             }
+            Event::Frame { .. } => push_sorted(self.frames.entry(m).or_default(), r.t),
             Event::Correction {
                 replay_depth,
                 deviations,
@@ -308,15 +515,14 @@ impl Store {
             } => {
                 for d in deviations.iter().filter(|d| &*d.binding == "location") {
                     if let (Value::Vec3(p), Value::Vec3(a)) = (&d.predicted, &d.authoritative) {
-                        self.marks.push_back(CorrectionMark {
+                        let mark = CorrectionMark {
                             t: r.t,
                             machine: m,
                             predicted: *p,
                             authoritative: *a,
-                        });
-                        while self.marks.len() > 2000 {
-                            self.marks.pop_front();
-                        }
+                        };
+                        let i = self.marks.partition_point(|x| x.t <= r.t);
+                        self.marks.insert(i, mark);
                     }
                 }
                 self.point(m, Metric::ReplayDepth, r.t, f64::from(*replay_depth));
@@ -382,9 +588,63 @@ impl Store {
                 for s in self.series.values_mut() {
                     s.trim_before(cut);
                 }
+                for track in self.tracks.values_mut() {
+                    let k = track.samples.partition_point(|s| s.t < cut);
+                    track.samples.drain(..k);
+                }
+                for f in self.frames.values_mut() {
+                    let k = f.partition_point(|&t| t < cut);
+                    f.drain(..k);
+                }
+                let k = self.marks.partition_point(|m| m.t < cut);
+                self.marks.drain(..k);
+                let k = self.log.partition_point(|e| e.t < cut);
+                self.log.drain(..k);
+                self.earliest = Some(cut);
             }
         }
     }
+}
+
+fn push_sorted(v: &mut Vec<f64>, t: f64) {
+    if v.last().is_none_or(|&last| last <= t) {
+        v.push(t);
+    } else {
+        let i = v.partition_point(|&x| x <= t);
+        v.insert(i, t);
+    }
+}
+
+/// The nearest element strictly after (`forward`) or before `t` in a sorted list.
+fn neighbour(v: &[f64], t: f64, forward: bool) -> Option<f64> {
+    if forward {
+        v.get(v.partition_point(|&x| x <= t)).copied()
+    } else {
+        let i = v.partition_point(|&x| x < t);
+        i.checked_sub(1).map(|i| v[i])
+    }
+}
+
+fn view_at(pawn: u16, kind: SampleKind, track: &PawnTrack, t: f64) -> Option<PawnView> {
+    let i = track.samples.partition_point(|s| s.t <= t);
+    let newest = track.samples.get(i.checked_sub(1)?)?;
+    if t - newest.t > STALE_SECONDS {
+        return None;
+    }
+    let from = track.samples[..i].partition_point(|s| s.t < t - TRAIL_SECONDS);
+    Some(PawnView {
+        pawn,
+        owner: track.owner,
+        kind,
+        t: newest.t,
+        location: newest.location,
+        velocity: newest.velocity,
+        yaw: newest.yaw,
+        trail: track.samples[from..i]
+            .iter()
+            .map(|s| (s.t, s.location))
+            .collect(),
+    })
 }
 
 #[cfg(test)]

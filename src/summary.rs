@@ -101,6 +101,20 @@ pub struct Summary {
     pub packets: PacketSummary,
     /// Per machine ("server", "client 0", …): each pawn's role(s) there.
     pub roles: BTreeMap<String, BTreeMap<u16, Vec<Role>>>,
+    /// Live sessions: telemetry records dropped because the consumer fell behind.
+    pub telemetry_dropped: u64,
+}
+
+impl Summary {
+    /// Notes records a live session dropped (a warning and the count).
+    pub fn note_dropped(&mut self, dropped: u64) {
+        self.telemetry_dropped = dropped;
+        if dropped > 0 {
+            self.warnings.push(format!(
+                "{dropped} telemetry records were dropped because the consumer fell behind"
+            ));
+        }
+    }
 }
 
 #[derive(Default)]
@@ -394,6 +408,7 @@ impl SummaryBuilder {
             clients,
             server,
             packets: self.packets,
+            telemetry_dropped: 0,
         }
     }
 }

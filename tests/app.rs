@@ -12,11 +12,7 @@ fn harness() -> Harness<'static, MovescopeApp> {
         ai_pawns: 0,
         ..Preset::default()
     };
-    let options = AppOptions {
-        preset,
-        preset_name: "test".into(),
-        screenshot: None,
-    };
+    let options = AppOptions::live(preset, "test");
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .build_eframe(move |_cc| MovescopeApp::new(options));

@@ -99,6 +99,27 @@ pub struct Faults {
 }
 
 impl Faults {
+    /// The switches in [`Faults::EXPLAINED`] order.
+    pub fn flags(&self) -> [bool; 10] {
+        [
+            self.unbound_member,
+            self.wall_clock_in_tick,
+            self.no_seal_after_one_shot,
+            self.dash_always_combine,
+            self.unguarded_side_effects,
+            self.proxy_value_not_simulated,
+            self.spawn_data_only_bound,
+            self.transition_in_sync_applied,
+            self.binding_mismatch,
+            self.tick_reads_proxy_transform,
+        ]
+    }
+
+    /// Whether switch `i` of [`Faults::EXPLAINED`] is on.
+    pub fn is_on(&self, i: usize) -> bool {
+        self.flags().get(i).copied().unwrap_or(false)
+    }
+
     /// (key, one-line explanation) for every switch, in display order.
     pub const EXPLAINED: [(&'static str, &'static str); 10] = [
         (

@@ -355,7 +355,7 @@ impl Event {
 }
 
 /// An event with session time and machine.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// Seconds since the session started (the harness's or runtime's clock).
     pub t: f64,

@@ -1,0 +1,1108 @@
+//! Session recordings (`.msrec`): a human-readable RON header followed by a compact body of
+//! checksummed, compressed chunks and an index for seeking.
+//!
+//! ```text
+//! MOVESCOPE-RECORDING format=1 header=<N>\n     one text line
+//! <N bytes of RON: Header>\n                      readable in any editor
+//! chunk*                                          one per second of session time
+//! index chunk                                     chunk offsets and times, the run's footer
+//! trailer: "MSTRAIL1" + u64 LE offset of the index chunk
+//! ```
+//!
+//! A chunk is a 44-byte frame ([`ChunkFrame`]) and its payload, zstd-compressed: the records'
+//! session times as XOR-delta byte planes, then each record's `(machine, event)` in postcard. The frame carries a CRC-32 over itself and the payload, so damage is found
+//! exactly where it starts. The recorder writes a chunk as soon as a second of session time
+//! has gathered (a crash or kill loses at most that second); the index and trailer come only
+//! when the recording is finished, and a file without them is read by scanning its chunks.
+//!
+//! Chunk boundaries depend only on the records, so a virtual-time session writes the same
+//! bytes every time (apart from the header's wall-clock start).
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Sender, bounded};
+use serde::{Deserialize, Serialize};
+
+use crate::model::binding::Binding;
+use crate::model::telemetry::{Machine, Record};
+use crate::preset::Preset;
+
+/// The format this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// File extension of recordings.
+pub const EXTENSION: &str = "msrec";
+/// Session seconds gathered into one chunk.
+pub const CHUNK_SECONDS: f64 = 1.0;
+
+const MAGIC_LINE: &str = "MOVESCOPE-RECORDING";
+const CHUNK_MAGIC: [u8; 4] = *b"MSCH";
+const TRAILER_MAGIC: [u8; 8] = *b"MSTRAIL1";
+const FRAME_BYTES: usize = 44;
+const TRAILER_BYTES: u64 = 16;
+/// Larger chunks than these are damage, not data (a chunk holds about a second).
+const MAX_PAYLOAD: u32 = 64 << 20;
+const MAX_RAW: u32 = 256 << 20;
+/// A chunk is also closed when its encoded records reach this size.
+const MAX_PENDING: usize = 8 << 20;
+const ZSTD_LEVEL: i32 = 3;
+
+/// The human-readable start of a recording.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: u32,
+    /// movescope version that wrote the file.
+    pub app_version: String,
+    /// "deterministic" (virtual time) or "live".
+    pub mode: String,
+    /// Where the preset came from (a file name or "default").
+    pub preset_name: String,
+    pub seed: u64,
+    /// Wall-clock start, milliseconds since 1970-01-01 UTC.
+    pub started_unix_ms: u64,
+    /// Machines of the session when it started.
+    pub machines: Vec<Machine>,
+    /// The server's binding list when the session started.
+    pub bindings: Vec<Binding>,
+    /// Session time the viewer opens at (bug-report recordings set it).
+    #[serde(default)]
+    pub cursor: Option<f64>,
+    /// First session time the recording holds (a trimmed recording starts later than 0).
+    #[serde(default)]
+    pub t_start: f64,
+    pub preset: Preset,
+}
+
+impl Header {
+    /// The header of a new recording of `preset`.
+    pub fn new(preset: &Preset, preset_name: &str, mode: &str) -> Result<Header, String> {
+        let bindings = preset.checked_bindings()?.list().to_vec();
+        let mut machines = vec![Machine::Server];
+        machines.extend(preset.network_clients().map(Machine::Client));
+        let started_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Ok(Header {
+            format: FORMAT_VERSION,
+            app_version: env!("CARGO_PKG_VERSION").to_string(),
+            mode: mode.to_string(),
+            preset_name: preset_name.to_string(),
+            seed: preset.seed,
+            started_unix_ms,
+            machines,
+            bindings,
+            cursor: None,
+            t_start: 0.0,
+            preset: preset.clone(),
+        })
+    }
+}
+
+/// What the run knew when it ended (kept in the index chunk).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Footer {
+    pub simulated_seconds: f64,
+    pub wall_seconds: f64,
+    /// Telemetry records a live session dropped before they reached the recorder.
+    pub dropped_records: u64,
+}
+
+/// Where one chunk is and what it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChunkInfo {
+    pub offset: u64,
+    pub seq: u32,
+    pub count: u32,
+    pub t_first: f64,
+    pub t_last: f64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct IndexPayload {
+    chunks: Vec<ChunkInfo>,
+    footer: Footer,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ChunkKind {
+    Records = 0,
+    Index = 2,
+}
+
+/// The fixed frame in front of every chunk payload.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ChunkFrame {
+    kind: u8,
+    seq: u32,
+    count: u32,
+    t_first: f64,
+    t_last: f64,
+    raw_len: u32,
+    payload_len: u32,
+    crc: u32,
+}
+
+impl ChunkFrame {
+    fn bytes_without_crc(&self) -> [u8; FRAME_BYTES - 4] {
+        let mut b = [0u8; FRAME_BYTES - 4];
+        b[0..4].copy_from_slice(&CHUNK_MAGIC);
+        b[4] = self.kind;
+        b[5] = 1; // flags: zstd
+        // b[6..8] reserved
+        b[8..12].copy_from_slice(&self.seq.to_le_bytes());
+        b[12..16].copy_from_slice(&self.count.to_le_bytes());
+        b[16..24].copy_from_slice(&self.t_first.to_le_bytes());
+        b[24..32].copy_from_slice(&self.t_last.to_le_bytes());
+        b[32..36].copy_from_slice(&self.raw_len.to_le_bytes());
+        b[36..40].copy_from_slice(&self.payload_len.to_le_bytes());
+        b
+    }
+
+    fn checksum(&self, payload: &[u8]) -> u32 {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&self.bytes_without_crc());
+        h.update(payload);
+        h.finalize()
+    }
+
+    fn encode(&self) -> [u8; FRAME_BYTES] {
+        let mut b = [0u8; FRAME_BYTES];
+        b[..FRAME_BYTES - 4].copy_from_slice(&self.bytes_without_crc());
+        b[FRAME_BYTES - 4..].copy_from_slice(&self.crc.to_le_bytes());
+        b
+    }
+
+    /// Parses a frame; `Err` says what is wrong with it.
+    fn decode(b: &[u8; FRAME_BYTES]) -> Result<ChunkFrame, String> {
+        if b[0..4] != CHUNK_MAGIC {
+            return Err("expected a chunk (`MSCH`), found other bytes".into());
+        }
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let f64_at = |i: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[i..i + 8]);
+            f64::from_le_bytes(a)
+        };
+        let f = ChunkFrame {
+            kind: b[4],
+            seq: u32_at(8),
+            count: u32_at(12),
+            t_first: f64_at(16),
+            t_last: f64_at(24),
+            raw_len: u32_at(32),
+            payload_len: u32_at(36),
+            crc: u32_at(40),
+        };
+        if b[5] != 1 {
+            return Err(format!("unknown chunk flags {}", b[5]));
+        }
+        if f.kind != ChunkKind::Records as u8 && f.kind != ChunkKind::Index as u8 {
+            return Err(format!("unknown chunk kind {}", f.kind));
+        }
+        if f.payload_len > MAX_PAYLOAD || f.raw_len > MAX_RAW {
+            return Err(format!(
+                "implausible chunk sizes ({} compressed, {} raw bytes)",
+                f.payload_len, f.raw_len
+            ));
+        }
+        Ok(f)
+    }
+}
+
+/// A problem with a recording file, with where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordingError {
+    pub path: String,
+    /// Byte offset of the problem, when it has one.
+    pub offset: Option<u64>,
+    /// Line and column (1-based) in the header, for header problems.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl std::fmt::Display for RecordingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.position, self.offset) {
+            (Some((l, c)), _) => write!(f, "{}:{l}:{c}: {}", self.path, self.message),
+            (None, Some(o)) => write!(f, "{}: byte {o}: {}", self.path, self.message),
+            (None, None) => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+impl std::error::Error for RecordingError {}
+
+/// Where a readable recording stops being readable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Damage {
+    /// Byte offset where the damage starts.
+    pub offset: u64,
+    /// Number of the first chunk that could not be read.
+    pub chunk: u32,
+    /// Session time up to which everything loaded.
+    pub loaded_until: f64,
+    pub message: String,
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "damaged from byte {} (chunk {}): {}; everything up to {:.2} s loaded",
+            self.offset, self.chunk, self.message, self.loaded_until
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------
+
+struct Job {
+    frame: ChunkFrame,
+    raw: Vec<u8>,
+}
+
+enum ToWriter {
+    Chunk(Job),
+    Finish(Footer),
+}
+
+/// What a finished recording holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordingStats {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub chunks: u32,
+    pub records: u64,
+}
+
+/// Writes a recording while a session runs. Records are encoded on the caller's thread;
+/// compression, checksums and file writes happen on a writer thread, so a fast virtual-time
+/// run is slowed as little as possible. Every chunk is written (and flushed to the OS) as
+/// soon as it is complete.
+pub struct Recorder {
+    path: PathBuf,
+    tx: Option<Sender<ToWriter>>,
+    writer: Option<JoinHandle<Result<RecordingStats, String>>>,
+    /// `(machine, event)` of the gathered records, postcard-encoded back to back.
+    pending: Vec<u8>,
+    /// Their session times.
+    times: Vec<f64>,
+    count: u32,
+    t_first: f64,
+    t_last: f64,
+    chunk_start: f64,
+    seq: u32,
+    records: u64,
+}
+
+impl Recorder {
+    /// Creates the file (and its folder) and writes the header.
+    pub fn create(path: &Path, header: &Header) -> Result<Recorder, String> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let cfg = ron::ser::PrettyConfig::new().depth_limit(3);
+        let ron_text = ron::ser::to_string_pretty(header, cfg).map_err(|e| e.to_string())?;
+        let mut file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let head = format!(
+            "{MAGIC_LINE} format={} header={}\n{ron_text}\n",
+            header.format,
+            ron_text.len()
+        );
+        file.write_all(head.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let offset = head.len() as u64;
+        let (tx, rx) = bounded::<ToWriter>(4);
+        let shown = path.to_path_buf();
+        let writer = std::thread::Builder::new()
+            .name("recorder".into())
+            .spawn(move || write_chunks(file, shown, offset, rx))
+            .map_err(|e| e.to_string())?;
+        Ok(Recorder {
+            path: path.to_path_buf(),
+            tx: Some(tx),
+            writer: Some(writer),
+            pending: Vec::with_capacity(1 << 16),
+            times: Vec::new(),
+            count: 0,
+            t_first: f64::INFINITY,
+            t_last: f64::NEG_INFINITY,
+            chunk_start: 0.0,
+            seq: 0,
+            records: 0,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records written so far (including the chunk being gathered).
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Adds one record; closes the chunk when it spans [`CHUNK_SECONDS`].
+    pub fn push(&mut self, r: &Record) -> Result<(), String> {
+        if self.count > 0
+            && (r.t - self.chunk_start >= CHUNK_SECONDS || self.pending.len() >= MAX_PENDING)
+        {
+            self.flush()?;
+        }
+        if self.count == 0 {
+            self.chunk_start = r.t;
+        }
+        postcard::to_io(&(r.machine, &r.event), &mut self.pending).map_err(|e| e.to_string())?;
+        self.times.push(r.t);
+        self.count += 1;
+        self.records += 1;
+        self.t_first = self.t_first.min(r.t);
+        self.t_last = self.t_last.max(r.t);
+        Ok(())
+    }
+
+    /// Hands the gathered records to the writer as a chunk (nothing when there are none).
+    pub fn flush(&mut self) -> Result<(), String> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        let frame = ChunkFrame {
+            kind: ChunkKind::Records as u8,
+            seq: self.seq,
+            count: self.count,
+            t_first: self.t_first,
+            t_last: self.t_last,
+            raw_len: self.pending.len() as u32,
+            payload_len: 0,
+            crc: 0,
+        };
+        self.seq += 1;
+        self.count = 0;
+        self.t_first = f64::INFINITY;
+        self.t_last = f64::NEG_INFINITY;
+        let mut raw = time_planes(&self.times);
+        raw.extend_from_slice(&self.pending);
+        self.pending.clear();
+        self.times.clear();
+        self.send(ToWriter::Chunk(Job { frame, raw }))
+    }
+
+    fn send(&mut self, msg: ToWriter) -> Result<(), String> {
+        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(msg).is_ok());
+        if sent {
+            Ok(())
+        } else {
+            // The writer stopped: report why.
+            Err(self.join().err().unwrap_or_else(|| "the recorder stopped".into()))
+        }
+    }
+
+    fn join(&mut self) -> Result<RecordingStats, String> {
+        self.tx = None;
+        match self.writer.take() {
+            Some(h) => h
+                .join()
+                .unwrap_or_else(|_| Err("the recording thread panicked".into())),
+            None => Err("the recording was already finished".into()),
+        }
+    }
+
+    /// Writes the last chunk, the index and the trailer, and closes the file.
+    pub fn finish(mut self, footer: Footer) -> Result<RecordingStats, String> {
+        self.flush()?;
+        self.send(ToWriter::Finish(footer))?;
+        let mut stats = self.join()?;
+        stats.records = self.records;
+        Ok(stats)
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        // Dropped without finish: flush what was gathered; the file stays readable by scanning.
+        if self.writer.is_some() {
+            let _ = self.flush();
+            let _ = self.join();
+        }
+    }
+}
+
+fn write_chunk(
+    file: &mut File,
+    offset: &mut u64,
+    mut frame: ChunkFrame,
+    raw: &[u8],
+) -> std::io::Result<u64> {
+    let payload = zstd::bulk::compress(raw, ZSTD_LEVEL)?;
+    frame.raw_len = raw.len() as u32;
+    frame.payload_len = payload.len() as u32;
+    frame.crc = frame.checksum(&payload);
+    let at = *offset;
+    file.write_all(&frame.encode())?;
+    file.write_all(&payload)?;
+    file.flush()?;
+    *offset += (FRAME_BYTES + payload.len()) as u64;
+    Ok(at)
+}
+
+fn write_chunks(
+    mut file: File,
+    path: PathBuf,
+    mut offset: u64,
+    rx: crossbeam_channel::Receiver<ToWriter>,
+) -> Result<RecordingStats, String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut chunks = Vec::new();
+    let mut index_written = false;
+    for msg in rx {
+        match msg {
+            ToWriter::Chunk(job) => {
+                let at = write_chunk(&mut file, &mut offset, job.frame, &job.raw).map_err(err)?;
+                chunks.push(ChunkInfo {
+                    offset: at,
+                    seq: job.frame.seq,
+                    count: job.frame.count,
+                    t_first: job.frame.t_first,
+                    t_last: job.frame.t_last,
+                });
+            }
+            ToWriter::Finish(footer) => {
+                let n = chunks.len() as u32;
+                let body = postcard::to_stdvec(&IndexPayload {
+                    chunks: chunks.clone(),
+                    footer,
+                })
+                .map_err(|e| e.to_string())?;
+                let frame = ChunkFrame {
+                    kind: ChunkKind::Index as u8,
+                    seq: n,
+                    count: n,
+                    t_first: chunks.first().map_or(0.0, |c| c.t_first),
+                    t_last: chunks.last().map_or(0.0, |c| c.t_last),
+                    raw_len: 0,
+                    payload_len: 0,
+                    crc: 0,
+                };
+                let at = write_chunk(&mut file, &mut offset, frame, &body).map_err(err)?;
+                let mut trailer = [0u8; TRAILER_BYTES as usize];
+                trailer[..8].copy_from_slice(&TRAILER_MAGIC);
+                trailer[8..].copy_from_slice(&at.to_le_bytes());
+                file.write_all(&trailer).map_err(err)?;
+                offset += TRAILER_BYTES;
+                file.sync_all().map_err(err)?;
+                index_written = true;
+                break;
+            }
+        }
+    }
+    if !index_written {
+        let _ = file.sync_all();
+    }
+    Ok(RecordingStats {
+        path,
+        bytes: offset,
+        chunks: chunks.len() as u32,
+        records: 0,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------
+
+/// An opened recording: header, chunk index and footer. Chunks are read on demand.
+#[derive(Debug)]
+pub struct Recording {
+    pub path: PathBuf,
+    pub header: Header,
+    pub chunks: Vec<ChunkInfo>,
+    /// `None` when the recording was not finished (crash, kill): chunks were found by scanning.
+    pub footer: Option<Footer>,
+    /// Damage found while opening (a scanned file): everything before it is in `chunks`.
+    pub damage: Option<Damage>,
+    pub file_len: u64,
+    body_offset: u64,
+}
+
+impl Recording {
+    /// Reads the header and the index (or scans the chunks when there is no index).
+    pub fn open(path: &Path) -> Result<Recording, RecordingError> {
+        let shown = path.display().to_string();
+        let error = |offset: Option<u64>, message: String| RecordingError {
+            path: shown.clone(),
+            offset,
+            position: None,
+            message,
+        };
+        let file = File::open(path).map_err(|e| error(None, format!("cannot open: {e}")))?;
+        let file_len = file
+            .metadata()
+            .map_err(|e| error(None, format!("cannot read: {e}")))?
+            .len();
+        let mut rd = BufReader::new(file);
+        // The first line: magic, format version, header length.
+        let mut line = Vec::new();
+        for _ in 0..200 {
+            let mut b = [0u8; 1];
+            match rd.read(&mut b) {
+                Ok(1) if b[0] == b'\n' => break,
+                Ok(1) => line.push(b[0]),
+                Ok(_) => break,
+                Err(e) => return Err(error(Some(0), format!("cannot read: {e}"))),
+            }
+        }
+        let line = String::from_utf8_lossy(&line).to_string();
+        let mut words = line.split(' ');
+        if words.next() != Some(MAGIC_LINE) {
+            return Err(error(
+                Some(0),
+                format!("not a movescope recording: expected a first line starting with `{MAGIC_LINE}`"),
+            ));
+        }
+        let mut format = None;
+        let mut header_len = None;
+        for w in words {
+            if let Some(v) = w.strip_prefix("format=") {
+                format = v.parse::<u32>().ok();
+            } else if let Some(v) = w.strip_prefix("header=") {
+                header_len = v.parse::<u64>().ok();
+            }
+        }
+        let Some(format) = format else {
+            return Err(error(
+                Some(0),
+                "the first line has no readable `format=<number>`".into(),
+            ));
+        };
+        let Some(header_len) = header_len.filter(|n| *n <= file_len) else {
+            return Err(error(
+                Some(0),
+                "the first line has no plausible `header=<bytes>`".into(),
+            ));
+        };
+        let first_line_len = line.len() as u64 + 1;
+        let mut text = vec![0u8; header_len as usize];
+        rd.read_exact(&mut text).map_err(|_| {
+            error(
+                Some(first_line_len),
+                format!("the file ends inside its header (expected {header_len} bytes of RON)"),
+            )
+        })?;
+        let text = String::from_utf8(text)
+            .map_err(|e| error(Some(first_line_len), format!("the header is not UTF-8: {e}")))?;
+        if format > FORMAT_VERSION {
+            let writer = text
+                .split("app_version:")
+                .nth(1)
+                .and_then(|s| s.split('"').nth(1))
+                .unwrap_or("an unknown version");
+            return Err(error(
+                None,
+                format!(
+                    "recording format {format} (written by movescope {writer}) is newer than this \
+                     movescope {} reads (format {FORMAT_VERSION}); open it with a newer movescope",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            ));
+        }
+        let header: Header = ron::from_str(&text).map_err(|e| RecordingError {
+            path: shown.clone(),
+            offset: None,
+            // The header starts on line 2.
+            position: Some((e.span.start.line + 1, e.span.start.col)),
+            message: format!("header: {}", e.code),
+        })?;
+        let body_offset = first_line_len + header_len + 1;
+        let mut rec = Recording {
+            path: path.to_path_buf(),
+            header,
+            chunks: Vec::new(),
+            footer: None,
+            damage: None,
+            file_len,
+            body_offset,
+        };
+        let mut file = rd.into_inner();
+        if !rec.read_index(&mut file) {
+            rec.scan(&mut file);
+        }
+        Ok(rec)
+    }
+
+    /// Uses the trailer's index when it is intact.
+    fn read_index(&mut self, file: &mut File) -> bool {
+        if self.file_len < self.body_offset + TRAILER_BYTES {
+            return false;
+        }
+        let mut trailer = [0u8; TRAILER_BYTES as usize];
+        if file.seek(SeekFrom::End(-(TRAILER_BYTES as i64))).is_err()
+            || file.read_exact(&mut trailer).is_err()
+            || trailer[..8] != TRAILER_MAGIC
+        {
+            return false;
+        }
+        let mut o = [0u8; 8];
+        o.copy_from_slice(&trailer[8..]);
+        let at = u64::from_le_bytes(o);
+        if at < self.body_offset || at > self.file_len - TRAILER_BYTES {
+            return false;
+        }
+        let Ok((frame, raw)) = read_chunk_at(file, at, self.file_len) else {
+            return false;
+        };
+        if frame.kind != ChunkKind::Index as u8 {
+            return false;
+        }
+        let Ok(index) = postcard::from_bytes::<IndexPayload>(&raw) else {
+            return false;
+        };
+        // Every indexed chunk must lie inside the body, in order.
+        let ok = index.chunks.windows(2).all(|w| w[0].offset < w[1].offset)
+            && index
+                .chunks
+                .iter()
+                .all(|c| c.offset >= self.body_offset && c.offset < at);
+        if !ok {
+            return false;
+        }
+        self.chunks = index.chunks;
+        self.footer = Some(index.footer);
+        true
+    }
+
+    /// Walks the chunks from the start of the body, checking each; stops at the first
+    /// damage (recorded in `damage`) or at the end of the file.
+    fn scan(&mut self, file: &mut File) {
+        let mut at = self.body_offset;
+        let mut seq = 0u32;
+        while at < self.file_len {
+            match read_chunk_at(file, at, self.file_len) {
+                Ok((frame, raw)) => {
+                    let len = FRAME_BYTES as u64 + u64::from(frame.payload_len);
+                    if frame.kind == ChunkKind::Index as u8 {
+                        if let Ok(index) = postcard::from_bytes::<IndexPayload>(&raw) {
+                            self.footer = Some(index.footer);
+                        }
+                        // The trailer follows; nothing after it is data.
+                        return;
+                    }
+                    self.chunks.push(ChunkInfo {
+                        offset: at,
+                        seq: frame.seq,
+                        count: frame.count,
+                        t_first: frame.t_first,
+                        t_last: frame.t_last,
+                    });
+                    at += len;
+                    seq += 1;
+                }
+                Err(message) => {
+                    self.damage = Some(Damage {
+                        offset: at,
+                        chunk: seq,
+                        loaded_until: self.chunks.last().map_or(0.0, |c| c.t_last),
+                        message,
+                    });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The session time span the recording covers.
+    pub fn span(&self) -> (f64, f64) {
+        (
+            self.chunks
+                .iter()
+                .map(|c| c.t_first)
+                .fold(f64::INFINITY, f64::min)
+                .min(self.chunks.first().map_or(0.0, |c| c.t_first)),
+            self.chunks
+                .iter()
+                .map(|c| c.t_last)
+                .fold(0.0, f64::max),
+        )
+    }
+
+    /// Records in the file (from the index or scan).
+    pub fn record_count(&self) -> u64 {
+        self.chunks.iter().map(|c| u64::from(c.count)).sum()
+    }
+
+    /// The chunk holding session time `t` (the last chunk starting at or before it).
+    pub fn chunk_at(&self, t: f64) -> Option<usize> {
+        if self.chunks.is_empty() {
+            return None;
+        }
+        let i = self.chunks.partition_point(|c| c.t_first <= t);
+        Some(i.saturating_sub(1))
+    }
+
+    /// Reads and decodes chunk `i` from `file` (a handle on this recording).
+    pub fn read_chunk_with(&self, file: &mut File, i: usize) -> Result<Vec<Record>, Damage> {
+        let Some(info) = self.chunks.get(i) else {
+            return Ok(Vec::new());
+        };
+        let damage = |message: String| Damage {
+            offset: info.offset,
+            chunk: i as u32,
+            loaded_until: if i == 0 {
+                self.header.t_start
+            } else {
+                self.chunks[i - 1].t_last
+            },
+            message,
+        };
+        let (frame, raw) = read_chunk_at(file, info.offset, self.file_len).map_err(damage)?;
+        if frame.kind != ChunkKind::Records as u8 {
+            return Err(damage("expected a chunk of records, found an index".into()));
+        }
+        let n = frame.count as usize;
+        let Some(times) = read_time_planes(&raw, n) else {
+            return Err(damage(format!(
+                "the chunk is too short for the times of its {n} records"
+            )));
+        };
+        let mut out = Vec::with_capacity(n);
+        let mut rest: &[u8] = &raw[8 * n..];
+        while !rest.is_empty() {
+            let Some(&t) = times.get(out.len()) else {
+                return Err(damage(format!("the chunk holds more than its {n} records")));
+            };
+            match postcard::take_from_bytes::<(Machine, crate::model::telemetry::Event)>(rest) {
+                Ok(((machine, event), tail)) => {
+                    out.push(Record { t, machine, event });
+                    rest = tail;
+                }
+                Err(e) => {
+                    return Err(damage(format!(
+                        "record {} of the chunk cannot be decoded: {e}",
+                        out.len()
+                    )));
+                }
+            }
+        }
+        if out.len() != frame.count as usize {
+            return Err(damage(format!(
+                "the chunk holds {} records, its frame says {}",
+                out.len(),
+                frame.count
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Opens a read handle on the file.
+    pub fn reopen(&self) -> Result<File, RecordingError> {
+        File::open(&self.path).map_err(|e| RecordingError {
+            path: self.path.display().to_string(),
+            offset: None,
+            position: None,
+            message: format!("cannot open: {e}"),
+        })
+    }
+
+    /// Reads chunk `i`.
+    pub fn read_chunk(&self, i: usize) -> Result<Vec<Record>, Damage> {
+        let mut f = self.reopen().map_err(|e| Damage {
+            offset: 0,
+            chunk: i as u32,
+            loaded_until: 0.0,
+            message: e.message,
+        })?;
+        self.read_chunk_with(&mut f, i)
+    }
+
+    /// Feeds every record in file order to `each`; stops at the first damaged chunk and
+    /// returns it (everything before it was fed). Damage found while opening is returned too.
+    pub fn for_each(&self, each: &mut dyn FnMut(Record)) -> Result<(), Damage> {
+        let mut f = self.reopen().map_err(|e| Damage {
+            offset: 0,
+            chunk: 0,
+            loaded_until: 0.0,
+            message: e.message,
+        })?;
+        for i in 0..self.chunks.len() {
+            for r in self.read_chunk_with(&mut f, i)? {
+                each(r);
+            }
+        }
+        match &self.damage {
+            Some(d) => Err(d.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Every record, or the ones before the damage and the damage.
+    pub fn load_all(&self) -> (Vec<Record>, Option<Damage>) {
+        let mut v = Vec::with_capacity(self.record_count() as usize);
+        let d = self.for_each(&mut |r| v.push(r)).err();
+        (v, d)
+    }
+
+    /// The run summary, computed from the records exactly as `movescope run` computed it
+    /// (with the damage, when the file is damaged: the summary then covers what loaded).
+    pub fn summarize(&self) -> (crate::summary::Summary, Option<Damage>) {
+        let mut b = crate::summary::SummaryBuilder::for_clients(self.header.preset.network_clients());
+        let mut last = self.header.t_start;
+        let damage = self
+            .for_each(&mut |r| {
+                last = last.max(r.t);
+                b.record(&r);
+            })
+            .err();
+        let footer = self.footer.clone().unwrap_or(Footer {
+            simulated_seconds: last,
+            wall_seconds: 0.0,
+            dropped_records: 0,
+        });
+        let mut s = b.finish(
+            &self.header.mode,
+            &self.header.preset_name,
+            self.header.seed,
+            footer.simulated_seconds,
+            footer.wall_seconds,
+        );
+        s.note_dropped(footer.dropped_records);
+        (s, damage)
+    }
+
+    /// A one-line description for users.
+    pub fn describe(&self) -> String {
+        let (a, b) = self.span();
+        format!(
+            "{}: {} session, preset {}, seed {}, {:.1}–{:.1} s, {} records in {} chunks, {} bytes{}",
+            self.path.display(),
+            self.header.mode,
+            self.header.preset_name,
+            self.header.seed,
+            a.min(b),
+            b,
+            self.record_count(),
+            self.chunks.len(),
+            self.file_len,
+            if self.footer.is_none() && self.damage.is_none() {
+                " (not finished: read by scanning)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// Session times as eight byte planes (most significant first) of each time's bits XOR the
+/// previous time's: records of one frame share their time, so most planes are runs of zeros
+/// that compress to almost nothing, and the times come back bit for bit.
+fn time_planes(times: &[f64]) -> Vec<u8> {
+    let n = times.len();
+    let mut out = vec![0u8; 8 * n];
+    let mut prev = 0u64;
+    for (i, t) in times.iter().enumerate() {
+        let bits = t.to_bits();
+        let x = bits ^ prev;
+        prev = bits;
+        for (plane, byte) in x.to_be_bytes().iter().enumerate() {
+            out[plane * n + i] = *byte;
+        }
+    }
+    out
+}
+
+fn read_time_planes(raw: &[u8], n: usize) -> Option<Vec<f64>> {
+    let planes = raw.get(..n.checked_mul(8)?)?;
+    let mut prev = 0u64;
+    Some(
+        (0..n)
+            .map(|i| {
+                let mut b = [0u8; 8];
+                for (plane, byte) in b.iter_mut().enumerate() {
+                    *byte = planes[plane * n + i];
+                }
+                prev ^= u64::from_be_bytes(b);
+                f64::from_bits(prev)
+            })
+            .collect(),
+    )
+}
+
+/// Reads the chunk at `at`, checks its frame and checksum and decompresses it.
+fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame, Vec<u8>), String> {
+    if at + FRAME_BYTES as u64 > file_len {
+        return Err(format!(
+            "the file ends inside a chunk frame ({} of {FRAME_BYTES} bytes)",
+            file_len.saturating_sub(at)
+        ));
+    }
+    file.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
+    let mut fb = [0u8; FRAME_BYTES];
+    file.read_exact(&mut fb).map_err(|e| e.to_string())?;
+    let frame = ChunkFrame::decode(&fb)?;
+    let end = at + FRAME_BYTES as u64 + u64::from(frame.payload_len);
+    if end > file_len {
+        return Err(format!(
+            "the file ends inside a chunk (expected {} payload bytes, {} present)",
+            frame.payload_len,
+            file_len - at - FRAME_BYTES as u64
+        ));
+    }
+    let mut payload = vec![0u8; frame.payload_len as usize];
+    file.read_exact(&mut payload).map_err(|e| e.to_string())?;
+    if frame.checksum(&payload) != frame.crc {
+        return Err("checksum mismatch".into());
+    }
+    let raw = zstd::bulk::decompress(&payload, frame.raw_len as usize)
+        .map_err(|e| format!("cannot decompress: {e}"))?;
+    if raw.len() != frame.raw_len as usize {
+        return Err(format!(
+            "decompressed to {} bytes, the frame says {}",
+            raw.len(),
+            frame.raw_len
+        ));
+    }
+    Ok((frame, raw))
+}
+
+/// Writes `records` as a finished recording (used to trim and to convert).
+pub fn write_all(
+    path: &Path,
+    header: &Header,
+    records: impl IntoIterator<Item = Record>,
+    footer: Footer,
+) -> Result<RecordingStats, String> {
+    let mut rec = Recorder::create(path, header)?;
+    for r in records {
+        rec.push(&r)?;
+    }
+    rec.finish(footer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::telemetry::Event;
+
+    fn sample_records(n: usize) -> Vec<Record> {
+        (0..n)
+            .map(|i| Record {
+                t: i as f64 * 0.01,
+                machine: if i % 3 == 0 {
+                    Machine::Server
+                } else {
+                    Machine::Client((i % 3) as u16)
+                },
+                event: if i % 2 == 0 {
+                    Event::Frame { dt: 1.0 / 60.0 }
+                } else {
+                    Event::Rtt {
+                        rtt: 0.05 + i as f64 * 1e-6,
+                    }
+                },
+            })
+            .collect()
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("movescope-rec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn round_trip_with_index() {
+        let path = tmp("round.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "deterministic").unwrap();
+        let recs = sample_records(1000);
+        let stats = write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        assert_eq!(stats.records, 1000);
+        assert_eq!(stats.chunks, 10, "one chunk per session second");
+        let r = Recording::open(&path).unwrap();
+        assert!(r.footer.is_some() && r.damage.is_none());
+        assert_eq!(r.header, header);
+        assert_eq!(r.chunks.len(), 10);
+        let (back, damage) = r.load_all();
+        assert!(damage.is_none());
+        assert_eq!(back, recs);
+        assert_eq!(r.chunk_at(5.5), Some(5));
+        assert_eq!(r.chunk_at(-1.0), Some(0));
+        assert_eq!(r.chunk_at(100.0), Some(9));
+    }
+
+    #[test]
+    fn unfinished_file_is_scanned_and_truncation_reports_where() {
+        let path = tmp("cut.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(500);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let full = std::fs::read(&path).unwrap();
+        let r = Recording::open(&path).unwrap();
+        let third = r.chunks[3].offset as usize;
+        // Cut in the middle of chunk 3: chunks 0..3 load, damage names chunk 3's offset.
+        std::fs::write(&path, &full[..third + 60]).unwrap();
+        let r = Recording::open(&path).unwrap();
+        assert!(r.footer.is_none());
+        let d = r.damage.clone().unwrap();
+        assert_eq!((d.offset, d.chunk), (third as u64, 3));
+        assert!(d.message.contains("ends inside"), "{}", d.message);
+        let (back, damage) = r.load_all();
+        assert_eq!(damage.unwrap().chunk, 3);
+        assert_eq!(back, recs[..300].to_vec());
+        // A flipped byte inside chunk 1 of a finished file: found when the chunk is read.
+        let mut bad = full.clone();
+        let second = r.chunks[1].offset as usize;
+        bad[second + FRAME_BYTES + 5] ^= 0x40;
+        std::fs::write(&path, &bad).unwrap();
+        let r = Recording::open(&path).unwrap();
+        let (back, damage) = r.load_all();
+        let d = damage.unwrap();
+        assert_eq!((d.chunk, d.offset), (1, second as u64));
+        assert!(d.message.contains("checksum"), "{}", d.message);
+        assert_eq!(back, recs[..100].to_vec());
+        assert!(d.to_string().contains(&format!("byte {second}")));
+    }
+
+    #[test]
+    fn newer_format_is_refused_naming_both_versions() {
+        let path = tmp("newer.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        write_all(&path, &header, sample_records(10), Footer::default()).unwrap();
+        let text = std::fs::read(&path).unwrap();
+        let mut s = text.clone();
+        let at = MAGIC_LINE.len() + " format=".len();
+        s[at] = b'7';
+        std::fs::write(&path, &s).unwrap();
+        let e = Recording::open(&path).unwrap_err().to_string();
+        assert!(e.contains("format 7") && e.contains("format 1"), "{e}");
+        assert!(e.contains(env!("CARGO_PKG_VERSION")), "{e}");
+    }
+
+    #[test]
+    fn header_errors_give_line_and_column() {
+        let path = tmp("hdr.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        write_all(&path, &header, sample_records(10), Footer::default()).unwrap();
+        let text = std::fs::read(&path).unwrap();
+        let s = String::from_utf8_lossy(&text).to_string();
+        let at = s.find("seed:").unwrap();
+        let mut b = text.clone();
+        b[at + 6] = b'x';
+        std::fs::write(&path, &b).unwrap();
+        let e = Recording::open(&path).unwrap_err();
+        let (line, _) = e.position.expect("a header position");
+        let expected_line = s[..at].lines().count();
+        assert_eq!(line, expected_line, "{e}");
+        assert!(e.to_string().starts_with(&format!("{}:{line}:", path.display())));
+    }
+
+    #[test]
+    fn not_a_recording() {
+        let path = tmp("junk.msrec");
+        std::fs::write(&path, b"hello\nworld").unwrap();
+        let e = Recording::open(&path).unwrap_err().to_string();
+        assert!(e.contains("not a movescope recording"), "{e}");
+    }
+}

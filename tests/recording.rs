@@ -1,0 +1,290 @@
+//! Recordings: what `run --record` writes is what `inspect` and the app read back, damaged
+//! files load up to the damage without panicking, and a killed recorder loses at most about
+//! a second.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use movescope::model::telemetry::Record;
+use movescope::recording::{Footer, Header, Recorder, Recording, write_all};
+use movescope::timeline::{TimeCommand, TimeControl};
+use proptest::prelude::*;
+
+fn movescope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_movescope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs")
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("movescope-it-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).expect("summary written")).expect("JSON")
+}
+
+#[test]
+fn inspect_prints_the_summary_run_printed() {
+    let d = tmp_dir("inspect");
+    let (rec, a, b) = (d.join("s.msrec"), d.join("a.json"), d.join("b.json"));
+    let out = movescope(&[
+        "run",
+        "--seconds",
+        "8",
+        "--set",
+        "link.latency_ms=60",
+        "--set",
+        "link.loss=0.05",
+        "--set",
+        "faults.unbound_member=true",
+        "--record",
+        rec.to_str().unwrap(),
+        "--summary-json",
+        a.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = movescope(&[
+        "inspect",
+        rec.to_str().unwrap(),
+        "--summary-json",
+        b.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (a, b) = (json(&a), json(&b));
+    assert!(a["clients"][0]["corrections"].as_u64().unwrap() > 0, "the pitfall shows");
+    assert_eq!(a, b, "inspect reproduces run's summary exactly");
+}
+
+#[test]
+fn inspect_reproduces_a_live_run() {
+    let d = tmp_dir("live");
+    let (rec, a, b) = (d.join("l.msrec"), d.join("a.json"), d.join("b.json"));
+    let out = movescope(&[
+        "run",
+        "--live",
+        "--seconds",
+        "2",
+        "--record",
+        rec.to_str().unwrap(),
+        "--summary-json",
+        a.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = movescope(&[
+        "inspect",
+        rec.to_str().unwrap(),
+        "--summary-json",
+        b.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (a, b) = (json(&a), json(&b));
+    assert_eq!(a["mode"], "live");
+    assert!(a["packets"]["sent"].as_u64().unwrap() > 0);
+    assert_eq!(a, b);
+}
+
+fn record_to(path: &Path, sets: &[&str], seconds: f64) -> Vec<Record> {
+    let (summary, records) = common::run_collect(sets, seconds);
+    let header = Header::new(&common::preset(sets), "test", "deterministic").expect("header");
+    write_all(
+        path,
+        &header,
+        records.clone(),
+        Footer {
+            simulated_seconds: summary.simulated_seconds,
+            wall_seconds: summary.wall_seconds,
+            dropped_records: 0,
+        },
+    )
+    .expect("written");
+    records
+}
+
+#[test]
+fn same_seed_same_records_and_the_store_fills_alike() {
+    let d = tmp_dir("same");
+    let a = record_to(&d.join("a.msrec"), &["seed=5"], 3.0);
+    let rec = Recording::open(&d.join("a.msrec")).expect("opens");
+    let (back, damage) = rec.load_all();
+    assert!(damage.is_none());
+    assert_eq!(back, a, "every record comes back bit for bit");
+    let b = record_to(&d.join("b.msrec"), &["seed=5"], 3.0);
+    assert_eq!(a, b);
+    // Seeking: the chunk for any time holds that time.
+    for t in [0.0, 1.5, 2.9] {
+        let i = rec.chunk_at(t).expect("a chunk");
+        let c = rec.chunks[i];
+        assert!(c.t_first <= t.max(rec.chunks[0].t_first));
+        assert!(i + 1 == rec.chunks.len() || rec.chunks[i + 1].t_first > t);
+    }
+}
+
+#[test]
+fn the_time_control_walks_a_recorded_session() {
+    let d = tmp_dir("walk");
+    record_to(
+        &d.join("w.msrec"),
+        &["faults.unbound_member=true", "link.latency_ms=50"],
+        6.0,
+    );
+    let rec = Recording::open(&d.join("w.msrec")).expect("opens");
+    let mut store = movescope::store::Store::new(None);
+    rec.for_each(&mut |r| store.ingest(&r)).expect("intact");
+    let mut tc = TimeControl::at(0.0);
+    let kinds = movescope::store::MarkKind::ALL.to_vec();
+    tc.apply(
+        TimeCommand::JumpMark {
+            kinds: kinds.clone(),
+            forward: true,
+        },
+        &store,
+    );
+    let first = tc.cursor();
+    assert!(first > 0.0, "a correction to jump to");
+    let near = store.log_between(first, first);
+    assert!(
+        !near.is_empty() && near[0].text.contains("predicted") && near[0].text.contains("but server"),
+        "the log names the deviating value: {near:?}"
+    );
+    tc.apply(
+        TimeCommand::StepMove {
+            machine: movescope::model::telemetry::Machine::Client(0),
+            forward: true,
+        },
+        &store,
+    );
+    assert!(tc.cursor() > first);
+    let views = store.pawns_at(movescope::model::telemetry::Machine::Client(0), tc.cursor());
+    assert!(!views.is_empty(), "the world view has pawns at the cursor");
+}
+
+fn damaged_case() -> &'static (Vec<u8>, Vec<Record>) {
+    static CASE: std::sync::OnceLock<(Vec<u8>, Vec<Record>)> = std::sync::OnceLock::new();
+    CASE.get_or_init(|| {
+        let d = tmp_dir("fuzz-src");
+        let p = d.join("f.msrec");
+        let records = record_to(&p, &["clients=1", "ai_pawns=1"], 3.0);
+        (std::fs::read(&p).expect("read"), records)
+    })
+}
+
+fn check_damaged(bytes: &[u8], name: &str) -> Result<(), TestCaseError> {
+    let (_, original) = damaged_case();
+    let d = tmp_dir("fuzz");
+    let p = d.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    if let Ok(rec) = Recording::open(&p) {
+        let (back, _damage) = rec.load_all();
+        prop_assert!(back.len() <= original.len());
+        prop_assert!(
+            back[..] == original[..back.len()],
+            "what loads is a prefix of what was recorded"
+        );
+        let _ = rec.summarize();
+        let _ = rec.describe();
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn truncated_files_load_a_prefix(cut in 0usize..100_000) {
+        let (bytes, _) = damaged_case();
+        let cut = cut % (bytes.len() + 1);
+        check_damaged(&bytes[..cut], "trunc.msrec")?;
+    }
+
+    #[test]
+    fn corrupted_files_never_panic(
+        edits in proptest::collection::vec((0usize..1_000_000, any::<u8>()), 1..8),
+        span in 0usize..64,
+    ) {
+        let (bytes, _) = damaged_case();
+        let mut b = bytes.clone();
+        for (at, v) in edits {
+            let len = b.len();
+            let at = at % len;
+            let end = (at + span).min(len - 1);
+            for x in &mut b[at..=end] {
+                *x ^= v | 1;
+            }
+        }
+        check_damaged(&b, "corrupt.msrec")?;
+    }
+}
+
+#[test]
+fn a_killed_recorder_loses_at_most_about_a_second() {
+    let d = tmp_dir("kill");
+    let path = d.join("k.msrec");
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_movescope"))
+        .args([
+            "run",
+            "--live",
+            "--seconds",
+            "60",
+            "--record",
+            path.to_str().unwrap(),
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawns");
+    // Wait (bounded) until a few chunks are on disk, then kill without warning.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let chunks = Recording::open(&path).map(|r| r.chunks.len()).unwrap_or(0);
+        if chunks >= 3 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no chunks written within 20 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    let lived = started.elapsed().as_secs_f64();
+    child.kill().expect("kill");
+    let _ = child.wait();
+    let rec = Recording::open(&path).expect("a killed recording still opens");
+    assert!(rec.footer.is_none(), "no index: it was killed");
+    let (records, damage) = rec.load_all();
+    if let Some(d) = damage {
+        assert!(d.message.contains("ends inside"), "only a torn last chunk: {d}");
+    }
+    let last = records.iter().map(|r| r.t).fold(0.0, f64::max);
+    assert!(
+        lived - last < 2.0,
+        "lost {:.2} s (process lived {lived:.2} s, last record at {last:.2} s)",
+        lived - last
+    );
+}
+
+#[test]
+fn a_recorder_dropped_without_finishing_is_read_by_scanning() {
+    let d = tmp_dir("drop");
+    let p = d.join("d.msrec");
+    let (_, records) = common::run_collect(&[], 2.5);
+    let header = Header::new(&common::preset(&[]), "test", "deterministic").expect("header");
+    {
+        let mut r = Recorder::create(&p, &header).expect("create");
+        for x in &records {
+            r.push(x).expect("push");
+        }
+    }
+    let rec = Recording::open(&p).expect("opens");
+    assert!(rec.footer.is_none() && rec.damage.is_none());
+    let (back, damage) = rec.load_all();
+    assert!(damage.is_none());
+    assert_eq!(back, records);
+}
