@@ -379,9 +379,7 @@ impl MovescopeApp {
         self.faults = self.options.preset.faults.clone();
         self.link = self.options.preset.link.clone();
         self.smoothing = self.options.preset.smoothing.mode;
-        let start = at
-            .or(recording.header.cursor)
-            .unwrap_or(recording.span().0);
+        let start = at.or(recording.header.cursor).unwrap_or(recording.span().0);
         self.time = TimeControl::at(start);
         self.ready_since = None;
         let (tx, rx) = bounded(8);
@@ -526,10 +524,7 @@ impl MovescopeApp {
             let footer = Footer {
                 simulated_seconds: self.store.latest(),
                 wall_seconds: self.record_started.elapsed().as_secs_f64(),
-                dropped_records: self
-                    .session
-                    .as_ref()
-                    .map_or(0, |s| s.telemetry_dropped()),
+                dropped_records: self.session.as_ref().map_or(0, |s| s.telemetry_dropped()),
             };
             self.status = match rec.finish(footer) {
                 Ok(stats) => format!(
@@ -760,7 +755,10 @@ impl MovescopeApp {
     }
 
     fn timeline(&mut self, ui: &mut egui::Ui) {
-        let (lo, hi) = (self.store.earliest(), self.store.latest().max(self.store.earliest()));
+        let (lo, hi) = (
+            self.store.earliest(),
+            self.store.latest().max(self.store.earliest()),
+        );
         let mut cmds: Vec<TimeCommand> = Vec::new();
         let all_marks = MarkKind::ALL.to_vec();
         ui.horizontal_wrapped(|ui| {
@@ -1012,19 +1010,25 @@ impl MovescopeApp {
                     .map(|d| {
                         d.filter_map(|e| e.ok().map(|e| e.path()))
                             .filter(|p| {
-                                p.extension().is_some_and(|x| x == crate::recording::EXTENSION)
+                                p.extension()
+                                    .is_some_and(|x| x == crate::recording::EXTENSION)
                             })
                             .collect()
                     })
                     .unwrap_or_default();
                 files.sort();
-                egui::ScrollArea::vertical().max_height(240.0).show(ui, |ui| {
-                    for f in files {
-                        if ui.selectable_label(false, f.display().to_string()).clicked() {
-                            chosen = Some(f);
+                egui::ScrollArea::vertical()
+                    .max_height(240.0)
+                    .show(ui, |ui| {
+                        for f in files {
+                            if ui
+                                .selectable_label(false, f.display().to_string())
+                                .clicked()
+                            {
+                                chosen = Some(f);
+                            }
                         }
-                    }
-                });
+                    });
             });
             if let Some(p) = chosen {
                 self.open_recording(&p, None);
@@ -1044,7 +1048,11 @@ impl MovescopeApp {
             egui::Window::new("Export CSV").show(ctx, |ui| {
                 ui.label(format!(
                     "{t0:.2}–{t1:.2} s ({}), one row per point: series, machine, t_s, value, unit",
-                    if self.time.range().is_some() { "the selected range" } else { "the window shown" }
+                    if self.time.range().is_some() {
+                        "the selected range"
+                    } else {
+                        "the window shown"
+                    }
                 ));
                 for (m, on) in &mut dlg.metrics {
                     ui.checkbox(on, m.name()).on_hover_text(m.unit());
@@ -1055,12 +1063,17 @@ impl MovescopeApp {
                 });
                 ui.horizontal(|ui| {
                     if ui.button("Write").clicked() {
-                        let metrics: Vec<Metric> =
-                            dlg.metrics.iter().filter(|(_, on)| *on).map(|(m, _)| *m).collect();
-                        self.status = match write_csv(&self.store, &metrics, t0, t1, Path::new(&dlg.path)) {
-                            Ok(n) => format!("wrote {n} rows to {}", dlg.path),
-                            Err(e) => format!("export failed: {e}"),
-                        };
+                        let metrics: Vec<Metric> = dlg
+                            .metrics
+                            .iter()
+                            .filter(|(_, on)| *on)
+                            .map(|(m, _)| *m)
+                            .collect();
+                        self.status =
+                            match write_csv(&self.store, &metrics, t0, t1, Path::new(&dlg.path)) {
+                                Ok(n) => format!("wrote {n} rows to {}", dlg.path),
+                                Err(e) => format!("export failed: {e}"),
+                            };
                         keep = false;
                     }
                     if ui.button("Cancel").clicked() {
@@ -1156,7 +1169,10 @@ impl MovescopeApp {
                     SmoothingMode::FixedDelayInterpolation,
                     "A fixed total delay (0.15 s): runs dry, and extrapolates, when latency is higher.",
                 ),
-                (SmoothingMode::MatchLatest, "Show the newest state as it arrives: jerky."),
+                (
+                    SmoothingMode::MatchLatest,
+                    "Show the newest state as it arrives: jerky.",
+                ),
                 (
                     SmoothingMode::ForwardSimulation,
                     "Run the prediction tick (simulated executions) from the newest state to now.",
@@ -1343,7 +1359,10 @@ impl MovescopeApp {
         let cursor = self.time.cursor();
         // Following: the window ends at the newest data. Parked: the cursor sits at 3/4.
         let (t0, t1) = if self.time.is_following() {
-            ((cursor - self.window_s).max(0.0), cursor.max(self.window_s.min(1.0)))
+            (
+                (cursor - self.window_s).max(0.0),
+                cursor.max(self.window_s.min(1.0)),
+            )
         } else {
             (cursor - self.window_s * 0.75, cursor + self.window_s * 0.25)
         };
@@ -1505,8 +1524,14 @@ impl eframe::App for MovescopeApp {
         self.time.advance(dt, &self.store);
         self.screenshots(ctx);
         self.keyboard(ctx);
-        let dropped: Vec<PathBuf> =
-            ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect());
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        });
         if let Some(p) = dropped.into_iter().next() {
             self.open_recording(&p, None);
         }

@@ -12,7 +12,7 @@ pub mod recording;
 pub mod report;
 pub mod rng;
 pub mod sim;
-pub mod timeline;
 pub mod store;
 pub mod summary;
+pub mod timeline;
 pub mod transport;

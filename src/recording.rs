@@ -357,7 +357,15 @@ impl Recorder {
         if self.count == 0 {
             self.chunk_start = r.t;
         }
-        postcard::to_io(&(r.machine, &r.event), &mut self.pending).map_err(|e| e.to_string())?;
+        // Most records fit a small stack buffer (encoding into a slice is the fast path).
+        let mut buf = [0u8; 256];
+        match postcard::to_slice(&(r.machine, &r.event), &mut buf) {
+            Ok(bytes) => self.pending.extend_from_slice(bytes),
+            Err(_) => {
+                let v = postcard::to_stdvec(&(r.machine, &r.event)).map_err(|e| e.to_string())?;
+                self.pending.extend_from_slice(&v);
+            }
+        }
         self.times.push(r.t);
         self.count += 1;
         self.records += 1;
@@ -398,7 +406,10 @@ impl Recorder {
             Ok(())
         } else {
             // The writer stopped: report why.
-            Err(self.join().err().unwrap_or_else(|| "the recorder stopped".into()))
+            Err(self
+                .join()
+                .err()
+                .unwrap_or_else(|| "the recorder stopped".into()))
         }
     }
 
@@ -561,7 +572,9 @@ impl Recording {
         if words.next() != Some(MAGIC_LINE) {
             return Err(error(
                 Some(0),
-                format!("not a movescope recording: expected a first line starting with `{MAGIC_LINE}`"),
+                format!(
+                    "not a movescope recording: expected a first line starting with `{MAGIC_LINE}`"
+                ),
             ));
         }
         let mut format = None;
@@ -593,8 +606,12 @@ impl Recording {
                 format!("the file ends inside its header (expected {header_len} bytes of RON)"),
             )
         })?;
-        let text = String::from_utf8(text)
-            .map_err(|e| error(Some(first_line_len), format!("the header is not UTF-8: {e}")))?;
+        let text = String::from_utf8(text).map_err(|e| {
+            error(
+                Some(first_line_len),
+                format!("the header is not UTF-8: {e}"),
+            )
+        })?;
         if format > FORMAT_VERSION {
             let writer = text
                 .split("app_version:")
@@ -722,10 +739,7 @@ impl Recording {
                 .map(|c| c.t_first)
                 .fold(f64::INFINITY, f64::min)
                 .min(self.chunks.first().map_or(0.0, |c| c.t_first)),
-            self.chunks
-                .iter()
-                .map(|c| c.t_last)
-                .fold(0.0, f64::max),
+            self.chunks.iter().map(|c| c.t_last).fold(0.0, f64::max),
         )
     }
 
@@ -848,7 +862,8 @@ impl Recording {
     /// The run summary, computed from the records exactly as `movescope run` computed it
     /// (with the damage, when the file is damaged: the summary then covers what loaded).
     pub fn summarize(&self) -> (crate::summary::Summary, Option<Damage>) {
-        let mut b = crate::summary::SummaryBuilder::for_clients(self.header.preset.network_clients());
+        let mut b =
+            crate::summary::SummaryBuilder::for_clients(self.header.preset.network_clients());
         let mut last = self.header.t_start;
         let damage = self
             .for_each(&mut |r| {
@@ -1095,7 +1110,10 @@ mod tests {
         let (line, _) = e.position.expect("a header position");
         let expected_line = s[..at].lines().count();
         assert_eq!(line, expected_line, "{e}");
-        assert!(e.to_string().starts_with(&format!("{}:{line}:", path.display())));
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}:{line}:", path.display()))
+        );
     }
 
     #[test]

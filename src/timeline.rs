@@ -18,11 +18,20 @@ pub enum TimeCommand {
     /// One of [`SPEEDS`] (others are clamped into ¼×–8×).
     SetSpeed(f64),
     /// One frame of `machine` forward (`true`) or back.
-    StepFrame { machine: Machine, forward: bool },
+    StepFrame {
+        machine: Machine,
+        forward: bool,
+    },
     /// To the next (or previous) move `machine` closed.
-    StepMove { machine: Machine, forward: bool },
+    StepMove {
+        machine: Machine,
+        forward: bool,
+    },
     /// To the next (or previous) marker of these kinds.
-    JumpMark { kinds: Vec<MarkKind>, forward: bool },
+    JumpMark {
+        kinds: Vec<MarkKind>,
+        forward: bool,
+    },
     /// To a session time (clamped to what the store holds).
     Seek(f64),
     SelectRange(f64, f64),

@@ -83,3 +83,114 @@ fn pause_stops_the_session_clock() {
     h.run_steps(2);
     assert!(!h.state().session().unwrap().clock().is_paused());
 }
+
+fn recording_with_cursor(name: &str, cursor: f64) -> std::path::PathBuf {
+    use movescope::recording::{Footer, Header, write_all};
+    let mut preset = Preset::default();
+    preset.set("faults.unbound_member=true").unwrap();
+    preset.set("link.latency_ms=50").unwrap();
+    let mut records = Vec::new();
+    movescope::sim::run_deterministic(&preset, "test", 8.0, &mut |r| records.push(r.clone()))
+        .unwrap();
+    let mut header = Header::new(&preset, "test", "deterministic").unwrap();
+    header.cursor = Some(cursor);
+    let dir = std::env::temp_dir().join(format!("movescope-app-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    write_all(&path, &header, records, Footer::default()).unwrap();
+    path
+}
+
+/// Steps the app until the recording is loaded (bounded).
+fn loaded(h: &mut Harness<'static, MovescopeApp>) {
+    for _ in 0..2000 {
+        if !h.state().is_loading() {
+            return;
+        }
+        h.run_steps(1);
+    }
+    panic!("the recording did not finish loading in 2000 frames");
+}
+
+#[test]
+fn a_recording_opens_at_its_cursor_and_the_timeline_moves_it() {
+    let path = recording_with_cursor("t.msrec", 3.0);
+    let options = AppOptions {
+        source: movescope::app::Source::Recording { path, at: None },
+        ..AppOptions::live(Preset::default(), "test")
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    loaded(&mut h);
+    h.run_steps(2);
+    assert!(h.state().session().is_none(), "no live session runs");
+    assert_eq!(h.state().time().cursor(), 3.0);
+    assert!(h.state().store().records() > 10_000);
+    // The recorded settings are shown (and cannot be changed).
+    h.get_by_label("unbound_member");
+    h.get_by_label("mark >>").click();
+    h.run_steps(2);
+    let next = h.state().time().cursor();
+    assert!(next > 3.0, "jumped to the next correction: {next}");
+    assert!(
+        h.state()
+            .store()
+            .log_between(next, next)
+            .iter()
+            .any(|e| e.text.contains("correction")),
+        "a correction is at the cursor"
+    );
+    h.get_by_label("< frame").click();
+    h.run_steps(2);
+    assert!(h.state().time().cursor() < next);
+    h.get_by_label("Play").click();
+    h.run_steps(2);
+    assert!(h.state().time().is_playing());
+    h.get_by_label("Pause").click();
+    h.run_steps(2);
+    assert!(!h.state().time().is_playing());
+}
+
+#[test]
+fn the_app_records_a_live_session() {
+    let dir = std::env::temp_dir().join(format!("movescope-app-rec-{}", std::process::id()));
+    let path = dir.join("live.msrec");
+    let options = AppOptions {
+        record: Some(path.clone()),
+        ..AppOptions::live(
+            Preset {
+                clients: 1,
+                ai_pawns: 0,
+                ..Preset::default()
+            },
+            "test",
+        )
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    // Run until the session has 1.5 s of data (bounded by wall time).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while h.state().store().latest() < 1.5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no live data within 20 s"
+        );
+        h.run_steps(1);
+        std::thread::yield_now();
+    }
+    h.get_by_label("Stop recording").click();
+    h.run_steps(2);
+    assert!(
+        h.state().status().contains("recorded"),
+        "{}",
+        h.state().status()
+    );
+    let rec = movescope::recording::Recording::open(&path).unwrap();
+    assert!(rec.footer.is_some(), "finished with an index");
+    let (records, damage) = rec.load_all();
+    assert!(damage.is_none());
+    assert!(records.len() > 100, "{}", records.len());
+    assert_eq!(rec.header.mode, "live");
+}

@@ -50,16 +50,27 @@ fn inspect_prints_the_summary_run_printed() {
         "--summary-json",
         a.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = movescope(&[
         "inspect",
         rec.to_str().unwrap(),
         "--summary-json",
         b.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (a, b) = (json(&a), json(&b));
-    assert!(a["clients"][0]["corrections"].as_u64().unwrap() > 0, "the pitfall shows");
+    assert!(
+        a["clients"][0]["corrections"].as_u64().unwrap() > 0,
+        "the pitfall shows"
+    );
     assert_eq!(a, b, "inspect reproduces run's summary exactly");
 }
 
@@ -77,14 +88,22 @@ fn inspect_reproduces_a_live_run() {
         "--summary-json",
         a.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = movescope(&[
         "inspect",
         rec.to_str().unwrap(),
         "--summary-json",
         b.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (a, b) = (json(&a), json(&b));
     assert_eq!(a["mode"], "live");
     assert!(a["packets"]["sent"].as_u64().unwrap() > 0);
@@ -151,7 +170,9 @@ fn the_time_control_walks_a_recorded_session() {
     assert!(first > 0.0, "a correction to jump to");
     let near = store.log_between(first, first);
     assert!(
-        !near.is_empty() && near[0].text.contains("predicted") && near[0].text.contains("but server"),
+        !near.is_empty()
+            && near[0].text.contains("predicted")
+            && near[0].text.contains("but server"),
         "the log names the deviating value: {near:?}"
     );
     tc.apply(
@@ -260,7 +281,10 @@ fn a_killed_recorder_loses_at_most_about_a_second() {
     assert!(rec.footer.is_none(), "no index: it was killed");
     let (records, damage) = rec.load_all();
     if let Some(d) = damage {
-        assert!(d.message.contains("ends inside"), "only a torn last chunk: {d}");
+        assert!(
+            d.message.contains("ends inside"),
+            "only a torn last chunk: {d}"
+        );
     }
     let last = records.iter().map(|r| r.t).fold(0.0, f64::max);
     assert!(

@@ -1,0 +1,63 @@
+//! What the repository ships: every preset in `presets/` loads and runs, and every example
+//! recording in `recordings/` opens intact and is exactly what its preset produces today
+//! (regenerate with the command in recordings/README.md after a deliberate model change).
+
+use std::path::PathBuf;
+
+use movescope::preset::Preset;
+use movescope::recording::Recording;
+use movescope::sim::run_deterministic;
+
+fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("folder exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_shipped_preset_loads_and_runs() {
+    let presets = files("presets", "ron");
+    assert!(presets.len() >= 3, "{presets:?}");
+    for p in presets {
+        let preset = Preset::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!preset.title.is_empty() && !preset.description.is_empty());
+        run_deterministic(&preset, "test", 2.0, &mut |_| {})
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    }
+}
+
+#[test]
+fn every_example_recording_opens_and_resimulates_exactly() {
+    let recordings = files("recordings", "msrec");
+    assert!(recordings.len() >= 3, "{recordings:?}");
+    for path in recordings {
+        let rec = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            rec.footer.is_some() && rec.damage.is_none(),
+            "{}",
+            rec.describe()
+        );
+        let (records, damage) = rec.load_all();
+        assert!(damage.is_none());
+        assert_eq!(rec.header.mode, "deterministic");
+        let seconds = rec.footer.as_ref().map_or(0.0, |f| f.simulated_seconds);
+        let mut again = Vec::new();
+        run_deterministic(&rec.header.preset, "again", seconds, &mut |r| {
+            again.push(r.clone())
+        })
+        .expect("runs");
+        let first_difference = records.iter().zip(&again).position(|(a, b)| a != b);
+        assert!(
+            first_difference.is_none() && records.len() == again.len(),
+            "{}: re-simulating its preset differs (first at record {first_difference:?}; {} vs {} records); regenerate it (recordings/README.md) if the model changed on purpose",
+            path.display(),
+            records.len(),
+            again.len()
+        );
+    }
+}
