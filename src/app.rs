@@ -31,8 +31,8 @@ use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
 /// Longest the UI spends loading a recording per frame (it stays responsive meanwhile).
 const LOAD_BUDGET: Duration = Duration::from_millis(25);
-/// Seconds of history kept in the store of a live session.
-const RETENTION: f64 = 600.0;
+/// Seconds of history the store of a live session keeps by default.
+pub const RETENTION: f64 = 600.0;
 /// Folder recordings are saved in and opened from.
 pub const RECORDINGS_DIR: &str = "recordings";
 /// Folder bug reports are written to.
@@ -66,6 +66,8 @@ pub struct AppOptions {
     pub source: Source,
     /// Live: record the session to this file from the start.
     pub record: Option<PathBuf>,
+    /// Seconds of a live session's history the store keeps (`None`: all of it).
+    pub retention: Option<f64>,
 }
 
 impl AppOptions {
@@ -77,6 +79,7 @@ impl AppOptions {
             screenshot: None,
             source: Source::Live,
             record: None,
+            retention: Some(RETENTION),
         }
     }
 }
@@ -260,7 +263,7 @@ impl MovescopeApp {
             session: None,
             opened: None,
             error: None,
-            store: Store::new(Some(RETENTION)),
+            store: Store::new(None),
             paused: false,
             window_s: 20.0,
             time: TimeControl::following(),
@@ -333,7 +336,7 @@ impl MovescopeApp {
     }
 
     fn reset_view(&mut self) {
-        self.store = Store::new(Some(RETENTION));
+        self.store = Store::new(self.options.retention);
         self.recent.clear();
         self.placed_at = None;
         self.paused = false;
@@ -1314,9 +1317,15 @@ impl MovescopeApp {
                     crate::model::telemetry::SampleKind::Displayed => "simulated proxy",
                     crate::model::telemetry::SampleKind::Authoritative => "server pawn",
                 };
+                // Labels near the right edge go to the pawn's left, so they stay readable.
+                let (offset, align) = if at.x > rect.right() - 170.0 {
+                    (egui::vec2(-9.0, -9.0), egui::Align2::RIGHT_BOTTOM)
+                } else {
+                    (egui::vec2(9.0, -9.0), egui::Align2::LEFT_BOTTOM)
+                };
                 painter.text(
-                    at + egui::vec2(9.0, -9.0),
-                    egui::Align2::LEFT_BOTTOM,
+                    at + offset,
+                    align,
                     format!("{who}: {what}"),
                     font.clone(),
                     Color32::from_gray(200),
@@ -1401,7 +1410,15 @@ impl MovescopeApp {
                     if spec.zero {
                         plot = plot.include_y(0.0);
                     }
-                    plot = plot.x_axis_formatter(|mark, _range| format!("{:.0} s", mark.value));
+                    // Steps of 1, 5, 25 s…: a label every few seconds in short windows too.
+                    plot = plot.x_grid_spacer(egui_plot::log_grid_spacer(5));
+                    plot = plot.x_axis_formatter(|mark, _range| {
+                        if mark.step_size >= 1.0 {
+                            format!("{:.0} s", mark.value)
+                        } else {
+                            format!("{:.1} s", mark.value)
+                        }
+                    });
                     let resp = plot
                         .link_axis(egui::Id::unique("time axis"), [true, false])
                         .legend(Legend::default())

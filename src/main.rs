@@ -43,6 +43,9 @@ struct AppArgs {
     /// Record the live session to FILE (`.msrec`) from the start.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Seconds of history the app keeps for plots and scrubbing (0: everything).
+    #[arg(long, default_value_t = movescope::app::RETENTION, value_name = "SECONDS")]
+    retention: f64,
 }
 
 #[derive(Subcommand)]
@@ -199,6 +202,12 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         set: args.set,
         ..RunArgs::default()
     })?;
+    if !(args.retention >= 0.0 && args.retention.is_finite()) {
+        return Err(format!(
+            "--retention: expected seconds ≥ 0, got {}",
+            args.retention
+        ));
+    }
     if !(args.screenshot_after >= 0.0 && args.screenshot_after.is_finite()) {
         return Err(format!(
             "--screenshot-after: expected seconds ≥ 0, got {}",
@@ -214,6 +223,7 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         }),
         source: movescope::app::Source::Live,
         record: args.record,
+        retention: (args.retention > 0.0).then_some(args.retention),
     })
 }
 
@@ -389,6 +399,7 @@ fn open_recording(
         }),
         source: movescope::app::Source::Recording { path: file, at },
         record: None,
+        retention: None,
     })
 }
 

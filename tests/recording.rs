@@ -312,3 +312,78 @@ fn a_recorder_dropped_without_finishing_is_read_by_scanning() {
     assert!(damage.is_none());
     assert_eq!(back, records);
 }
+
+#[test]
+fn report_and_export_from_the_command_line() {
+    let d = tmp_dir("report");
+    let out_dir = d.join("r");
+    let out = movescope(&[
+        "report",
+        "recordings/unbound-member.msrec",
+        "--at",
+        "6",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--no-picture",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trimmed = Recording::open(&out_dir.join("session.msrec")).expect("opens");
+    assert_eq!(trimmed.header.cursor, Some(6.0), "reopens at the cursor");
+    let (first, last) = trimmed.span();
+    assert!(
+        first >= 0.0 && last <= 10.0 && last >= 6.0,
+        "{first}–{last}"
+    );
+    let md = std::fs::read_to_string(out_dir.join("summary.md")).expect("summary.md");
+    assert!(
+        md.contains("unbound_member") && md.contains("predicted"),
+        "{md}"
+    );
+    movescope::preset::Preset::load(&out_dir.join("preset.ron")).expect("the preset loads");
+    let bad = movescope(&[
+        "report",
+        "recordings/unbound-member.msrec",
+        "--at",
+        "99",
+        "--out",
+        "x",
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected a time the recording holds"));
+
+    let csv = d.join("x.csv");
+    let out = movescope(&[
+        "export",
+        "recordings/high-latency.msrec",
+        "--series",
+        "rtt",
+        "--from",
+        "2",
+        "--to",
+        "8",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&csv).expect("csv");
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows[0], "series,machine,t_s,value,unit");
+    assert!(rows.len() > 1 && rows[1..].iter().all(|r| r.starts_with("rtt,client ")));
+    let bad = movescope(&[
+        "export",
+        "recordings/high-latency.msrec",
+        "--series",
+        "nope",
+        "--out",
+        "-",
+    ]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected one of"));
+}
