@@ -281,6 +281,16 @@ impl LiveSession {
         self.server_addr
     }
 
+    /// The binding list the server uses now: the newest consistent binding change, or the
+    /// list the session started with.
+    pub fn bindings(&self) -> Arc<Bindings> {
+        self.client_layouts
+            .iter()
+            .rev()
+            .find(|(_, _, consistent)| *consistent)
+            .map_or_else(|| self.initial_bindings.clone(), |(_, b, _)| b.clone())
+    }
+
     pub fn client_ids(&self) -> Vec<u16> {
         self.clients.keys().copied().collect()
     }

@@ -43,6 +43,9 @@ struct AppArgs {
     /// Record the live session to FILE (`.msrec`) from the start.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Open these windows at start (repeatable): bindings, gmc, help.
+    #[arg(long = "window", value_name = "NAME")]
+    windows: Vec<String>,
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).
     #[arg(long, default_value_t = movescope::app::RETENTION, value_name = "SECONDS")]
     retention: f64,
@@ -224,6 +227,7 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         source: movescope::app::Source::Live,
         record: args.record,
         retention: (args.retention > 0.0).then_some(args.retention),
+        windows: args.windows,
     })
 }
 
@@ -400,6 +404,7 @@ fn open_recording(
         source: movescope::app::Source::Recording { path: file, at },
         record: None,
         retention: None,
+        windows: Vec::new(),
     })
 }
 

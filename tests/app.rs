@@ -194,3 +194,48 @@ fn the_app_records_a_live_session() {
     assert!(records.len() > 100, "{}", records.len());
     assert_eq!(rec.header.mode, "live");
 }
+
+#[test]
+fn the_bindings_table_changes_a_mode_in_the_session() {
+    let mut h = harness();
+    h.get_by_label("Bindings table").click();
+    h.run_steps(4);
+    h.get_by_label("input_dash combine").click();
+    h.run_steps(2);
+    h.get_by_label("AlwaysCombine").click();
+    h.run_steps(2);
+    let b = h.state().session().unwrap().bindings();
+    assert_eq!(
+        b.by_name("input_dash").unwrap().combine,
+        movescope::model::binding::CombineMode::AlwaysCombine,
+        "the session switched to the edited binding list"
+    );
+    h.get_by_label("input_dash simulation").click();
+    h.run_steps(2);
+    h.get_by_label("None").click();
+    h.run_steps(2);
+    let b = h.state().session().unwrap().bindings();
+    assert_eq!(
+        b.by_name("input_dash").unwrap().simulation,
+        movescope::model::binding::SimulationMode::None
+    );
+}
+
+#[test]
+fn a_network_profile_and_a_gmc_setting_reach_the_session() {
+    let mut h = harness();
+    h.get_by_label("profile").click();
+    h.run_steps(2);
+    h.get_by_label("Mobile 4G").click();
+    h.run_steps(2);
+    let link = h.state().session().unwrap().preset().link_params(0, true);
+    assert_eq!(
+        (link.latency_ms, link.jitter_ms, link.loss),
+        (100.0, 20.0, 0.04)
+    );
+    h.get_by_label("GMC settings").click();
+    h.run_steps(4);
+    h.get_by_label("bUseClientReplay").click();
+    h.run_steps(2);
+    assert!(!h.state().session().unwrap().preset().gmc.use_client_replay);
+}

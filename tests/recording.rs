@@ -335,7 +335,7 @@ fn report_and_export_from_the_command_line() {
     assert_eq!(trimmed.header.cursor, Some(6.0), "reopens at the cursor");
     let (first, last) = trimmed.span();
     assert!(
-        first >= 0.0 && last <= 10.0 && last >= 6.0,
+        first >= 0.0 && (6.0..=10.0).contains(&last),
         "{first}–{last}"
     );
     let md = std::fs::read_to_string(out_dir.join("summary.md")).expect("summary.md");

@@ -23,9 +23,10 @@ use crate::model::telemetry::{Machine, Record};
 use crate::preset::{Direction, Preset};
 use crate::recording::{Damage, Footer, Header, Recorder, Recording};
 use crate::report::{REPORT_AFTER, REPORT_BEFORE};
-use crate::sim::link::LinkParams;
 use crate::store::{MarkKind, Metric, Store};
 use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
+
+mod panels;
 
 /// Longest the UI spends draining live telemetry per frame.
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
@@ -68,6 +69,8 @@ pub struct AppOptions {
     pub record: Option<PathBuf>,
     /// Seconds of a live session's history the store keeps (`None`: all of it).
     pub retention: Option<f64>,
+    /// Windows open at start: "bindings", "gmc", "help" (for screenshots and docs).
+    pub windows: Vec<String>,
 }
 
 impl AppOptions {
@@ -80,6 +83,7 @@ impl AppOptions {
             source: Source::Live,
             record: None,
             retention: Some(RETENTION),
+            windows: Vec::new(),
         }
     }
 }
@@ -230,7 +234,6 @@ pub struct MovescopeApp {
     record_started: Instant,
     /// Edited copies of what the session runs with.
     faults: Faults,
-    link: LinkParams,
     smoothing: SmoothingMode,
     /// When the view became worth a screenshot (session started, recording loaded).
     ready_since: Option<Instant>,
@@ -250,6 +253,21 @@ pub struct MovescopeApp {
     export: Option<ExportDialog>,
     /// Timeline drag with Shift: where the range selection started.
     range_anchor: Option<f64>,
+    bindings_open: bool,
+    bindings_clients_only: bool,
+    bindings_error: Option<String>,
+    gmc_open: bool,
+    /// Network panel: which client (`None`: all) and which direction it edits.
+    net_target: Option<u16>,
+    net_direction: Direction,
+    outage_seconds: f64,
+    /// The client the keyboard drives, and the input last sent to it.
+    drive: Option<u16>,
+    last_drive: Option<crate::model::input::RawInput>,
+    /// Session settings staged until "Restart with these".
+    session_edit: Preset,
+    preset_path: String,
+    light: bool,
 }
 
 impl MovescopeApp {
@@ -257,7 +275,6 @@ impl MovescopeApp {
         let (shot_tx, shot_rx) = bounded(2);
         let mut app = MovescopeApp {
             faults: options.preset.faults.clone(),
-            link: options.preset.link.clone(),
             smoothing: options.preset.smoothing.mode,
             options,
             session: None,
@@ -288,7 +305,28 @@ impl MovescopeApp {
             open_dialog: None,
             export: None,
             range_anchor: None,
+            bindings_open: false,
+            bindings_clients_only: false,
+            bindings_error: None,
+            gmc_open: false,
+            net_target: None,
+            net_direction: Direction::Both,
+            outage_seconds: 3.0,
+            drive: None,
+            last_drive: None,
+            session_edit: Preset::default(),
+            preset_path: "presets/my-session.ron".into(),
+            light: false,
         };
+        app.session_edit = app.options.preset.clone();
+        for w in app.options.windows.clone() {
+            match w.as_str() {
+                "bindings" => app.bindings_open = true,
+                "gmc" => app.gmc_open = true,
+                "help" => app.show_help = true,
+                other => app.status = format!("unknown window `{other}` (bindings, gmc, help)"),
+            }
+        }
         match app.options.source.clone() {
             Source::Live => {
                 app.start_live();
@@ -380,7 +418,6 @@ impl MovescopeApp {
         self.options.preset = recording.header.preset.clone();
         self.options.preset_name = recording.header.preset_name.clone();
         self.faults = self.options.preset.faults.clone();
-        self.link = self.options.preset.link.clone();
         self.smoothing = self.options.preset.smoothing.mode;
         let start = at.or(recording.header.cursor).unwrap_or(recording.span().0);
         self.time = TimeControl::at(start);
@@ -719,6 +756,15 @@ impl MovescopeApp {
                 let ctx = ui.ctx().clone();
                 self.bug_report(&ctx);
             }
+            let theme = if self.light { "Dark theme" } else { "Light theme" };
+            if ui.button(theme).clicked() {
+                self.light = !self.light;
+                ui.ctx().set_theme(if self.light {
+                    egui::Theme::Light
+                } else {
+                    egui::Theme::Dark
+                });
+            }
             if ui.button("Help").clicked() {
                 self.show_help = !self.show_help;
             }
@@ -926,7 +972,8 @@ impl MovescopeApp {
                 i.key_pressed(egui::Key::F1),
             )
         });
-        if space {
+        // Space dashes while the keyboard drives a pawn.
+        if space && self.drive.is_none() {
             if self.session.is_some() {
                 self.toggle_pause();
             } else {
@@ -966,6 +1013,8 @@ impl MovescopeApp {
     }
 
     fn dialogs(&mut self, ctx: &egui::Context) {
+        self.bindings_window(ctx);
+        self.gmc_window(ctx);
         if self.show_help {
             let mut open = true;
             egui::Window::new("Help")
@@ -1104,6 +1153,25 @@ impl MovescopeApp {
 
     fn control_widgets(&mut self, ui: &mut egui::Ui) {
         {
+            ui.horizontal_wrapped(|ui| {
+                if ui
+                    .button("Bindings table")
+                    .on_hover_text("Every bound value with its type and modes, editable live.")
+                    .clicked()
+                {
+                    self.bindings_open = !self.bindings_open;
+                }
+                if ui
+                    .button("GMC settings")
+                    .on_hover_text("GMC's component settings and the smoothing parameters, live.")
+                    .clicked()
+                {
+                    self.gmc_open = !self.gmc_open;
+                }
+            });
+            self.session_section(ui);
+            self.presets_section(ui);
+            ui.separator();
             ui.heading("Pitfall switches");
             let mut f = self.faults.clone();
             let mut changed = false;
@@ -1131,35 +1199,7 @@ impl MovescopeApp {
                 self.apply_faults(f);
             }
             ui.separator();
-            ui.heading("Network (every client, both ways)");
-            let mut link = self.link.clone();
-            let mut lc = false;
-            lc |= ui
-                .add(egui::Slider::new(&mut link.latency_ms, 0.0..=300.0).text("latency ms"))
-                .on_hover_text("One-way latency of every client's link.")
-                .changed();
-            lc |= ui
-                .add(egui::Slider::new(&mut link.jitter_ms, 0.0..=100.0).text("jitter ms"))
-                .changed();
-            lc |= ui
-                .add(egui::Slider::new(&mut link.loss, 0.0..=0.3).text("loss"))
-                .on_hover_text("Probability that a datagram is lost.")
-                .changed();
-            if lc {
-                self.link = link.clone();
-                let ids = self
-                    .session
-                    .as_ref()
-                    .map(|s| s.client_ids())
-                    .unwrap_or_default();
-                for id in ids {
-                    self.command(Command::SetLink {
-                        client: id,
-                        direction: Direction::Both,
-                        params: link.clone(),
-                    });
-                }
-            }
+            self.network_section(ui);
             ui.separator();
             ui.heading("Smoothing");
             let before = self.smoothing;
@@ -1190,6 +1230,8 @@ impl MovescopeApp {
                 self.options.preset.smoothing = sm;
                 self.command(Command::SetSmoothing(sm));
             }
+            ui.separator();
+            self.drive_section(ui);
         }
     }
 
@@ -1541,6 +1583,7 @@ impl eframe::App for MovescopeApp {
         self.time.advance(dt, &self.store);
         self.screenshots(ctx);
         self.keyboard(ctx);
+        self.drive_keys(ctx);
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
                 .dropped_files
