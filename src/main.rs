@@ -71,6 +71,11 @@ enum Command {
         /// hour) of the standard scenario.
         #[arg(long)]
         recording: bool,
+        /// Measure the plots panel instead: CPU time per frame (UI pass + tessellation) with
+        /// 8 clients × `--seconds` of history, movescope's decimated plots against handing
+        /// egui_plot every point.
+        #[arg(long)]
+        plots: bool,
         /// Length of the long recording `--recording` opens and seeks in.
         #[arg(long, default_value_t = 3600.0)]
         hour_seconds: f64,
@@ -161,6 +166,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Run(args)) => run(args),
         Some(Command::Bench { live: true, .. }) => bench_live(),
+        Some(Command::Bench {
+            plots: true,
+            seconds,
+            ..
+        }) => bench_plots(seconds),
         Some(Command::Bench {
             recording: true,
             seconds,
@@ -573,6 +583,90 @@ fn bench(seconds: f64) -> Result<(), String> {
         points,
         decimate * 1000.0
     );
+    Ok(())
+}
+
+fn bench_plots(seconds: f64) -> Result<(), String> {
+    use movescope::app::plots::{PlotsPanel, View};
+    use movescope::store::Store;
+    let p = standard_scenario();
+    let mut store = Store::new(None);
+    movescope::sim::harness::Session::new(&p)?.run_until(seconds, &mut |r| store.ingest(&r));
+    let view = View {
+        t0: 0.0,
+        t1: seconds,
+        cursor: seconds,
+        range: None,
+        place: true,
+    };
+    let measure = |naive: bool, frames: usize| -> (f64, f64, usize) {
+        let ctx = eframe::egui::Context::default();
+        let mut panel = PlotsPanel::default();
+        panel.naive = naive;
+        let mut times = Vec::new();
+        let mut ui_times = Vec::new();
+        let mut vertices = 0;
+        for i in 0..frames {
+            let input = eframe::egui::RawInput {
+                screen_rect: Some(eframe::egui::Rect::from_min_size(
+                    eframe::egui::Pos2::ZERO,
+                    eframe::egui::vec2(1280.0, 800.0),
+                )),
+                // Hover inside the first plot, as a user reading values would.
+                events: vec![eframe::egui::Event::PointerMoved(eframe::egui::pos2(
+                    200.0 + i as f32,
+                    120.0,
+                ))],
+                ..Default::default()
+            };
+            let started = std::time::Instant::now();
+            let out = ctx.run_ui(input, |ui| {
+                eframe::egui::CentralPanel::default().show(ui, |ui| {
+                    panel.show(ui, &store, &view);
+                });
+            });
+            let ui_pass = started.elapsed().as_secs_f64();
+            let prims = ctx.tessellate(out.shapes, out.pixels_per_point);
+            times.push(started.elapsed().as_secs_f64());
+            ui_times.push(ui_pass);
+            vertices = prims
+                .iter()
+                .map(|p| match &p.primitive {
+                    eframe::epaint::Primitive::Mesh(m) => m.vertices.len(),
+                    _ => 0,
+                })
+                .sum();
+        }
+        // The first frames lay out fonts and settle the plots' bounds.
+        let median = |v: Vec<f64>| {
+            let mut steady: Vec<f64> = v.into_iter().skip(3).collect();
+            steady.sort_by(f64::total_cmp);
+            percentile(&steady, 0.5)
+        };
+        (median(times), median(ui_times), vertices)
+    };
+    let points: usize = movescope::store::Metric::ALL
+        .iter()
+        .flat_map(|m| store.machines_with(*m).into_iter().map(move |c| (c, *m)))
+        .filter_map(|(c, m)| store.series(c, m))
+        .map(|s| s.len())
+        .sum();
+    println!(
+        "plots panel: 1280×800, the 10 default plots of 8 clients × {seconds:.0} s ({points} stored points in all series), whole history in view, pointer hovering"
+    );
+    let (fast, fast_ui, fv) = measure(false, 43);
+    let (naive, naive_ui, nv) = measure(true, 10);
+    println!(
+        "movescope (decimated): median {:.2} ms per frame, UI pass + tessellation ({:.2} ms of it the UI pass), {fv} vertices",
+        fast * 1000.0,
+        fast_ui * 1000.0
+    );
+    println!(
+        "naive egui_plot (every point): median {:.2} ms per frame ({:.2} ms of it the UI pass), {nv} vertices",
+        naive * 1000.0,
+        naive_ui * 1000.0
+    );
+    println!("decimated is {:.1}× faster", naive / fast);
     Ok(())
 }
 

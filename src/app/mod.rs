@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use eframe::egui;
 use egui::{Color32, RichText};
-use egui_plot::{Legend, Line, MarkerShape, Plot, Points, Span, VLine};
 
 use crate::live::{Command, LiveSession};
 use crate::model::settings::{Faults, SmoothingMode};
@@ -27,6 +26,7 @@ use crate::store::{MarkKind, Metric, Store};
 use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
 
 mod panels;
+pub mod plots;
 
 /// Longest the UI spends draining live telemetry per frame.
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
@@ -88,94 +88,7 @@ impl AppOptions {
     }
 }
 
-/// One plot: what it shows and what it means in GMC terms.
-struct PlotSpec {
-    title: &'static str,
-    explain: &'static str,
-    metric: Metric,
-    scale: f64,
-    unit: &'static str,
-    points: bool,
-    /// Keep zero in view (a quantity whose size matters, not only its wiggles).
-    zero: bool,
-}
-
-const PLOTS: [PlotSpec; 8] = [
-    PlotSpec {
-        title: "Move delta",
-        explain: "Each move's delta time on its owning client (ms), from timestamps, clamped to MaxMoveDeltaTime. Combined moves carry the accumulated delta of their frames.",
-        metric: Metric::MoveDelta,
-        scale: 1000.0,
-        unit: "ms",
-        points: true,
-        zero: true,
-    },
-    PlotSpec {
-        title: "Frames per move",
-        explain: "Frames merged into each move while the inputs allow combining and the delta stays within MaxCombinedDeltaTime: about 4 at 120 fps, 1 at 30 fps.",
-        metric: Metric::FramesPerMove,
-        scale: 1.0,
-        unit: "frames",
-        points: true,
-        zero: true,
-    },
-    PlotSpec {
-        title: "Corrections: replay depth",
-        explain: "One marker per correction the client adopted: how many pending moves it replayed (CL_IsReplaying). Grows with latency.",
-        metric: Metric::ReplayDepth,
-        scale: 1.0,
-        unit: "moves",
-        points: true,
-        zero: true,
-    },
-    PlotSpec {
-        title: "Interpolation delay",
-        explain: "How far in the past each client displays the other pawns (ms): latency estimate + smoothing buffer with AdaptiveBufferedInterpolation.",
-        metric: Metric::InterpDelay,
-        scale: 1000.0,
-        unit: "ms",
-        points: false,
-        zero: true,
-    },
-    PlotSpec {
-        title: "Move age on the server",
-        explain: "Server time minus the move's timestamp when the server executed it (ms): half a round trip plus batching and frame waits. Huge without a world-time replicator.",
-        metric: Metric::MoveAge,
-        scale: 1000.0,
-        unit: "ms",
-        points: false,
-        zero: true,
-    },
-    PlotSpec {
-        title: "Round trip (ping)",
-        explain: "Ping round-trip time measured by each client (ms); half of it is the latency estimate used for clock sync and smoothing.",
-        metric: Metric::Rtt,
-        scale: 1000.0,
-        unit: "ms",
-        points: false,
-        zero: true,
-    },
-    PlotSpec {
-        title: "Clock offset",
-        explain: "Each client's synchronized clock (GetTime) minus the server's clock at the same instant (ms). Near zero with one AGMC_WorldTimeReplicator.",
-        metric: Metric::ClockOffset,
-        scale: 1000.0,
-        unit: "ms",
-        points: false,
-        zero: false,
-    },
-    PlotSpec {
-        title: "Bytes sent per second",
-        explain: "Datagram bytes each machine sent per second (movescope's bit-packed format, headers included).",
-        metric: Metric::BytesSent,
-        scale: 1.0,
-        unit: "B/s",
-        points: false,
-        zero: true,
-    },
-];
-
-fn color_of(m: Machine) -> Color32 {
+pub(crate) fn color_of(m: Machine) -> Color32 {
     const PALETTE: [Color32; 8] = [
         Color32::from_rgb(31, 119, 180),
         Color32::from_rgb(255, 127, 14),
@@ -242,7 +155,7 @@ pub struct MovescopeApp {
     shot_rx: Receiver<Arc<egui::ColorImage>>,
     shot_path: Option<PathBuf>,
     status: String,
-    decimated: Vec<[f64; 2]>,
+    plots: plots::PlotsPanel,
     viewer: Machine,
     show_trails: bool,
     show_velocity: bool,
@@ -295,7 +208,7 @@ impl MovescopeApp {
             shot_rx,
             shot_path: None,
             status: String::new(),
-            decimated: Vec::new(),
+            plots: plots::PlotsPanel::default(),
             viewer: Machine::Client(0),
             show_trails: true,
             show_velocity: true,
@@ -1407,123 +1320,9 @@ impl MovescopeApp {
     }
 
     fn plots(&mut self, ui: &mut egui::Ui) {
-        let cursor = self.time.cursor();
-        // Following: the window ends at the newest data. Parked: the cursor sits at 3/4.
-        let (t0, t1) = if self.time.is_following() {
-            (
-                (cursor - self.window_s).max(0.0),
-                cursor.max(self.window_s.min(1.0)),
-            )
-        } else {
-            (cursor - self.window_s * 0.75, cursor + self.window_s * 0.25)
-        };
-        // Re-place the plots when the cursor moved; otherwise leave the user's zoom and pan.
-        let place = self.time.is_following() || self.placed_at != Some(cursor);
-        self.placed_at = Some(cursor);
-        let range = self.time.range();
-        let rows = 4;
-        let height = ((ui.available_height() - 30.0 * rows as f32) / rows as f32).max(80.0);
-        let col_w = ((ui.available_width() - 16.0) / 2.0).max(200.0);
-        let mut seek: Option<f64> = None;
-        egui::Grid::new("plots").num_columns(2).show(ui, |ui| {
-            for (i, spec) in PLOTS.iter().enumerate() {
-                ui.vertical(|ui| {
-                    ui.set_width(col_w);
-                    ui.label(RichText::new(spec.title).strong())
-                        .on_hover_text(spec.explain);
-                    let width_px = ui.available_width().max(100.0) as usize;
-                    // A little beyond the window on both sides, so panning shows data.
-                    let (d0, d1) = (t0 - self.window_s, t1 + self.window_s);
-                    let mut lines: Vec<(Machine, Vec<[f64; 2]>)> = Vec::new();
-                    for m in self.store.machines_with(spec.metric) {
-                        if let Some(s) = self.store.series(m, spec.metric) {
-                            s.decimate(d0, d1, width_px * 3, &mut self.decimated);
-                            lines.push((
-                                m,
-                                self.decimated
-                                    .iter()
-                                    .map(|p| [p[0], p[1] * spec.scale])
-                                    .collect(),
-                            ));
-                        }
-                    }
-                    let unit = spec.unit;
-                    let mut plot = Plot::new(spec.title).height(height).width(col_w);
-                    if spec.zero {
-                        plot = plot.include_y(0.0);
-                    }
-                    // Steps of 1, 5, 25 s…: a label every few seconds in short windows too.
-                    plot = plot.x_grid_spacer(egui_plot::log_grid_spacer(5));
-                    plot = plot.x_axis_formatter(|mark, _range| {
-                        if mark.step_size >= 1.0 {
-                            format!("{:.0} s", mark.value)
-                        } else {
-                            format!("{:.1} s", mark.value)
-                        }
-                    });
-                    let resp = plot
-                        .link_axis(egui::Id::unique("time axis"), [true, false])
-                        .legend(Legend::default())
-                        .y_axis_label(unit)
-                        .label_formatter(move |h| match h {
-                            egui_plot::HoverPosition::NearDataPoint {
-                                plot_name,
-                                position,
-                                ..
-                            } => Some(format!(
-                                "{plot_name}\nt = {:.3} s\n{:.2} {unit}",
-                                position.x, position.y
-                            )),
-                            _ => None,
-                        })
-                        .show(ui, |plot_ui| {
-                            if place {
-                                plot_ui.set_plot_bounds_x(t0..=t1);
-                                plot_ui.set_auto_bounds([false, true]);
-                            }
-                            if let Some((a, b)) = range {
-                                plot_ui.span(
-                                    Span::new("", a..=b)
-                                        .fill(Color32::from_rgba_unmultiplied(90, 140, 230, 40)),
-                                );
-                            }
-                            for (m, pts) in lines {
-                                let name = m.to_string();
-                                if spec.points {
-                                    let (radius, shape) = if spec.metric == Metric::ReplayDepth {
-                                        (4.0, MarkerShape::Diamond)
-                                    } else {
-                                        (1.5, MarkerShape::Circle)
-                                    };
-                                    plot_ui.points(
-                                        Points::new(name, pts)
-                                            .color(color_of(m))
-                                            .radius(radius)
-                                            .shape(shape),
-                                    );
-                                } else {
-                                    plot_ui.line(Line::new(name, pts).color(color_of(m)));
-                                }
-                            }
-                            // Unnamed: the cursor stays out of the legend.
-                            plot_ui.vline(
-                                VLine::new("", cursor)
-                                    .color(Color32::from_rgb(240, 220, 120))
-                                    .width(1.5),
-                            );
-                        });
-                    if resp.response.clicked()
-                        && let Some(pos) = resp.response.interact_pointer_pos()
-                    {
-                        seek = Some(resp.transform.value_from_position(pos).x);
-                    }
-                });
-                if i % 2 == 1 {
-                    ui.end_row();
-                }
-            }
-        });
-        if let Some(t) = seek {
+        let view = plots::View::at(&self.time, self.window_s, self.placed_at);
+        self.placed_at = Some(self.time.cursor());
+        if let Some(t) = self.plots.show(ui, &self.store, &view) {
             self.time_command(TimeCommand::Seek(t));
         }
     }

@@ -1,0 +1,360 @@
+//! The time-aligned plots: which there are, what each means in GMC terms, and drawing them
+//! from the store at the cursor. Series are decimated to about two points per pixel column
+//! (min/max, every extreme kept) before egui_plot sees them, which keeps a frame cheap however
+//! much history the store holds (`movescope bench --plots` measures it against handing
+//! egui_plot every point).
+
+use eframe::egui;
+use egui::{Color32, RichText};
+use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Span, VLine};
+
+use super::color_of;
+use crate::model::telemetry::Machine;
+use crate::store::{Metric, Store};
+use crate::timeline::TimeControl;
+
+/// One plot: what it shows and what it means in GMC terms.
+pub struct PlotSpec {
+    pub title: &'static str,
+    pub explain: &'static str,
+    pub metric: Metric,
+    pub scale: f64,
+    pub unit: &'static str,
+    pub points: bool,
+    /// Keep zero in view (a quantity whose size matters, not only its wiggles).
+    pub zero: bool,
+    /// Shown unless the user hides it.
+    pub default_on: bool,
+}
+
+pub const PLOTS: [PlotSpec; 12] = [
+    PlotSpec {
+        title: "Move delta",
+        explain: "Each move's delta time on its owning client (ms), from timestamps, clamped to MaxMoveDeltaTime. Combined moves carry the accumulated delta of their frames.",
+        metric: Metric::MoveDelta,
+        scale: 1000.0,
+        unit: "ms",
+        points: true,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Frames per move",
+        explain: "Frames merged into each move while the inputs allow combining and the delta stays within MaxCombinedDeltaTime: about 4 at 120 fps, 1 at 30 fps.",
+        metric: Metric::FramesPerMove,
+        scale: 1.0,
+        unit: "frames",
+        points: true,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Corrections: replay depth",
+        explain: "One marker per correction the client adopted: how many pending moves it replayed (CL_IsReplaying). Grows with latency.",
+        metric: Metric::ReplayDepth,
+        scale: 1.0,
+        unit: "moves",
+        points: true,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Interpolation delay",
+        explain: "How far in the past each client displays the other pawns (ms): latency estimate + smoothing buffer with AdaptiveBufferedInterpolation.",
+        metric: Metric::InterpDelay,
+        scale: 1000.0,
+        unit: "ms",
+        points: false,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Move age on the server",
+        explain: "Server time minus the move's timestamp when the server executed it (ms): half a round trip plus batching and frame waits. Huge without a world-time replicator.",
+        metric: Metric::MoveAge,
+        scale: 1000.0,
+        unit: "ms",
+        points: false,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Round trip (ping)",
+        explain: "Ping round-trip time measured by each client (ms); half of it is the latency estimate used for clock sync and smoothing.",
+        metric: Metric::Rtt,
+        scale: 1000.0,
+        unit: "ms",
+        points: false,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Clock offset",
+        explain: "Each client's synchronized clock (GetTime) minus the server's clock at the same instant (ms). Near zero with one AGMC_WorldTimeReplicator.",
+        metric: Metric::ClockOffset,
+        scale: 1000.0,
+        unit: "ms",
+        points: false,
+        zero: false,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Bytes sent per second",
+        explain: "Datagram bytes each machine sent per second (movescope's bit-packed format, headers included).",
+        metric: Metric::BytesSent,
+        scale: 1.0,
+        unit: "B/s",
+        points: false,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Corrections: error / tolerance",
+        explain: "One marker per correction: its largest deviation divided by that value's tolerance (1 = just over). The event log names the value and both sides.",
+        metric: Metric::CorrectionError,
+        scale: 1.0,
+        unit: "× tol",
+        points: true,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Sub-steps per move",
+        explain: "How many slices a move was executed in: a delta larger than MaxTimeStep is sub-stepped (up to MaxIterations). More than 1 at low frame rates.",
+        metric: Metric::Substeps,
+        scale: 1.0,
+        unit: "steps",
+        points: true,
+        zero: true,
+        default_on: true,
+    },
+    PlotSpec {
+        title: "Move timestamp − server time",
+        explain: "Each move's timestamp (the client's synchronized clock) minus the server's clock when it closed (ms): the timestamps a client puts on its moves, seen against server time.",
+        metric: Metric::MoveTimestampOffset,
+        scale: 1000.0,
+        unit: "ms",
+        points: false,
+        zero: false,
+        default_on: false,
+    },
+    PlotSpec {
+        title: "Remote moves per server frame",
+        explain: "Moves from clients the server executed in each of its frames: bursts after loss or batching, zero while a client is silent.",
+        metric: Metric::RemoteMovesPerFrame,
+        scale: 1.0,
+        unit: "moves",
+        points: true,
+        zero: true,
+        default_on: false,
+    },
+];
+
+/// What part of the session the plots show.
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    pub t0: f64,
+    pub t1: f64,
+    pub cursor: f64,
+    pub range: Option<(f64, f64)>,
+    /// Move the plots to [t0, t1] this frame (the cursor moved, or they follow live).
+    pub place: bool,
+}
+
+impl View {
+    /// The window around the timeline's cursor: ending at it when following, with the cursor
+    /// at three quarters otherwise.
+    pub fn at(time: &TimeControl, window_s: f64, placed_at: Option<f64>) -> View {
+        let cursor = time.cursor();
+        let (t0, t1) = if time.is_following() {
+            ((cursor - window_s).max(0.0), cursor.max(window_s.min(1.0)))
+        } else {
+            (cursor - window_s * 0.75, cursor + window_s * 0.25)
+        };
+        View {
+            t0,
+            t1,
+            cursor,
+            range: time.range(),
+            place: time.is_following() || placed_at != Some(cursor),
+        }
+    }
+}
+
+/// The plots panel: which plots are shown, and reusable buffers.
+pub struct PlotsPanel {
+    pub shown: Vec<bool>,
+    decimated: Vec<[f64; 2]>,
+    /// Draw every stored point instead of decimated series (for the benchmark).
+    pub naive: bool,
+}
+
+impl Default for PlotsPanel {
+    fn default() -> Self {
+        PlotsPanel {
+            shown: PLOTS.iter().map(|p| p.default_on).collect(),
+            decimated: Vec::new(),
+            naive: false,
+        }
+    }
+}
+
+impl PlotsPanel {
+    /// Draws the shown plots in two columns; returns a time the user clicked.
+    pub fn show(&mut self, ui: &mut egui::Ui, store: &Store, view: &View) -> Option<f64> {
+        ui.horizontal_wrapped(|ui| {
+            ui.menu_button("Plots…", |ui| {
+                for (i, spec) in PLOTS.iter().enumerate() {
+                    ui.checkbox(&mut self.shown[i], spec.title)
+                        .on_hover_text(spec.explain);
+                }
+            })
+            .response
+            .on_hover_text("Choose the plots shown.");
+            ui.weak("Hover a title for what it measures; click a plot to move the cursor there.");
+        });
+        let specs: Vec<&PlotSpec> = PLOTS
+            .iter()
+            .zip(&self.shown)
+            .filter(|(_, on)| **on)
+            .map(|(s, _)| s)
+            .collect();
+        // Four rows fill the panel; more scroll.
+        let height = ((ui.available_height() - 30.0 * 4.0) / 4.0).max(90.0);
+        let col_w = ((ui.available_width() - 24.0) / 2.0).max(200.0);
+        let mut seek = None;
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            egui::Grid::new("plots").num_columns(2).show(ui, |ui| {
+                for (i, spec) in specs.iter().enumerate() {
+                    ui.vertical(|ui| {
+                        ui.set_width(col_w);
+                        // Plots scrolled out of sight keep their space but are not drawn.
+                        let cell = egui::Rect::from_min_size(
+                            ui.cursor().min,
+                            egui::vec2(col_w, height + 24.0),
+                        );
+                        if !ui.is_rect_visible(cell) {
+                            ui.allocate_space(cell.size());
+                        } else if let Some(t) = self.plot(ui, store, view, spec, height, col_w) {
+                            seek = Some(t);
+                        }
+                    });
+                    if i % 2 == 1 || i + 1 == specs.len() {
+                        ui.end_row();
+                    }
+                }
+            });
+        });
+        seek
+    }
+
+    fn plot(
+        &mut self,
+        ui: &mut egui::Ui,
+        store: &Store,
+        view: &View,
+        spec: &PlotSpec,
+        height: f32,
+        width: f32,
+    ) -> Option<f64> {
+        ui.label(RichText::new(spec.title).strong())
+            .on_hover_text(spec.explain);
+        let width_px = ui.available_width().max(100.0) as usize;
+        // A little beyond the window on both sides, so panning shows data.
+        let span = view.t1 - view.t0;
+        let (d0, d1) = (view.t0 - span, view.t1 + span);
+        let mut lines: Vec<(Machine, Vec<PlotPoint>)> = Vec::new();
+        for m in store.machines_with(spec.metric) {
+            let Some(s) = store.series(m, spec.metric) else {
+                continue;
+            };
+            let pts: Vec<PlotPoint> = if self.naive {
+                s.range(f64::NEG_INFINITY, f64::INFINITY)
+                    .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
+                    .collect()
+            } else {
+                // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels,
+                // and a marker identical to one already in its column is dropped.
+                let per_column = if spec.points { 3 } else { 1 };
+                s.decimate(d0, d1, width_px * 3 / per_column, &mut self.decimated);
+                self.decimated
+                    .iter()
+                    .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
+                    .collect()
+            };
+            lines.push((m, pts));
+        }
+        let unit = spec.unit;
+        let mut plot = Plot::new(spec.title).height(height).width(width);
+        if spec.zero {
+            plot = plot.include_y(0.0);
+        }
+        // Steps of 1, 5, 25 s…: a label every few seconds in short windows too.
+        plot = plot.x_grid_spacer(egui_plot::log_grid_spacer(5));
+        plot = plot.x_axis_formatter(|mark, _range| {
+            if mark.step_size >= 1.0 {
+                format!("{:.0} s", mark.value)
+            } else {
+                format!("{:.1} s", mark.value)
+            }
+        });
+        let resp = plot
+            .link_axis(egui::Id::unique("time axis"), [true, false])
+            .legend(Legend::default())
+            .y_axis_label(unit)
+            .label_formatter(move |h| match h {
+                egui_plot::HoverPosition::NearDataPoint {
+                    plot_name,
+                    position,
+                    ..
+                } => Some(format!(
+                    "{plot_name}\nt = {:.3} s\n{:.2} {unit}",
+                    position.x, position.y
+                )),
+                _ => None,
+            })
+            .show(ui, |plot_ui| {
+                if view.place {
+                    plot_ui.set_plot_bounds_x(view.t0..=view.t1);
+                    plot_ui.set_auto_bounds([false, true]);
+                }
+                if let Some((a, b)) = view.range {
+                    // Unnamed items stay out of the legend.
+                    plot_ui.span(
+                        Span::new("", a..=b)
+                            .fill(Color32::from_rgba_unmultiplied(90, 140, 230, 40)),
+                    );
+                }
+                for (m, pts) in lines {
+                    let name = m.to_string();
+                    let pts = PlotPoints::Owned(pts);
+                    if spec.points {
+                        let (radius, shape) = if spec.metric == Metric::ReplayDepth {
+                            (4.0, MarkerShape::Diamond)
+                        } else {
+                            (1.5, MarkerShape::Circle)
+                        };
+                        plot_ui.points(
+                            Points::new(name, pts)
+                                .color(color_of(m))
+                                .radius(radius)
+                                .shape(shape),
+                        );
+                    } else {
+                        plot_ui.line(Line::new(name, pts).color(color_of(m)));
+                    }
+                }
+                plot_ui.vline(
+                    VLine::new("", view.cursor)
+                        .color(Color32::from_rgb(240, 220, 120))
+                        .width(1.5),
+                );
+            });
+        if resp.response.clicked()
+            && let Some(pos) = resp.response.interact_pointer_pos()
+        {
+            return Some(resp.transform.value_from_position(pos).x);
+        }
+        None
+    }
+}
