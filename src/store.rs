@@ -421,7 +421,7 @@ impl Series {
         while i < b {
             let abs = self.base + i;
             if let Some(l) = level
-                && abs % l.size == 0
+                && abs.is_multiple_of(l.size)
                 && i + l.size <= b
                 && let Some(k) = (abs / l.size).checked_sub(l.first)
                 && k < l.lo.len()
