@@ -210,8 +210,23 @@ fn main() -> ExitCode {
 }
 
 fn open_app(args: AppArgs) -> Result<(), String> {
+    // Without --preset the app opens the preset file used last, if it still loads.
+    let last = if args.preset.is_none() {
+        movescope::app::layout::UiState::load()
+            .and_then(|s| s.last_preset)
+            .map(PathBuf::from)
+            .filter(|p| Preset::load(p).is_ok())
+    } else {
+        None
+    };
+    if let Some(p) = &last {
+        eprintln!(
+            "movescope: opening {}, the preset used last (--preset presets/default.ron for the default)",
+            p.display()
+        );
+    }
     let (preset, name) = load_preset(&RunArgs {
-        preset: args.preset,
+        preset: args.preset.or(last),
         set: args.set,
         ..RunArgs::default()
     })?;
@@ -238,6 +253,7 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         record: args.record,
         retention: (args.retention > 0.0).then_some(args.retention),
         windows: args.windows,
+        persist: true,
     })
 }
 
@@ -415,6 +431,7 @@ fn open_recording(
         record: None,
         retention: None,
         windows: Vec::new(),
+        persist: true,
     })
 }
 

@@ -25,6 +25,7 @@ use crate::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::store::{MarkKind, Metric, Store};
 use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
 
+pub mod layout;
 mod panels;
 pub mod plots;
 
@@ -71,6 +72,8 @@ pub struct AppOptions {
     pub retention: Option<f64>,
     /// Windows open at start: "bindings", "gmc", "help" (for screenshots and docs).
     pub windows: Vec<String>,
+    /// Restore the layout, theme and plot choices of the last run, and save them on exit.
+    pub persist: bool,
 }
 
 impl AppOptions {
@@ -84,6 +87,7 @@ impl AppOptions {
             record: None,
             retention: Some(RETENTION),
             windows: Vec::new(),
+            persist: false,
         }
     }
 }
@@ -181,6 +185,9 @@ pub struct MovescopeApp {
     session_edit: Preset,
     preset_path: String,
     light: bool,
+    /// The theme the window was last set to.
+    theme_applied: Option<bool>,
+    layout: egui_tiles::Tree<layout::Pane>,
 }
 
 impl MovescopeApp {
@@ -230,7 +237,23 @@ impl MovescopeApp {
             session_edit: Preset::default(),
             preset_path: "presets/my-session.ron".into(),
             light: false,
+            theme_applied: None,
+            layout: layout::default_layout(),
         };
+        if app.options.persist
+            && let Some(state) = layout::UiState::load()
+        {
+            if layout::is_complete(&state.layout) {
+                app.layout = state.layout;
+            }
+            app.light = state.light;
+            if (5.0..=120.0).contains(&state.window_s) {
+                app.window_s = state.window_s;
+            }
+            if state.plots_shown.len() == app.plots.shown.len() {
+                app.plots.shown = state.plots_shown;
+            }
+        }
         app.session_edit = app.options.preset.clone();
         for w in app.options.windows.clone() {
             match w.as_str() {
@@ -672,11 +695,13 @@ impl MovescopeApp {
             let theme = if self.light { "Dark theme" } else { "Light theme" };
             if ui.button(theme).clicked() {
                 self.light = !self.light;
-                ui.ctx().set_theme(if self.light {
-                    egui::Theme::Light
-                } else {
-                    egui::Theme::Dark
-                });
+            }
+            if ui
+                .button("Reset layout")
+                .on_hover_text("Panes back to where they start (drag a pane's tab to move it; drag a border to resize).")
+                .clicked()
+            {
+                self.layout = layout::default_layout();
             }
             if ui.button("Help").clicked() {
                 self.show_help = !self.show_help;
@@ -1169,7 +1194,7 @@ impl MovescopeApp {
 
     /// Top-down view of every pawn as one machine shows it.
     fn world_view(&mut self, ui: &mut egui::Ui) {
-        ui.heading("World view").on_hover_text(
+        ui.weak("How to read this view (hover)").on_hover_text(
             "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
              other pawns are simulated proxies shown in the past (rings); the green ring is the \
              server's authoritative pawn. Red/green marks: a correction moved the pawn from where \
@@ -1328,7 +1353,7 @@ impl MovescopeApp {
     }
 
     fn event_log(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Event log").on_hover_text(
+        ui.weak("What is listed (hover)").on_hover_text(
             "Corrections (with every bound value that deviated: predicted vs authoritative), warnings and errors up to the cursor. Click a line to move the cursor there.",
         );
         let cursor = self.time.cursor();
@@ -1370,6 +1395,21 @@ impl Drop for MovescopeApp {
     fn drop(&mut self) {
         // Closing the window finishes the recording (index and all).
         self.stop_recording();
+        if self.options.persist {
+            let last_preset = std::path::Path::new(&self.options.preset_name)
+                .is_file()
+                .then(|| self.options.preset_name.clone());
+            let state = layout::UiState {
+                layout: self.layout.clone(),
+                light: self.light,
+                window_s: self.window_s,
+                plots_shown: self.plots.shown.clone(),
+                last_preset,
+            };
+            if let Err(e) = state.save() {
+                eprintln!("movescope: could not save the layout: {e}");
+            }
+        }
     }
 }
 
@@ -1383,6 +1423,14 @@ impl eframe::App for MovescopeApp {
         self.screenshots(ctx);
         self.keyboard(ctx);
         self.drive_keys(ctx);
+        if self.theme_applied != Some(self.light) {
+            ctx.set_theme(if self.light {
+                egui::Theme::Light
+            } else {
+                egui::Theme::Dark
+            });
+            self.theme_applied = Some(self.light);
+        }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
                 .dropped_files
@@ -1411,20 +1459,16 @@ impl eframe::App for MovescopeApp {
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| self.timeline(ui));
-        egui::Panel::left("controls")
-            .resizable(true)
-            .default_size(270.0)
-            .show(ui, |ui| self.controls(ui));
-        egui::Panel::right("world")
-            .resizable(true)
-            .default_size(430.0)
-            .show(ui, |ui| self.world_view(ui));
-        egui::Panel::bottom("log")
-            .resizable(true)
-            .default_size(150.0)
-            .min_size(110.0)
-            .show(ui, |ui| self.event_log(ui));
-        egui::CentralPanel::default().show(ui, |ui| self.plots(ui));
+        egui::CentralPanel::default()
+            .frame(egui::Frame::new())
+            .show(ui, |ui| {
+                let mut tree = std::mem::replace(
+                    &mut self.layout,
+                    egui_tiles::Tree::empty(egui::Id::unique("movescope layout (in use)")),
+                );
+                tree.ui(&mut layout::PaneBehavior { app: self }, ui);
+                self.layout = tree;
+            });
     }
 }
 

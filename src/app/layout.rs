@@ -1,0 +1,183 @@
+//! The window's panes (egui_tiles: resizable, rearrangeable by dragging their tabs) and what
+//! the app remembers between runs: the layout, the theme, the plots shown, the seconds shown
+//! and the last preset file.
+//!
+//! The state lives in `$MOVESCOPE_STATE` if set, else `$XDG_CONFIG_HOME/movescope/ui.ron`,
+//! else `~/.config/movescope/ui.ron`. A file that cannot be read is reported and ignored.
+
+use std::path::PathBuf;
+
+use eframe::egui;
+use egui_tiles::{Container, SimplificationOptions, Tile, TileId, Tiles, Tree, UiResponse};
+use serde::{Deserialize, Serialize};
+
+use super::MovescopeApp;
+
+/// A pane of the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Pane {
+    Controls,
+    Plots,
+    World,
+    Log,
+}
+
+impl Pane {
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Controls => "Controls",
+            Pane::Plots => "Plots",
+            Pane::World => "World view",
+            Pane::Log => "Event log",
+        }
+    }
+}
+
+const LAYOUT_ID: &str = "movescope layout";
+
+/// Controls | (plots over the event log) | world view, sized for 1280×800.
+pub fn default_layout() -> Tree<Pane> {
+    let mut tiles = Tiles::default();
+    let controls = tiles.insert_pane(Pane::Controls);
+    let plots = tiles.insert_pane(Pane::Plots);
+    let log = tiles.insert_pane(Pane::Log);
+    let world = tiles.insert_pane(Pane::World);
+    let middle = tiles.insert_vertical_tile(vec![plots, log]);
+    set_shares(&mut tiles, middle, &[(plots, 3.2), (log, 1.0)]);
+    let root = tiles.insert_horizontal_tile(vec![controls, middle, world]);
+    set_shares(
+        &mut tiles,
+        root,
+        &[(controls, 1.0), (middle, 2.55), (world, 1.55)],
+    );
+    Tree::new(egui::Id::unique(LAYOUT_ID), root, tiles)
+}
+
+fn set_shares(tiles: &mut Tiles<Pane>, container: TileId, shares: &[(TileId, f32)]) {
+    if let Some(Tile::Container(Container::Linear(lin))) = tiles.get_mut(container) {
+        for (id, share) in shares {
+            lin.shares.set_share(*id, *share);
+        }
+    }
+}
+
+/// Whether every pane appears exactly once (a remembered layout from another version may not).
+pub fn is_complete(tree: &Tree<Pane>) -> bool {
+    let mut seen: Vec<Pane> = tree
+        .tiles
+        .iter()
+        .filter_map(|(_, t)| match t {
+            Tile::Pane(p) => Some(*p),
+            Tile::Container(_) => None,
+        })
+        .collect();
+    seen.sort_by_key(|p| *p as u8);
+    seen == [Pane::Controls, Pane::Plots, Pane::World, Pane::Log]
+}
+
+pub(super) struct PaneBehavior<'a> {
+    pub app: &'a mut MovescopeApp,
+}
+
+impl egui_tiles::Behavior<Pane> for PaneBehavior<'_> {
+    fn pane_ui(&mut self, ui: &mut egui::Ui, _tile_id: TileId, pane: &mut Pane) -> UiResponse {
+        egui::Frame::new()
+            .inner_margin(egui::Margin::same(6))
+            .show(ui, |ui| match pane {
+                Pane::Controls => self.app.controls(ui),
+                Pane::Plots => self.app.plots(ui),
+                Pane::World => self.app.world_view(ui),
+                Pane::Log => self.app.event_log(ui),
+            });
+        UiResponse::None
+    }
+
+    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
+        pane.title().into()
+    }
+
+    fn simplification_options(&self) -> SimplificationOptions {
+        SimplificationOptions {
+            all_panes_must_have_tabs: true,
+            ..SimplificationOptions::default()
+        }
+    }
+}
+
+/// What is remembered between runs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct UiState {
+    pub layout: Tree<Pane>,
+    pub light: bool,
+    pub window_s: f64,
+    pub plots_shown: Vec<bool>,
+    /// The preset file last used (not set for the built-in default).
+    pub last_preset: Option<String>,
+}
+
+/// Where the state is kept.
+pub fn state_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("MOVESCOPE_STATE") {
+        return Some(PathBuf::from(p));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("movescope").join("ui.ron"))
+}
+
+impl UiState {
+    /// The remembered state, if there is a readable one (problems are printed, not fatal).
+    pub fn load() -> Option<UiState> {
+        let path = state_path()?;
+        let text = std::fs::read_to_string(&path).ok()?;
+        match ron::from_str::<UiState>(&text) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!(
+                    "movescope: ignoring {}:{}:{}: {} (the layout starts fresh)",
+                    path.display(),
+                    e.span.start.line,
+                    e.span.start.col,
+                    e.code
+                );
+                None
+            }
+        }
+    }
+
+    pub fn save(&self) -> Result<PathBuf, String> {
+        let path = state_path().ok_or("no HOME or XDG_CONFIG_HOME to keep the layout in")?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new())
+            .map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_layout_has_every_pane_and_round_trips() {
+        let t = default_layout();
+        assert!(is_complete(&t));
+        let state = UiState {
+            layout: t,
+            light: true,
+            window_s: 30.0,
+            plots_shown: vec![true, false],
+            last_preset: Some("presets/high-latency.ron".into()),
+        };
+        let text = ron::ser::to_string_pretty(&state, ron::ser::PrettyConfig::new()).unwrap();
+        let back: UiState = ron::from_str(&text).unwrap();
+        assert!(is_complete(&back.layout));
+        assert_eq!(back.layout, state.layout);
+        assert_eq!(back.last_preset, state.last_preset);
+        assert!(back.light);
+    }
+}
