@@ -49,6 +49,9 @@ struct PawnTrack {
 pub struct CorrectionMark {
     pub t: f64,
     pub machine: Machine,
+    /// Server: the client sent its location (a claim) and the server's result differed —
+    /// what the server sees of the correction. Client: the server's acknowledgement differed.
+    pub detected_by: DetectedBy,
     pub predicted: DVec3,
     pub authoritative: DVec3,
 }
@@ -698,6 +701,7 @@ impl Store {
             Event::Correction {
                 replay_depth,
                 deviations,
+                detected_by,
                 ..
             } => {
                 for d in deviations.iter().filter(|d| &*d.binding == "location") {
@@ -705,6 +709,7 @@ impl Store {
                         let mark = CorrectionMark {
                             t: r.t,
                             machine: m,
+                            detected_by: *detected_by,
                             predicted: *p,
                             authoritative: *a,
                         };

@@ -81,7 +81,9 @@ pub(super) struct PaneBehavior<'a> {
 
 impl egui_tiles::Behavior<Pane> for PaneBehavior<'_> {
     fn pane_ui(&mut self, ui: &mut egui::Ui, _tile_id: TileId, pane: &mut Pane) -> UiResponse {
+        let fill = ui.visuals().panel_fill;
         egui::Frame::new()
+            .fill(fill)
             .inner_margin(egui::Margin::same(6))
             .show(ui, |ui| match pane {
                 Pane::Controls => self.app.controls(ui),

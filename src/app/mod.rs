@@ -165,6 +165,7 @@ pub struct MovescopeApp {
     show_velocity: bool,
     show_labels: bool,
     show_ghost: bool,
+    show_delays: bool,
     show_help: bool,
     open_dialog: Option<String>,
     export: Option<ExportDialog>,
@@ -221,6 +222,7 @@ impl MovescopeApp {
             show_velocity: true,
             show_labels: true,
             show_ghost: true,
+            show_delays: true,
             show_help: false,
             open_dialog: None,
             export: None,
@@ -1197,8 +1199,11 @@ impl MovescopeApp {
         ui.weak("How to read this view (hover)").on_hover_text(
             "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
              other pawns are simulated proxies shown in the past (rings); the green ring is the \
-             server's authoritative pawn. Red/green marks: a correction moved the pawn from where \
-             the client had it (red) to where the server put it (green).",
+             server's authoritative pawn. Blue \"… ms ago\": how far in the past this machine shows \
+             its proxies. Red/green marks: a correction moved the pawn from where the client had \
+             it (red) to where the server put it (green). Seen from the server, hollow red marks \
+             mirror the server's side: the location a client claimed in a move against the \
+             server's result.",
         );
         let viewers = self.store.viewers();
         egui::ComboBox::from_label("seen from")
@@ -1212,6 +1217,8 @@ impl MovescopeApp {
             ui.checkbox(&mut self.show_trails, "trails");
             ui.checkbox(&mut self.show_velocity, "velocity");
             ui.checkbox(&mut self.show_labels, "labels");
+            ui.checkbox(&mut self.show_delays, "delays")
+                .on_hover_text("How far in the past each simulated proxy is shown (this machine's mean display delay).");
             ui.checkbox(&mut self.show_ghost, "server ghost")
                 .on_hover_text("The server's authoritative pawn next to the client's prediction.");
         });
@@ -1251,6 +1258,12 @@ impl MovescopeApp {
         let cursor = self.time.cursor();
         let pawns: Vec<crate::store::PawnView> = self.store.pawns_at(self.viewer, cursor);
         let mut own: Option<u16> = None;
+        // How far in the past this machine shows its proxies (mean display delay at the cursor).
+        let delay = self
+            .store
+            .series(self.viewer, Metric::InterpDelay)
+            .and_then(|sr| sr.range(cursor - 1.0, cursor).last())
+            .map(|p| p[1]);
         for v in &pawns {
             let color = v
                 .owner
@@ -1283,6 +1296,18 @@ impl MovescopeApp {
                 painter.line_segment(
                     [at, tip],
                     egui::Stroke::new(1.0, Color32::from_rgb(230, 230, 120)),
+                );
+            }
+            if self.show_delays
+                && v.kind == crate::model::telemetry::SampleKind::Displayed
+                && let Some(d) = delay
+            {
+                painter.text(
+                    at + egui::vec2(9.0, 3.0),
+                    egui::Align2::LEFT_TOP,
+                    format!("{:.0} ms ago", d * 1000.0),
+                    egui::FontId::proportional(10.0),
+                    Color32::from_rgb(150, 190, 240),
                 );
             }
             if self.show_labels {
@@ -1323,7 +1348,11 @@ impl MovescopeApp {
         }
         let now = cursor;
         for m in self.store.corrections_between(now - 3.0, now) {
-            if m.machine != self.viewer {
+            // A client sees its own corrections; the server view mirrors every correction the
+            // server found: the location a client claimed against the server's result.
+            let mirror = self.viewer == Machine::Server
+                && m.detected_by == crate::model::telemetry::DetectedBy::Server;
+            if m.machine != self.viewer && !mirror {
                 continue;
             }
             let fade = (1.0 - (now - m.t) / 3.0).clamp(0.0, 1.0) as f32;
@@ -1332,8 +1361,23 @@ impl MovescopeApp {
                 [p, a],
                 egui::Stroke::new(1.0, Color32::from_gray(200).gamma_multiply(fade)),
             );
-            painter.circle_filled(p, 4.0, Color32::from_rgb(230, 60, 60).gamma_multiply(fade));
+            let red = Color32::from_rgb(230, 60, 60).gamma_multiply(fade);
+            if mirror {
+                // Hollow: a claim that arrived in a move, not where the server has the pawn.
+                painter.circle_stroke(p, 4.0, egui::Stroke::new(1.5, red));
+            } else {
+                painter.circle_filled(p, 4.0, red);
+            }
             painter.circle_filled(a, 4.0, Color32::from_rgb(60, 200, 90).gamma_multiply(fade));
+            if mirror && self.show_labels {
+                painter.text(
+                    p + egui::vec2(6.0, 6.0),
+                    egui::Align2::LEFT_TOP,
+                    format!("{} claimed", m.machine),
+                    egui::FontId::proportional(10.0),
+                    red,
+                );
+            }
         }
         painter.text(
             rect.left_bottom() + egui::vec2(6.0, -6.0),
