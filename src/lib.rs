@@ -5,6 +5,7 @@
 //! folds telemetry into the run summary.
 
 pub mod app;
+pub mod doctor;
 pub mod live;
 pub mod model;
 pub mod preset;

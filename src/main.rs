@@ -126,6 +126,17 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
     },
+    /// The desync doctor: explain every correction in a recording (deviating values against
+    /// their tolerance, the move, the most likely cause with its evidence) and rank the causes.
+    Doctor {
+        file: PathBuf,
+        /// Print the report as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Corrections listed in the text report.
+        #[arg(long, default_value_t = 20)]
+        list: usize,
+    },
     /// Describe a recording and print its run summary (the same summary `run` printed).
     Inspect {
         file: PathBuf,
@@ -185,6 +196,7 @@ fn main() -> ExitCode {
             screenshot_after,
         }) => open_recording(file, at, screenshot, screenshot_after),
         Some(Command::Inspect { file, summary_json }) => inspect(&file, summary_json.as_deref()),
+        Some(Command::Doctor { file, json, list }) => doctor(&file, json, list),
         Some(Command::Report {
             file,
             at,
@@ -319,6 +331,25 @@ fn run(args: RunArgs) -> Result<(), String> {
         );
     }
     write_summary(&summary, args.summary_json.as_deref())
+}
+
+fn doctor(file: &std::path::Path, json: bool, list: usize) -> Result<(), String> {
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let (records, damage) = rec.load_all();
+    if let Some(d) = &damage {
+        eprintln!("warning: {}: {d}", file.display());
+    }
+    let report = movescope::doctor::examine(&rec.header.bindings, &records);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!("{}", rec.describe());
+        print!("{}", report.to_text(list));
+    }
+    Ok(())
 }
 
 fn inspect(file: &std::path::Path, summary_json: Option<&std::path::Path>) -> Result<(), String> {

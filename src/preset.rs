@@ -106,6 +106,44 @@ pub struct Preset {
     /// Input script of the AI pawns.
     pub ai_input: InputScriptConfig,
     pub bindings: Vec<BindingOverride>,
+    /// Workshop material: what this scenario teaches (none for plain presets).
+    pub lesson: Option<Lesson>,
+}
+
+/// What a scenario teaches, for the lessons panel and docs/workshop.md.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Lesson {
+    /// Order in the lessons list.
+    pub order: u32,
+    /// What to watch (which plot, which pawn, which view).
+    pub watch: String,
+    /// What the learner should see.
+    pub expect: String,
+    /// How to fix it (empty for network lessons that have no fix).
+    pub fix: String,
+    /// The preset file of the fixed variant, if there is one.
+    pub fixed: Option<String>,
+    pub steps: Vec<LessonStep>,
+}
+
+/// One step of a lesson: what to say and look at, optionally a question to answer before a
+/// change is made ("predict, then reveal").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LessonStep {
+    pub say: String,
+    /// A plot title, "world view" or "event log": what to look at.
+    pub look_at: Option<String>,
+    /// Asked before the change; answered by picking one of `choices`.
+    pub question: Option<String>,
+    pub choices: Vec<String>,
+    /// Index of the right choice.
+    pub answer: Option<usize>,
+    /// Shown after answering (or after the change).
+    pub reveal: String,
+    /// `--set` assignments applied to the running session when the learner clicks "Do it".
+    pub set: Vec<String>,
 }
 
 impl Default for Preset {
@@ -140,6 +178,7 @@ impl Default for Preset {
                 ..InputScriptConfig::default()
             },
             bindings: Vec::new(),
+            lesson: None,
         }
     }
 }

@@ -319,7 +319,7 @@ fn report_and_export_from_the_command_line() {
     let out_dir = d.join("r");
     let out = movescope(&[
         "report",
-        "recordings/unbound-member.msrec",
+        "recordings/pitfall-01-unbound-member.msrec",
         "--at",
         "6",
         "--out",
@@ -346,7 +346,7 @@ fn report_and_export_from_the_command_line() {
     movescope::preset::Preset::load(&out_dir.join("preset.ron")).expect("the preset loads");
     let bad = movescope(&[
         "report",
-        "recordings/unbound-member.msrec",
+        "recordings/pitfall-01-unbound-member.msrec",
         "--at",
         "99",
         "--out",
@@ -358,7 +358,7 @@ fn report_and_export_from_the_command_line() {
     let csv = d.join("x.csv");
     let out = movescope(&[
         "export",
-        "recordings/high-latency.msrec",
+        "recordings/net-01-high-latency.msrec",
         "--series",
         "rtt",
         "--from",
@@ -379,7 +379,7 @@ fn report_and_export_from_the_command_line() {
     assert!(rows.len() > 1 && rows[1..].iter().all(|r| r.starts_with("rtt,client ")));
     let bad = movescope(&[
         "export",
-        "recordings/high-latency.msrec",
+        "recordings/net-01-high-latency.msrec",
         "--series",
         "nope",
         "--out",

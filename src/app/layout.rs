@@ -173,7 +173,7 @@ mod tests {
             light: true,
             window_s: 30.0,
             plots_shown: vec![true, false],
-            last_preset: Some("presets/high-latency.ron".into()),
+            last_preset: Some("presets/net-01-high-latency.ron".into()),
         };
         let text = ron::ser::to_string_pretty(&state, ron::ser::PrettyConfig::new()).unwrap();
         let back: UiState = ron::from_str(&text).unwrap();
