@@ -667,6 +667,28 @@ impl std::fmt::Display for BindingError {
 }
 
 impl Bindings {
+    /// No bindings at all.
+    pub fn empty() -> Self {
+        Bindings {
+            list: Vec::new(),
+            bound: FieldMask::EMPTY,
+            input: FieldMask::EMPTY,
+            client_sends_input: FieldMask::EMPTY,
+            client_sends_output: FieldMask::EMPTY,
+            client_auth_input: FieldMask::EMPTY,
+            client_auth_output: FieldMask::EMPTY,
+            client_validated: FieldMask::EMPTY,
+            server_auth: FieldMask::EMPTY,
+            simulated: FieldMask::EMPTY,
+            on_change: FieldMask::EMPTY,
+            input_idx: Vec::new(),
+            simulated_list: Vec::new(),
+            client_validated_idx: Vec::new(),
+            server_validated_input_idx: Vec::new(),
+            server_validated_output_idx: Vec::new(),
+        }
+    }
+
     pub fn new(list: Vec<Binding>) -> Result<Self, BindingError> {
         let mut bound = FieldMask::EMPTY;
         for b in &list {
