@@ -190,6 +190,25 @@ impl PawnValues {
         }
     }
 
+    /// Whether any member in `mask` differs from `other`'s (as `get(f) != other.get(f)`).
+    pub fn differs_in(&self, other: &PawnValues, mask: FieldMask) -> bool {
+        Field::ALL.iter().any(|&f| {
+            mask.contains(f)
+                && match f {
+                    Field::InputMove => self.input_move != other.input_move,
+                    Field::InputDash => self.input_dash != other.input_dash,
+                    Field::Location => self.location != other.location,
+                    Field::Rotation => self.rotation != other.rotation,
+                    Field::Velocity => self.velocity != other.velocity,
+                    Field::DashCooldown => self.dash_cooldown != other.dash_cooldown,
+                    Field::DashCount => self.dash_count != other.dash_count,
+                    Field::Stride => self.stride != other.stride,
+                    Field::MoveRamp => self.move_ramp != other.move_ramp,
+                    Field::Team => self.team != other.team,
+                }
+        })
+    }
+
     /// Quantizes the members in the binding list to their wire precision.
     pub fn quantized(&self, bindings: &[Binding], mask: FieldMask) -> PawnValues {
         let mut out = *self;
