@@ -282,8 +282,27 @@ struct BitReader<'a> {
     bit: usize,
 }
 
+/// The 8 bytes from `first` as a little-endian word (zeros past the end).
+#[inline(always)]
+fn load64(bytes: &[u8], first: usize) -> u64 {
+    match bytes.get(first..first + 8) {
+        Some(w) => u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8])),
+        None => load64_tail(bytes, first),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn load64_tail(bytes: &[u8], first: usize) -> u64 {
+    let tail = bytes.get(first..).unwrap_or(&[]);
+    let mut word = [0u8; 8];
+    let k = tail.len().min(8);
+    word[..k].copy_from_slice(&tail[..k]);
+    u64::from_le_bytes(word)
+}
+
 impl BitReader<'_> {
-    #[inline]
+    #[inline(always)]
     fn bits(&mut self, n: u32) -> Result<u64, DecodeError> {
         if n == 0 {
             return Ok(0);
@@ -291,44 +310,23 @@ impl BitReader<'_> {
         if n > 64 || self.bit + n as usize > self.bytes.len() * 8 {
             return Err(DecodeError::Truncated);
         }
-        let first = self.bit / 8;
-        let off = (self.bit % 8) as u32;
-        let mut word = [0u8; 8];
-        match self.bytes.get(first..first + 8) {
-            Some(w) => word.copy_from_slice(w),
-            None => {
-                let tail = self.bytes.get(first..).unwrap_or(&[]);
-                word[..tail.len()].copy_from_slice(tail);
-            }
-        }
-        let mut v = u64::from_le_bytes(word) >> off;
-        if off + n > 64 {
-            v |= u64::from(self.bytes.get(first + 8).copied().unwrap_or(0)) << (64 - off);
-        }
+        let v = self.peek64();
         self.bit += n as usize;
         Ok(if n == 64 { v } else { v & ((1u64 << n) - 1) })
     }
     /// The next 64 bits without consuming them (zeros past the end).
-    #[inline]
+    #[inline(always)]
     fn peek64(&self) -> u64 {
         let first = self.bit / 8;
         let off = (self.bit % 8) as u32;
-        let mut word = [0u8; 8];
-        match self.bytes.get(first..first + 8) {
-            Some(w) => word.copy_from_slice(w),
-            None => {
-                let tail = self.bytes.get(first..).unwrap_or(&[]);
-                word[..tail.len()].copy_from_slice(tail);
-            }
-        }
-        let mut v = u64::from_le_bytes(word) >> off;
+        let mut v = load64(self.bytes, first) >> off;
         if off > 0 {
             v |= u64::from(self.bytes.get(first + 8).copied().unwrap_or(0)) << (64 - off);
         }
         v
     }
     /// Consumes `n` bits, as `bits(n)` does.
-    #[inline]
+    #[inline(always)]
     fn skip(&mut self, n: u32) -> Result<(), DecodeError> {
         if n > 64 || self.bit + n as usize > self.bytes.len() * 8 {
             return Err(DecodeError::Truncated);
@@ -425,7 +423,7 @@ fn write_packed_n<const N: usize>(w: &mut BitWriter, comps: [f64; N]) {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn read_packed<const N: usize>(r: &mut BitReader) -> Result<[f64; N], DecodeError> {
     let mut out = [0.0; N];
     // Common case: the width header and every component within the next 64 bits.
@@ -627,7 +625,7 @@ fn write_field(w: &mut BitWriter, ty: BoundType, field: Field, v: &PawnValues) {
 
 /// Reads `field` bound as `ty` into `into`: the same as `into.set(field, &read_value(r, ty)?)`,
 /// without a `Value` for the demo pawn's members.
-#[inline]
+#[inline(always)]
 fn read_field(
     r: &mut BitReader,
     ty: BoundType,
