@@ -698,37 +698,23 @@ impl Server {
         // Split so no datagram exceeds the batch limit (by the widest possible entry).
         let per = ((super::client::MAX_BATCH_BYTES - 16) * 8 / max_entry).max(1);
         for (&c, rc) in &self.clients {
-            let mut wanted: Vec<ProxyEntry> = Vec::with_capacity(all.len());
-            wanted.extend(
-                all.iter()
-                    .filter(|e| {
-                        (e.pawn != rc.pawn && rc.known.contains(e.pawn))
-                            || (e.pawn == rc.pawn && !predicting)
-                    })
-                    .cloned(),
-            );
-            if wanted.is_empty() {
-                continue;
-            }
-            if wanted.len() <= per {
+            let wanted = |e: &&ProxyEntry| {
+                (e.pawn != rc.pawn && rc.known.contains(e.pawn))
+                    || (e.pawn == rc.pawn && !predicting)
+            };
+            let mut left = all.iter().filter(wanted).count();
+            let mut entries = all.iter().filter(wanted);
+            while left > 0 {
+                let k = left.min(per);
+                left -= k;
+                let mut chunk = Vec::with_capacity(k);
+                chunk.extend(entries.by_ref().take(k).cloned());
                 self.outbox.push_back((
                     c,
                     ServerMsg::StateUpdate {
                         layout,
                         server_time: now,
-                        entries: wanted,
-                    },
-                    Delivery::Unreliable,
-                ));
-                continue;
-            }
-            for chunk in wanted.chunks(per) {
-                self.outbox.push_back((
-                    c,
-                    ServerMsg::StateUpdate {
-                        layout,
-                        server_time: now,
-                        entries: chunk.to_vec(),
+                        entries: chunk,
                     },
                     Delivery::Unreliable,
                 ));

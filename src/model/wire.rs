@@ -191,14 +191,19 @@ impl BitWriter {
     /// Appends `bits` bits written earlier by another writer (`bytes`, little-endian, the
     /// unused high bits of the last byte zero).
     fn append(&mut self, bytes: &[u8], bits: usize) {
-        let mut words = bytes.chunks_exact(8);
-        for _ in 0..bits / 64 {
-            if let Some(c) = words.next() {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(c);
-                self.bits(u64::from_le_bytes(word), 64);
-            }
+        let full = bits / 64;
+        self.bytes.reserve(full * 8 + 8);
+        let mut done = 0;
+        for c in bytes.chunks_exact(8).take(full) {
+            let word = u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]));
+            // `bits(word, 64)`: `pending` stays below 64.
+            self.acc |= u128::from(word) << self.pending;
+            self.bytes
+                .extend_from_slice(&(self.acc as u64).to_le_bytes());
+            self.acc >>= 64;
+            done += 1;
         }
+        self.bit += done * 64;
         let rest = (bits % 64) as u32;
         if rest > 0 {
             let tail = &bytes[(bits / 64) * 8..];
@@ -228,6 +233,8 @@ pub struct EntryCache {
     /// (entry, first byte in `bytes`, bits).
     entries: Vec<(ProxyEntry, usize, usize)>,
     bytes: Vec<u8>,
+    /// By pawn id: 1 + the index in `entries` of that pawn's newest entry (0: none).
+    by_pawn: Vec<u32>,
 }
 
 impl EntryCache {
@@ -236,6 +243,7 @@ impl EntryCache {
         self.key = None;
         self.entries.clear();
         self.bytes.clear();
+        self.by_pawn.clear();
     }
 
     fn write(
@@ -251,7 +259,13 @@ impl EntryCache {
             self.clear();
             self.key = Some(key);
         }
-        let (start, bits) = match self.entries.iter().find(|(c, ..)| c == e) {
+        let slot = usize::from(e.pawn);
+        let hint = self.by_pawn.get(slot).copied().unwrap_or(0) as usize;
+        let found = match hint.checked_sub(1).and_then(|i| self.entries.get(i)) {
+            Some(c) if c.0 == *e => Some(c),
+            _ => self.entries.iter().find(|(c, ..)| c == e),
+        };
+        let (start, bits) = match found {
             Some(&(_, start, bits)) => (start, bits),
             None => {
                 let start = self.bytes.len();
@@ -260,6 +274,10 @@ impl EntryCache {
                 let bits = ew.bit;
                 self.bytes = ew.finish();
                 self.entries.push((e.clone(), start, bits));
+                if self.by_pawn.len() <= slot {
+                    self.by_pawn.resize(slot + 1, 0);
+                }
+                self.by_pawn[slot] = self.entries.len() as u32;
                 (start, bits)
             }
         };
