@@ -258,6 +258,7 @@ pub struct Proxy {
     quick: bool,
     quick_delay: f64,
     quick_latency: f64,
+    quick_newest: f64,
     /// GenSimulationTick's unbound copy of the last `dash_count` it reacted to.
     pub last_effect_count: Option<u8>,
 }
@@ -289,6 +290,7 @@ impl Proxy {
             quick: false,
             quick_delay: 0.0,
             quick_latency: 0.0,
+            quick_newest: 0.0,
             last_effect_count: None,
         }
     }
@@ -307,6 +309,19 @@ impl Proxy {
         self.last_arrival = Some(now);
         self.disc_valid = false;
         self.quick = false;
+        // States nearly always arrive in order: the newest is the base, and it is appended.
+        if let Some((newest_t, newest)) = self.states.back()
+            && *newest_t < server_time
+        {
+            let mut state = *newest;
+            state.copy_fields(values, mask);
+            if self.states.len() >= BUFFER_LEN {
+                self.states.pop_front();
+                self.cursor = self.cursor.saturating_sub(1);
+            }
+            self.states.push_back((server_time, state));
+            return;
+        }
         let mut state = self
             .states
             .iter()
@@ -493,6 +508,7 @@ impl Proxy {
             steady_delay && self.recovery.is_none() && matches!(self.view, View::At { .. });
         self.quick_delay = delay;
         self.quick_latency = latency;
+        self.quick_newest = newest_t;
         frame
     }
 
@@ -516,15 +532,15 @@ impl Proxy {
         {
             return None;
         }
-        let newest_t = self.states.back().map(|(t, _)| *t)?;
         let delay = self.quick_delay;
         let at = server_now - delay;
-        if at > newest_t {
+        // `quick` implies a buffered state; its newest time is `quick_newest`.
+        if at > self.quick_newest {
             return None;
         }
         self.last_now = now;
         self.view = View::At { at };
-        let (dash_count, team) = self.discrete();
+        let (dash_count, team) = self.discrete_at(at);
         Some(ProxyFrame {
             dash_count,
             team,
@@ -581,38 +597,47 @@ impl Proxy {
         match self.view {
             View::Paused => (0, self.actor_team),
             View::Eager(v) | View::Extrapolated { base: v, .. } => (v.dash_count, v.team),
-            View::At { at } => {
-                if self.disc_valid && at >= self.disc_from && at < self.disc_until {
-                    // The display time has not passed another state.
-                    return self.disc;
-                }
-                // The cursor is the index of the last state the display time passed; it moves
-                // a step or two per frame.
-                let n = self.states.len();
-                let mut i = self.cursor.min(n - 1);
-                while i + 1 < n && self.states[i + 1].0 <= at {
-                    i += 1;
-                }
-                while i > 0 && self.states[i].0 > at {
-                    i -= 1;
-                }
-                self.cursor = i;
-                let v = &self.states[i].1;
-                self.disc = (v.dash_count, v.team);
-                self.disc_from = if i == 0 {
-                    f64::NEG_INFINITY
-                } else {
-                    self.states[i].0
-                };
-                self.disc_until = if i + 1 < n {
-                    self.states[i + 1].0
-                } else {
-                    f64::INFINITY
-                };
-                self.disc_valid = true;
-                self.disc
-            }
+            View::At { at } => self.discrete_at(at),
         }
+    }
+
+    /// [`Proxy::discrete`] for the display time `at` (view `At`).
+    #[inline]
+    fn discrete_at(&mut self, at: f64) -> (u8, u8) {
+        if self.disc_valid && at >= self.disc_from && at < self.disc_until {
+            // The display time has not passed another state.
+            return self.disc;
+        }
+        self.discrete_walk(at)
+    }
+
+    #[inline(never)]
+    fn discrete_walk(&mut self, at: f64) -> (u8, u8) {
+        // The cursor is the index of the last state the display time passed; it moves a step
+        // or two per frame.
+        let n = self.states.len();
+        let mut i = self.cursor.min(n - 1);
+        while i + 1 < n && self.states[i + 1].0 <= at {
+            i += 1;
+        }
+        while i > 0 && self.states[i].0 > at {
+            i -= 1;
+        }
+        self.cursor = i;
+        let v = &self.states[i].1;
+        self.disc = (v.dash_count, v.team);
+        self.disc_from = if i == 0 {
+            f64::NEG_INFINITY
+        } else {
+            self.states[i].0
+        };
+        self.disc_until = if i + 1 < n {
+            self.states[i + 1].0
+        } else {
+            f64::INFINITY
+        };
+        self.disc_valid = true;
+        self.disc
     }
 
     /// The state at server time `at`, between its bracketing buffered states, per binding.
