@@ -231,8 +231,16 @@ impl BoundType {
     }
 }
 
-fn round2(x: f64) -> f64 {
+pub(crate) fn round2(x: f64) -> f64 {
     round_half_away(x * 100.0) / 100.0
+}
+
+/// `f64::round` out of line, so the compiler does not compute it for every value (it would
+/// speculate the intrinsic, a libm call on this target, to avoid the branch).
+#[cold]
+#[inline(never)]
+fn round_rare(q: f64) -> f64 {
+    q.round()
 }
 
 /// Rounds half away from zero, like `f64::round`, without the libm call (the baseline x86-64
@@ -240,7 +248,7 @@ fn round2(x: f64) -> f64 {
 #[inline]
 pub fn round_half_away(q: f64) -> f64 {
     if q.is_nan() || q.abs() >= 4.0e15 {
-        return q.round();
+        return round_rare(q);
     }
     let t = q as i64 as f64;
     let frac = q - t;
@@ -287,7 +295,7 @@ pub fn packed_width(components: &[f64]) -> u32 {
 
 /// Packed two-decimal components: a 6-bit width header, then every component as a zigzag
 /// integer of hundredths in that many bits (the widest component decides the width).
-fn packed_bits(components: &[f64]) -> u32 {
+pub(crate) fn packed_bits(components: &[f64]) -> u32 {
     6 + packed_width(components) * components.len() as u32
 }
 

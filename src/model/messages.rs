@@ -188,7 +188,7 @@ fn values_bits(b: &Bindings, v: &PawnValues, mask: FieldMask) -> usize {
     b.list()
         .iter()
         .filter(|x| mask.contains(x.field))
-        .map(|x| x.ty.wire_bits(&v.get(x.field)) as usize)
+        .map(|x| v.member_wire_bits(x.field, x.ty) as usize)
         .sum()
 }
 

@@ -1253,6 +1253,39 @@ mod tests {
     }
 
     #[test]
+    fn member_fast_paths_write_and_read_what_values_do() {
+        for seed in [0.0, 0.13, 0.5, 0.77, 1.0, 3.7e6] {
+            let v = pawn_values_for(seed);
+            for f in Field::ALL {
+                for ty in BoundType::ALL {
+                    if !f.accepts(ty) {
+                        continue;
+                    }
+                    let mut fast = BitWriter::new([0; HEADER_BYTES]);
+                    write_field(&mut fast, ty, f, &v);
+                    let mut slow = BitWriter::new([0; HEADER_BYTES]);
+                    write_value(&mut slow, ty, &v.get(f));
+                    let bytes = fast.finish();
+                    assert_eq!(bytes, slow.finish(), "{f:?} {ty:?}");
+                    let mut read_fast = PawnValues::default();
+                    let mut r = BitReader {
+                        bytes: &bytes,
+                        bit: HEADER_BYTES * 8,
+                    };
+                    read_field(&mut r, ty, f, &mut read_fast).unwrap();
+                    let mut read_slow = PawnValues::default();
+                    let mut r = BitReader {
+                        bytes: &bytes,
+                        bit: HEADER_BYTES * 8,
+                    };
+                    read_slow.set(f, &read_value(&mut r, ty).unwrap());
+                    assert_eq!(read_fast, read_slow, "{f:?} {ty:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn shared_state_update_entries_encode_to_the_same_bytes() {
         let b = bindings();
         let entry = |pawn: u16, forced: bool, seed: f64| ProxyEntry {
