@@ -51,9 +51,28 @@ enum Action {
 }
 
 struct Scheduled {
-    at: f64,
+    /// The time, as a key that orders like `f64::total_cmp` ([`time_key`]).
+    key: u64,
     seq: u64,
     action: Action,
+}
+
+/// `t` as an unsigned key with the order of `f64::total_cmp` (so the heap compares integers).
+fn time_key(t: f64) -> u64 {
+    let b = t.to_bits() as i64;
+    ((b ^ (((b >> 63) as u64) >> 1) as i64) as u64) ^ (1 << 63)
+}
+
+/// The inverse of [`time_key`].
+fn key_time(key: u64) -> f64 {
+    let b = (key ^ (1 << 63)) as i64;
+    f64::from_bits((b ^ (((b >> 63) as u64) >> 1) as i64) as u64)
+}
+
+impl Scheduled {
+    fn at(&self) -> f64 {
+        key_time(self.key)
+    }
 }
 
 impl PartialEq for Scheduled {
@@ -70,10 +89,7 @@ impl PartialOrd for Scheduled {
 impl Ord for Scheduled {
     /// Reversed: the earliest (then first scheduled) event is the heap's maximum.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .at
-            .total_cmp(&self.at)
-            .then_with(|| other.seq.cmp(&self.seq))
+        (other.key, other.seq).cmp(&(self.key, self.seq))
     }
 }
 
@@ -221,7 +237,7 @@ impl Session {
     fn schedule(&mut self, at: f64, action: Action) {
         self.seq += 1;
         self.queue.push(Scheduled {
-            at,
+            key: time_key(at),
             seq: self.seq,
             action,
         });
@@ -230,9 +246,9 @@ impl Session {
     /// Runs every event up to and including session time `t_end`, handing each telemetry
     /// record to `sink` in time order per machine.
     pub fn run_until(&mut self, t_end: f64, sink: &mut dyn FnMut(Record)) {
-        while self.queue.peek().is_some_and(|s| s.at <= t_end) {
+        while self.queue.peek().is_some_and(|s| s.at() <= t_end) {
             let Some(ev) = self.queue.pop() else { break };
-            self.now = ev.at;
+            self.now = ev.at();
             self.dispatch(ev.action);
             for r in self.out.drain(..) {
                 sink(r);
@@ -459,6 +475,33 @@ impl Session {
                     .expect("scheduled for an existing client");
                 let _ = slot.client.handle_datagram(self.now - slot.start, &bytes);
                 self.collect_client(i);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_keys_order_like_total_cmp_and_round_trip() {
+        let ts = [
+            f64::NEG_INFINITY,
+            -1.5,
+            -0.0,
+            0.0,
+            1e-300,
+            0.008_333,
+            0.05,
+            1.0,
+            600.0,
+            f64::INFINITY,
+        ];
+        for a in ts {
+            assert_eq!(key_time(time_key(a)).to_bits(), a.to_bits());
+            for b in ts {
+                assert_eq!(time_key(a).cmp(&time_key(b)), a.total_cmp(&b), "{a} {b}");
             }
         }
     }
