@@ -1120,7 +1120,7 @@ impl Client {
                 out: &mut self.tick_out,
             });
             let quick = if same_settings {
-                p.update_quick(now, server_now, latency, pause)
+                p.update_quick(now, server_now, latency, &cfg, pause)
             } else {
                 None
             };

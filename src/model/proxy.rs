@@ -259,6 +259,8 @@ pub struct Proxy {
     quick_delay: f64,
     quick_latency: f64,
     quick_newest: f64,
+    /// A state arrived since the last update (the arrival estimates changed).
+    quick_stale: bool,
     /// GenSimulationTick's unbound copy of the last `dash_count` it reacted to.
     pub last_effect_count: Option<u8>,
 }
@@ -291,6 +293,7 @@ impl Proxy {
             quick_delay: 0.0,
             quick_latency: 0.0,
             quick_newest: 0.0,
+            quick_stale: false,
             last_effect_count: None,
         }
     }
@@ -307,21 +310,31 @@ impl Proxy {
             }
         }
         self.last_arrival = Some(now);
-        self.disc_valid = false;
-        self.quick = false;
+        // The quick update must first check the new target delay and the newest state.
+        self.quick_stale = true;
         // States nearly always arrive in order: the newest is the base, and it is appended.
         if let Some((newest_t, newest)) = self.states.back()
             && *newest_t < server_time
         {
             let mut state = *newest;
             state.copy_fields(values, mask);
-            if self.states.len() >= BUFFER_LEN {
+            let (cursor, n) = (self.cursor, self.states.len());
+            let dropped = n >= BUFFER_LEN;
+            if dropped {
                 self.states.pop_front();
                 self.cursor = self.cursor.saturating_sub(1);
             }
             self.states.push_back((server_time, state));
+            // The discrete values stay those of the cursor's state unless it was dropped;
+            // if it was the newest, the display time now passes it at the new state.
+            if dropped && cursor == 0 {
+                self.disc_valid = false;
+            } else if cursor + 1 >= n {
+                self.disc_until = server_time;
+            }
             return;
         }
+        self.disc_valid = false;
         let mut state = self
             .states
             .iter()
@@ -509,20 +522,23 @@ impl Proxy {
         self.quick_delay = delay;
         self.quick_latency = latency;
         self.quick_newest = newest_t;
+        self.quick_stale = false;
         frame
     }
 
     /// [`Proxy::update`] for the common frame, when it can be decided cheaply: the smoothing
-    /// settings and the spawn pause are those of the last update, no state arrived since, the
-    /// latency estimate is the same, no periodic re-sync is due, and the display time stays
-    /// within the buffer. Then the result (and the proxy afterwards) is exactly what `update`
-    /// gives; otherwise `None`, and nothing changed.
+    /// settings (`cfg`) and the spawn pause are those of the last update, the latency
+    /// estimate is the same, no periodic re-sync is due, states that arrived since leave the
+    /// target delay within the re-sync tolerance, and the display time stays within the
+    /// buffer. Then the result (and the proxy afterwards) is exactly what `update` gives;
+    /// otherwise `None`, and nothing changed.
     #[inline]
     pub fn update_quick(
         &mut self,
         now: f64,
         server_now: f64,
         latency: f64,
+        cfg: &SmoothingSettings,
         post_spawn_pause: f64,
     ) -> Option<ProxyFrame> {
         if !self.quick
@@ -533,11 +549,31 @@ impl Proxy {
             return None;
         }
         let delay = self.quick_delay;
+        if self.quick_stale {
+            // What `update` decides about re-syncing, for the new arrival estimates.
+            if cfg.mode != SmoothingMode::AdaptiveBufferedInterpolation
+                || self.applied_delay != Some(delay)
+            {
+                return None;
+            }
+            let target = self.target_delay(latency, cfg);
+            // (A NaN difference is not within the tolerance either.)
+            let within = (target - delay).abs() <= cfg.resync_tolerance;
+            if !within {
+                return None;
+            }
+        }
+        let newest_t = if self.quick_stale {
+            self.states.back().map(|(t, _)| *t)?
+        } else {
+            self.quick_newest
+        };
         let at = server_now - delay;
-        // `quick` implies a buffered state; its newest time is `quick_newest`.
-        if at > self.quick_newest {
+        if at > newest_t {
             return None;
         }
+        self.quick_newest = newest_t;
+        self.quick_stale = false;
         self.last_now = now;
         self.view = View::At { at };
         let (dash_count, team) = self.discrete_at(at);
@@ -1019,7 +1055,7 @@ mod tests {
             if now >= next_state && !(10.0..11.0).contains(&now) {
                 let st = now - 0.05;
                 let mut v = at(st * 100.0);
-                v.dash_count = (k / 300) as u8;
+                v.dash_count = (k / 5) as u8;
                 full.receive(now, st, &v, b.simulated);
                 quick.receive(now, st, &v, b.simulated);
                 next_state = now + 1.0 / 30.0 + if k % 7 == 0 { 0.01 } else { 0.0 };
@@ -1027,7 +1063,7 @@ mod tests {
             let latency = 0.05 + f64::from(k / 500) * 0.01;
             let server_now = now + 0.01;
             let a = full.update(now, server_now, latency, &cfg, 0.2, &b, &mut rng_a, None);
-            let q = match quick.update_quick(now, server_now, latency, 0.2) {
+            let q = match quick.update_quick(now, server_now, latency, &cfg, 0.2) {
                 Some(f) => {
                     taken += 1;
                     f
@@ -1036,6 +1072,17 @@ mod tests {
             };
             assert_eq!(a, q, "frame {k}");
             assert_eq!(full.display(&b), quick.display(&b), "frame {k}");
+            if !q.paused && !q.extrapolating {
+                // The discrete values are those of the newest state the display time passed.
+                let at = server_now - q.delay;
+                let states: Vec<_> = quick.states().collect();
+                let i = states.iter().rposition(|(t, _)| *t <= at).unwrap_or(0);
+                assert_eq!(
+                    (q.dash_count, q.team),
+                    (states[i].1.dash_count, states[i].1.team),
+                    "frame {k}"
+                );
+            }
         }
         assert_eq!(rng_a.f64(), rng_b.f64(), "the same draws");
         assert!(taken > 1000, "the quick update was taken {taken} times");
