@@ -1113,15 +1113,16 @@ pub fn decode_reusing<'b>(
             for _ in 0..n {
                 let pawn = r.bits(16)? as u16;
                 let forced = r.bits(1)? == 1;
-                let mut values = PawnValues::default();
-                for &(field, ty, _) in b.simulated_list() {
-                    read_field(&mut r, ty, field, &mut values)?;
-                }
                 entries.push(ProxyEntry {
                     pawn,
                     forced,
-                    values,
+                    values: PawnValues::default(),
                 });
+                if let Some(e) = entries.last_mut() {
+                    for &(field, ty, _) in b.simulated_list() {
+                        read_field(&mut r, ty, field, &mut e.values)?;
+                    }
+                }
             }
             Datagram::Server(ServerMsg::StateUpdate {
                 layout: h.layout,
