@@ -313,10 +313,11 @@ fn load64(bytes: &[u8], first: usize) -> u64 {
 #[inline(never)]
 fn load64_tail(bytes: &[u8], first: usize) -> u64 {
     let tail = bytes.get(first..).unwrap_or(&[]);
-    let mut word = [0u8; 8];
-    let k = tail.len().min(8);
-    word[..k].copy_from_slice(&tail[..k]);
-    u64::from_le_bytes(word)
+    let mut word = 0u64;
+    for (k, b) in tail.iter().take(8).enumerate() {
+        word |= u64::from(*b) << (8 * k);
+    }
+    word
 }
 
 impl BitReader<'_> {
