@@ -45,8 +45,9 @@ impl Packet {
 enum Action {
     ClientFrame(u16),
     ServerFrame,
-    Deliver(Box<Packet>),
-    Retransmit(Box<Packet>),
+    /// Packets in flight are kept in `Session::packets`; these are their slots.
+    Deliver(u32),
+    Retransmit(u32),
     ClockSample,
 }
 
@@ -121,6 +122,9 @@ pub struct Session {
     now: f64,
     seq: u64,
     queue: BinaryHeap<Scheduled>,
+    /// Packets in flight, by slot (`None`: free).
+    packets: Vec<Option<Packet>>,
+    free_packets: Vec<u32>,
     server: Server,
     server_fps: f64,
     clients: BTreeMap<u16, ClientSlot>,
@@ -139,6 +143,8 @@ impl Session {
             now: 0.0,
             seq: 0,
             queue: BinaryHeap::new(),
+            packets: Vec::new(),
+            free_packets: Vec::new(),
             server,
             server_fps: preset.server_fps,
             clients: BTreeMap::new(),
@@ -284,8 +290,16 @@ impl Session {
                 self.collect_server();
                 self.schedule(now + 1.0 / self.server_fps, Action::ServerFrame);
             }
-            Action::Deliver(pkt) => self.deliver(*pkt),
-            Action::Retransmit(pkt) => self.transmit(*pkt),
+            Action::Deliver(slot) => {
+                if let Some(pkt) = self.take_packet(slot) {
+                    self.deliver(pkt);
+                }
+            }
+            Action::Retransmit(slot) => {
+                if let Some(pkt) = self.take_packet(slot) {
+                    self.transmit(pkt);
+                }
+            }
             Action::ClockSample => {
                 for (&i, s) in &self.clients {
                     if s.client.is_playing() {
@@ -420,62 +434,92 @@ impl Session {
             Fate::Dropped(_) => {
                 self.packet_record(&pkt, PacketFate::Dropped);
                 if pkt.reliable_seq.is_some() {
-                    self.schedule(now + rto, Action::Retransmit(Box::new(pkt)));
+                    let slot = self.keep_packet(pkt);
+                    self.schedule(now + rto, Action::Retransmit(slot));
                 }
             }
-            Fate::Delivered(at) => self.schedule(at, Action::Deliver(Box::new(pkt))),
+            Fate::Delivered(at) => {
+                let slot = self.keep_packet(pkt);
+                self.schedule(at, Action::Deliver(slot));
+            }
             Fate::Duplicated(a, b) => {
                 self.packet_record(&pkt, PacketFate::Duplicated);
-                self.schedule(a, Action::Deliver(Box::new(pkt.clone())));
-                self.schedule(b, Action::Deliver(Box::new(pkt)));
+                let first = self.keep_packet(pkt.clone());
+                self.schedule(a, Action::Deliver(first));
+                let second = self.keep_packet(pkt);
+                self.schedule(b, Action::Deliver(second));
             }
         }
+    }
+
+    /// Keeps a packet in flight; its slot.
+    fn keep_packet(&mut self, pkt: Packet) -> u32 {
+        match self.free_packets.pop() {
+            Some(slot) => {
+                self.packets[slot as usize] = Some(pkt);
+                slot
+            }
+            None => {
+                self.packets.push(Some(pkt));
+                (self.packets.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The packet in `slot` (the slot is free again).
+    fn take_packet(&mut self, slot: u32) -> Option<Packet> {
+        let pkt = self.packets.get_mut(slot as usize)?.take()?;
+        self.free_packets.push(slot);
+        Some(pkt)
     }
 
     fn deliver(&mut self, pkt: Packet) {
         self.packet_record(&pkt, PacketFate::Delivered);
         let i = pkt.client;
         let up = pkt.up;
-        let ready: Vec<Vec<u8>> = match pkt.reliable_seq {
-            None => vec![pkt.bytes],
-            Some(seq) => {
-                let slot = self
-                    .clients
-                    .get_mut(&i)
-                    .expect("scheduled for an existing client");
-                let ch = if up {
-                    &mut slot.up_rel
-                } else {
-                    &mut slot.down_rel
-                };
-                if ch.expected == 0 {
-                    ch.expected = 1;
-                }
-                if seq >= ch.expected {
-                    ch.held.entry(seq).or_insert(pkt.bytes);
-                }
-                let mut ready = Vec::new();
-                while let Some(p) = ch.held.remove(&ch.expected) {
-                    ready.push(p);
-                    ch.expected += 1;
-                }
-                ready
-            }
+        let Some(seq) = pkt.reliable_seq else {
+            self.hand_over(i, up, &pkt.bytes);
+            return;
         };
+        let slot = self
+            .clients
+            .get_mut(&i)
+            .expect("scheduled for an existing client");
+        let ch = if up {
+            &mut slot.up_rel
+        } else {
+            &mut slot.down_rel
+        };
+        if ch.expected == 0 {
+            ch.expected = 1;
+        }
+        if seq >= ch.expected {
+            ch.held.entry(seq).or_insert(pkt.bytes);
+        }
+        let mut ready = Vec::new();
+        while let Some(p) = ch.held.remove(&ch.expected) {
+            ready.push(p);
+            ch.expected += 1;
+        }
         for bytes in ready {
-            if up {
-                // A malformed datagram is reported by the model's telemetry.
-                let _ = self.server.handle_datagram(self.now, &bytes);
-                self.flush_server();
-                self.collect_server();
-            } else {
-                let slot = self
-                    .clients
-                    .get_mut(&i)
-                    .expect("scheduled for an existing client");
-                let _ = slot.client.handle_datagram(self.now - slot.start, &bytes);
-                self.collect_client(i);
-            }
+            self.hand_over(i, up, &bytes);
+        }
+    }
+
+    /// Gives a delivered datagram to its receiver.
+    fn hand_over(&mut self, i: u16, up: bool, bytes: &[u8]) {
+        if up {
+            // A malformed datagram is reported by the model's telemetry.
+            let _ = self.server.handle_datagram(self.now, bytes);
+            self.flush_server();
+            self.collect_server();
+        } else {
+            let slot = self
+                .clients
+                .get_mut(&i)
+                .expect("scheduled for an existing client");
+            let _ = slot.client.handle_datagram(self.now - slot.start, bytes);
+            self.collect_client(i);
         }
     }
 }
