@@ -265,7 +265,14 @@ pub fn round_half_away(q: f64) -> f64 {
 /// zigzag form fits the 6-bit width header).
 pub fn hundredths(x: f64) -> i64 {
     const LIMIT: f64 = (1u64 << 61) as f64;
-    let q = round_half_away(x * 100.0);
+    let q = x * 100.0;
+    if q.abs() < 4.0e15 {
+        // `round_half_away(q) as i64`, in integers (exact below 2^52).
+        let t = q as i64;
+        let frac = q - t as f64;
+        return t + i64::from(frac >= 0.5) - i64::from(frac <= -0.5);
+    }
+    let q = round_half_away(q);
     if q.is_finite() {
         q.clamp(-LIMIT, LIMIT) as i64
     } else {
@@ -935,6 +942,25 @@ mod tests {
         #[test]
         fn fast_rounding_matches_f64_round(x in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO) {
             proptest::prop_assert_eq!(round_half_away(x), x.round());
+        }
+
+        #[test]
+        fn hundredths_in_integers_match_rounding_in_floats(
+            x in proptest::num::f64::ANY,
+            k in -1_000_000_000i64..1_000_000_000,
+            d in -1e-7f64..1e-7,
+        ) {
+            let reference = |x: f64| {
+                let q = (x * 100.0).round();
+                if q.is_finite() {
+                    q.clamp(-((1u64 << 61) as f64), (1u64 << 61) as f64) as i64
+                } else {
+                    0
+                }
+            };
+            proptest::prop_assert_eq!(hundredths(x), reference(x));
+            let near_half = (k as f64 + 0.5) / 100.0 + d;
+            proptest::prop_assert_eq!(hundredths(near_half), reference(near_half));
         }
 
         #[test]
