@@ -298,6 +298,8 @@ fn write_entry(w: &mut BitWriter, b: &Bindings, e: &ProxyEntry) {
 struct BitReader<'a> {
     bytes: &'a [u8],
     bit: usize,
+    /// A read without checks went past the end (see [`BitReader::take`]).
+    overrun: bool,
 }
 
 /// The 8 bytes from `first` as a little-endian word (zeros past the end).
@@ -343,6 +345,21 @@ impl BitReader<'_> {
             v |= u64::from(self.bytes.get(first + 8).copied().unwrap_or(0)) << (64 - off);
         }
         v
+    }
+    /// `n` bits (at most 64) without a check: past the end they read as zeros and `overrun`
+    /// is set; the caller checks it before anything else can fail (it stands for
+    /// `DecodeError::Truncated` at the first read that went past the end).
+    #[inline(always)]
+    fn take(&mut self, n: u32) -> u64 {
+        let v = self.peek64();
+        self.advance(n);
+        if n >= 64 { v } else { v & ((1u64 << n) - 1) }
+    }
+    /// Consumes `n` bits without a check (as [`BitReader::take`]).
+    #[inline(always)]
+    fn advance(&mut self, n: u32) {
+        self.bit += n as usize;
+        self.overrun |= self.bit > self.bytes.len() * 8;
     }
     /// Consumes `n` bits, as `bits(n)` does.
     #[inline(always)]
@@ -681,6 +698,58 @@ fn read_field(
     Ok(())
 }
 
+/// Packed components read with [`BitReader::take`].
+#[inline(always)]
+fn take_packed<const N: usize>(r: &mut BitReader) -> [f64; N] {
+    let mut out = [0.0; N];
+    let next = r.peek64();
+    let width = (next & 63) as u32;
+    if 6 + width as usize * N <= 64 {
+        r.advance(6 + width * N as u32);
+        let mask = (1u64 << width) - 1;
+        for (k, c) in out.iter_mut().enumerate() {
+            *c = unzigzag((next >> (6 + width as usize * k)) & mask) as f64 / 100.0;
+        }
+    } else {
+        r.advance(6);
+        for c in &mut out {
+            *c = unzigzag(r.take(width)) as f64 / 100.0;
+        }
+    }
+    out
+}
+
+/// [`read_field`] for the usual (type, member) pairs, with unchecked reads (the caller checks
+/// `overrun`); false, reading nothing, for the others.
+#[inline(always)]
+fn take_field(r: &mut BitReader, ty: BoundType, field: Field, into: &mut PawnValues) -> bool {
+    use BoundType as T;
+    match (ty, field) {
+        (T::CompressedVector | T::CompressedRotator, Field::Location) => {
+            into.location = DVec3::from_array(take_packed::<3>(r));
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Rotation) => {
+            into.rotation = DVec3::from_array(take_packed::<3>(r));
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
+            into.velocity = DVec3::from_array(take_packed::<3>(r));
+        }
+        (T::CompressedVector2D, Field::InputMove) => {
+            into.input_move = DVec2::from_array(take_packed::<2>(r));
+        }
+        (T::CompressedFloat, Field::DashCooldown) => {
+            into.dash_cooldown = take_packed::<1>(r)[0] as f32;
+        }
+        (T::CompressedFloat, Field::Stride) => into.stride = take_packed::<1>(r)[0] as f32,
+        (T::CompressedFloat, Field::MoveRamp) => into.move_ramp = take_packed::<1>(r)[0] as f32,
+        (T::Byte, Field::DashCount) => into.dash_count = r.take(8) as u8,
+        (T::Byte, Field::Team) => into.team = r.take(8) as u8,
+        (T::Bool, Field::InputDash) => into.input_dash = r.take(1) == 1,
+        _ => return false,
+    }
+    true
+}
+
 fn write_values(w: &mut BitWriter, b: &Bindings, v: &PawnValues, mask: FieldMask) {
     for bd in b.list() {
         if mask.contains(bd.field) {
@@ -973,6 +1042,7 @@ pub fn decode_reusing<'b>(
     let mut r = BitReader {
         bytes,
         bit: HEADER_BYTES * 8,
+        overrun: false,
     };
     let msg = match kind {
         K_KEEPALIVE => Datagram::Keepalive,
@@ -1112,8 +1182,8 @@ pub fn decode_reusing<'b>(
             entries.clear();
             entries.reserve(n.min(64));
             for _ in 0..n {
-                let pawn = r.bits(16)? as u16;
-                let forced = r.bits(1)? == 1;
+                let pawn = r.take(16) as u16;
+                let forced = r.take(1) == 1;
                 entries.push(ProxyEntry {
                     pawn,
                     forced,
@@ -1121,8 +1191,17 @@ pub fn decode_reusing<'b>(
                 });
                 if let Some(e) = entries.last_mut() {
                     for &(field, ty, _) in b.simulated_list() {
-                        read_field(&mut r, ty, field, &mut e.values)?;
+                        if !take_field(&mut r, ty, field, &mut e.values) {
+                            if r.overrun {
+                                return Err(DecodeError::Truncated);
+                            }
+                            read_field(&mut r, ty, field, &mut e.values)?;
+                        }
                     }
+                }
+                // Everything read unchecked so far: the first overrun is the error.
+                if r.overrun {
+                    return Err(DecodeError::Truncated);
                 }
             }
             Datagram::Server(ServerMsg::StateUpdate {
@@ -1273,17 +1352,37 @@ mod tests {
                     let mut r = BitReader {
                         bytes: &bytes,
                         bit: HEADER_BYTES * 8,
+                        overrun: false,
                     };
                     read_field(&mut r, ty, f, &mut read_fast).unwrap();
                     let mut read_slow = PawnValues::default();
                     let mut r = BitReader {
                         bytes: &bytes,
                         bit: HEADER_BYTES * 8,
+                        overrun: false,
                     };
                     read_slow.set(f, &read_value(&mut r, ty).unwrap());
                     assert_eq!(read_fast, read_slow, "{f:?} {ty:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_cut_state_update_is_truncated() {
+        let b = bindings();
+        let (_, server) = sample_messages(&b);
+        let update = server
+            .iter()
+            .find(|m| matches!(m, ServerMsg::StateUpdate { .. }))
+            .expect("a state update sample");
+        let good = encode_server(1, update, &b);
+        for cut in HEADER_BYTES..good.len() {
+            assert_eq!(
+                decode(&good[..cut], |_| Some(&b)).unwrap_err(),
+                DecodeError::Truncated,
+                "cut at {cut}"
+            );
         }
     }
 
@@ -1468,6 +1567,7 @@ mod tests {
             let mut r = BitReader {
                 bytes: &bytes,
                 bit: HEADER_BYTES * 8,
+                overrun: false,
             };
             assert_eq!(read_value(&mut r, ty).unwrap(), ty.quantize(&v), "{ty:?}");
         }
