@@ -1180,20 +1180,23 @@ impl Server {
 
     /// The next datagram to send, encoded, with its destination client.
     pub fn poll_transmit(&mut self) -> Option<(u16, Transmit)> {
-        let (to, msg, delivery) = self.outbox.pop_front()?;
+        // Encoded where it waits, then dropped there (a message is large to move).
+        let (to, msg, delivery) = self.outbox.front()?;
         self.send_seq = self.send_seq.wrapping_add(1);
         let b = self
             .layouts
             .get(msg.layout())
             .unwrap_or_else(|| self.layouts.current_bindings());
-        Some((
-            to,
+        let tx = (
+            *to,
             Transmit {
-                bytes: wire::encode_server_cached(self.send_seq, &msg, b, &mut self.entry_cache),
-                delivery,
+                bytes: wire::encode_server_cached(self.send_seq, msg, b, &mut self.entry_cache),
+                delivery: *delivery,
                 kind: msg.kind(),
             },
-        ))
+        );
+        self.outbox.drain(..1);
+        Some(tx)
     }
 
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
