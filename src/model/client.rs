@@ -9,7 +9,7 @@ use super::binding::{Bindings, CombineMode, Layouts};
 use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, quantize_time, run_move};
 use super::input::RawInput;
 use super::messages::{
-    ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, move_value_bits, moves_bytes,
+    ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, move_value_bits, moves_bytes_with,
 };
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::proxy::{Proxy, ProxyList, SimulationCtx};
@@ -751,28 +751,36 @@ impl Client {
             .filter(|m| m.id > first)
             .map(|m| (m.layout, self.wire_move(m)))
             .collect();
-        // One layout per batch; a layout change starts a new batch.
-        let mut batches: Vec<(u8, Vec<WireMove>)> = Vec::new();
+        // One layout per batch; a layout change starts a new batch. Each batch carries the sum
+        // of its moves' value bits (what `moves_bytes` would add up again).
+        let mut batches: Vec<(u8, Vec<WireMove>, usize)> = Vec::new();
         let mut cur: Vec<WireMove> = Vec::new();
+        let mut cur_bits = 0usize;
         let mut cur_layout = candidates.first().map_or(0, |(l, _)| *l);
         let mut b = self.bindings_of(cur_layout);
         for (layout, m) in candidates {
             if layout != cur_layout {
                 if !cur.is_empty() {
-                    batches.push((cur_layout, std::mem::take(&mut cur)));
+                    batches.push((cur_layout, std::mem::take(&mut cur), cur_bits));
+                    cur_bits = 0;
                 }
                 cur_layout = layout;
                 b = self.bindings_of(layout);
             }
+            let m_bits = move_value_bits(&b, &m);
             cur.push(m);
-            if cur.len() > 1 && (cur.len() >= 255 || moves_bytes(&b, &cur) > MAX_BATCH_BYTES) {
+            cur_bits += m_bits;
+            if cur.len() > 1
+                && (cur.len() >= 255 || moves_bytes_with(&cur, cur_bits) > MAX_BATCH_BYTES)
+            {
                 let last = cur.pop().expect("len > 1");
-                batches.push((cur_layout, std::mem::take(&mut cur)));
+                batches.push((cur_layout, std::mem::take(&mut cur), cur_bits - m_bits));
                 cur.push(last);
+                cur_bits = m_bits;
             }
         }
         if !cur.is_empty() {
-            batches.push((cur_layout, cur));
+            batches.push((cur_layout, cur, cur_bits));
         }
         if !reliable && batches.len() > MAX_UNRELIABLE_DATAGRAMS {
             // Unreliable: the newest moves, at most this many datagrams.
@@ -782,12 +790,11 @@ impl Client {
         let mut resent = 0u16;
         let mut value_bits = 0u32;
         let mut bytes = 0u32;
-        for (layout, batch) in batches {
+        for (layout, batch, batch_bits) in batches {
             let batch_newest = batch.last().map_or(0, |m| m.id);
-            let lb = self.bindings_of(layout);
-            bytes += moves_bytes(&lb, &batch) as u32;
+            bytes += moves_bytes_with(&batch, batch_bits) as u32;
+            value_bits += batch_bits as u32;
             for m in &batch {
-                value_bits += move_value_bits(&lb, m) as u32;
                 if m.id > self.sent_upto {
                     new_moves += 1;
                 } else {

@@ -396,6 +396,36 @@ fn width_of(v: u64) -> u32 {
     (64 - v.leading_zeros()).max(1)
 }
 
+/// [`batch_meta`] without the per-move list: the consecutive flag, the two widths, and how
+/// many moves carry an explicit delta.
+pub fn batch_widths(moves: &[WireMove]) -> (bool, u32, u32, usize) {
+    use super::cycle::to_units;
+    let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
+    let mut step_width = 1;
+    let mut delta_width = 1;
+    let mut explicit = 0;
+    for (i, m) in moves.iter().enumerate() {
+        let delta = to_units(m.delta);
+        if i == 0 {
+            explicit += 1;
+            delta_width = delta_width.max(width_of(zigzag(delta)));
+        } else {
+            let step = to_units(m.timestamp) - to_units(moves[i - 1].timestamp);
+            step_width = step_width.max(width_of(zigzag(step)));
+            if step != delta {
+                explicit += 1;
+                delta_width = delta_width.max(width_of(zigzag(delta)));
+            }
+        }
+    }
+    (
+        consecutive,
+        step_width.min(63),
+        delta_width.min(63),
+        explicit,
+    )
+}
+
 pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
     use super::cycle::to_units;
     let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
@@ -1641,6 +1671,25 @@ mod tests {
             };
             let bytes = encode_client(1, 1, &msg, &b);
             assert_eq!(bytes.len(), msg.wire_bytes(&b));
+            // The frame bits, exactly, as the encoder lays them out.
+            let meta = batch_meta(&moves);
+            let frame: usize = crate::model::messages::MOVES_BATCH_HEADER_BITS
+                + (0..moves.len())
+                    .map(|i| {
+                        usize::from(!meta.consecutive) * 32
+                            + if i > 0 {
+                                meta.step_width as usize + 1
+                            } else {
+                                0
+                            }
+                            + if i == 0 || !meta.delta_is_step[i] {
+                                meta.delta_width as usize
+                            } else {
+                                0
+                            }
+                    })
+                    .sum::<usize>();
+            assert_eq!(crate::model::messages::moves_frame_bits(&moves), frame);
             let (_, d) = decode(&bytes, |_| Some(&b)).unwrap();
             let Datagram::Client(ClientMsg::Moves { moves: got, .. }) = d else {
                 panic!("{d:?}")
