@@ -231,8 +231,16 @@ impl BoundType {
     }
 }
 
-fn round2(x: f64) -> f64 {
+pub(crate) fn round2(x: f64) -> f64 {
     round_half_away(x * 100.0) / 100.0
+}
+
+/// `f64::round` out of line, so the compiler does not compute it for every value (it would
+/// speculate the intrinsic, a libm call on this target, to avoid the branch).
+#[cold]
+#[inline(never)]
+fn round_rare(q: f64) -> f64 {
+    q.round()
 }
 
 /// Rounds half away from zero, like `f64::round`, without the libm call (the baseline x86-64
@@ -240,7 +248,7 @@ fn round2(x: f64) -> f64 {
 #[inline]
 pub fn round_half_away(q: f64) -> f64 {
     if q.is_nan() || q.abs() >= 4.0e15 {
-        return q.round();
+        return round_rare(q);
     }
     let t = q as i64 as f64;
     let frac = q - t;
@@ -257,7 +265,14 @@ pub fn round_half_away(q: f64) -> f64 {
 /// zigzag form fits the 6-bit width header).
 pub fn hundredths(x: f64) -> i64 {
     const LIMIT: f64 = (1u64 << 61) as f64;
-    let q = round_half_away(x * 100.0);
+    let q = x * 100.0;
+    if q.abs() < 4.0e15 {
+        // `round_half_away(q) as i64`, in integers (exact below 2^52).
+        let t = q as i64;
+        let frac = q - t as f64;
+        return t + i64::from(frac >= 0.5) - i64::from(frac <= -0.5);
+    }
+    let q = round_half_away(q);
     if q.is_finite() {
         q.clamp(-LIMIT, LIMIT) as i64
     } else {
@@ -287,7 +302,7 @@ pub fn packed_width(components: &[f64]) -> u32 {
 
 /// Packed two-decimal components: a 6-bit width header, then every component as a zigzag
 /// integer of hundredths in that many bits (the widest component decides the width).
-fn packed_bits(components: &[f64]) -> u32 {
+pub(crate) fn packed_bits(components: &[f64]) -> u32 {
     6 + packed_width(components) * components.len() as u32
 }
 
@@ -667,6 +682,28 @@ impl std::fmt::Display for BindingError {
 }
 
 impl Bindings {
+    /// No bindings at all.
+    pub fn empty() -> Self {
+        Bindings {
+            list: Vec::new(),
+            bound: FieldMask::EMPTY,
+            input: FieldMask::EMPTY,
+            client_sends_input: FieldMask::EMPTY,
+            client_sends_output: FieldMask::EMPTY,
+            client_auth_input: FieldMask::EMPTY,
+            client_auth_output: FieldMask::EMPTY,
+            client_validated: FieldMask::EMPTY,
+            server_auth: FieldMask::EMPTY,
+            simulated: FieldMask::EMPTY,
+            on_change: FieldMask::EMPTY,
+            input_idx: Vec::new(),
+            simulated_list: Vec::new(),
+            client_validated_idx: Vec::new(),
+            server_validated_input_idx: Vec::new(),
+            server_validated_output_idx: Vec::new(),
+        }
+    }
+
     pub fn new(list: Vec<Binding>) -> Result<Self, BindingError> {
         let mut bound = FieldMask::EMPTY;
         for b in &list {
@@ -905,6 +942,25 @@ mod tests {
         #[test]
         fn fast_rounding_matches_f64_round(x in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO) {
             proptest::prop_assert_eq!(round_half_away(x), x.round());
+        }
+
+        #[test]
+        fn hundredths_in_integers_match_rounding_in_floats(
+            x in proptest::num::f64::ANY,
+            k in -1_000_000_000i64..1_000_000_000,
+            d in -1e-7f64..1e-7,
+        ) {
+            let reference = |x: f64| {
+                let q = (x * 100.0).round();
+                if q.is_finite() {
+                    q.clamp(-((1u64 << 61) as f64), (1u64 << 61) as f64) as i64
+                } else {
+                    0
+                }
+            };
+            proptest::prop_assert_eq!(hundredths(x), reference(x));
+            let near_half = (k as f64 + 0.5) / 100.0 + d;
+            proptest::prop_assert_eq!(hundredths(near_half), reference(near_half));
         }
 
         #[test]

@@ -9,10 +9,10 @@ use super::binding::{Bindings, CombineMode, Layouts};
 use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, quantize_time, run_move};
 use super::input::RawInput;
 use super::messages::{
-    ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, move_value_bits, moves_bytes,
+    ClientMsg, Delivery, MsgKind, ServerMsg, WireMove, move_value_bits, moves_bytes_with,
 };
 use super::pawn::{Execution, PawnValues, TickOutput};
-use super::proxy::{Proxy, SimulationCtx};
+use super::proxy::{Proxy, ProxyList, SimulationCtx};
 use super::settings::{Faults, GmcSettings};
 use super::settings::{SmoothingMode, SmoothingSettings};
 use super::telemetry::{
@@ -87,7 +87,11 @@ pub struct Transmit {
 pub struct Client {
     cfg: ClientConfig,
     layouts: Layouts,
-    proxies: std::collections::BTreeMap<u16, Proxy>,
+    proxies: ProxyList,
+    /// Smoothing settings and spawn pause of the last proxy update.
+    proxy_settings: Option<(SmoothingSettings, f64)>,
+    /// The entries buffer of the last state update, reused for decoding the next.
+    entry_scratch: Vec<super::messages::ProxyEntry>,
     /// The own pawn shown from server states when client prediction is off.
     own_proxy: Option<Proxy>,
     rng: Rng,
@@ -97,7 +101,6 @@ pub struct Client {
     view_delay: f64,
     next_sample: f64,
     display_stats: super::proxy::DisplayStats,
-    frame_scratch: Vec<super::proxy::ProxyFrame>,
 
     send_seq: u32,
     recv_window: SeqWindow,
@@ -138,7 +141,9 @@ impl Client {
     pub fn new(cfg: ClientConfig) -> Self {
         Client {
             layouts: Layouts::new(cfg.bindings.clone()),
-            proxies: std::collections::BTreeMap::new(),
+            proxies: ProxyList::default(),
+            entry_scratch: Vec::new(),
+            proxy_settings: None,
             own_proxy: None,
             rng: Rng::new(cfg.seed),
             hook_trace: cfg.hook_trace,
@@ -146,7 +151,6 @@ impl Client {
             view_delay: 0.0,
             next_sample: 0.0,
             display_stats: Default::default(),
-            frame_scratch: Vec::new(),
 
             send_seq: 0,
             recv_window: SeqWindow::default(),
@@ -247,7 +251,11 @@ impl Client {
     /// Hands a datagram from the server to the client. A malformed datagram or a duplicate is
     /// dropped and reported in telemetry, never acted on.
     pub fn handle_datagram(&mut self, now: f64, bytes: &[u8]) -> Result<(), DecodeError> {
-        let decoded = wire::decode(bytes, |v| self.layouts.get(v).map(|b| &**b));
+        let decoded = wire::decode_reusing(
+            bytes,
+            |v| self.layouts.get(v).map(|b| &**b),
+            &mut self.entry_scratch,
+        );
         match decoded {
             Ok((h, Datagram::Server(msg))) => {
                 if self.recv_window.accept(h.seq) {
@@ -369,9 +377,8 @@ impl Client {
             ServerMsg::ProxySpawn { pawn, owner, team } => {
                 if pawn != self.pawn || self.phase != Phase::Playing {
                     let owner = (owner != super::messages::NO_OWNER).then_some(owner);
-                    if let std::collections::btree_map::Entry::Vacant(e) = self.proxies.entry(pawn)
-                    {
-                        e.insert(Proxy::new(pawn, owner, now, team));
+                    if !self.proxies.contains(pawn) {
+                        self.proxies.insert(Proxy::new(pawn, owner, now, team));
                         self.telemetry.push((
                             now,
                             Event::ProxySpawned {
@@ -391,7 +398,7 @@ impl Client {
                 }
             }
             ServerMsg::ProxyDespawn { pawn } => {
-                if self.proxies.remove(&pawn).is_some() {
+                if self.proxies.remove(pawn) {
                     self.telemetry.push((now, Event::ProxyDespawned { pawn }));
                 }
             }
@@ -401,15 +408,17 @@ impl Client {
                 entries,
             } => {
                 let b = self.bindings_of(layout);
-                for e in entries {
+                for e in &entries {
                     if e.pawn == self.pawn && self.phase == Phase::Playing {
                         if let Some(p) = self.own_proxy.as_mut() {
                             p.receive(now, server_time, &e.values, b.simulated);
                         }
-                    } else if let Some(p) = self.proxies.get_mut(&e.pawn) {
+                    } else if let Some(p) = self.proxies.get_mut(e.pawn) {
                         p.receive(now, server_time, &e.values, b.simulated);
                     }
                 }
+                // The buffer serves the next state update's decoding.
+                self.entry_scratch = entries;
             }
             other => self.inbox.push(other),
         }
@@ -742,28 +751,36 @@ impl Client {
             .filter(|m| m.id > first)
             .map(|m| (m.layout, self.wire_move(m)))
             .collect();
-        // One layout per batch; a layout change starts a new batch.
-        let mut batches: Vec<(u8, Vec<WireMove>)> = Vec::new();
+        // One layout per batch; a layout change starts a new batch. Each batch carries the sum
+        // of its moves' value bits (what `moves_bytes` would add up again).
+        let mut batches: Vec<(u8, Vec<WireMove>, usize)> = Vec::new();
         let mut cur: Vec<WireMove> = Vec::new();
+        let mut cur_bits = 0usize;
         let mut cur_layout = candidates.first().map_or(0, |(l, _)| *l);
         let mut b = self.bindings_of(cur_layout);
         for (layout, m) in candidates {
             if layout != cur_layout {
                 if !cur.is_empty() {
-                    batches.push((cur_layout, std::mem::take(&mut cur)));
+                    batches.push((cur_layout, std::mem::take(&mut cur), cur_bits));
+                    cur_bits = 0;
                 }
                 cur_layout = layout;
                 b = self.bindings_of(layout);
             }
+            let m_bits = move_value_bits(&b, &m);
             cur.push(m);
-            if cur.len() > 1 && (cur.len() >= 255 || moves_bytes(&b, &cur) > MAX_BATCH_BYTES) {
+            cur_bits += m_bits;
+            if cur.len() > 1
+                && (cur.len() >= 255 || moves_bytes_with(&cur, cur_bits) > MAX_BATCH_BYTES)
+            {
                 let last = cur.pop().expect("len > 1");
-                batches.push((cur_layout, std::mem::take(&mut cur)));
+                batches.push((cur_layout, std::mem::take(&mut cur), cur_bits - m_bits));
                 cur.push(last);
+                cur_bits = m_bits;
             }
         }
         if !cur.is_empty() {
-            batches.push((cur_layout, cur));
+            batches.push((cur_layout, cur, cur_bits));
         }
         if !reliable && batches.len() > MAX_UNRELIABLE_DATAGRAMS {
             // Unreliable: the newest moves, at most this many datagrams.
@@ -773,12 +790,11 @@ impl Client {
         let mut resent = 0u16;
         let mut value_bits = 0u32;
         let mut bytes = 0u32;
-        for (layout, batch) in batches {
+        for (layout, batch, batch_bits) in batches {
             let batch_newest = batch.last().map_or(0, |m| m.id);
-            let lb = self.bindings_of(layout);
-            bytes += moves_bytes(&lb, &batch) as u32;
+            bytes += moves_bytes_with(&batch, batch_bits) as u32;
+            value_bits += batch_bits as u32;
             for m in &batch {
-                value_bits += move_value_bits(&lb, m) as u32;
                 if m.id > self.sent_upto {
                     new_moves += 1;
                 } else {
@@ -1090,31 +1106,45 @@ impl Client {
         let b = self.layouts.current_bindings().clone();
         let cfg = self.cfg.smoothing;
         let pause = self.cfg.gmc.post_spawn_smoothing_pause;
-        let mut frames = std::mem::take(&mut self.frame_scratch);
-        frames.clear();
+        let mut acc = super::proxy::FrameAcc::default();
+        let mut count = 0usize;
+        // Sum of the delays of proxies not paused (from the first, not from 0).
+        let mut view_sum: Option<f64> = None;
         let mut effects: Vec<u16> = Vec::new();
         let own = if self.cfg.gmc.use_client_prediction {
             None
         } else {
             self.own_proxy.as_mut()
         };
+        let forward = cfg.mode == SmoothingMode::ForwardSimulation;
+        // Proxies may take the quick update when nothing they were updated with changed.
+        let same_settings = self.proxy_settings == Some((cfg, pause));
+        self.proxy_settings = Some((cfg, pause));
         for p in self.proxies.values_mut().chain(own) {
-            let sim = (cfg.mode == SmoothingMode::ForwardSimulation).then_some(SimulationCtx {
+            let sim = forward.then_some(SimulationCtx {
                 gmc: &self.cfg.gmc,
                 faults: &self.cfg.faults,
                 out: &mut self.tick_out,
             });
-            let f = p.update(
-                now,
-                server_now,
-                latency,
-                &cfg,
-                pause,
-                &b,
-                &mut self.rng,
-                sim,
-            );
-            if cfg.mode == SmoothingMode::ForwardSimulation {
+            let quick = if same_settings {
+                p.update_quick(now, server_now, latency, &cfg, pause)
+            } else {
+                None
+            };
+            let f = match quick {
+                Some(f) => f,
+                None => p.update(
+                    now,
+                    server_now,
+                    latency,
+                    &cfg,
+                    pause,
+                    &b,
+                    &mut self.rng,
+                    sim,
+                ),
+            };
+            if forward {
                 // Simulated executions (IsSimulatedMove): guarded side effects stay silent.
                 emit_one_shots(
                     &mut self.telemetry,
@@ -1126,7 +1156,11 @@ impl Client {
                 );
                 self.tick_out.clear();
             }
-            frames.push(f);
+            self.display_stats.add(&mut acc, &f, dt);
+            count += 1;
+            if !f.paused {
+                view_sum = Some(view_sum.map_or(f.delay, |s| s + f.delay));
+            }
             // GenSimulationTick: react to bound values that changed (cosmetics only).
             if !f.paused {
                 let last = p.last_effect_count.replace(f.dash_count);
@@ -1136,7 +1170,7 @@ impl Client {
             }
         }
         if self.hook_trace {
-            let pawns: Vec<u16> = self.proxies.keys().copied().collect();
+            let pawns: Vec<u16> = self.proxies.keys().collect();
             for pawn in pawns {
                 self.telemetry.push((
                     now,
@@ -1165,18 +1199,12 @@ impl Client {
         for pawn in effects {
             self.telemetry.push((now, Event::ProxyEffect { pawn }));
         }
-        if !frames.is_empty() {
-            self.display_stats.frame(&frames, dt);
+        if count > 0 {
+            self.display_stats.end_frame(&acc, count);
         }
-        if let Some(d) = frames
-            .iter()
-            .filter(|f| !f.paused)
-            .map(|f| f.delay)
-            .reduce(|a, b| a + b)
-        {
-            self.view_delay = d / frames.iter().filter(|f| !f.paused).count() as f64;
+        if let Some(d) = view_sum {
+            self.view_delay = d / f64::from(acc.live);
         }
-        self.frame_scratch = frames;
         if let Some(e) = self.display_stats.take(now) {
             self.telemetry.push((now, e));
         }

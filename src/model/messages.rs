@@ -188,7 +188,7 @@ fn values_bits(b: &Bindings, v: &PawnValues, mask: FieldMask) -> usize {
     b.list()
         .iter()
         .filter(|x| mask.contains(x.field))
-        .map(|x| x.ty.wire_bits(&v.get(x.field)) as usize)
+        .map(|x| v.member_wire_bits(x.field, x.ty) as usize)
         .sum()
 }
 
@@ -206,22 +206,23 @@ pub const MOVES_BATCH_HEADER_BITS: usize = 32 + 16 + 8 + 1 + 32 + 48 + 6 + 6;
 /// move the timestamp step, the delta (one bit when it equals the step) and the values the
 /// client sends, in binding order.
 pub fn moves_body_bits(b: &Bindings, moves: &[WireMove]) -> usize {
-    let meta = super::wire::batch_meta(moves);
-    let mut bits = MOVES_BATCH_HEADER_BITS;
-    for (i, m) in moves.iter().enumerate() {
-        if !meta.consecutive {
-            bits += 32;
-        }
-        if i > 0 {
-            bits += meta.step_width as usize + 1;
-        }
-        if i == 0 || !meta.delta_is_step[i] {
-            bits += meta.delta_width as usize;
-        }
-        bits += values_bits(b, &m.input, b.client_sends_input)
-            + values_bits(b, &m.output, b.client_sends_output);
-    }
-    bits
+    moves_frame_bits(moves) + moves.iter().map(|m| move_value_bits(b, m)).sum::<usize>()
+}
+
+/// The bits of a `Moves` batch body other than the moves' values: [`moves_body_bits`] is
+/// this plus every move's [`move_value_bits`].
+pub fn moves_frame_bits(moves: &[WireMove]) -> usize {
+    let (consecutive, step_width, delta_width, explicit) = super::wire::batch_widths(moves);
+    let n = moves.len();
+    MOVES_BATCH_HEADER_BITS
+        + if consecutive { 0 } else { 32 * n }
+        + n.saturating_sub(1) * (step_width as usize + 1)
+        + explicit * delta_width as usize
+}
+
+/// Bytes of a `Moves` datagram whose moves' values take `value_bits` bits.
+pub fn moves_bytes_with(moves: &[WireMove], value_bits: usize) -> usize {
+    bytes(moves_frame_bits(moves) + value_bits)
 }
 
 /// Bits of the bound values a move carries (the bit-packed minimum of its content).

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::binding::{
     Binding, BoundType, CombineMode, FieldMask, InterpolationFunction, PredictionMode,
-    SimulationMode, Value,
+    SimulationMode, Value, packed_bits, round_half_away, round2,
 };
 use super::settings::Faults;
 
@@ -190,15 +190,95 @@ impl PawnValues {
         }
     }
 
+    /// Whether any member in `mask` differs from `other`'s (as `get(f) != other.get(f)`).
+    pub fn differs_in(&self, other: &PawnValues, mask: FieldMask) -> bool {
+        Field::ALL.iter().any(|&f| {
+            mask.contains(f)
+                && match f {
+                    Field::InputMove => self.input_move != other.input_move,
+                    Field::InputDash => self.input_dash != other.input_dash,
+                    Field::Location => self.location != other.location,
+                    Field::Rotation => self.rotation != other.rotation,
+                    Field::Velocity => self.velocity != other.velocity,
+                    Field::DashCooldown => self.dash_cooldown != other.dash_cooldown,
+                    Field::DashCount => self.dash_count != other.dash_count,
+                    Field::Stride => self.stride != other.stride,
+                    Field::MoveRamp => self.move_ramp != other.move_ramp,
+                    Field::Team => self.team != other.team,
+                }
+        })
+    }
+
     /// Quantizes the members in the binding list to their wire precision.
     pub fn quantized(&self, bindings: &[Binding], mask: FieldMask) -> PawnValues {
         let mut out = *self;
         for b in bindings {
             if mask.contains(b.field) {
-                out.set(b.field, &b.ty.quantize(&self.get(b.field)));
+                out.quantize_member(b.field, b.ty, self);
             }
         }
         out
+    }
+
+    /// `self.set(f, &ty.quantize(&src.get(f)))`, without a `Value` for the usual types. Out of
+    /// line: inlined, the compiler quantizes every member up front, bound or not.
+    #[inline(never)]
+    fn quantize_member(&mut self, f: Field, ty: BoundType, src: &PawnValues) {
+        use BoundType as T;
+        let v3 = |v: DVec3| DVec3::new(round2(v.x), round2(v.y), round2(v.z));
+        let f32q = |x: f32| (round_half_away(f64::from(x) * 100.0) / 100.0) as f32;
+        match (ty, f) {
+            (T::CompressedVector | T::CompressedRotator, Field::Location) => {
+                self.location = v3(src.location);
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::Rotation) => {
+                self.rotation = v3(src.rotation);
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
+                self.velocity = v3(src.velocity);
+            }
+            (T::CompressedVector2D, Field::InputMove) => {
+                self.input_move = DVec2::new(round2(src.input_move.x), round2(src.input_move.y));
+            }
+            (T::CompressedFloat, Field::DashCooldown) => {
+                self.dash_cooldown = f32q(src.dash_cooldown)
+            }
+            (T::CompressedFloat, Field::Stride) => self.stride = f32q(src.stride),
+            (T::CompressedFloat, Field::MoveRamp) => self.move_ramp = f32q(src.move_ramp),
+            (T::HalfByte, Field::DashCount) => self.dash_count = src.dash_count & 0x0F,
+            (T::HalfByte, Field::Team) => self.team = src.team & 0x0F,
+            (T::Byte, Field::DashCount) => self.dash_count = src.dash_count,
+            (T::Byte, Field::Team) => self.team = src.team,
+            (T::Bool, Field::InputDash) => self.input_dash = src.input_dash,
+            _ => self.set(f, &ty.quantize(&src.get(f))),
+        }
+    }
+
+    /// `ty.wire_bits(&self.get(f))`, without a `Value` for the usual types (out of line, as
+    /// [`PawnValues::quantize_member`]).
+    #[inline(never)]
+    pub fn member_wire_bits(&self, f: Field, ty: BoundType) -> u32 {
+        use BoundType as T;
+        match (ty, f) {
+            (T::CompressedVector | T::CompressedRotator, Field::Location) => {
+                packed_bits(&self.location.to_array())
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::Rotation) => {
+                packed_bits(&self.rotation.to_array())
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
+                packed_bits(&self.velocity.to_array())
+            }
+            (T::CompressedVector2D, Field::InputMove) => packed_bits(&self.input_move.to_array()),
+            (T::CompressedFloat, Field::DashCooldown) => {
+                packed_bits(&[f64::from(self.dash_cooldown)])
+            }
+            (T::CompressedFloat, Field::Stride) => packed_bits(&[f64::from(self.stride)]),
+            (T::CompressedFloat, Field::MoveRamp) => packed_bits(&[f64::from(self.move_ramp)]),
+            (T::Byte, Field::DashCount | Field::Team) => 8,
+            (T::Bool, Field::InputDash) => 1,
+            _ => ty.wire_bits(&self.get(f)),
+        }
     }
 }
 
@@ -523,6 +603,45 @@ pub fn gen_prediction_tick(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn member_fast_paths_agree_with_values(
+            xs in proptest::collection::vec(-1.0e6f64..1.0e6, 12),
+            bytes in proptest::collection::vec(0u8..=255, 2),
+            dash: bool,
+        ) {
+            let v = PawnValues {
+                input_move: DVec2::new(xs[0] / 1e6, xs[1] / 1e6),
+                input_dash: dash,
+                location: DVec3::new(xs[2], xs[3], xs[4]),
+                rotation: DVec3::new(xs[5] / 1e3, xs[6] / 1e3, xs[7] / 1e3),
+                velocity: DVec3::new(xs[8] / 1e2, xs[9] / 1e2, xs[10] / 1e2),
+                dash_cooldown: (xs[11] / 1e6) as f32,
+                dash_count: bytes[0],
+                stride: (xs[0] / 1e3) as f32,
+                move_ramp: (xs[1] / 1e6) as f32,
+                team: bytes[1],
+            };
+            for f in Field::ALL {
+                for ty in BoundType::ALL {
+                    if !f.accepts(ty) {
+                        continue;
+                    }
+                    let mut fast = PawnValues::default();
+                    fast.quantize_member(f, ty, &v);
+                    let mut slow = PawnValues::default();
+                    slow.set(f, &ty.quantize(&v.get(f)));
+                    proptest::prop_assert_eq!(fast, slow, "{:?} {:?}", f, ty);
+                    proptest::prop_assert_eq!(
+                        v.member_wire_bits(f, ty),
+                        ty.wire_bits(&v.get(f)),
+                        "{:?} {:?}", f, ty
+                    );
+                }
+            }
+        }
+    }
     use crate::model::binding::Bindings;
 
     fn ctx(exec: Execution) -> TickCtx<'static> {

@@ -85,31 +85,41 @@ pub struct DisplayStats {
 impl DisplayStats {
     /// Adds one frame: each proxy's figures, and the frame's length.
     pub fn frame(&mut self, frames: &[ProxyFrame], dt: f64) {
-        let mut sum = 0.0;
-        let mut live = 0u16;
-        let mut paused = 0u16;
+        let mut acc = FrameAcc::default();
         for f in frames {
-            if f.paused {
-                paused += 1;
-            } else {
-                sum += f.delay;
-                live += 1;
-                self.delay_max = self.delay_max.max(f.delay);
-            }
-            if f.extrapolating {
-                self.extrapolation_seconds += dt;
-            }
-            if f.team == 0 {
-                self.team_unknown_frames += 1;
-            }
+            self.add(&mut acc, f, dt);
         }
-        if live > 0 {
-            self.delay_sum += sum / f64::from(live);
+        self.end_frame(&acc, frames.len());
+    }
+
+    /// Adds one proxy's figures of the frame being accumulated in `acc`
+    /// ([`DisplayStats::frame`] one proxy at a time).
+    #[inline]
+    pub fn add(&mut self, acc: &mut FrameAcc, f: &ProxyFrame, dt: f64) {
+        if f.paused {
+            acc.paused += 1;
+        } else {
+            acc.sum += f.delay;
+            acc.live += 1;
+            self.delay_max = self.delay_max.max(f.delay);
+        }
+        if f.extrapolating {
+            self.extrapolation_seconds += dt;
+        }
+        if f.team == 0 {
+            self.team_unknown_frames += 1;
+        }
+    }
+
+    /// Ends a frame of `proxies` proxies added with [`DisplayStats::add`].
+    pub fn end_frame(&mut self, acc: &FrameAcc, proxies: usize) {
+        if acc.live > 0 {
+            self.delay_sum += acc.sum / f64::from(acc.live);
             self.delay_frames += 1;
         }
         self.frames = self.frames.saturating_add(1);
-        self.proxies = frames.len() as u16;
-        self.paused = paused;
+        self.proxies = proxies as u16;
+        self.paused = acc.paused;
     }
 
     /// The mean delay of the frames so far (what the owner's batches report).
@@ -140,11 +150,82 @@ impl DisplayStats {
     }
 }
 
+/// One frame's proxy figures while they are added ([`DisplayStats::add`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameAcc {
+    /// Sum of the delays of the proxies not paused, in the order they were added.
+    pub sum: f64,
+    pub live: u16,
+    pub paused: u16,
+}
+
 /// Everything a forward-simulating proxy needs to run the tick.
 pub struct SimulationCtx<'a> {
     pub gmc: &'a GmcSettings,
     pub faults: &'a Faults,
     pub out: &'a mut TickOutput,
+}
+
+/// A machine's simulated proxies, in pawn id order.
+#[derive(Clone, Debug, Default)]
+pub struct ProxyList {
+    list: Vec<Proxy>,
+}
+
+impl ProxyList {
+    fn find(&self, pawn: u16) -> Result<usize, usize> {
+        self.list.binary_search_by_key(&pawn, |p| p.pawn)
+    }
+
+    pub fn get_mut(&mut self, pawn: u16) -> Option<&mut Proxy> {
+        match self.find(pawn) {
+            Ok(i) => self.list.get_mut(i),
+            Err(_) => None,
+        }
+    }
+
+    /// Adds `proxy` unless there is one for its pawn already; true if it was added.
+    pub fn insert(&mut self, proxy: Proxy) -> bool {
+        match self.find(proxy.pawn) {
+            Ok(_) => false,
+            Err(i) => {
+                self.list.insert(i, proxy);
+                true
+            }
+        }
+    }
+
+    /// Removes the proxy of `pawn`; true if there was one.
+    pub fn remove(&mut self, pawn: u16) -> bool {
+        match self.find(pawn) {
+            Ok(i) => {
+                self.list.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    pub fn contains(&self, pawn: u16) -> bool {
+        self.find(pawn).is_ok()
+    }
+
+    pub fn clear(&mut self) {
+        self.list.clear();
+    }
+
+    pub fn values(&self) -> std::slice::Iter<'_, Proxy> {
+        self.list.iter()
+    }
+
+    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, Proxy> {
+        self.list.iter_mut()
+    }
+
+    /// The pawn ids, in order.
+    pub fn keys(&self) -> impl Iterator<Item = u16> + '_ {
+        self.list.iter().map(|p| p.pawn)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -159,12 +240,27 @@ pub struct Proxy {
     last_now: f64,
     /// Index of the newest state the display time has passed.
     cursor: usize,
+    /// `discrete()` of the last display time, still the answer while the display time stays
+    /// in `[disc_from, disc_until)` and no state arrives (`disc_valid`).
+    disc: (u8, u8),
+    disc_from: f64,
+    disc_until: f64,
+    disc_valid: bool,
     applied_delay: Option<f64>,
     next_resync: f64,
     last_arrival: Option<f64>,
     interval_ewma: f64,
     jitter_ewma: f64,
     recovery: Option<(f64, PawnValues)>,
+    /// The last [`Proxy::update`] left nothing that would make the next frame differ from it
+    /// except the display time (see [`Proxy::update_quick`]); with the delay and latency it
+    /// used.
+    quick: bool,
+    quick_delay: f64,
+    quick_latency: f64,
+    quick_newest: f64,
+    /// A state arrived since the last update (the arrival estimates changed).
+    quick_stale: bool,
     /// GenSimulationTick's unbound copy of the last `dash_count` it reacted to.
     pub last_effect_count: Option<u8>,
 }
@@ -183,12 +279,21 @@ impl Proxy {
             look: Look::from(&SmoothingSettings::default()),
             last_now: now,
             cursor: 0,
+            disc: (0, 0),
+            disc_from: 0.0,
+            disc_until: 0.0,
+            disc_valid: false,
             applied_delay: None,
             next_resync: now,
             last_arrival: None,
             interval_ewma: 0.0,
             jitter_ewma: 0.0,
             recovery: None,
+            quick: false,
+            quick_delay: 0.0,
+            quick_latency: 0.0,
+            quick_newest: 0.0,
+            quick_stale: false,
             last_effect_count: None,
         }
     }
@@ -205,6 +310,31 @@ impl Proxy {
             }
         }
         self.last_arrival = Some(now);
+        // The quick update must first check the new target delay and the newest state.
+        self.quick_stale = true;
+        // States nearly always arrive in order: the newest is the base, and it is appended.
+        if let Some((newest_t, newest)) = self.states.back()
+            && *newest_t < server_time
+        {
+            let mut state = *newest;
+            state.copy_fields(values, mask);
+            let (cursor, n) = (self.cursor, self.states.len());
+            let dropped = n >= BUFFER_LEN;
+            if dropped {
+                self.states.pop_front();
+                self.cursor = self.cursor.saturating_sub(1);
+            }
+            self.states.push_back((server_time, state));
+            // The discrete values stay those of the cursor's state unless it was dropped;
+            // if it was the newest, the display time now passes it at the new state.
+            if dropped && cursor == 0 {
+                self.disc_valid = false;
+            } else if cursor + 1 >= n {
+                self.disc_until = server_time;
+            }
+            return;
+        }
+        self.disc_valid = false;
         let mut state = self
             .states
             .iter()
@@ -248,6 +378,7 @@ impl Proxy {
     }
 
     /// The total delay adaptive smoothing aims for now.
+    #[inline]
     pub fn target_delay(&self, latency: f64, cfg: &SmoothingSettings) -> f64 {
         let dynamic = self.interval_ewma + 4.0 * self.jitter_ewma;
         let buffer = cfg.buffer_time.max(dynamic).clamp(
@@ -278,6 +409,7 @@ impl Proxy {
         if now - self.spawned_at < post_spawn_pause || self.states.is_empty() {
             // Nothing replicated applied yet: only actor-property spawn data.
             self.view = View::Paused;
+            self.quick = false;
             return ProxyFrame {
                 paused: now - self.spawned_at < post_spawn_pause,
                 team: self.actor_team,
@@ -285,6 +417,8 @@ impl Proxy {
             };
         }
         let newest_t = self.states.back().map_or(0.0, |(t, _)| *t);
+        // Whether the delay stays the same while latency and buffered states do.
+        let mut steady_delay = cfg.mode == SmoothingMode::FixedDelayInterpolation;
         let delay = match cfg.mode {
             SmoothingMode::AdaptiveBufferedInterpolation => {
                 let target = self.target_delay(latency, cfg);
@@ -297,6 +431,10 @@ impl Proxy {
                     self.next_resync =
                         now + cfg.resync_interval + cfg.resync_spread * (2.0 * rng.f64() - 1.0);
                 }
+                // Until the next periodic re-sync, the same target decides the same way.
+                steady_delay = self
+                    .applied_delay
+                    .is_some_and(|a| (target - a).abs() <= cfg.resync_tolerance);
                 self.applied_delay.unwrap_or(target)
             }
             SmoothingMode::FixedDelayInterpolation => cfg.fixed_delay,
@@ -314,44 +452,48 @@ impl Proxy {
                 .back()
                 .map_or_else(PawnValues::default, |(_, v)| *v)
         };
-        let next = match cfg.mode {
-            SmoothingMode::MatchLatest => View::Eager(newest(self)),
-            SmoothingMode::ForwardSimulation => View::Eager(match sim {
-                Some(ctx) => {
-                    forward_simulate(&newest(self), (at - newest_t).clamp(0.0, 0.5), at, ctx)
-                }
-                None => newest(self),
-            }),
+        // The view is changed in place; `previous` is the view extrapolation ended with.
+        let previous = match cfg.mode {
+            SmoothingMode::MatchLatest | SmoothingMode::ForwardSimulation => {
+                let v = if cfg.mode == SmoothingMode::MatchLatest {
+                    newest(self)
+                } else {
+                    match sim {
+                        Some(ctx) => forward_simulate(
+                            &newest(self),
+                            (at - newest_t).clamp(0.0, 0.5),
+                            at,
+                            ctx,
+                        ),
+                        None => newest(self),
+                    }
+                };
+                let old = std::mem::replace(&mut self.view, View::Eager(v));
+                was_extrapolating.then_some(old)
+            }
             _ => {
                 frame.extrapolating = at > newest_t;
                 if frame.extrapolating {
-                    if let View::Extrapolated { base_t, .. } = &mut self.view
-                        && *base_t == newest_t
-                    {
+                    match &mut self.view {
                         // Same base as last frame: only the time moves.
-                        if let View::Extrapolated { at: a, .. } = &mut self.view {
-                            *a = at;
+                        View::Extrapolated { at: a, base_t, .. } if *base_t == newest_t => *a = at,
+                        _ => {
+                            self.view = View::Extrapolated {
+                                at,
+                                base_t: newest_t,
+                                base: newest(self),
+                            }
                         }
-                        None
-                    } else {
-                        Some(View::Extrapolated {
-                            at,
-                            base_t: newest_t,
-                            base: newest(self),
-                        })
                     }
+                    None
+                } else if was_extrapolating {
+                    Some(std::mem::replace(&mut self.view, View::At { at }))
                 } else {
-                    Some(View::At { at })
+                    self.view = View::At { at };
+                    None
                 }
-                .map_or(self.view, |v| v)
             }
         };
-        let previous = if was_extrapolating && !frame.extrapolating {
-            Some(self.view)
-        } else {
-            None
-        };
-        self.view = next;
         // Blend back after extrapolating, unless the jump is a teleport (decided once, here).
         if let Some(previous) = previous {
             {
@@ -375,7 +517,72 @@ impl Proxy {
         let (count, team) = self.discrete();
         frame.dash_count = count;
         frame.team = team;
+        self.quick =
+            steady_delay && self.recovery.is_none() && matches!(self.view, View::At { .. });
+        self.quick_delay = delay;
+        self.quick_latency = latency;
+        self.quick_newest = newest_t;
+        self.quick_stale = false;
         frame
+    }
+
+    /// [`Proxy::update`] for the common frame, when it can be decided cheaply: the smoothing
+    /// settings (`cfg`) and the spawn pause are those of the last update, the latency
+    /// estimate is the same, no periodic re-sync is due, states that arrived since leave the
+    /// target delay within the re-sync tolerance, and the display time stays within the
+    /// buffer. Then the result (and the proxy afterwards) is exactly what `update` gives;
+    /// otherwise `None`, and nothing changed.
+    #[inline]
+    pub fn update_quick(
+        &mut self,
+        now: f64,
+        server_now: f64,
+        latency: f64,
+        cfg: &SmoothingSettings,
+        post_spawn_pause: f64,
+    ) -> Option<ProxyFrame> {
+        if !self.quick
+            || latency != self.quick_latency
+            || now >= self.next_resync
+            || now - self.spawned_at < post_spawn_pause
+        {
+            return None;
+        }
+        let delay = self.quick_delay;
+        if self.quick_stale {
+            // What `update` decides about re-syncing, for the new arrival estimates.
+            if cfg.mode != SmoothingMode::AdaptiveBufferedInterpolation
+                || self.applied_delay != Some(delay)
+            {
+                return None;
+            }
+            let target = self.target_delay(latency, cfg);
+            // (A NaN difference is not within the tolerance either.)
+            let within = (target - delay).abs() <= cfg.resync_tolerance;
+            if !within {
+                return None;
+            }
+        }
+        let newest_t = if self.quick_stale {
+            self.states.back().map(|(t, _)| *t)?
+        } else {
+            self.quick_newest
+        };
+        let at = server_now - delay;
+        if at > newest_t {
+            return None;
+        }
+        self.quick_newest = newest_t;
+        self.quick_stale = false;
+        self.last_now = now;
+        self.view = View::At { at };
+        let (dash_count, team) = self.discrete_at(at);
+        Some(ProxyFrame {
+            dash_count,
+            team,
+            delay,
+            ..Default::default()
+        })
     }
 
     /// The buffered state at server time `at` (interpolated; the nearest end outside the
@@ -426,22 +633,47 @@ impl Proxy {
         match self.view {
             View::Paused => (0, self.actor_team),
             View::Eager(v) | View::Extrapolated { base: v, .. } => (v.dash_count, v.team),
-            View::At { at } => {
-                // The cursor is the index of the last state the display time passed; it moves
-                // a step or two per frame.
-                let n = self.states.len();
-                let mut i = self.cursor.min(n - 1);
-                while i + 1 < n && self.states[i + 1].0 <= at {
-                    i += 1;
-                }
-                while i > 0 && self.states[i].0 > at {
-                    i -= 1;
-                }
-                self.cursor = i;
-                let v = &self.states[i].1;
-                (v.dash_count, v.team)
-            }
+            View::At { at } => self.discrete_at(at),
         }
+    }
+
+    /// [`Proxy::discrete`] for the display time `at` (view `At`).
+    #[inline]
+    fn discrete_at(&mut self, at: f64) -> (u8, u8) {
+        if self.disc_valid && at >= self.disc_from && at < self.disc_until {
+            // The display time has not passed another state.
+            return self.disc;
+        }
+        self.discrete_walk(at)
+    }
+
+    #[inline(never)]
+    fn discrete_walk(&mut self, at: f64) -> (u8, u8) {
+        // The cursor is the index of the last state the display time passed; it moves a step
+        // or two per frame.
+        let n = self.states.len();
+        let mut i = self.cursor.min(n - 1);
+        while i + 1 < n && self.states[i + 1].0 <= at {
+            i += 1;
+        }
+        while i > 0 && self.states[i].0 > at {
+            i -= 1;
+        }
+        self.cursor = i;
+        let v = &self.states[i].1;
+        self.disc = (v.dash_count, v.team);
+        self.disc_from = if i == 0 {
+            f64::NEG_INFINITY
+        } else {
+            self.states[i].0
+        };
+        self.disc_until = if i + 1 < n {
+            self.states[i + 1].0
+        } else {
+            f64::INFINITY
+        };
+        self.disc_valid = true;
+        self.disc
     }
 
     /// The state at server time `at`, between its bracketing buffered states, per binding.
@@ -804,6 +1036,56 @@ mod tests {
         assert!(!f.extrapolating);
         let x = p.display(&b).location.x;
         assert!(x > 111.0 && x < 125.0, "{x}");
+    }
+
+    #[test]
+    fn quick_update_is_the_full_update() {
+        // Two copies of a proxy get the same states; one takes the quick update whenever it
+        // applies. Every frame and every display must be identical.
+        let b = bindings();
+        let cfg = SmoothingSettings::default();
+        let (mut rng_a, mut rng_b) = (crate::rng::Rng::new(7), crate::rng::Rng::new(7));
+        let mut full = Proxy::new(1, None, 0.0, 1);
+        let mut quick = full.clone();
+        let mut taken = 0;
+        let mut next_state = 0.0;
+        for k in 0..2400 {
+            let now = f64::from(k) / 120.0;
+            // 30 states a second with jitter and a gap, a latency that changes now and then.
+            if now >= next_state && !(10.0..11.0).contains(&now) {
+                let st = now - 0.05;
+                let mut v = at(st * 100.0);
+                v.dash_count = (k / 5) as u8;
+                full.receive(now, st, &v, b.simulated);
+                quick.receive(now, st, &v, b.simulated);
+                next_state = now + 1.0 / 30.0 + if k % 7 == 0 { 0.01 } else { 0.0 };
+            }
+            let latency = 0.05 + f64::from(k / 500) * 0.01;
+            let server_now = now + 0.01;
+            let a = full.update(now, server_now, latency, &cfg, 0.2, &b, &mut rng_a, None);
+            let q = match quick.update_quick(now, server_now, latency, &cfg, 0.2) {
+                Some(f) => {
+                    taken += 1;
+                    f
+                }
+                None => quick.update(now, server_now, latency, &cfg, 0.2, &b, &mut rng_b, None),
+            };
+            assert_eq!(a, q, "frame {k}");
+            assert_eq!(full.display(&b), quick.display(&b), "frame {k}");
+            if !q.paused && !q.extrapolating {
+                // The discrete values are those of the newest state the display time passed.
+                let at = server_now - q.delay;
+                let states: Vec<_> = quick.states().collect();
+                let i = states.iter().rposition(|(t, _)| *t <= at).unwrap_or(0);
+                assert_eq!(
+                    (q.dash_count, q.team),
+                    (states[i].1.dash_count, states[i].1.team),
+                    "frame {k}"
+                );
+            }
+        }
+        assert_eq!(rng_a.f64(), rng_b.f64(), "the same draws");
+        assert!(taken > 1000, "the quick update was taken {taken} times");
     }
 
     proptest! {

@@ -2,7 +2,7 @@
 //! timestamp; validates; replies with acknowledgements or corrections; runs the pawns it
 //! controls (AI) one local move per frame; replicates world time. Sans-IO like the client.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use std::sync::Arc;
 
@@ -63,6 +63,45 @@ pub struct ServerPawn {
     history: VecDeque<(f64, DVec3)>,
 }
 
+/// A set of pawn ids, a bit per id.
+#[derive(Clone, Debug, Default)]
+struct PawnSet {
+    words: Vec<u64>,
+}
+
+impl PawnSet {
+    fn contains(&self, id: u16) -> bool {
+        self.words
+            .get(usize::from(id) / 64)
+            .is_some_and(|w| w >> (id % 64) & 1 == 1)
+    }
+
+    /// True if `id` was not in the set.
+    fn insert(&mut self, id: u16) -> bool {
+        let i = usize::from(id) / 64;
+        if i >= self.words.len() {
+            self.words.resize(i + 1, 0);
+        }
+        let bit = 1u64 << (id % 64);
+        let fresh = self.words[i] & bit == 0;
+        self.words[i] |= bit;
+        fresh
+    }
+
+    /// True if `id` was in the set.
+    fn remove(&mut self, id: u16) -> bool {
+        let was = self.contains(id);
+        if let Some(w) = self.words.get_mut(usize::from(id) / 64) {
+            *w &= !(1u64 << (id % 64));
+        }
+        was
+    }
+
+    fn clear(&mut self) {
+        self.words.clear();
+    }
+}
+
 #[derive(Clone, Debug)]
 struct RemoteClient {
     /// Id of the pawn it controls.
@@ -78,7 +117,7 @@ struct RemoteClient {
     /// Corrections sent so far; batches from an older epoch are executed but not validated.
     epoch: u32,
     /// Pawns this client has been told exist (ProxySpawn sent).
-    known: BTreeSet<u16>,
+    known: PawnSet,
     /// How far in the past the client displays other pawns (s).
     view_delay: f64,
 }
@@ -106,6 +145,8 @@ pub struct Server {
     host_view: BTreeMap<u16, Proxy>,
     host_stats: super::proxy::DisplayStats,
     view_rng: Rng,
+    /// State-update entries of the current update, encoded once for every client.
+    entry_cache: wire::EntryCache,
 }
 
 /// Seconds of pawn history the server keeps for rollback.
@@ -209,6 +250,7 @@ impl Server {
             host_view: BTreeMap::new(),
             host_stats: Default::default(),
             view_rng,
+            entry_cache: wire::EntryCache::default(),
         }
     }
 
@@ -274,10 +316,12 @@ impl Server {
     /// Defines a binding layout version (moves tagged with it are executed with it).
     pub fn define_layout(&mut self, version: u8, b: Arc<Bindings>) {
         self.layouts.define(version, b);
+        self.entry_cache.clear();
     }
 
     /// The layout the server's own pawns (and welcomes) use from now on.
     pub fn use_layout(&mut self, version: u8) -> bool {
+        self.entry_cache.clear();
         self.layouts.select(version)
     }
 
@@ -319,7 +363,7 @@ impl Server {
             self.pawns.retain(|p| p.id != rc.pawn);
             self.host_view.remove(&rc.pawn);
             for (&c, other) in self.clients.iter_mut() {
-                if other.known.remove(&rc.pawn) {
+                if other.known.remove(rc.pawn) {
                     self.outbox.push_back((
                         c,
                         ServerMsg::ProxyDespawn { pawn: rc.pawn },
@@ -586,20 +630,15 @@ impl Server {
         let actor_team = !self.cfg.faults.spawn_data_only_bound;
         let predicting = self.cfg.gmc.use_client_prediction;
         // Spawns.
-        let pawns: Vec<(u16, Option<u16>, u8)> = self
-            .pawns
-            .iter()
-            .map(|p| (p.id, p.owner, p.values.team))
-            .collect();
         for (&c, rc) in self.clients.iter_mut() {
-            for &(id, owner, team) in &pawns {
-                if id != rc.pawn && rc.known.insert(id) {
+            for p in &self.pawns {
+                if p.id != rc.pawn && rc.known.insert(p.id) {
                     self.outbox.push_back((
                         c,
                         ServerMsg::ProxySpawn {
-                            pawn: id,
-                            owner: owner.unwrap_or(NO_OWNER),
-                            team: if actor_team { team } else { 0 },
+                            pawn: p.id,
+                            owner: p.owner.unwrap_or(NO_OWNER),
+                            team: if actor_team { p.values.team } else { 0 },
                         },
                         Delivery::Reliable,
                     ));
@@ -609,12 +648,13 @@ impl Server {
         // Forced updates: a PeriodicAndOnChange value changed.
         let mut forced: Vec<ProxyEntry> = Vec::new();
         for p in &mut self.pawns {
-            let mut changed = false;
+            if !p.values.differs_in(&p.last_sent, b.on_change) {
+                continue;
+            }
             for bd in b.list() {
                 if b.on_change.contains(bd.field)
                     && p.values.get(bd.field) != p.last_sent.get(bd.field)
                 {
-                    changed = true;
                     self.telemetry.push((
                         now,
                         Event::ForcedUpdate {
@@ -624,16 +664,13 @@ impl Server {
                     ));
                 }
             }
-            if changed {
-                p.last_sent = p.values;
-                forced.push(ProxyEntry {
-                    pawn: p.id,
-                    forced: true,
-                    values: p.values,
-                });
-            }
+            p.last_sent = p.values;
+            forced.push(ProxyEntry {
+                pawn: p.id,
+                forced: true,
+                values: p.values,
+            });
         }
-        let max_entry = max_proxy_entry_bits(&b);
         let periodic = now >= self.next_net_update;
         if periodic {
             let interval = 1.0 / self.cfg.net_update_rate.max(0.1);
@@ -645,6 +682,7 @@ impl Server {
         if forced.is_empty() && !periodic {
             return;
         }
+        let max_entry = max_proxy_entry_bits(&b);
         let all: Vec<ProxyEntry> = if periodic {
             self.pawns
                 .iter()
@@ -657,24 +695,26 @@ impl Server {
         } else {
             forced
         };
+        // Split so no datagram exceeds the batch limit (by the widest possible entry).
+        let per = ((super::client::MAX_BATCH_BYTES - 16) * 8 / max_entry).max(1);
         for (&c, rc) in &self.clients {
-            let wanted: Vec<ProxyEntry> = all
-                .iter()
-                .filter(|e| {
-                    (e.pawn != rc.pawn && rc.known.contains(&e.pawn))
-                        || (e.pawn == rc.pawn && !predicting)
-                })
-                .cloned()
-                .collect();
-            // Split so no datagram exceeds the batch limit (by the widest possible entry).
-            let per = ((super::client::MAX_BATCH_BYTES - 16) * 8 / max_entry).max(1);
-            for chunk in wanted.chunks(per) {
+            let wanted = |e: &&ProxyEntry| {
+                (e.pawn != rc.pawn && rc.known.contains(e.pawn))
+                    || (e.pawn == rc.pawn && !predicting)
+            };
+            let mut left = all.iter().filter(wanted).count();
+            let mut entries = all.iter().filter(wanted);
+            while left > 0 {
+                let k = left.min(per);
+                left -= k;
+                let mut chunk = Vec::with_capacity(k);
+                chunk.extend(entries.by_ref().take(k).cloned());
                 self.outbox.push_back((
                     c,
                     ServerMsg::StateUpdate {
                         layout,
                         server_time: now,
-                        entries: chunk.to_vec(),
+                        entries: chunk,
                     },
                     Delivery::Unreliable,
                 ));
@@ -810,7 +850,7 @@ impl Server {
                         buffer: BTreeMap::new(),
                         gap_since: None,
                         epoch: 0,
-                        known: BTreeSet::new(),
+                        known: PawnSet::default(),
                         view_delay: 0.0,
                     },
                 );
@@ -1140,20 +1180,23 @@ impl Server {
 
     /// The next datagram to send, encoded, with its destination client.
     pub fn poll_transmit(&mut self) -> Option<(u16, Transmit)> {
-        let (to, msg, delivery) = self.outbox.pop_front()?;
+        // Encoded where it waits, then dropped there (a message is large to move).
+        let (to, msg, delivery) = self.outbox.front()?;
         self.send_seq = self.send_seq.wrapping_add(1);
         let b = self
             .layouts
             .get(msg.layout())
             .unwrap_or_else(|| self.layouts.current_bindings());
-        Some((
-            to,
+        let tx = (
+            *to,
             Transmit {
-                bytes: wire::encode_server(self.send_seq, &msg, b),
-                delivery,
+                bytes: wire::encode_server_cached(self.send_seq, msg, b, &mut self.entry_cache),
+                delivery: *delivery,
                 kind: msg.kind(),
             },
-        ))
+        );
+        self.outbox.drain(..1);
+        Some(tx)
     }
 
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {

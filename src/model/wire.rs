@@ -13,7 +13,7 @@ use crate::model::binding::{Bindings, BoundType, FieldMask, Value, hundredths, u
 use crate::model::messages::{
     ClientMsg, DeviationReport, HEADER_BYTES, MsgKind, ProxyEntry, ServerMsg, WireMove,
 };
-use crate::model::pawn::PawnValues;
+use crate::model::pawn::{Field, PawnValues};
 
 pub const MAGIC: [u8; 2] = *b"MS";
 pub const PROTOCOL_VERSION: u8 = 1;
@@ -133,6 +133,9 @@ impl SeqWindow {
     }
 }
 
+/// The binding list of messages that carry no bound values.
+static NO_BINDINGS: std::sync::LazyLock<Bindings> = std::sync::LazyLock::new(Bindings::empty);
+
 /// Little-endian bit writer (whole fields at a time through a 128-bit accumulator).
 struct BitWriter {
     bytes: Vec<u8>,
@@ -144,7 +147,10 @@ struct BitWriter {
 
 impl BitWriter {
     fn new(header: [u8; HEADER_BYTES]) -> Self {
-        let mut bytes = Vec::with_capacity(64);
+        Self::with_capacity(header, 64)
+    }
+    fn with_capacity(header: [u8; HEADER_BYTES], capacity: usize) -> Self {
+        let mut bytes = Vec::with_capacity(capacity);
         bytes.extend_from_slice(&header);
         BitWriter {
             bytes,
@@ -153,6 +159,16 @@ impl BitWriter {
             bit: HEADER_BYTES * 8,
         }
     }
+    /// A writer that appends to `bytes` (counting bits from 0).
+    fn appending_to(bytes: Vec<u8>) -> Self {
+        BitWriter {
+            bytes,
+            acc: 0,
+            pending: 0,
+            bit: 0,
+        }
+    }
+    #[inline]
     fn bits(&mut self, value: u64, n: u32) {
         if n == 0 {
             return;
@@ -172,6 +188,31 @@ impl BitWriter {
             self.pending -= 64;
         }
     }
+    /// Appends `bits` bits written earlier by another writer (`bytes`, little-endian, the
+    /// unused high bits of the last byte zero).
+    fn append(&mut self, bytes: &[u8], bits: usize) {
+        let full = bits / 64;
+        self.bytes.reserve(full * 8 + 8);
+        let mut done = 0;
+        for c in bytes.chunks_exact(8).take(full) {
+            let word = u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]));
+            // `bits(word, 64)`: `pending` stays below 64.
+            self.acc |= u128::from(word) << self.pending;
+            self.bytes
+                .extend_from_slice(&(self.acc as u64).to_le_bytes());
+            self.acc >>= 64;
+            done += 1;
+        }
+        self.bit += done * 64;
+        let rest = (bits % 64) as u32;
+        if rest > 0 {
+            let tail = &bytes[(bits / 64) * 8..];
+            let mut word = [0u8; 8];
+            let k = tail.len().min(8);
+            word[..k].copy_from_slice(&tail[..k]);
+            self.bits(u64::from_le_bytes(word), rest);
+        }
+    }
     fn finish(mut self) -> Vec<u8> {
         let rest = self.pending.div_ceil(8) as usize;
         self.bytes
@@ -181,12 +222,108 @@ impl BitWriter {
     }
 }
 
+/// State-update entries already encoded. The server sends the same pawn's entry of one
+/// update to every client that knows the pawn; with this cache it is bit-packed once and its
+/// bits are copied into every datagram (the bytes are identical to packing it again). An
+/// entry is reused only when it is equal (pawn, forced flag, values) to one encoded for the
+/// same layout version and server time; the owner clears the cache when a layout changes.
+#[derive(Clone, Debug, Default)]
+pub struct EntryCache {
+    key: Option<(u8, u64)>,
+    /// (entry, first byte in `bytes`, bits).
+    entries: Vec<(ProxyEntry, usize, usize)>,
+    bytes: Vec<u8>,
+    /// By pawn id: 1 + the index in `entries` of that pawn's newest entry (0: none).
+    by_pawn: Vec<u32>,
+}
+
+impl EntryCache {
+    /// Forgets every encoded entry.
+    pub fn clear(&mut self) {
+        self.key = None;
+        self.entries.clear();
+        self.bytes.clear();
+        self.by_pawn.clear();
+    }
+
+    fn write(
+        &mut self,
+        w: &mut BitWriter,
+        b: &Bindings,
+        layout: u8,
+        server_time: f64,
+        e: &ProxyEntry,
+    ) {
+        let key = (layout, server_time.to_bits());
+        if self.key != Some(key) {
+            self.clear();
+            self.key = Some(key);
+        }
+        let slot = usize::from(e.pawn);
+        let hint = self.by_pawn.get(slot).copied().unwrap_or(0) as usize;
+        let found = match hint.checked_sub(1).and_then(|i| self.entries.get(i)) {
+            Some(c) if c.0 == *e => Some(c),
+            _ => self.entries.iter().find(|(c, ..)| c == e),
+        };
+        let (start, bits) = match found {
+            Some(&(_, start, bits)) => (start, bits),
+            None => {
+                let start = self.bytes.len();
+                let mut ew = BitWriter::appending_to(std::mem::take(&mut self.bytes));
+                write_entry(&mut ew, b, e);
+                let bits = ew.bit;
+                self.bytes = ew.finish();
+                self.entries.push((e.clone(), start, bits));
+                if self.by_pawn.len() <= slot {
+                    self.by_pawn.resize(slot + 1, 0);
+                }
+                self.by_pawn[slot] = self.entries.len() as u32;
+                (start, bits)
+            }
+        };
+        w.append(&self.bytes[start..start + bits.div_ceil(8)], bits);
+    }
+}
+
+fn write_entry(w: &mut BitWriter, b: &Bindings, e: &ProxyEntry) {
+    w.bits(u64::from(e.pawn), 16);
+    w.bits(u64::from(e.forced), 1);
+    for &(field, ty, _) in b.simulated_list() {
+        write_field(w, ty, field, &e.values);
+    }
+}
+
+/// Little-endian bit reader: each read is one unaligned 8-byte load (plus one byte for reads
+/// that straddle it); near the end, the missing bytes read as zeros.
 struct BitReader<'a> {
     bytes: &'a [u8],
     bit: usize,
+    /// A read without checks went past the end (see [`BitReader::take`]).
+    overrun: bool,
+}
+
+/// The 8 bytes from `first` as a little-endian word (zeros past the end).
+#[inline(always)]
+fn load64(bytes: &[u8], first: usize) -> u64 {
+    match bytes.get(first..first + 8) {
+        Some(w) => u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8])),
+        None => load64_tail(bytes, first),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn load64_tail(bytes: &[u8], first: usize) -> u64 {
+    let tail = bytes.get(first..).unwrap_or(&[]);
+    let mut word = 0u64;
+    for (k, b) in tail.iter().take(8).enumerate() {
+        word |= u64::from(*b) << (8 * k);
+    }
+    word
 }
 
 impl BitReader<'_> {
+    #[inline(always)]
     fn bits(&mut self, n: u32) -> Result<u64, DecodeError> {
         if n == 0 {
             return Ok(0);
@@ -194,26 +331,44 @@ impl BitReader<'_> {
         if n > 64 || self.bit + n as usize > self.bytes.len() * 8 {
             return Err(DecodeError::Truncated);
         }
-        let first = self.bit / 8;
-        let off = (self.bit % 8) as u32;
-        let acc: u128 = match self.bytes.get(first..first + 16) {
-            Some(window) => {
-                let mut w = [0u8; 16];
-                w.copy_from_slice(window);
-                u128::from_le_bytes(w)
-            }
-            None => {
-                let last = (self.bit + n as usize - 1) / 8;
-                let mut acc: u128 = 0;
-                for (k, b) in self.bytes[first..=last].iter().enumerate() {
-                    acc |= u128::from(*b) << (8 * k);
-                }
-                acc
-            }
-        };
-        let v = (acc >> off) as u64;
+        let v = self.peek64();
         self.bit += n as usize;
         Ok(if n == 64 { v } else { v & ((1u64 << n) - 1) })
+    }
+    /// The next 64 bits without consuming them (zeros past the end).
+    #[inline(always)]
+    fn peek64(&self) -> u64 {
+        let first = self.bit / 8;
+        let off = (self.bit % 8) as u32;
+        let mut v = load64(self.bytes, first) >> off;
+        if off > 0 {
+            v |= u64::from(self.bytes.get(first + 8).copied().unwrap_or(0)) << (64 - off);
+        }
+        v
+    }
+    /// `n` bits (at most 64) without a check: past the end they read as zeros and `overrun`
+    /// is set; the caller checks it before anything else can fail (it stands for
+    /// `DecodeError::Truncated` at the first read that went past the end).
+    #[inline(always)]
+    fn take(&mut self, n: u32) -> u64 {
+        let v = self.peek64();
+        self.advance(n);
+        if n >= 64 { v } else { v & ((1u64 << n) - 1) }
+    }
+    /// Consumes `n` bits without a check (as [`BitReader::take`]).
+    #[inline(always)]
+    fn advance(&mut self, n: u32) {
+        self.bit += n as usize;
+        self.overrun |= self.bit > self.bytes.len() * 8;
+    }
+    /// Consumes `n` bits, as `bits(n)` does.
+    #[inline(always)]
+    fn skip(&mut self, n: u32) -> Result<(), DecodeError> {
+        if n > 64 || self.bit + n as usize > self.bytes.len() * 8 {
+            return Err(DecodeError::Truncated);
+        }
+        self.bit += n as usize;
+        Ok(())
     }
     fn finish(&self) -> Result<(), DecodeError> {
         let used = self.bit.div_ceil(8);
@@ -239,6 +394,36 @@ pub struct BatchMeta {
 
 fn width_of(v: u64) -> u32 {
     (64 - v.leading_zeros()).max(1)
+}
+
+/// [`batch_meta`] without the per-move list: the consecutive flag, the two widths, and how
+/// many moves carry an explicit delta.
+pub fn batch_widths(moves: &[WireMove]) -> (bool, u32, u32, usize) {
+    use super::cycle::to_units;
+    let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
+    let mut step_width = 1;
+    let mut delta_width = 1;
+    let mut explicit = 0;
+    for (i, m) in moves.iter().enumerate() {
+        let delta = to_units(m.delta);
+        if i == 0 {
+            explicit += 1;
+            delta_width = delta_width.max(width_of(zigzag(delta)));
+        } else {
+            let step = to_units(m.timestamp) - to_units(moves[i - 1].timestamp);
+            step_width = step_width.max(width_of(zigzag(step)));
+            if step != delta {
+                explicit += 1;
+                delta_width = delta_width.max(width_of(zigzag(delta)));
+            }
+        }
+    }
+    (
+        consecutive,
+        step_width.min(63),
+        delta_width.min(63),
+        explicit,
+    )
 }
 
 pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
@@ -271,35 +456,56 @@ pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
 }
 
 fn write_packed(w: &mut BitWriter, comps: &[f64]) {
-    let n = comps.len().min(3);
-    let mut z = [0u64; 3];
+    match *comps {
+        [x] => write_packed_n(w, [x]),
+        [x, y] => write_packed_n(w, [x, y]),
+        [x, y, z, ..] => write_packed_n(w, [x, y, z]),
+        [] => write_packed_n(w, []),
+    }
+}
+
+#[inline]
+fn write_packed_n<const N: usize>(w: &mut BitWriter, comps: [f64; N]) {
+    let mut z = [0u64; N];
     let mut any = 0u64;
     for (zi, c) in z.iter_mut().zip(comps) {
-        *zi = zigzag(hundredths(*c));
+        *zi = zigzag(hundredths(c));
         any |= *zi;
     }
     // The widest component decides the width: the highest bit set in any of them.
     let width = (64 - any.leading_zeros()).max(1);
-    if 6 + width as usize * n <= 64 {
+    if 6 + width as usize * N <= 64 {
         // Common case: header and components in one field.
         let mut packed = u64::from(width);
-        for (k, zi) in z[..n].iter().enumerate() {
+        for (k, zi) in z.iter().enumerate() {
             packed |= zi << (6 + width as usize * k);
         }
-        w.bits(packed, 6 + width * n as u32);
+        w.bits(packed, 6 + width * N as u32);
     } else {
         w.bits(u64::from(width), 6);
-        for zi in &z[..n] {
+        for zi in &z {
             w.bits(*zi, width);
         }
     }
 }
 
+#[inline(always)]
 fn read_packed<const N: usize>(r: &mut BitReader) -> Result<[f64; N], DecodeError> {
-    let width = r.bits(6)? as u32;
     let mut out = [0.0; N];
-    for c in &mut out {
-        *c = unzigzag(r.bits(width)?) as f64 / 100.0;
+    // Common case: the width header and every component within the next 64 bits.
+    let next = r.peek64();
+    let width = (next & 63) as u32;
+    if 6 + width as usize * N <= 64 {
+        r.skip(6 + width * N as u32)?;
+        let mask = (1u64 << width) - 1;
+        for (k, c) in out.iter_mut().enumerate() {
+            *c = unzigzag((next >> (6 + width as usize * k)) & mask) as f64 / 100.0;
+        }
+    } else {
+        let width = r.bits(6)? as u32;
+        for c in &mut out {
+            *c = unzigzag(r.bits(width)?) as f64 / 100.0;
+        }
     }
     Ok(out)
 }
@@ -451,10 +657,133 @@ fn as_f64(v: &Value) -> f64 {
     }
 }
 
+/// Writes `field` of `v` bound as `ty`: the same bits as `write_value(w, ty, &v.get(field))`,
+/// without a `Value` for the demo pawn's members.
+#[inline]
+fn write_field(w: &mut BitWriter, ty: BoundType, field: Field, v: &PawnValues) {
+    use BoundType as T;
+    match (ty, field) {
+        (T::CompressedVector | T::CompressedRotator, Field::Location) => {
+            write_packed_n(w, v.location.to_array());
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Rotation) => {
+            write_packed_n(w, v.rotation.to_array());
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
+            write_packed_n(w, v.velocity.to_array());
+        }
+        (T::CompressedVector2D, Field::InputMove) => write_packed_n(w, v.input_move.to_array()),
+        (T::CompressedFloat | T::CompressedDouble, Field::DashCooldown) => {
+            write_packed_n(w, [f64::from(v.dash_cooldown)]);
+        }
+        (T::CompressedFloat | T::CompressedDouble, Field::Stride) => {
+            write_packed_n(w, [f64::from(v.stride)]);
+        }
+        (T::CompressedFloat | T::CompressedDouble, Field::MoveRamp) => {
+            write_packed_n(w, [f64::from(v.move_ramp)]);
+        }
+        (T::Byte, Field::DashCount) => w.bits(u64::from(v.dash_count), 8),
+        (T::Byte, Field::Team) => w.bits(u64::from(v.team), 8),
+        (T::Bool, Field::InputDash) => w.bits(u64::from(v.input_dash), 1),
+        _ => write_value(w, ty, &v.get(field)),
+    }
+}
+
+/// Reads `field` bound as `ty` into `into`: the same as `into.set(field, &read_value(r, ty)?)`,
+/// without a `Value` for the demo pawn's members.
+#[inline(always)]
+fn read_field(
+    r: &mut BitReader,
+    ty: BoundType,
+    field: Field,
+    into: &mut PawnValues,
+) -> Result<(), DecodeError> {
+    use BoundType as T;
+    match (ty, field) {
+        (T::CompressedVector | T::CompressedRotator, Field::Location) => {
+            into.location = DVec3::from_array(read_packed::<3>(r)?);
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Rotation) => {
+            into.rotation = DVec3::from_array(read_packed::<3>(r)?);
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
+            into.velocity = DVec3::from_array(read_packed::<3>(r)?);
+        }
+        (T::CompressedVector2D, Field::InputMove) => {
+            into.input_move = DVec2::from_array(read_packed::<2>(r)?);
+        }
+        (T::CompressedFloat, Field::DashCooldown) => {
+            into.dash_cooldown = read_packed::<1>(r)?[0] as f32;
+        }
+        (T::CompressedFloat, Field::Stride) => into.stride = read_packed::<1>(r)?[0] as f32,
+        (T::CompressedFloat, Field::MoveRamp) => into.move_ramp = read_packed::<1>(r)?[0] as f32,
+        (T::Byte, Field::DashCount) => into.dash_count = r.bits(8)? as u8,
+        (T::Byte, Field::Team) => into.team = r.bits(8)? as u8,
+        (T::Bool, Field::InputDash) => into.input_dash = r.bits(1)? == 1,
+        _ => {
+            let v = read_value(r, ty)?;
+            into.set(field, &v);
+        }
+    }
+    Ok(())
+}
+
+/// Packed components read with [`BitReader::take`].
+#[inline(always)]
+fn take_packed<const N: usize>(r: &mut BitReader) -> [f64; N] {
+    let mut out = [0.0; N];
+    let next = r.peek64();
+    let width = (next & 63) as u32;
+    if 6 + width as usize * N <= 64 {
+        r.advance(6 + width * N as u32);
+        let mask = (1u64 << width) - 1;
+        for (k, c) in out.iter_mut().enumerate() {
+            *c = unzigzag((next >> (6 + width as usize * k)) & mask) as f64 / 100.0;
+        }
+    } else {
+        r.advance(6);
+        for c in &mut out {
+            *c = unzigzag(r.take(width)) as f64 / 100.0;
+        }
+    }
+    out
+}
+
+/// [`read_field`] for the usual (type, member) pairs, with unchecked reads (the caller checks
+/// `overrun`); false, reading nothing, for the others.
+#[inline(always)]
+fn take_field(r: &mut BitReader, ty: BoundType, field: Field, into: &mut PawnValues) -> bool {
+    use BoundType as T;
+    match (ty, field) {
+        (T::CompressedVector | T::CompressedRotator, Field::Location) => {
+            into.location = DVec3::from_array(take_packed::<3>(r));
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Rotation) => {
+            into.rotation = DVec3::from_array(take_packed::<3>(r));
+        }
+        (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
+            into.velocity = DVec3::from_array(take_packed::<3>(r));
+        }
+        (T::CompressedVector2D, Field::InputMove) => {
+            into.input_move = DVec2::from_array(take_packed::<2>(r));
+        }
+        (T::CompressedFloat, Field::DashCooldown) => {
+            into.dash_cooldown = take_packed::<1>(r)[0] as f32;
+        }
+        (T::CompressedFloat, Field::Stride) => into.stride = take_packed::<1>(r)[0] as f32,
+        (T::CompressedFloat, Field::MoveRamp) => into.move_ramp = take_packed::<1>(r)[0] as f32,
+        (T::Byte, Field::DashCount) => into.dash_count = r.take(8) as u8,
+        (T::Byte, Field::Team) => into.team = r.take(8) as u8,
+        (T::Bool, Field::InputDash) => into.input_dash = r.take(1) == 1,
+        _ => return false,
+    }
+    true
+}
+
 fn write_values(w: &mut BitWriter, b: &Bindings, v: &PawnValues, mask: FieldMask) {
     for bd in b.list() {
         if mask.contains(bd.field) {
-            write_value(w, bd.ty, &v.get(bd.field));
+            write_field(w, bd.ty, bd.field, v);
         }
     }
 }
@@ -467,8 +796,7 @@ fn read_values(
 ) -> Result<(), DecodeError> {
     for bd in b.list() {
         if mask.contains(bd.field) {
-            let v = read_value(r, bd.ty)?;
-            into.set(bd.field, &v);
+            read_field(r, bd.ty, bd.field, into)?;
         }
     }
     Ok(())
@@ -553,6 +881,25 @@ pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Ve
 
 /// Encodes a server message; `b` must be the binding list of `msg.layout()`.
 pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
+    encode_server_with(seq, msg, b, None)
+}
+
+/// [`encode_server`], reusing state-update entries encoded earlier (the same bytes).
+pub fn encode_server_cached(
+    seq: u32,
+    msg: &ServerMsg,
+    b: &Bindings,
+    cache: &mut EntryCache,
+) -> Vec<u8> {
+    encode_server_with(seq, msg, b, Some(cache))
+}
+
+fn encode_server_with(
+    seq: u32,
+    msg: &ServerMsg,
+    b: &Bindings,
+    mut cache: Option<&mut EntryCache>,
+) -> Vec<u8> {
     let h = &Header {
         sender: SERVER_SENDER,
         seq,
@@ -569,7 +916,12 @@ pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
         ServerMsg::ProxyDespawn { .. } => K_PROXY_DESPAWN,
         ServerMsg::StateUpdate { .. } => K_STATE_UPDATE,
     };
-    let mut w = BitWriter::new(header(kind, h));
+    // Room for the usual size of each entry, so the buffer is not grown while writing.
+    let capacity = match msg {
+        ServerMsg::StateUpdate { entries, .. } => 32 + 40 * entries.len(),
+        _ => 64,
+    };
+    let mut w = BitWriter::with_capacity(header(kind, h), capacity.min(MAX_DATAGRAM + 8));
     match msg {
         ServerMsg::Welcome {
             pawn,
@@ -639,9 +991,10 @@ pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
             let n = entries.len().min(255);
             w.bits(n as u64, 8);
             for e in &entries[..n] {
-                w.bits(u64::from(e.pawn), 16);
-                w.bits(u64::from(e.forced), 1);
-                write_values(&mut w, b, &e.values, b.simulated);
+                match cache.as_deref_mut() {
+                    Some(c) => c.write(&mut w, b, h.layout, *server_time, e),
+                    None => write_entry(&mut w, b, e),
+                }
             }
         }
     }
@@ -695,21 +1048,31 @@ pub fn decode<'b>(
     bytes: &[u8],
     layouts: impl Fn(u8) -> Option<&'b Bindings>,
 ) -> Result<(Header, Datagram), DecodeError> {
+    decode_reusing(bytes, layouts, &mut Vec::new())
+}
+
+/// [`decode`], with the state-update entries written into `entries`' buffer (taken; its
+/// contents are dropped), so a receiver that hands the buffer back allocates none per
+/// datagram.
+pub fn decode_reusing<'b>(
+    bytes: &[u8],
+    layouts: impl Fn(u8) -> Option<&'b Bindings>,
+    entries: &mut Vec<ProxyEntry>,
+) -> Result<(Header, Datagram), DecodeError> {
     let (kind, h) = peek_header(bytes)?;
     let needs_layout = matches!(
         kind,
         K_MOVES | K_WELCOME | K_ACK | K_CORRECTION | K_STATE_UPDATE
     );
-    let empty;
     let b: &Bindings = if needs_layout {
         layouts(h.layout).ok_or(DecodeError::UnknownLayout(h.layout))?
     } else {
-        empty = Bindings::new(Vec::new()).map_err(|_| DecodeError::Truncated)?;
-        &empty
+        &NO_BINDINGS
     };
     let mut r = BitReader {
         bytes,
         bit: HEADER_BYTES * 8,
+        overrun: false,
     };
     let msg = match kind {
         K_KEEPALIVE => Datagram::Keepalive,
@@ -845,17 +1208,31 @@ pub fn decode<'b>(
         K_STATE_UPDATE => {
             let server_time = f64::from_bits(r.bits(64)?);
             let n = r.bits(8)? as usize;
-            let mut entries = Vec::with_capacity(n.min(64));
+            let mut entries = std::mem::take(entries);
+            entries.clear();
+            entries.reserve(n.min(64));
             for _ in 0..n {
-                let pawn = r.bits(16)? as u16;
-                let forced = r.bits(1)? == 1;
-                let mut values = PawnValues::default();
-                read_values(&mut r, b, &mut values, b.simulated)?;
+                let pawn = r.take(16) as u16;
+                let forced = r.take(1) == 1;
                 entries.push(ProxyEntry {
                     pawn,
                     forced,
-                    values,
+                    values: PawnValues::default(),
                 });
+                if let Some(e) = entries.last_mut() {
+                    for &(field, ty, _) in b.simulated_list() {
+                        if !take_field(&mut r, ty, field, &mut e.values) {
+                            if r.overrun {
+                                return Err(DecodeError::Truncated);
+                            }
+                            read_field(&mut r, ty, field, &mut e.values)?;
+                        }
+                    }
+                }
+                // Everything read unchecked so far: the first overrun is the error.
+                if r.overrun {
+                    return Err(DecodeError::Truncated);
+                }
             }
             Datagram::Server(ServerMsg::StateUpdate {
                 layout: h.layout,
@@ -984,6 +1361,104 @@ mod tests {
         let mut out = PawnValues::default();
         out.copy_fields(v, mask);
         out.quantized(b.list(), mask)
+    }
+
+    #[test]
+    fn member_fast_paths_write_and_read_what_values_do() {
+        for seed in [0.0, 0.13, 0.5, 0.77, 1.0, 3.7e6] {
+            let v = pawn_values_for(seed);
+            for f in Field::ALL {
+                for ty in BoundType::ALL {
+                    if !f.accepts(ty) {
+                        continue;
+                    }
+                    let mut fast = BitWriter::new([0; HEADER_BYTES]);
+                    write_field(&mut fast, ty, f, &v);
+                    let mut slow = BitWriter::new([0; HEADER_BYTES]);
+                    write_value(&mut slow, ty, &v.get(f));
+                    let bytes = fast.finish();
+                    assert_eq!(bytes, slow.finish(), "{f:?} {ty:?}");
+                    let mut read_fast = PawnValues::default();
+                    let mut r = BitReader {
+                        bytes: &bytes,
+                        bit: HEADER_BYTES * 8,
+                        overrun: false,
+                    };
+                    read_field(&mut r, ty, f, &mut read_fast).unwrap();
+                    let mut read_slow = PawnValues::default();
+                    let mut r = BitReader {
+                        bytes: &bytes,
+                        bit: HEADER_BYTES * 8,
+                        overrun: false,
+                    };
+                    read_slow.set(f, &read_value(&mut r, ty).unwrap());
+                    assert_eq!(read_fast, read_slow, "{f:?} {ty:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cut_state_update_is_truncated() {
+        let b = bindings();
+        let (_, server) = sample_messages(&b);
+        let update = server
+            .iter()
+            .find(|m| matches!(m, ServerMsg::StateUpdate { .. }))
+            .expect("a state update sample");
+        let good = encode_server(1, update, &b);
+        for cut in HEADER_BYTES..good.len() {
+            assert_eq!(
+                decode(&good[..cut], |_| Some(&b)).unwrap_err(),
+                DecodeError::Truncated,
+                "cut at {cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn shared_state_update_entries_encode_to_the_same_bytes() {
+        let b = bindings();
+        let entry = |pawn: u16, forced: bool, seed: f64| ProxyEntry {
+            pawn,
+            forced,
+            values: pawn_values_for(seed),
+        };
+        let update =
+            |server_time: f64, layout: u8, entries: Vec<ProxyEntry>| ServerMsg::StateUpdate {
+                layout,
+                server_time,
+                entries,
+            };
+        // Hits, a same pawn with other values or flags, a new time, another layout.
+        let msgs = [
+            update(1.0, 0, vec![entry(2, false, 0.1), entry(3, false, 0.2)]),
+            update(1.0, 0, vec![entry(1, false, 0.3), entry(3, false, 0.2)]),
+            update(1.0, 0, vec![entry(3, true, 0.2), entry(2, false, 0.15)]),
+            update(1.0, 0, vec![entry(2, false, 0.1)]),
+            update(1.5, 0, vec![entry(2, false, 0.1), entry(3, false, 0.2)]),
+            update(1.5, 1, vec![entry(2, false, 0.1), entry(3, false, 0.2)]),
+            update(2.0, 0, vec![entry(4, false, 1e9), entry(5, false, -3e-3)]),
+        ];
+        let mut cache = EntryCache::default();
+        for (seq, msg) in msgs.iter().enumerate() {
+            let fresh = encode_server(seq as u32, msg, &b);
+            let shared = encode_server_cached(seq as u32, msg, &b, &mut cache);
+            assert_eq!(fresh, shared, "message {seq}");
+            assert_eq!(shared.len(), msg.wire_bytes(&b), "message {seq}");
+        }
+    }
+
+    fn pawn_values_for(seed: f64) -> PawnValues {
+        PawnValues {
+            location: DVec3::new(1234.56 * seed, -98.7 * seed, 3.0),
+            velocity: DVec3::new(600.0 * seed, 0.0, -1.5),
+            rotation: DVec3::new(0.0, 359.99 * seed, 0.0),
+            dash_cooldown: (seed * 0.37) as f32,
+            dash_count: (seed * 100.0) as u8,
+            team: 2,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -1122,6 +1597,7 @@ mod tests {
             let mut r = BitReader {
                 bytes: &bytes,
                 bit: HEADER_BYTES * 8,
+                overrun: false,
             };
             assert_eq!(read_value(&mut r, ty).unwrap(), ty.quantize(&v), "{ty:?}");
         }
@@ -1195,6 +1671,25 @@ mod tests {
             };
             let bytes = encode_client(1, 1, &msg, &b);
             assert_eq!(bytes.len(), msg.wire_bytes(&b));
+            // The frame bits, exactly, as the encoder lays them out.
+            let meta = batch_meta(&moves);
+            let frame: usize = crate::model::messages::MOVES_BATCH_HEADER_BITS
+                + (0..moves.len())
+                    .map(|i| {
+                        usize::from(!meta.consecutive) * 32
+                            + if i > 0 {
+                                meta.step_width as usize + 1
+                            } else {
+                                0
+                            }
+                            + if i == 0 || !meta.delta_is_step[i] {
+                                meta.delta_width as usize
+                            } else {
+                                0
+                            }
+                    })
+                    .sum::<usize>();
+            assert_eq!(crate::model::messages::moves_frame_bits(&moves), frame);
             let (_, d) = decode(&bytes, |_| Some(&b)).unwrap();
             let Datagram::Client(ClientMsg::Moves { moves: got, .. }) = d else {
                 panic!("{d:?}")

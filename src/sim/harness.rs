@@ -45,15 +45,35 @@ impl Packet {
 enum Action {
     ClientFrame(u16),
     ServerFrame,
-    Deliver(Box<Packet>),
-    Retransmit(Box<Packet>),
+    /// Packets in flight are kept in `Session::packets`; these are their slots.
+    Deliver(u32),
+    Retransmit(u32),
     ClockSample,
 }
 
 struct Scheduled {
-    at: f64,
+    /// The time, as a key that orders like `f64::total_cmp` ([`time_key`]).
+    key: u64,
     seq: u64,
     action: Action,
+}
+
+/// `t` as an unsigned key with the order of `f64::total_cmp` (so the heap compares integers).
+fn time_key(t: f64) -> u64 {
+    let b = t.to_bits() as i64;
+    ((b ^ (((b >> 63) as u64) >> 1) as i64) as u64) ^ (1 << 63)
+}
+
+/// The inverse of [`time_key`].
+fn key_time(key: u64) -> f64 {
+    let b = (key ^ (1 << 63)) as i64;
+    f64::from_bits((b ^ (((b >> 63) as u64) >> 1) as i64) as u64)
+}
+
+impl Scheduled {
+    fn at(&self) -> f64 {
+        key_time(self.key)
+    }
 }
 
 impl PartialEq for Scheduled {
@@ -70,10 +90,7 @@ impl PartialOrd for Scheduled {
 impl Ord for Scheduled {
     /// Reversed: the earliest (then first scheduled) event is the heap's maximum.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .at
-            .total_cmp(&self.at)
-            .then_with(|| other.seq.cmp(&self.seq))
+        (other.key, other.seq).cmp(&(self.key, self.seq))
     }
 }
 
@@ -105,6 +122,9 @@ pub struct Session {
     now: f64,
     seq: u64,
     queue: BinaryHeap<Scheduled>,
+    /// Packets in flight, by slot (`None`: free).
+    packets: Vec<Option<Packet>>,
+    free_packets: Vec<u32>,
     server: Server,
     server_fps: f64,
     clients: BTreeMap<u16, ClientSlot>,
@@ -123,6 +143,8 @@ impl Session {
             now: 0.0,
             seq: 0,
             queue: BinaryHeap::new(),
+            packets: Vec::new(),
+            free_packets: Vec::new(),
             server,
             server_fps: preset.server_fps,
             clients: BTreeMap::new(),
@@ -221,7 +243,7 @@ impl Session {
     fn schedule(&mut self, at: f64, action: Action) {
         self.seq += 1;
         self.queue.push(Scheduled {
-            at,
+            key: time_key(at),
             seq: self.seq,
             action,
         });
@@ -230,9 +252,9 @@ impl Session {
     /// Runs every event up to and including session time `t_end`, handing each telemetry
     /// record to `sink` in time order per machine.
     pub fn run_until(&mut self, t_end: f64, sink: &mut dyn FnMut(Record)) {
-        while self.queue.peek().is_some_and(|s| s.at <= t_end) {
+        while self.queue.peek().is_some_and(|s| s.at() <= t_end) {
             let Some(ev) = self.queue.pop() else { break };
-            self.now = ev.at;
+            self.now = ev.at();
             self.dispatch(ev.action);
             for r in self.out.drain(..) {
                 sink(r);
@@ -268,8 +290,16 @@ impl Session {
                 self.collect_server();
                 self.schedule(now + 1.0 / self.server_fps, Action::ServerFrame);
             }
-            Action::Deliver(pkt) => self.deliver(*pkt),
-            Action::Retransmit(pkt) => self.transmit(*pkt),
+            Action::Deliver(slot) => {
+                if let Some(pkt) = self.take_packet(slot) {
+                    self.deliver(pkt);
+                }
+            }
+            Action::Retransmit(slot) => {
+                if let Some(pkt) = self.take_packet(slot) {
+                    self.transmit(pkt);
+                }
+            }
             Action::ClockSample => {
                 for (&i, s) in &self.clients {
                     if s.client.is_playing() {
@@ -404,61 +434,118 @@ impl Session {
             Fate::Dropped(_) => {
                 self.packet_record(&pkt, PacketFate::Dropped);
                 if pkt.reliable_seq.is_some() {
-                    self.schedule(now + rto, Action::Retransmit(Box::new(pkt)));
+                    let slot = self.keep_packet(pkt);
+                    self.schedule(now + rto, Action::Retransmit(slot));
                 }
             }
-            Fate::Delivered(at) => self.schedule(at, Action::Deliver(Box::new(pkt))),
+            Fate::Delivered(at) => {
+                let slot = self.keep_packet(pkt);
+                self.schedule(at, Action::Deliver(slot));
+            }
             Fate::Duplicated(a, b) => {
                 self.packet_record(&pkt, PacketFate::Duplicated);
-                self.schedule(a, Action::Deliver(Box::new(pkt.clone())));
-                self.schedule(b, Action::Deliver(Box::new(pkt)));
+                let first = self.keep_packet(pkt.clone());
+                self.schedule(a, Action::Deliver(first));
+                let second = self.keep_packet(pkt);
+                self.schedule(b, Action::Deliver(second));
             }
         }
+    }
+
+    /// Keeps a packet in flight; its slot.
+    fn keep_packet(&mut self, pkt: Packet) -> u32 {
+        match self.free_packets.pop() {
+            Some(slot) => {
+                self.packets[slot as usize] = Some(pkt);
+                slot
+            }
+            None => {
+                self.packets.push(Some(pkt));
+                (self.packets.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The packet in `slot` (the slot is free again).
+    fn take_packet(&mut self, slot: u32) -> Option<Packet> {
+        let pkt = self.packets.get_mut(slot as usize)?.take()?;
+        self.free_packets.push(slot);
+        Some(pkt)
     }
 
     fn deliver(&mut self, pkt: Packet) {
         self.packet_record(&pkt, PacketFate::Delivered);
         let i = pkt.client;
         let up = pkt.up;
-        let ready: Vec<Vec<u8>> = match pkt.reliable_seq {
-            None => vec![pkt.bytes],
-            Some(seq) => {
-                let slot = self
-                    .clients
-                    .get_mut(&i)
-                    .expect("scheduled for an existing client");
-                let ch = if up {
-                    &mut slot.up_rel
-                } else {
-                    &mut slot.down_rel
-                };
-                if ch.expected == 0 {
-                    ch.expected = 1;
-                }
-                if seq >= ch.expected {
-                    ch.held.entry(seq).or_insert(pkt.bytes);
-                }
-                let mut ready = Vec::new();
-                while let Some(p) = ch.held.remove(&ch.expected) {
-                    ready.push(p);
-                    ch.expected += 1;
-                }
-                ready
-            }
+        let Some(seq) = pkt.reliable_seq else {
+            self.hand_over(i, up, &pkt.bytes);
+            return;
         };
+        let slot = self
+            .clients
+            .get_mut(&i)
+            .expect("scheduled for an existing client");
+        let ch = if up {
+            &mut slot.up_rel
+        } else {
+            &mut slot.down_rel
+        };
+        if ch.expected == 0 {
+            ch.expected = 1;
+        }
+        if seq >= ch.expected {
+            ch.held.entry(seq).or_insert(pkt.bytes);
+        }
+        let mut ready = Vec::new();
+        while let Some(p) = ch.held.remove(&ch.expected) {
+            ready.push(p);
+            ch.expected += 1;
+        }
         for bytes in ready {
-            if up {
-                // A malformed datagram is reported by the model's telemetry.
-                let _ = self.server.handle_datagram(self.now, &bytes);
-                self.flush_server();
-                self.collect_server();
-            } else {
-                let slot = self
-                    .clients
-                    .get_mut(&i)
-                    .expect("scheduled for an existing client");
-                let _ = slot.client.handle_datagram(self.now - slot.start, &bytes);
-                self.collect_client(i);
+            self.hand_over(i, up, &bytes);
+        }
+    }
+
+    /// Gives a delivered datagram to its receiver.
+    fn hand_over(&mut self, i: u16, up: bool, bytes: &[u8]) {
+        if up {
+            // A malformed datagram is reported by the model's telemetry.
+            let _ = self.server.handle_datagram(self.now, bytes);
+            self.flush_server();
+            self.collect_server();
+        } else {
+            let slot = self
+                .clients
+                .get_mut(&i)
+                .expect("scheduled for an existing client");
+            let _ = slot.client.handle_datagram(self.now - slot.start, bytes);
+            self.collect_client(i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_keys_order_like_total_cmp_and_round_trip() {
+        let ts = [
+            f64::NEG_INFINITY,
+            -1.5,
+            -0.0,
+            0.0,
+            1e-300,
+            0.008_333,
+            0.05,
+            1.0,
+            600.0,
+            f64::INFINITY,
+        ];
+        for a in ts {
+            assert_eq!(key_time(time_key(a)).to_bits(), a.to_bits());
+            for b in ts {
+                assert_eq!(time_key(a).cmp(&time_key(b)), a.total_cmp(&b), "{a} {b}");
             }
         }
     }
