@@ -220,12 +220,12 @@ fn restarting_the_server_and_a_client_rejoins() {
     let p = preset(&["clients=2", "ai_pawns=1"]);
     let mut s = LiveSession::start(&p).expect("starts");
     let mut joined = 0;
-    until(&s, Duration::from_secs(3), "both clients to join", |r| {
+    until(&s, Duration::from_secs(10), "both clients to join", |r| {
         joined += usize::from(matches!(r.event, Event::Joined { .. }));
         joined == 2
     });
     s.command(Command::RestartClient(1)).unwrap();
-    until(&s, Duration::from_secs(3), "client 1 to rejoin", |r| {
+    until(&s, Duration::from_secs(10), "client 1 to rejoin", |r| {
         matches!(
             r.event,
             Event::Joined {
@@ -239,7 +239,7 @@ fn restarting_the_server_and_a_client_rejoins() {
     let mut back = std::collections::BTreeSet::new();
     until(
         &s,
-        Duration::from_secs(6),
+        Duration::from_secs(15),
         "both clients to join the new server",
         |r| {
             if let Event::Joined { client, .. } = r.event {
@@ -249,7 +249,7 @@ fn restarting_the_server_and_a_client_rejoins() {
         },
     );
     // Moves flow again.
-    until(&s, Duration::from_secs(3), "moves on the new server", |r| {
+    until(&s, Duration::from_secs(10), "moves on the new server", |r| {
         matches!(r.event, Event::RemoteMoveExecuted { client: 0, .. })
     });
     s.stop();
