@@ -239,3 +239,34 @@ fn a_network_profile_and_a_gmc_setting_reach_the_session() {
     h.run_steps(2);
     assert!(!h.state().session().unwrap().preset().gmc.use_client_replay);
 }
+
+#[test]
+fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
+    let mut h = harness();
+    h.get_by_label("Lessons").click();
+    h.run_steps(4);
+    h.get_by_label("lesson").click();
+    h.run_steps(3);
+    h.get_by_label("Pitfall 1: an unbound member").click();
+    h.run_steps(4);
+    assert!(
+        h.state().session().unwrap().preset().faults.unbound_member,
+        "the lesson's scenario runs"
+    );
+    // Predict, then reveal.
+    h.get_by_label("Yes: replays start from a different move_ramp than the server had")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Answer").click();
+    h.run_steps(2);
+    h.get_by_label("Right.");
+    // Step 3 switches the pitfall off in the running session.
+    h.get_by_label("Next step").click();
+    h.run_steps(2);
+    h.get_by_label("Next step").click();
+    h.run_steps(2);
+    h.get_by_label("Do it").click();
+    h.run_steps(2);
+    assert!(!h.state().session().unwrap().preset().faults.unbound_member);
+    h.get_by_label("Open the paired variant");
+}

@@ -26,6 +26,7 @@ use crate::store::{MarkKind, Metric, Store};
 use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
 
 pub mod layout;
+mod lessons;
 mod panels;
 pub mod plots;
 
@@ -189,6 +190,7 @@ pub struct MovescopeApp {
     /// The theme the window was last set to.
     theme_applied: Option<bool>,
     layout: egui_tiles::Tree<layout::Pane>,
+    lessons: lessons::LessonState,
 }
 
 impl MovescopeApp {
@@ -241,6 +243,7 @@ impl MovescopeApp {
             light: false,
             theme_applied: None,
             layout: layout::default_layout(),
+            lessons: lessons::LessonState::default(),
         };
         if app.options.persist
             && let Some(state) = layout::UiState::load()
@@ -262,7 +265,20 @@ impl MovescopeApp {
                 "bindings" => app.bindings_open = true,
                 "gmc" => app.gmc_open = true,
                 "help" => app.show_help = true,
-                other => app.status = format!("unknown window `{other}` (bindings, gmc, help)"),
+                "lessons" => {
+                    // Opened on a lesson's preset: that lesson is the current one.
+                    app.lessons.open = true;
+                    app.lessons.list = lessons::shipped_lessons();
+                    let name = std::path::Path::new(&app.options.preset_name);
+                    app.lessons.current = app
+                        .lessons
+                        .list
+                        .iter()
+                        .position(|e| e.path == name || e.path.file_name() == name.file_name());
+                }
+                other => {
+                    app.status = format!("unknown window `{other}` (bindings, gmc, help, lessons)")
+                }
             }
         }
         match app.options.source.clone() {
@@ -603,6 +619,13 @@ impl MovescopeApp {
     fn top_bar(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
             ui.heading("movescope");
+            if ui
+                .button(RichText::new("Lessons").strong())
+                .on_hover_text("Workshop lessons: one scenario per pitfall and network lesson, walked through step by step.")
+                .clicked()
+            {
+                self.lessons.open = !self.lessons.open;
+            }
             ui.label(RichText::new(&self.options.preset.title).strong())
                 .on_hover_text(&self.options.preset.description);
             ui.separator();
@@ -953,6 +976,7 @@ impl MovescopeApp {
     }
 
     fn dialogs(&mut self, ctx: &egui::Context) {
+        self.lessons_window(ctx);
         self.bindings_window(ctx);
         self.gmc_window(ctx);
         if self.show_help {
@@ -1389,6 +1413,7 @@ impl MovescopeApp {
     }
 
     fn plots(&mut self, ui: &mut egui::Ui) {
+        self.plots.focus = self.lesson_focus();
         let view = plots::View::at(&self.time, self.window_s, self.placed_at);
         self.placed_at = Some(self.time.cursor());
         if let Some(t) = self.plots.show(ui, &self.store, &view) {

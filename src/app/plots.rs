@@ -187,6 +187,8 @@ pub struct PlotsPanel {
     decimated: Vec<[f64; 2]>,
     /// Draw every stored point instead of decimated series (for the benchmark).
     pub naive: bool,
+    /// The plot a lesson points at (highlighted).
+    pub focus: Option<String>,
 }
 
 impl Default for PlotsPanel {
@@ -195,6 +197,7 @@ impl Default for PlotsPanel {
             shown: PLOTS.iter().map(|p| p.default_on).collect(),
             decimated: Vec::new(),
             naive: false,
+            focus: None,
         }
     }
 }
@@ -257,8 +260,17 @@ impl PlotsPanel {
         height: f32,
         width: f32,
     ) -> Option<f64> {
-        ui.label(RichText::new(spec.title).strong())
+        if self.focus.as_deref() == Some(spec.title) {
+            ui.label(
+                RichText::new(format!("{}  <- look here", spec.title))
+                    .strong()
+                    .color(Color32::from_rgb(240, 200, 80)),
+            )
             .on_hover_text(spec.explain);
+        } else {
+            ui.label(RichText::new(spec.title).strong())
+                .on_hover_text(spec.explain);
+        }
         let width_px = ui.available_width().max(100.0) as usize;
         // A little beyond the window on both sides, so panning shows data.
         let span = view.t1 - view.t0;
