@@ -17,3 +17,4 @@ pub mod store;
 pub mod summary;
 pub mod timeline;
 pub mod transport;
+pub mod whatif;

@@ -137,6 +137,23 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         list: usize,
     },
+    /// What if: re-simulate a recorded session in virtual time with changes and compare it
+    /// with the original (corrections, replay depth, the first record that differs).
+    Whatif {
+        file: PathBuf,
+        /// A change, as for `run --set` (repeatable; none: check the recording reproduces).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Write the changed run's summary as JSON to this file (`-` for standard output).
+        #[arg(long, value_name = "FILE")]
+        summary_json: Option<PathBuf>,
+        /// Print the comparison as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Record the changed run (open it next to the original).
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+    },
     /// Describe a recording and print its run summary (the same summary `run` printed).
     Inspect {
         file: PathBuf,
@@ -197,6 +214,19 @@ fn main() -> ExitCode {
         }) => open_recording(file, at, screenshot, screenshot_after),
         Some(Command::Inspect { file, summary_json }) => inspect(&file, summary_json.as_deref()),
         Some(Command::Doctor { file, json, list }) => doctor(&file, json, list),
+        Some(Command::Whatif {
+            file,
+            set,
+            summary_json,
+            json,
+            record,
+        }) => whatif(
+            &file,
+            &set,
+            summary_json.as_deref(),
+            json,
+            record.as_deref(),
+        ),
         Some(Command::Report {
             file,
             at,
@@ -348,6 +378,59 @@ fn doctor(file: &std::path::Path, json: bool, list: usize) -> Result<(), String>
     } else {
         println!("{}", rec.describe());
         print!("{}", report.to_text(list));
+    }
+    Ok(())
+}
+
+fn whatif(
+    file: &std::path::Path,
+    set: &[String],
+    summary_json: Option<&std::path::Path>,
+    json: bool,
+    record: Option<&std::path::Path>,
+) -> Result<(), String> {
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let w = movescope::whatif::run(&rec, set)?;
+    if let Some(path) = record {
+        let mut header = Header::new(&w.preset_b, &rec.header.preset_name, "deterministic")?;
+        header.seed = w.preset_b.seed;
+        let stats = movescope::recording::write_all(
+            path,
+            &header,
+            w.records_b.iter().cloned(),
+            Footer {
+                simulated_seconds: w.summary_b.simulated_seconds,
+                wall_seconds: w.summary_b.wall_seconds,
+                dropped_records: 0,
+            },
+        )?;
+        eprintln!(
+            "recorded B to {} ({} bytes)",
+            stats.path.display(),
+            stats.bytes
+        );
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&w.comparison).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", w.comparison.to_text());
+    }
+    match summary_json {
+        Some(p) if p.as_os_str() == "-" && json => {
+            return Err("--summary-json - and --json both want standard output".into());
+        }
+        Some(p) => {
+            let text = serde_json::to_string_pretty(&w.summary_b).map_err(|e| e.to_string())?;
+            if p.as_os_str() == "-" {
+                println!("{text}");
+            } else {
+                std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+        }
+        None => {}
     }
     Ok(())
 }
