@@ -92,6 +92,9 @@ enum Command {
         /// Seconds before the --screenshot is taken.
         #[arg(long, default_value_t = 3.0, value_name = "SECONDS")]
         screenshot_after: f64,
+        /// Run a what-if with this change once loaded, drawn over the recording (repeatable).
+        #[arg(long = "whatif", value_name = "KEY=VALUE")]
+        whatif: Vec<String>,
     },
     /// Write a bug report for a recording: the view at SECONDS as a PNG (opens a window for a
     /// moment), the recording trimmed around it (it reopens at SECONDS), the preset and
@@ -211,7 +214,8 @@ fn main() -> ExitCode {
             at,
             screenshot,
             screenshot_after,
-        }) => open_recording(file, at, screenshot, screenshot_after),
+            whatif,
+        }) => open_recording(file, at, screenshot, screenshot_after, whatif),
         Some(Command::Inspect { file, summary_json }) => inspect(&file, summary_json.as_deref()),
         Some(Command::Doctor { file, json, list }) => doctor(&file, json, list),
         Some(Command::Whatif {
@@ -296,6 +300,7 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         retention: (args.retention > 0.0).then_some(args.retention),
         windows: args.windows,
         persist: true,
+        whatif: Vec::new(),
     })
 }
 
@@ -476,6 +481,7 @@ fn report(
         None,
         Some(files.picture.clone()),
         1.0,
+        Vec::new(),
     )
     .map_err(|e| format!("the picture needs a display ({e}); the other files are written"))?;
     println!("wrote {}", files.picture.display());
@@ -531,6 +537,7 @@ fn open_recording(
     at: Option<f64>,
     screenshot: Option<PathBuf>,
     screenshot_after: f64,
+    whatif: Vec<String>,
 ) -> Result<(), String> {
     let rec = Recording::open(&file).map_err(|e| e.to_string())?;
     let preset = rec.header.preset.clone();
@@ -546,6 +553,7 @@ fn open_recording(
         retention: None,
         windows: Vec::new(),
         persist: true,
+        whatif,
     })
 }
 

@@ -270,3 +270,38 @@ fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
     assert!(!h.state().session().unwrap().preset().faults.unbound_member);
     h.get_by_label("Open the paired variant");
 }
+
+#[test]
+fn a_what_if_run_is_drawn_over_the_recording() {
+    let path = recording_with_cursor("w.msrec", 2.0);
+    let options = AppOptions {
+        source: movescope::app::Source::Recording { path, at: None },
+        ..AppOptions::live(Preset::default(), "test")
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    loaded(&mut h);
+    h.get_by_label("What if…").click();
+    h.run_steps(4);
+    // The recording has unbound_member on: the button adds the line that switches it off.
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "unbound_member")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Run B").click();
+    for _ in 0..2000 {
+        h.run_steps(1);
+        if h.state().whatif_result().is_some() {
+            break;
+        }
+    }
+    let c = h
+        .state()
+        .whatif_result()
+        .expect("the what-if finished within 2000 frames");
+    assert_eq!(c.changes, vec!["faults.unbound_member=false".to_string()]);
+    assert!(c.clients.iter().all(|x| x.corrections_b == 0));
+    assert!(c.clients.iter().any(|x| x.corrections_a > 0));
+    h.run_steps(2);
+    h.get_by_label("Go to the first difference");
+}

@@ -29,6 +29,7 @@ pub mod layout;
 mod lessons;
 mod panels;
 pub mod plots;
+mod whatif_window;
 
 /// Longest the UI spends draining live telemetry per frame.
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
@@ -75,6 +76,8 @@ pub struct AppOptions {
     pub windows: Vec<String>,
     /// Restore the layout, theme and plot choices of the last run, and save them on exit.
     pub persist: bool,
+    /// Recordings: run a what-if with these changes once loaded.
+    pub whatif: Vec<String>,
 }
 
 impl AppOptions {
@@ -89,6 +92,7 @@ impl AppOptions {
             retention: Some(RETENTION),
             windows: Vec::new(),
             persist: false,
+            whatif: Vec::new(),
         }
     }
 }
@@ -191,6 +195,7 @@ pub struct MovescopeApp {
     theme_applied: Option<bool>,
     layout: egui_tiles::Tree<layout::Pane>,
     lessons: lessons::LessonState,
+    whatif: whatif_window::WhatIfState,
 }
 
 impl MovescopeApp {
@@ -244,6 +249,7 @@ impl MovescopeApp {
             theme_applied: None,
             layout: layout::default_layout(),
             lessons: lessons::LessonState::default(),
+            whatif: whatif_window::WhatIfState::default(),
         };
         if app.options.persist
             && let Some(state) = layout::UiState::load()
@@ -260,11 +266,17 @@ impl MovescopeApp {
             }
         }
         app.session_edit = app.options.preset.clone();
+        if !app.options.whatif.is_empty() {
+            app.whatif.open = true;
+            app.whatif.changes = app.options.whatif.join("\n");
+            app.whatif.pending = true;
+        }
         for w in app.options.windows.clone() {
             match w.as_str() {
                 "bindings" => app.bindings_open = true,
                 "gmc" => app.gmc_open = true,
                 "help" => app.show_help = true,
+                "whatif" => app.whatif.open = true,
                 "lessons" => {
                     // Opened on a lesson's preset: that lesson is the current one.
                     app.lessons.open = true;
@@ -277,7 +289,8 @@ impl MovescopeApp {
                         .position(|e| e.path == name || e.path.file_name() == name.file_name());
                 }
                 other => {
-                    app.status = format!("unknown window `{other}` (bindings, gmc, help, lessons)")
+                    app.status =
+                        format!("unknown window `{other}` (bindings, gmc, help, lessons, whatif)")
                 }
             }
         }
@@ -317,6 +330,11 @@ impl MovescopeApp {
         self.opened.as_ref().is_some_and(|o| o.loader.is_some())
     }
 
+    /// The last what-if comparison (for tests and tools).
+    pub fn whatif_result(&self) -> Option<&crate::whatif::Comparison> {
+        self.whatif.result.as_ref()
+    }
+
     /// The status line (what the last action did).
     pub fn status(&self) -> &str {
         &self.status
@@ -328,6 +346,8 @@ impl MovescopeApp {
     }
 
     fn reset_view(&mut self) {
+        self.plots.overlay = None;
+        self.whatif.result = None;
         self.store = Store::new(self.options.retention);
         self.recent.clear();
         self.placed_at = None;
@@ -482,7 +502,8 @@ impl MovescopeApp {
 
     fn finish_loading(&mut self, damage: Option<Damage>) {
         self.store.set_growing(false);
-        self.ready_since = Some(Instant::now());
+        // A --whatif run waits for it (and the screenshot waits for the what-if).
+        self.ready_since = (!self.whatif.pending).then(Instant::now);
         let t = self.time.cursor();
         self.time.apply(TimeCommand::Seek(t), &self.store);
         if let Some(o) = self.opened.as_mut() {
@@ -716,6 +737,13 @@ impl MovescopeApp {
             {
                 let ctx = ui.ctx().clone();
                 self.bug_report(&ctx);
+            }
+            if ui
+                .button("What if…")
+                .on_hover_text("Re-run the opened recording with a change and compare, plots overlaid.")
+                .clicked()
+            {
+                self.whatif.open = !self.whatif.open;
             }
             let theme = if self.light { "Dark theme" } else { "Light theme" };
             if ui.button(theme).clicked() {
@@ -977,6 +1005,7 @@ impl MovescopeApp {
 
     fn dialogs(&mut self, ctx: &egui::Context) {
         self.lessons_window(ctx);
+        self.whatif_window(ctx);
         self.bindings_window(ctx);
         self.gmc_window(ctx);
         if self.show_help {

@@ -6,7 +6,9 @@
 
 use eframe::egui;
 use egui::{Color32, RichText};
-use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Span, VLine};
+use egui_plot::{
+    Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Span, VLine,
+};
 
 use super::color_of;
 use crate::model::telemetry::Machine;
@@ -189,6 +191,8 @@ pub struct PlotsPanel {
     pub naive: bool,
     /// The plot a lesson points at (highlighted).
     pub focus: Option<String>,
+    /// A what-if run drawn over the session (dashed, "(B)").
+    pub overlay: Option<Store>,
 }
 
 impl Default for PlotsPanel {
@@ -198,6 +202,7 @@ impl Default for PlotsPanel {
             decimated: Vec::new(),
             naive: false,
             focus: None,
+            overlay: None,
         }
     }
 }
@@ -275,27 +280,32 @@ impl PlotsPanel {
         // A little beyond the window on both sides, so panning shows data.
         let span = view.t1 - view.t0;
         let (d0, d1) = (view.t0 - span, view.t1 + span);
-        let mut lines: Vec<(Machine, Vec<PlotPoint>)> = Vec::new();
-        for m in store.machines_with(spec.metric) {
-            let Some(s) = store.series(m, spec.metric) else {
-                continue;
-            };
-            let pts: Vec<PlotPoint> = if self.naive {
-                s.range(f64::NEG_INFINITY, f64::INFINITY)
-                    .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
-                    .collect()
-            } else {
-                // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels,
-                // and a marker identical to one already in its column is dropped.
-                let per_column = if spec.points { 3 } else { 1 };
-                s.decimate(d0, d1, width_px * 3 / per_column, &mut self.decimated);
-                self.decimated
-                    .iter()
-                    .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
-                    .collect()
-            };
-            lines.push((m, pts));
+        let mut lines: Vec<(Machine, bool, Vec<PlotPoint>)> = Vec::new();
+        let overlay = self.overlay.take();
+        let sources = std::iter::once((store, false)).chain(overlay.as_ref().map(|o| (o, true)));
+        for (src, is_b) in sources {
+            for m in src.machines_with(spec.metric) {
+                let Some(s) = src.series(m, spec.metric) else {
+                    continue;
+                };
+                let pts: Vec<PlotPoint> = if self.naive {
+                    s.range(f64::NEG_INFINITY, f64::INFINITY)
+                        .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
+                        .collect()
+                } else {
+                    // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels,
+                    // and a marker identical to one already in its column is dropped.
+                    let per_column = if spec.points { 3 } else { 1 };
+                    s.decimate(d0, d1, width_px * 3 / per_column, &mut self.decimated);
+                    self.decimated
+                        .iter()
+                        .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
+                        .collect()
+                };
+                lines.push((m, is_b, pts));
+            }
         }
+        self.overlay = overlay;
         let unit = spec.unit;
         let mut plot = Plot::new(spec.title).height(height).width(width);
         if spec.zero {
@@ -337,10 +347,32 @@ impl PlotsPanel {
                             .fill(Color32::from_rgba_unmultiplied(90, 140, 230, 40)),
                     );
                 }
-                for (m, pts) in lines {
-                    let name = m.to_string();
+                for (m, is_b, pts) in lines {
+                    let name = if is_b {
+                        format!("{m} (B)")
+                    } else {
+                        m.to_string()
+                    };
                     let pts = PlotPoints::Owned(pts);
-                    if spec.points {
+                    if is_b {
+                        // The what-if run: dashed lines, hollow markers.
+                        let color = color_of(m).gamma_multiply(0.8);
+                        if spec.points {
+                            plot_ui.points(
+                                Points::new(name, pts)
+                                    .color(color)
+                                    .radius(3.0)
+                                    .filled(false)
+                                    .shape(MarkerShape::Square),
+                            );
+                        } else {
+                            plot_ui.line(
+                                Line::new(name, pts)
+                                    .color(color)
+                                    .style(LineStyle::dashed_loose()),
+                            );
+                        }
+                    } else if spec.points {
                         let (radius, shape) = if spec.metric == Metric::ReplayDepth {
                             (4.0, MarkerShape::Diamond)
                         } else {
