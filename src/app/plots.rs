@@ -307,6 +307,9 @@ impl PlotsPanel {
         }
         self.overlay = overlay;
         let unit = spec.unit;
+        // Correction plots name the deviating values of the correction under the pointer.
+        let names_corrections =
+            matches!(spec.metric, Metric::ReplayDepth | Metric::CorrectionError);
         let mut plot = Plot::new(spec.title).height(height).width(width);
         if spec.zero {
             plot = plot.include_y(0.0);
@@ -329,10 +332,28 @@ impl PlotsPanel {
                     plot_name,
                     position,
                     ..
-                } => Some(format!(
-                    "{plot_name}\nt = {:.3} s\n{:.2} {unit}",
-                    position.x, position.y
-                )),
+                } => {
+                    let mut text = format!(
+                        "{plot_name}\nt = {:.3} s\n{:.2} {unit}",
+                        position.x, position.y
+                    );
+                    let machine = plot_name.to_string();
+                    if names_corrections
+                        && let Some(e) = store
+                            .log_between(position.x - 0.05, position.x + 0.05)
+                            .iter()
+                            .filter(|e| e.move_id.is_some() && e.machine.to_string() == machine)
+                            .min_by(|a, b| {
+                                (a.t - position.x)
+                                    .abs()
+                                    .total_cmp(&(b.t - position.x).abs())
+                            })
+                    {
+                        text.push('\n');
+                        text.push_str(&e.text);
+                    }
+                    Some(text)
+                }
                 _ => None,
             })
             .show(ui, |plot_ui| {
