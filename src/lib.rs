@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod doctor;
+pub mod lineage;
 pub mod live;
 pub mod model;
 pub mod preset;

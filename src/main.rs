@@ -157,6 +157,23 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
     },
+    /// Move lineage: the journey of one move in a recording (closing, sending, the link,
+    /// execution on the server, the reply, correction and replays).
+    Lineage {
+        file: PathBuf,
+        /// The owning client.
+        #[arg(long)]
+        client: u16,
+        /// The move id (default: the move the client closed nearest to --at).
+        #[arg(long = "move", value_name = "ID")]
+        move_id: Option<u32>,
+        /// A session time to pick the nearest move by.
+        #[arg(long, value_name = "SECONDS")]
+        at: Option<f64>,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Describe a recording and print its run summary (the same summary `run` printed).
     Inspect {
         file: PathBuf,
@@ -218,6 +235,13 @@ fn main() -> ExitCode {
         }) => open_recording(file, at, screenshot, screenshot_after, whatif),
         Some(Command::Inspect { file, summary_json }) => inspect(&file, summary_json.as_deref()),
         Some(Command::Doctor { file, json, list }) => doctor(&file, json, list),
+        Some(Command::Lineage {
+            file,
+            client,
+            move_id,
+            at,
+            json,
+        }) => lineage(&file, client, move_id, at, json),
         Some(Command::Whatif {
             file,
             set,
@@ -383,6 +407,37 @@ fn doctor(file: &std::path::Path, json: bool, list: usize) -> Result<(), String>
     } else {
         println!("{}", rec.describe());
         print!("{}", report.to_text(list));
+    }
+    Ok(())
+}
+
+fn lineage(
+    file: &std::path::Path,
+    client: u16,
+    move_id: Option<u32>,
+    at: Option<f64>,
+    json: bool,
+) -> Result<(), String> {
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let (records, damage) = rec.load_all();
+    if let Some(d) = &damage {
+        eprintln!("warning: {}: {d}", file.display());
+    }
+    let m = match (move_id, at) {
+        (Some(m), _) => m,
+        (None, Some(t)) => movescope::lineage::move_near(&records, client, t)
+            .ok_or_else(|| format!("client {client} closed no move in this recording"))?,
+        (None, None) => return Err("give --move ID or --at SECONDS".into()),
+    };
+    let l = movescope::lineage::trace(&records, client, m)
+        .ok_or_else(|| format!("the recording holds no move {m} of client {client}"))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&l).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", l.to_text());
     }
     Ok(())
 }

@@ -305,3 +305,31 @@ fn a_what_if_run_is_drawn_over_the_recording() {
     h.run_steps(2);
     h.get_by_label("Go to the first difference");
 }
+
+#[test]
+fn the_journey_of_the_move_at_the_cursor() {
+    let path = recording_with_cursor("j.msrec", 3.0);
+    let options = AppOptions {
+        source: movescope::app::Source::Recording { path, at: None },
+        ..AppOptions::live(Preset::default(), "test")
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    loaded(&mut h);
+    h.get_by_label("Move journey").click();
+    h.run_steps(4);
+    let l = h
+        .state()
+        .lineage()
+        .expect("a lineage is shown")
+        .clone()
+        .expect("traced");
+    assert_eq!(l.client, 0);
+    assert!(
+        l.steps
+            .iter()
+            .any(|s| s.what.starts_with("executed on the server"))
+    );
+    h.get_by_label("Move lineage");
+}

@@ -196,6 +196,8 @@ pub struct MovescopeApp {
     layout: egui_tiles::Tree<layout::Pane>,
     lessons: lessons::LessonState,
     whatif: whatif_window::WhatIfState,
+    /// The move lineage shown (or why none could be).
+    lineage: Option<Result<crate::lineage::Lineage, String>>,
 }
 
 impl MovescopeApp {
@@ -250,6 +252,7 @@ impl MovescopeApp {
             layout: layout::default_layout(),
             lessons: lessons::LessonState::default(),
             whatif: whatif_window::WhatIfState::default(),
+            lineage: None,
         };
         if app.options.persist
             && let Some(state) = layout::UiState::load()
@@ -328,6 +331,75 @@ impl MovescopeApp {
     /// Whether a recording is still loading.
     pub fn is_loading(&self) -> bool {
         self.opened.as_ref().is_some_and(|o| o.loader.is_some())
+    }
+
+    /// Records around `t` (from the recording's file, or a live session's recent records).
+    fn records_around(&self, t: f64, before: f64, after: f64) -> Result<Vec<Record>, String> {
+        match &self.opened {
+            Some(o) => crate::report::records_between(&o.recording, t - before, t + after),
+            None => Ok(self
+                .recent
+                .iter()
+                .filter(|r| r.t >= t - before && r.t <= t + after)
+                .cloned()
+                .collect()),
+        }
+    }
+
+    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`.
+    pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64) {
+        self.lineage = Some(self.records_around(t, 3.0, 3.0).and_then(|records| {
+            let m = match move_id {
+                Some(m) => m,
+                None => crate::lineage::move_near(&records, client, t)
+                    .ok_or_else(|| format!("client {client} closed no move near {t:.2} s"))?,
+            };
+            crate::lineage::trace(&records, client, m)
+                .ok_or_else(|| format!("no records of client {client}'s move {m} near {t:.2} s"))
+        }));
+    }
+
+    /// The lineage shown (for tests and tools).
+    pub fn lineage(&self) -> Option<&Result<crate::lineage::Lineage, String>> {
+        self.lineage.as_ref()
+    }
+
+    fn lineage_window(&mut self, ctx: &egui::Context) {
+        let Some(l) = &self.lineage else { return };
+        let mut open = true;
+        let mut seek = None;
+        egui::Window::new("Move lineage")
+            .open(&mut open)
+            .default_width(620.0)
+            .show(ctx, |ui| match l {
+                Err(e) => {
+                    ui.colored_label(Color32::from_rgb(230, 120, 80), e);
+                }
+                Ok(l) => {
+                    ui.label(RichText::new(format!("client {} move {}", l.client, l.move_id)).strong());
+                    ui.weak("Click a step to move the cursor there. (inferred): matched by timing or order, not by the move's id.");
+                    egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+                        for st in &l.steps {
+                            let text = format!(
+                                "{:8.3} s  {:<9} {}{}",
+                                st.t,
+                                st.machine,
+                                st.what,
+                                if st.inferred { "  (inferred)" } else { "" }
+                            );
+                            if ui.selectable_label(false, text).clicked() {
+                                seek = Some(st.t);
+                            }
+                        }
+                    });
+                }
+            });
+        if let Some(t) = seek {
+            self.time_command(TimeCommand::Seek(t));
+        }
+        if !open {
+            self.lineage = None;
+        }
     }
 
     /// The last what-if comparison (for tests and tools).
@@ -800,6 +872,7 @@ impl MovescopeApp {
             self.store.latest().max(self.store.earliest()),
         );
         let mut cmds: Vec<TimeCommand> = Vec::new();
+        let mut journey: Option<u16> = None;
         let all_marks = MarkKind::ALL.to_vec();
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Timeline").strong()).on_hover_text(
@@ -829,6 +902,14 @@ impl MovescopeApp {
             }
             if ui.button("mark >>").on_hover_text("Next correction or warning (PageDown)").clicked() {
                 cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: true });
+            }
+            if ui
+                .button("Move journey")
+                .on_hover_text(format!("The lineage of the move {mv} closed nearest the cursor: frames, sending, the link, the server, the reply, corrections and replays."))
+                .clicked()
+                && let Machine::Client(c) = mv
+            {
+                journey = Some(c);
             }
             let mut speed = self.time.speed();
             egui::ComboBox::from_label("speed")
@@ -945,6 +1026,10 @@ impl MovescopeApp {
         for c in cmds {
             self.time_command(c);
         }
+        if let Some(c) = journey {
+            let t = self.time.cursor();
+            self.show_lineage(c, None, t);
+        }
     }
 
     fn keyboard(&mut self, ctx: &egui::Context) {
@@ -1004,6 +1089,7 @@ impl MovescopeApp {
     }
 
     fn dialogs(&mut self, ctx: &egui::Context) {
+        self.lineage_window(ctx);
         self.lessons_window(ctx);
         self.whatif_window(ctx);
         self.bindings_window(ctx);
@@ -1458,6 +1544,7 @@ impl MovescopeApp {
         let upto = self.store.log_between(f64::NEG_INFINITY, cursor);
         let shown = &upto[upto.len().saturating_sub(400)..];
         let mut seek = None;
+        let mut trace: Option<(u16, u32, f64)> = None;
         egui::ScrollArea::vertical()
             .stick_to_bottom(true)
             .show(ui, |ui| {
@@ -1478,11 +1565,24 @@ impl MovescopeApp {
                     } else {
                         text
                     };
-                    if ui.selectable_label(false, text).clicked() {
-                        seek = Some(e.t);
-                    }
+                    ui.horizontal(|ui| {
+                        if let (Some(m), Machine::Client(c)) = (e.move_id, e.machine)
+                            && ui
+                                .small_button("journey")
+                                .on_hover_text(format!("The lineage of client {c}'s move {m}."))
+                                .clicked()
+                        {
+                            trace = Some((c, m, e.t));
+                        }
+                        if ui.selectable_label(false, text).clicked() {
+                            seek = Some(e.t);
+                        }
+                    });
                 }
             });
+        if let Some((c, m, t)) = trace {
+            self.show_lineage(c, Some(m), t);
+        }
         if let Some(t) = seek {
             self.time_command(TimeCommand::Seek(t));
         }

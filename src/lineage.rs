@@ -1,0 +1,304 @@
+//! Move lineage: the journey of one move, from the records — the frames merged into it, its
+//! sub-steps, the batch and datagram it left in and that datagram's fate on the link, its
+//! execution on the server (age, sub-steps), the reply, the correction if any, and every
+//! replay that re-ran it.
+//!
+//! Exact where the records name the move (closing, execution, corrections, skips); inferred
+//! where they do not: the batch is the client's first send after the move closed, and a
+//! datagram's delivery is matched to its send in order per link (each step says which).
+
+use serde::Serialize;
+
+use crate::model::messages::MsgKind;
+use crate::model::telemetry::{Event, Machine, PacketFate, Record};
+
+/// One step of a move's journey.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Step {
+    pub t: f64,
+    pub machine: String,
+    pub what: String,
+    /// The step is matched by timing or order, not by the move's id.
+    pub inferred: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Lineage {
+    pub client: u16,
+    pub move_id: u32,
+    pub steps: Vec<Step>,
+}
+
+impl Lineage {
+    pub fn to_text(&self) -> String {
+        let mut s = format!("client {} move {}\n", self.client, self.move_id);
+        for st in &self.steps {
+            s += &format!(
+                "{:9.3} s  {:<9} {}{}\n",
+                st.t,
+                st.machine,
+                st.what,
+                if st.inferred { "  (inferred)" } else { "" }
+            );
+        }
+        s
+    }
+}
+
+/// The move `client` closed nearest to time `t`, if any.
+pub fn move_near(records: &[Record], client: u16, t: f64) -> Option<u32> {
+    records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (Machine::Client(c), Event::MoveClosed { move_id, .. }) if *c == client => {
+                Some((r.t, *move_id))
+            }
+            _ => None,
+        })
+        .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+        .map(|(_, m)| m)
+}
+
+/// The journey of `move_id` of `client`, or `None` when the records do not hold its closing.
+pub fn trace(records: &[Record], client: u16, move_id: u32) -> Option<Lineage> {
+    let me = Machine::Client(client);
+    let mut steps = Vec::new();
+    let step = |t: f64, m: Machine, what: String, inferred: bool| Step {
+        t,
+        machine: m.to_string(),
+        what,
+        inferred,
+    };
+    // Closing, and the frames merged into it (since the previous move closed).
+    let (t_close, close_idx) = records
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| match &r.event {
+            Event::MoveClosed { move_id: m, .. } if r.machine == me && *m == move_id => {
+                Some((r.t, i))
+            }
+            _ => None,
+        })?;
+    let prev_close = records[..close_idx]
+        .iter()
+        .rev()
+        .find(|r| r.machine == me && matches!(r.event, Event::MoveClosed { .. }))
+        .map_or(f64::NEG_INFINITY, |r| r.t);
+    let frames: Vec<f64> = records
+        .iter()
+        .filter(|r| {
+            r.machine == me
+                && matches!(r.event, Event::Frame { .. })
+                && r.t > prev_close
+                && r.t <= t_close
+        })
+        .map(|r| r.t)
+        .collect();
+    if let Event::MoveClosed {
+        timestamp,
+        delta,
+        frames: n,
+        substeps,
+        ..
+    } = &records[close_idx].event
+    {
+        steps.push(step(
+            t_close,
+            me,
+            format!(
+                "closed: {n} frame(s) merged (frames at {}), timestamp {timestamp:.4} s, delta {:.1} ms, {substeps} sub-step(s)",
+                frames
+                    .iter()
+                    .map(|t| format!("{t:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                delta * 1000.0
+            ),
+            false,
+        ));
+    }
+    // The batch it left in: the client's first send after it closed.
+    if let Some((i, r)) = records
+        .iter()
+        .enumerate()
+        .skip(close_idx)
+        .find(|(_, r)| r.machine == me && matches!(r.event, Event::MovesSent { .. }))
+        && let Event::MovesSent {
+            new_moves,
+            resent_moves,
+            bytes,
+            reliable,
+            ..
+        } = &r.event
+    {
+        steps.push(step(
+            r.t,
+            me,
+            format!(
+                "sent in a batch of {new_moves} new move(s) and {resent_moves} resent, {bytes} bytes, {}",
+                if *reliable { "reliable" } else { "unreliable (sent again in later batches until acknowledged)" }
+            ),
+            true,
+        ));
+        // That datagram's fate: sends and deliveries of Moves datagrams on this link, in order.
+        let sent_t = r.t;
+        let is_moves = |r: &Record, fate: PacketFate| {
+            matches!(&r.event, Event::Packet { from, to, fate: f, kind: MsgKind::Moves, .. }
+                if *from == me && *to == Machine::Server && *f == fate)
+        };
+        // This send's own datagram record (at the same instant, just before or after).
+        let own = records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.t == sent_t && is_moves(r, PacketFate::Sent))
+            .min_by_key(|(j, _)| j.abs_diff(i))
+            .map_or(i, |(j, _)| j);
+        let k = records[..own]
+            .iter()
+            .filter(|r| is_moves(r, PacketFate::Sent))
+            .count();
+        let dropped_before = records[..own]
+            .iter()
+            .filter(|r| is_moves(r, PacketFate::Dropped))
+            .count();
+        let dropped_now = records[own..]
+            .iter()
+            .take_while(|r| r.t <= sent_t)
+            .skip(1)
+            .take_while(|r| !is_moves(r, PacketFate::Sent))
+            .any(|r| is_moves(r, PacketFate::Dropped));
+        if dropped_now {
+            steps.push(step(
+                sent_t,
+                me,
+                "the datagram was lost on the link".into(),
+                true,
+            ));
+        } else if let Some(d) = records
+            .iter()
+            .filter(|r| is_moves(r, PacketFate::Delivered))
+            .nth(k - dropped_before)
+        {
+            steps.push(step(
+                d.t,
+                Machine::Server,
+                format!(
+                    "the datagram arrived after {:.1} ms on the link",
+                    (d.t - sent_t) * 1000.0
+                ),
+                true,
+            ));
+        }
+    }
+    for r in records {
+        match (&r.machine, &r.event) {
+            (
+                Machine::Server,
+                Event::RemoteMoveExecuted {
+                    client: c,
+                    move_id: m,
+                    age,
+                    substeps,
+                    ..
+                },
+            ) if *c == client && *m == move_id => steps.push(step(
+                r.t,
+                Machine::Server,
+                format!(
+                    "executed on the server, {:.1} ms after its timestamp, {substeps} sub-step(s)",
+                    age * 1000.0
+                ),
+                false,
+            )),
+            (
+                Machine::Server,
+                Event::MovesSkipped {
+                    client: c,
+                    from,
+                    to,
+                },
+            ) if *c == client && (*from..=*to).contains(&move_id) => steps.push(step(
+                r.t,
+                Machine::Server,
+                format!("skipped by the server (moves {from}–{to} never arrived in time)"),
+                false,
+            )),
+            (
+                Machine::Server,
+                Event::CorrectionSent {
+                    client: c,
+                    move_id: m,
+                    deviations,
+                },
+            ) if *c == client && *m == move_id => steps.push(step(
+                r.t,
+                Machine::Server,
+                format!("the server sent a correction ({deviations} deviating value(s))"),
+                false,
+            )),
+            (
+                Machine::Client(c),
+                Event::Correction {
+                    move_id: m,
+                    deviations,
+                    replay_depth,
+                    detected_by,
+                    ..
+                },
+            ) if *c == client => {
+                if *m == move_id {
+                    steps.push(step(
+                        r.t,
+                        me,
+                        format!(
+                            "corrected (found by the {}): {}; then {replay_depth} pending move(s) replayed",
+                            format!("{detected_by:?}").to_lowercase(),
+                            deviations
+                                .iter()
+                                .map(|d| format!(
+                                    "{} predicted {} but server {} (error {:.3} > {:.3})",
+                                    d.binding, d.predicted, d.authoritative, d.error, d.tolerance
+                                ))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ),
+                        false,
+                    ));
+                } else if *m < move_id && move_id <= m.saturating_add(u32::from(*replay_depth)) {
+                    steps.push(step(
+                        r.t,
+                        me,
+                        format!("re-run in the replay after move {m} was corrected"),
+                        false,
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    steps.sort_by(|a, b| a.t.total_cmp(&b.t));
+    // The reply to an executed move: a correction (the server found a deviation) or an
+    // acknowledgement carrying the server's values.
+    if !steps
+        .iter()
+        .any(|s| s.what.starts_with("the server sent a correction"))
+        && steps.iter().any(|s| s.what.starts_with("executed"))
+    {
+        let t = steps
+            .iter()
+            .find(|s| s.what.starts_with("executed"))
+            .map_or(0.0, |s| s.t);
+        steps.push(step(
+            t,
+            Machine::Server,
+            "acknowledged: the server replied with its result (the client checks its client-validated values against it)".into(),
+            false,
+        ));
+        steps.sort_by(|a, b| a.t.total_cmp(&b.t));
+    }
+    Some(Lineage {
+        client,
+        move_id,
+        steps,
+    })
+}
