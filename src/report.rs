@@ -159,6 +159,30 @@ pub fn summary_markdown(header: &Header, window: &[Record], cursor: f64) -> Stri
         "- This report holds {t0:.2}–{t1:.2} s ({} records). Open it with `movescope open session.msrec`; it lands on {cursor:.3} s.\n\n",
         window.len()
     );
+    let doctor = crate::doctor::examine(&header.bindings, window);
+    if doctor.corrections > 0 || !doctor.findings.is_empty() {
+        md += "## The desync doctor on this window\n\n";
+        for c in &doctor.causes {
+            md += &format!(
+                "- {} correction(s): {:?} — {}\n",
+                c.corrections, c.cause, c.explain
+            );
+        }
+        for f in &doctor.findings {
+            md += &format!("- finding, {}: {}\n", f.pitfall, f.evidence);
+        }
+        if let Some(d) = doctor
+            .diagnoses
+            .iter()
+            .min_by(|a, b| (a.t - cursor).abs().total_cmp(&(b.t - cursor).abs()))
+        {
+            md += &format!(
+                "\nThe correction nearest the cursor ({:.3} s, client {}, move {}): {:?} — evidence: {}\n",
+                d.t, d.client, d.move_id, d.cause, d.evidence
+            );
+        }
+        md += "\n";
+    }
     let near = store.log_between(cursor - NEAR, cursor + NEAR);
     md += &format!("## Within {NEAR} s of the cursor\n\n");
     if near.is_empty() {
