@@ -1565,7 +1565,9 @@ impl MovescopeApp {
                     } else {
                         text
                     };
-                    ui.horizontal(|ui| {
+                    ui.horizontal_top(|ui| {
+                        // Long lines wrap instead of running out of the pane.
+                        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
                         if let (Some(m), Machine::Client(c)) = (e.move_id, e.machine)
                             && ui
                                 .small_button("journey")
