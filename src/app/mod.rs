@@ -419,6 +419,7 @@ impl MovescopeApp {
 
     fn reset_view(&mut self) {
         self.plots.overlay = None;
+        self.plots.clear_cache();
         self.whatif.result = None;
         self.store = Store::new(self.options.retention);
         self.recent.clear();

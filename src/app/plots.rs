@@ -193,6 +193,19 @@ pub struct PlotsPanel {
     pub focus: Option<String>,
     /// A what-if run drawn over the session (dashed, "(B)").
     pub overlay: Option<Store>,
+    /// Decimated points by (metric, machine, what-if), with what they were made from.
+    cache: std::collections::HashMap<(Metric, Machine, bool), (CacheKey, Vec<PlotPoint>)>,
+}
+
+/// What a cached decimation was made from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CacheKey {
+    len: usize,
+    first: Option<f64>,
+    last: Option<f64>,
+    d0: f64,
+    d1: f64,
+    columns: usize,
 }
 
 impl Default for PlotsPanel {
@@ -203,11 +216,17 @@ impl Default for PlotsPanel {
             naive: false,
             focus: None,
             overlay: None,
+            cache: std::collections::HashMap::new(),
         }
     }
 }
 
 impl PlotsPanel {
+    /// Forgets cached decimations (the store they came from was replaced).
+    pub fn clear_cache(&mut self) {
+        self.cache.clear();
+    }
+
     /// Draws the shown plots in two columns; returns a time the user clicked.
     pub fn show(&mut self, ui: &mut egui::Ui, store: &Store, view: &View) -> Option<f64> {
         ui.horizontal_wrapped(|ui| {
@@ -293,14 +312,32 @@ impl PlotsPanel {
                         .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
                         .collect()
                 } else {
-                    // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels,
-                    // and a marker identical to one already in its column is dropped.
+                    // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
                     let per_column = if spec.points { 3 } else { 1 };
-                    s.decimate(d0, d1, width_px * 3 / per_column, &mut self.decimated);
-                    self.decimated
-                        .iter()
-                        .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
-                        .collect()
+                    let columns = width_px * 3 / per_column;
+                    // The same view of an unchanged series is not decimated again.
+                    let key = CacheKey {
+                        len: s.len(),
+                        first: s.first_t(),
+                        last: s.last_t(),
+                        d0,
+                        d1,
+                        columns,
+                    };
+                    let slot = (spec.metric, m, is_b);
+                    match self.cache.get(&slot) {
+                        Some((k, pts)) if *k == key => pts.clone(),
+                        _ => {
+                            s.decimate(d0, d1, columns, &mut self.decimated);
+                            let pts: Vec<PlotPoint> = self
+                                .decimated
+                                .iter()
+                                .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
+                                .collect();
+                            self.cache.insert(slot, (key, pts.clone()));
+                            pts
+                        }
+                    }
                 };
                 lines.push((m, is_b, pts));
             }

@@ -31,6 +31,7 @@ impl MovescopeApp {
             match done {
                 Ok((cmp, store_b)) => {
                     self.plots.overlay = Some(store_b);
+                    self.plots.clear_cache();
                     self.whatif.result = Some(cmp);
                     self.whatif.error = None;
                 }
@@ -117,6 +118,7 @@ impl MovescopeApp {
         self.whatif.open = open;
         if clear {
             self.plots.overlay = None;
+            self.plots.clear_cache();
             self.whatif.result = None;
         }
         if let Some(t) = seek {
