@@ -66,15 +66,10 @@ impl MovescopeApp {
         let Some(e) = self.lessons.list.get(i).cloned() else {
             return;
         };
-        self.options.preset = e.preset.clone();
-        self.options.preset_name = e.path.display().to_string();
-        self.faults = e.preset.faults.clone();
-        self.smoothing = e.preset.smoothing.mode;
-        self.session_edit = e.preset.clone();
         self.lessons.current = Some(i);
         self.lessons.step = 0;
         self.reset_step();
-        self.start_live();
+        self.start_preset(e.preset, e.path.display().to_string());
         self.show_focus();
     }
 
@@ -111,10 +106,8 @@ impl MovescopeApp {
         rest.world = before.world.clone();
         rest.gmc = before.gmc;
         if rest != before || self.session.is_none() {
-            self.options.preset = p.clone();
-            self.faults = p.faults.clone();
-            self.smoothing = p.smoothing.mode;
-            self.start_live();
+            let name = self.options.preset_name.clone();
+            self.start_preset(p, name);
             return;
         }
         if p.faults != before.faults {
@@ -313,19 +306,10 @@ impl MovescopeApp {
             self.reset_step();
             self.show_focus();
         }
-        if let Some(path) = fixed {
-            match Preset::load(&path) {
-                Ok(p) => {
-                    self.options.preset = p.clone();
-                    self.options.preset_name = path.display().to_string();
-                    self.faults = p.faults.clone();
-                    self.smoothing = p.smoothing.mode;
-                    self.session_edit = p;
-                    self.start_live();
-                    self.status = format!("started {}", path.display());
-                }
-                Err(e) => self.status = e.to_string(),
-            }
+        if let Some(path) = fixed
+            && self.start_preset_file(&path)
+        {
+            self.status = format!("started {}", path.display());
         }
     }
 }

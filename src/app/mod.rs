@@ -443,6 +443,30 @@ impl MovescopeApp {
         }
     }
 
+    /// Starts `preset` live under `name`; the panels show its settings.
+    pub(super) fn start_preset(&mut self, preset: Preset, name: String) {
+        self.faults = preset.faults.clone();
+        self.smoothing = preset.smoothing.mode;
+        self.session_edit = preset.clone();
+        self.options.preset = preset;
+        self.options.preset_name = name;
+        self.start_live();
+    }
+
+    /// Loads a preset file and starts it live (a load error goes to the status line).
+    pub(super) fn start_preset_file(&mut self, path: &Path) -> bool {
+        match Preset::load(path) {
+            Ok(p) => {
+                self.start_preset(p, path.display().to_string());
+                true
+            }
+            Err(e) => {
+                self.status = e.to_string();
+                false
+            }
+        }
+    }
+
     /// Stops any live session and loads `path` in the background.
     pub fn open_recording(&mut self, path: &Path, at: Option<f64>) {
         let recording = match Recording::open(path) {

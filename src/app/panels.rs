@@ -17,7 +17,7 @@ use crate::model::binding::{
 use crate::model::input::RawInput;
 use crate::model::pawn::default_bindings;
 use crate::model::settings::NetMode;
-use crate::preset::{BindingOverride, Direction, Preset};
+use crate::preset::{BindingOverride, Direction};
 use crate::sim::link::{LagSpike, LinkParams, Window};
 
 /// Named network profiles (one-way delay ms, jitter ms, loss): the common presets of network
@@ -692,16 +692,10 @@ impl MovescopeApp {
                         self.save_preset(PathBuf::from(self.preset_path.trim()));
                     }
                 });
-                if let Some(path) = load {
-                    match Preset::load(&path) {
-                        Ok(p) => {
-                            self.options.preset = p;
-                            self.options.preset_name = path.display().to_string();
-                            self.preset_path = path.display().to_string();
-                            self.start_live();
-                        }
-                        Err(e) => self.status = e.to_string(),
-                    }
+                if let Some(path) = load
+                    && self.start_preset_file(&path)
+                {
+                    self.preset_path = path.display().to_string();
                 }
             });
     }
