@@ -249,9 +249,12 @@ fn restarting_the_server_and_a_client_rejoins() {
         },
     );
     // Moves flow again.
-    until(&s, Duration::from_secs(10), "moves on the new server", |r| {
-        matches!(r.event, Event::RemoteMoveExecuted { client: 0, .. })
-    });
+    until(
+        &s,
+        Duration::from_secs(10),
+        "moves on the new server",
+        |r| matches!(r.event, Event::RemoteMoveExecuted { client: 0, .. }),
+    );
     s.stop();
 }
 
