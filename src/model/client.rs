@@ -407,14 +407,14 @@ impl Client {
                 server_time,
                 entries,
             } => {
-                let b = self.bindings_of(layout);
+                let simulated = self.bindings_of(layout).simulated;
                 for e in &entries {
                     if e.pawn == self.pawn && self.phase == Phase::Playing {
                         if let Some(p) = self.own_proxy.as_mut() {
-                            p.receive(now, server_time, &e.values, b.simulated);
+                            p.receive(now, server_time, &e.values, simulated);
                         }
                     } else if let Some(p) = self.proxies.get_mut(e.pawn) {
-                        p.receive(now, server_time, &e.values, b.simulated);
+                        p.receive(now, server_time, &e.values, simulated);
                     }
                 }
                 // The buffer serves the next state update's decoding.
@@ -536,7 +536,10 @@ impl Client {
     fn local_move(&mut self, now: f64, dt: f64, raw: RawInput) {
         let gmc = self.cfg.gmc;
         let layout = self.layouts.current();
-        let b = self.layouts.current_bindings().clone();
+        // Borrowed, not cloned (an atomic count per frame): only its masks are needed once
+        // the hooks run.
+        let b = &**self.layouts.current_bindings();
+        let (bound, input_mask) = (b.bound, b.input);
         let ts = quantize_time(self.synced_time(now)).max(self.last_timestamp);
         self.last_timestamp = ts;
 
@@ -550,9 +553,14 @@ impl Client {
             Some(cur) => {
                 cur.layout == layout
                     && ts - cur.prev_timestamp <= gmc.max_combined_delta_time + 1e-9
-                    && inputs_combine(&b, &cur.input, &frame_input)
+                    && inputs_combine(b, &cur.input, &frame_input)
             }
             None => false,
+        };
+        // The combined input of a merged move (the hooks below do not touch the move).
+        let combined = match &self.current {
+            Some(cur) if merge => Some(combine_inputs(b, &cur.input, &frame_input)),
+            _ => None,
         };
 
         let move_id = if merge {
@@ -565,12 +573,14 @@ impl Client {
             let cur = self.current.as_mut().expect("merge implies a current move");
             cur.timestamp = ts;
             cur.delta = clamp_delta(&gmc, ts - cur.prev_timestamp);
-            cur.input = combine_inputs(&b, &cur.input, &frame_input);
+            if let Some(c) = combined {
+                cur.input = c;
+            }
             cur.frames += 1;
             // Reset the pawn to the move's start state (bound members only) and load the
             // combined input.
-            self.values.copy_fields(&cur.start, b.bound);
-            self.values.copy_fields(&cur.input, b.input);
+            self.values.copy_fields(&cur.start, bound);
+            self.values.copy_fields(&cur.input, input_mask);
             self.sync_applied(
                 now,
                 NetContext::LocalClientPawn_PreLocalMoveExecution,
@@ -597,7 +607,7 @@ impl Client {
                 sealed: false,
             };
             self.next_move_id += 1;
-            self.values.copy_fields(&frame_input, b.input);
+            self.values.copy_fields(&frame_input, input_mask);
             self.current = Some(mv);
             Execution::Live
         };
@@ -651,11 +661,12 @@ impl Client {
         {
             // The dash tags whoever this client shows in reach (the claim the server checks).
             let from = self.values.location;
+            let b = self.layouts.current_bindings();
             let target = super::pawn::tag_target(
                 from,
                 self.proxies
                     .values()
-                    .map(|p| (p.pawn, p.display(&b).location)),
+                    .map(|p| (p.pawn, p.display(b).location)),
             );
             self.telemetry
                 .push((now, Event::HitClaim { move_id, target }));
@@ -706,11 +717,10 @@ impl Client {
         }
     }
 
-    fn bindings_of(&self, layout: u8) -> Arc<Bindings> {
+    fn bindings_of(&self, layout: u8) -> &Arc<Bindings> {
         self.layouts
             .get(layout)
             .unwrap_or_else(|| self.layouts.current_bindings())
-            .clone()
     }
 
     fn wire_move(&self, m: &Move) -> WireMove {
@@ -767,7 +777,7 @@ impl Client {
                 cur_layout = layout;
                 b = self.bindings_of(layout);
             }
-            let m_bits = move_value_bits(&b, &m);
+            let m_bits = move_value_bits(b, &m);
             cur.push(m);
             cur_bits += m_bits;
             if cur.len() > 1
@@ -938,7 +948,7 @@ impl Client {
         detected_by: DetectedBy,
         deviations: Vec<Deviation>,
     ) {
-        let b = self.bindings_of(layout);
+        let b = self.bindings_of(layout).clone();
         let gmc = self.cfg.gmc;
         self.values.copy_fields(&state, b.bound);
         self.sync_applied(now, NetContext::LocalClientPawn_ServerStateAdopted, move_id);
@@ -977,7 +987,7 @@ impl Client {
                     } else {
                         others.clone()
                     };
-                let mb = self.bindings_of(m.layout);
+                let mb = self.bindings_of(m.layout).clone();
                 let start = self.values;
                 self.sync_applied(now, NetContext::LocalClientPawn_PreReplayMoveExecution, id);
                 self.values.copy_fields(&input, mb.input);
@@ -1103,7 +1113,7 @@ impl Client {
     fn update_proxies(&mut self, now: f64, dt: f64) {
         let server_now = self.synced_time(now);
         let latency = self.rtt.unwrap_or(0.0) / 2.0;
-        let b = self.layouts.current_bindings().clone();
+        let b = &**self.layouts.current_bindings();
         let cfg = self.cfg.smoothing;
         let pause = self.cfg.gmc.post_spawn_smoothing_pause;
         let mut acc = super::proxy::FrameAcc::default();
@@ -1133,16 +1143,7 @@ impl Client {
             };
             let f = match quick {
                 Some(f) => f,
-                None => p.update(
-                    now,
-                    server_now,
-                    latency,
-                    &cfg,
-                    pause,
-                    &b,
-                    &mut self.rng,
-                    sim,
-                ),
+                None => p.update(now, server_now, latency, &cfg, pause, b, &mut self.rng, sim),
             };
             if forward {
                 // Simulated executions (IsSimulatedMove): guarded side effects stay silent.
@@ -1274,7 +1275,7 @@ impl Client {
         self.send_seq = self.send_seq.wrapping_add(1);
         let b = self.bindings_of(msg.layout());
         Some(Transmit {
-            bytes: wire::encode_client(self.cfg.id, self.send_seq, &msg, &b),
+            bytes: wire::encode_client(self.cfg.id, self.send_seq, &msg, b),
             delivery,
             kind: msg.kind(),
         })
