@@ -90,6 +90,10 @@ pub struct Client {
     proxies: ProxyList,
     /// Smoothing settings and spawn pause of the last proxy update.
     proxy_settings: Option<(SmoothingSettings, f64)>,
+    /// Changes whenever a proxy appears or goes.
+    proxy_set_version: u64,
+    /// What the last frame's proxy update gave, while later frames would give the same.
+    steady: Option<SteadyFrame>,
     /// The entries buffer of the last state update, reused for decoding the next.
     entry_scratch: Vec<super::messages::ProxyEntry>,
     /// The own pawn shown from server states when client prediction is off.
@@ -144,6 +148,8 @@ impl Client {
             proxies: ProxyList::default(),
             entry_scratch: Vec::new(),
             proxy_settings: None,
+            proxy_set_version: 0,
+            steady: None,
             own_proxy: None,
             rng: Rng::new(cfg.seed),
             hook_trace: cfg.hook_trace,
@@ -379,6 +385,7 @@ impl Client {
                     let owner = (owner != super::messages::NO_OWNER).then_some(owner);
                     if !self.proxies.contains(pawn) {
                         self.proxies.insert(Proxy::new(pawn, owner, now, team));
+                        self.proxy_set_version += 1;
                         self.telemetry.push((
                             now,
                             Event::ProxySpawned {
@@ -399,6 +406,7 @@ impl Client {
             }
             ServerMsg::ProxyDespawn { pawn } => {
                 if self.proxies.remove(pawn) {
+                    self.proxy_set_version += 1;
                     self.telemetry.push((now, Event::ProxyDespawned { pawn }));
                 }
             }
@@ -441,6 +449,7 @@ impl Client {
         self.last_world_time = f64::NEG_INFINITY;
         self.inbox.clear();
         self.proxies.clear();
+        self.proxy_set_version += 1;
         self.own_proxy = None;
     }
 
@@ -1130,7 +1139,47 @@ impl Client {
         // Proxies may take the quick update when nothing they were updated with changed.
         let same_settings = self.proxy_settings == Some((cfg, pause));
         self.proxy_settings = Some((cfg, pause));
-        for p in self.proxies.values_mut().chain(own) {
+        // A steady frame: every proxy would take the quick update and give what it gave last
+        // frame (no state arrived, no proxy came or went, same settings and latency, the
+        // display time moved forward but passed no buffered state and no re-sync is due).
+        // Then only the display times move, and the frame's figures are the last frame's.
+        let steady = match self.steady.as_mut() {
+            Some(s)
+                if same_settings
+                    && own.is_none()
+                    && s.set_version == self.proxy_set_version
+                    && s.latency == latency
+                    && server_now >= s.server_now
+                    && server_now < s.server_until
+                    && now < s.now_until
+                    && self.proxies.values().all(|p| !p.has_new_state()) =>
+            {
+                s.server_now = server_now;
+                Some(*s)
+            }
+            _ => None,
+        };
+        if let Some(s) = steady {
+            for p in self.proxies.values_mut() {
+                p.steady_frame(now, server_now);
+            }
+            self.display_stats.add_repeated(s.team_unknown, s.delay_max);
+            acc = s.acc;
+            count = s.count;
+            view_sum = s.view_sum;
+        }
+        // Whether this frame's figures can stand for the next frames (all quick updates).
+        let mut all_quick = !forward;
+        let mut team_unknown = 0u32;
+        let mut delay_max = f64::NAN;
+        let mut server_until = f64::INFINITY;
+        let mut now_until = f64::INFINITY;
+        let proxies = if steady.is_some() {
+            None
+        } else {
+            Some(self.proxies.values_mut().chain(own))
+        };
+        for p in proxies.into_iter().flatten() {
             let sim = forward.then_some(SimulationCtx {
                 gmc: &self.cfg.gmc,
                 faults: &self.cfg.faults,
@@ -1142,9 +1191,21 @@ impl Client {
                 None
             };
             let f = match quick {
-                Some(f) => f,
-                None => p.update(now, server_now, latency, &cfg, pause, b, &mut self.rng, sim),
+                Some(f) => {
+                    let (server, local) = p.steady_until();
+                    server_until = server_until.min(server);
+                    now_until = now_until.min(local);
+                    f
+                }
+                None => {
+                    all_quick = false;
+                    p.update(now, server_now, latency, &cfg, pause, b, &mut self.rng, sim)
+                }
             };
+            if f.team == 0 {
+                team_unknown += 1;
+            }
+            delay_max = delay_max.max(f.delay);
             if forward {
                 // Simulated executions (IsSimulatedMove): guarded side effects stay silent.
                 emit_one_shots(
@@ -1169,6 +1230,20 @@ impl Client {
                     effects.push(p.pawn);
                 }
             }
+        }
+        if steady.is_none() {
+            self.steady = all_quick.then_some(SteadyFrame {
+                set_version: self.proxy_set_version,
+                latency,
+                server_now,
+                server_until,
+                now_until,
+                acc,
+                count,
+                view_sum,
+                team_unknown,
+                delay_max,
+            });
         }
         if self.hook_trace {
             let pawns: Vec<u16> = self.proxies.keys().collect();
@@ -1285,6 +1360,25 @@ impl Client {
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
         out.append(&mut self.telemetry);
     }
+}
+
+/// A frame of proxy updates that later frames repeat while nothing changes
+/// ([`Client::update_proxies`]).
+#[derive(Clone, Copy, Debug)]
+struct SteadyFrame {
+    set_version: u64,
+    latency: f64,
+    /// The synchronized time of the last frame (display times only move forward).
+    server_now: f64,
+    /// Steady while the synchronized time is before this and the local time before
+    /// `now_until` (the proxies' [`Proxy::steady_until`]).
+    server_until: f64,
+    now_until: f64,
+    acc: super::proxy::FrameAcc,
+    count: usize,
+    view_sum: Option<f64>,
+    team_unknown: u32,
+    delay_max: f64,
 }
 
 /// Whether a frame's input may be merged into the open move, per the input bindings' combine
