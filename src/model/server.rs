@@ -1146,7 +1146,6 @@ impl Server {
     }
 
     fn local_move(&mut self, now: f64, dt: f64, i: usize) {
-        let b = self.layouts.current_bindings().clone();
         let delta = clamp_delta(&self.cfg.gmc, dt);
         let pawn_id = self.pawns[i].id;
         let others = self.others(pawn_id);
@@ -1163,6 +1162,8 @@ impl Server {
         let mut input = p.values;
         input.input_move = raw.dir;
         input.input_dash = raw.dash;
+        // Borrowed, not cloned (an atomic count per move).
+        let b = self.layouts.current_bindings();
         let input = input.quantized(b.list(), b.input);
         p.values.copy_fields(&input, b.input);
         let n = run_move(
