@@ -90,6 +90,10 @@ pub struct Client {
     proxies: ProxyList,
     /// Smoothing settings and spawn pause of the last proxy update.
     proxy_settings: Option<(SmoothingSettings, f64)>,
+    /// Changes whenever a proxy appears or goes.
+    proxy_set_version: u64,
+    /// What the last frame's proxy update gave, while later frames would give the same.
+    steady: Option<SteadyFrame>,
     /// The entries buffer of the last state update, reused for decoding the next.
     entry_scratch: Vec<super::messages::ProxyEntry>,
     /// The own pawn shown from server states when client prediction is off.
@@ -144,6 +148,8 @@ impl Client {
             proxies: ProxyList::default(),
             entry_scratch: Vec::new(),
             proxy_settings: None,
+            proxy_set_version: 0,
+            steady: None,
             own_proxy: None,
             rng: Rng::new(cfg.seed),
             hook_trace: cfg.hook_trace,
@@ -379,6 +385,7 @@ impl Client {
                     let owner = (owner != super::messages::NO_OWNER).then_some(owner);
                     if !self.proxies.contains(pawn) {
                         self.proxies.insert(Proxy::new(pawn, owner, now, team));
+                        self.proxy_set_version += 1;
                         self.telemetry.push((
                             now,
                             Event::ProxySpawned {
@@ -399,6 +406,7 @@ impl Client {
             }
             ServerMsg::ProxyDespawn { pawn } => {
                 if self.proxies.remove(pawn) {
+                    self.proxy_set_version += 1;
                     self.telemetry.push((now, Event::ProxyDespawned { pawn }));
                 }
             }
@@ -407,14 +415,14 @@ impl Client {
                 server_time,
                 entries,
             } => {
-                let b = self.bindings_of(layout);
+                let simulated = self.bindings_of(layout).simulated;
                 for e in &entries {
                     if e.pawn == self.pawn && self.phase == Phase::Playing {
                         if let Some(p) = self.own_proxy.as_mut() {
-                            p.receive(now, server_time, &e.values, b.simulated);
+                            p.receive(now, server_time, &e.values, simulated);
                         }
                     } else if let Some(p) = self.proxies.get_mut(e.pawn) {
-                        p.receive(now, server_time, &e.values, b.simulated);
+                        p.receive(now, server_time, &e.values, simulated);
                     }
                 }
                 // The buffer serves the next state update's decoding.
@@ -441,6 +449,7 @@ impl Client {
         self.last_world_time = f64::NEG_INFINITY;
         self.inbox.clear();
         self.proxies.clear();
+        self.proxy_set_version += 1;
         self.own_proxy = None;
     }
 
@@ -536,7 +545,10 @@ impl Client {
     fn local_move(&mut self, now: f64, dt: f64, raw: RawInput) {
         let gmc = self.cfg.gmc;
         let layout = self.layouts.current();
-        let b = self.layouts.current_bindings().clone();
+        // Borrowed, not cloned (an atomic count per frame): only its masks are needed once
+        // the hooks run.
+        let b = &**self.layouts.current_bindings();
+        let (bound, input_mask) = (b.bound, b.input);
         let ts = quantize_time(self.synced_time(now)).max(self.last_timestamp);
         self.last_timestamp = ts;
 
@@ -550,9 +562,14 @@ impl Client {
             Some(cur) => {
                 cur.layout == layout
                     && ts - cur.prev_timestamp <= gmc.max_combined_delta_time + 1e-9
-                    && inputs_combine(&b, &cur.input, &frame_input)
+                    && inputs_combine(b, &cur.input, &frame_input)
             }
             None => false,
+        };
+        // The combined input of a merged move (the hooks below do not touch the move).
+        let combined = match &self.current {
+            Some(cur) if merge => Some(combine_inputs(b, &cur.input, &frame_input)),
+            _ => None,
         };
 
         let move_id = if merge {
@@ -565,12 +582,14 @@ impl Client {
             let cur = self.current.as_mut().expect("merge implies a current move");
             cur.timestamp = ts;
             cur.delta = clamp_delta(&gmc, ts - cur.prev_timestamp);
-            cur.input = combine_inputs(&b, &cur.input, &frame_input);
+            if let Some(c) = combined {
+                cur.input = c;
+            }
             cur.frames += 1;
             // Reset the pawn to the move's start state (bound members only) and load the
             // combined input.
-            self.values.copy_fields(&cur.start, b.bound);
-            self.values.copy_fields(&cur.input, b.input);
+            self.values.copy_fields(&cur.start, bound);
+            self.values.copy_fields(&cur.input, input_mask);
             self.sync_applied(
                 now,
                 NetContext::LocalClientPawn_PreLocalMoveExecution,
@@ -597,7 +616,7 @@ impl Client {
                 sealed: false,
             };
             self.next_move_id += 1;
-            self.values.copy_fields(&frame_input, b.input);
+            self.values.copy_fields(&frame_input, input_mask);
             self.current = Some(mv);
             Execution::Live
         };
@@ -651,11 +670,12 @@ impl Client {
         {
             // The dash tags whoever this client shows in reach (the claim the server checks).
             let from = self.values.location;
+            let b = self.layouts.current_bindings();
             let target = super::pawn::tag_target(
                 from,
                 self.proxies
                     .values()
-                    .map(|p| (p.pawn, p.display(&b).location)),
+                    .map(|p| (p.pawn, p.display(b).location)),
             );
             self.telemetry
                 .push((now, Event::HitClaim { move_id, target }));
@@ -706,11 +726,10 @@ impl Client {
         }
     }
 
-    fn bindings_of(&self, layout: u8) -> Arc<Bindings> {
+    fn bindings_of(&self, layout: u8) -> &Arc<Bindings> {
         self.layouts
             .get(layout)
             .unwrap_or_else(|| self.layouts.current_bindings())
-            .clone()
     }
 
     fn wire_move(&self, m: &Move) -> WireMove {
@@ -767,7 +786,7 @@ impl Client {
                 cur_layout = layout;
                 b = self.bindings_of(layout);
             }
-            let m_bits = move_value_bits(&b, &m);
+            let m_bits = move_value_bits(b, &m);
             cur.push(m);
             cur_bits += m_bits;
             if cur.len() > 1
@@ -938,7 +957,7 @@ impl Client {
         detected_by: DetectedBy,
         deviations: Vec<Deviation>,
     ) {
-        let b = self.bindings_of(layout);
+        let b = self.bindings_of(layout).clone();
         let gmc = self.cfg.gmc;
         self.values.copy_fields(&state, b.bound);
         self.sync_applied(now, NetContext::LocalClientPawn_ServerStateAdopted, move_id);
@@ -977,7 +996,7 @@ impl Client {
                     } else {
                         others.clone()
                     };
-                let mb = self.bindings_of(m.layout);
+                let mb = self.bindings_of(m.layout).clone();
                 let start = self.values;
                 self.sync_applied(now, NetContext::LocalClientPawn_PreReplayMoveExecution, id);
                 self.values.copy_fields(&input, mb.input);
@@ -1103,7 +1122,7 @@ impl Client {
     fn update_proxies(&mut self, now: f64, dt: f64) {
         let server_now = self.synced_time(now);
         let latency = self.rtt.unwrap_or(0.0) / 2.0;
-        let b = self.layouts.current_bindings().clone();
+        let b = &**self.layouts.current_bindings();
         let cfg = self.cfg.smoothing;
         let pause = self.cfg.gmc.post_spawn_smoothing_pause;
         let mut acc = super::proxy::FrameAcc::default();
@@ -1120,7 +1139,47 @@ impl Client {
         // Proxies may take the quick update when nothing they were updated with changed.
         let same_settings = self.proxy_settings == Some((cfg, pause));
         self.proxy_settings = Some((cfg, pause));
-        for p in self.proxies.values_mut().chain(own) {
+        // A steady frame: every proxy would take the quick update and give what it gave last
+        // frame (no state arrived, no proxy came or went, same settings and latency, the
+        // display time moved forward but passed no buffered state and no re-sync is due).
+        // Then only the display times move, and the frame's figures are the last frame's.
+        let steady = match self.steady.as_mut() {
+            Some(s)
+                if same_settings
+                    && own.is_none()
+                    && s.set_version == self.proxy_set_version
+                    && s.latency == latency
+                    && server_now >= s.server_now
+                    && server_now < s.server_until
+                    && now < s.now_until
+                    && self.proxies.values().all(|p| !p.has_new_state()) =>
+            {
+                s.server_now = server_now;
+                Some(*s)
+            }
+            _ => None,
+        };
+        if let Some(s) = steady {
+            for p in self.proxies.values_mut() {
+                p.steady_frame(now, server_now);
+            }
+            self.display_stats.add_repeated(s.team_unknown, s.delay_max);
+            acc = s.acc;
+            count = s.count;
+            view_sum = s.view_sum;
+        }
+        // Whether this frame's figures can stand for the next frames (all quick updates).
+        let mut all_quick = !forward;
+        let mut team_unknown = 0u32;
+        let mut delay_max = f64::NAN;
+        let mut server_until = f64::INFINITY;
+        let mut now_until = f64::INFINITY;
+        let proxies = if steady.is_some() {
+            None
+        } else {
+            Some(self.proxies.values_mut().chain(own))
+        };
+        for p in proxies.into_iter().flatten() {
             let sim = forward.then_some(SimulationCtx {
                 gmc: &self.cfg.gmc,
                 faults: &self.cfg.faults,
@@ -1132,18 +1191,21 @@ impl Client {
                 None
             };
             let f = match quick {
-                Some(f) => f,
-                None => p.update(
-                    now,
-                    server_now,
-                    latency,
-                    &cfg,
-                    pause,
-                    &b,
-                    &mut self.rng,
-                    sim,
-                ),
+                Some(f) => {
+                    let (server, local) = p.steady_until();
+                    server_until = server_until.min(server);
+                    now_until = now_until.min(local);
+                    f
+                }
+                None => {
+                    all_quick = false;
+                    p.update(now, server_now, latency, &cfg, pause, b, &mut self.rng, sim)
+                }
             };
+            if f.team == 0 {
+                team_unknown += 1;
+            }
+            delay_max = delay_max.max(f.delay);
             if forward {
                 // Simulated executions (IsSimulatedMove): guarded side effects stay silent.
                 emit_one_shots(
@@ -1168,6 +1230,20 @@ impl Client {
                     effects.push(p.pawn);
                 }
             }
+        }
+        if steady.is_none() {
+            self.steady = all_quick.then_some(SteadyFrame {
+                set_version: self.proxy_set_version,
+                latency,
+                server_now,
+                server_until,
+                now_until,
+                acc,
+                count,
+                view_sum,
+                team_unknown,
+                delay_max,
+            });
         }
         if self.hook_trace {
             let pawns: Vec<u16> = self.proxies.keys().collect();
@@ -1274,7 +1350,7 @@ impl Client {
         self.send_seq = self.send_seq.wrapping_add(1);
         let b = self.bindings_of(msg.layout());
         Some(Transmit {
-            bytes: wire::encode_client(self.cfg.id, self.send_seq, &msg, &b),
+            bytes: wire::encode_client(self.cfg.id, self.send_seq, &msg, b),
             delivery,
             kind: msg.kind(),
         })
@@ -1284,6 +1360,25 @@ impl Client {
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
         out.append(&mut self.telemetry);
     }
+}
+
+/// A frame of proxy updates that later frames repeat while nothing changes
+/// ([`Client::update_proxies`]).
+#[derive(Clone, Copy, Debug)]
+struct SteadyFrame {
+    set_version: u64,
+    latency: f64,
+    /// The synchronized time of the last frame (display times only move forward).
+    server_now: f64,
+    /// Steady while the synchronized time is before this and the local time before
+    /// `now_until` (the proxies' [`Proxy::steady_until`]).
+    server_until: f64,
+    now_until: f64,
+    acc: super::proxy::FrameAcc,
+    count: usize,
+    view_sum: Option<f64>,
+    team_unknown: u32,
+    delay_max: f64,
 }
 
 /// Whether a frame's input may be merged into the open move, per the input bindings' combine

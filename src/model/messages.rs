@@ -4,7 +4,7 @@
 //! [`ClientMsg::wire_bytes`] / [`ServerMsg::wire_bytes`] give the size of the bit-packed
 //! encoding: a fixed header plus every carried bound value at its wire size, in binding order.
 
-use super::binding::{Bindings, BoundType, FieldMask, Value};
+use super::binding::{Bindings, FieldMask, Value};
 use super::pawn::PawnValues;
 
 /// Bytes of the fixed datagram header: magic (2), protocol version (1), message kind (1),
@@ -157,27 +157,8 @@ pub struct ProxyEntry {
 /// Owner value meaning "nobody" (a server-controlled pawn) in [`ServerMsg::ProxySpawn`].
 pub const NO_OWNER: u16 = 0xFFFF;
 
-/// The most bits one state-update entry can take with this layout (every packed value at its
-/// widest), so updates can be split without measuring each entry.
-pub fn max_proxy_entry_bits(b: &Bindings) -> usize {
-    let widest = |ty: BoundType| -> usize {
-        match ty {
-            BoundType::CompressedFloat | BoundType::CompressedDouble => 6 + 63,
-            BoundType::CompressedVector2D => 6 + 2 * 63,
-            BoundType::CompressedVector | BoundType::CompressedRotator => 6 + 3 * 63,
-            BoundType::Name | BoundType::GameplayTag => 8 + 8 * 255,
-            BoundType::GameplayTagContainer => 8 + 255 * (8 + 8 * 255),
-            BoundType::InstancedStruct => 16 + 8 * 1200,
-            other => other.wire_bits(&Value::Bool(false)) as usize,
-        }
-    };
-    16 + 1
-        + b.list()
-            .iter()
-            .filter(|x| b.simulated.contains(x.field))
-            .map(|x| widest(x.ty))
-            .sum::<usize>()
-}
+/// Bits of a `StateUpdate` body before its entries: server time (64) and count (8).
+pub const STATE_UPDATE_HEADER_BITS: usize = 64 + 8;
 
 /// Bits of one state-update entry.
 pub fn proxy_entry_bits(b: &Bindings, e: &ProxyEntry) -> usize {
@@ -298,7 +279,7 @@ impl ServerMsg {
             ServerMsg::ProxySpawn { .. } => bytes(16 + 16 + 8),
             ServerMsg::ProxyDespawn { .. } => bytes(16),
             ServerMsg::StateUpdate { entries, .. } => bytes(
-                64 + 8
+                STATE_UPDATE_HEADER_BITS
                     + entries
                         .iter()
                         .map(|e| proxy_entry_bits(b, e))

@@ -111,6 +111,14 @@ impl DisplayStats {
         }
     }
 
+    /// Adds a frame whose proxies gave what they gave in an earlier frame: `team_unknown`
+    /// of them with no team and the largest delay `delay_max` (what [`DisplayStats::add`]
+    /// does for each of them when none is paused or extrapolating; `max` ignores order).
+    pub fn add_repeated(&mut self, team_unknown: u32, delay_max: f64) {
+        self.delay_max = self.delay_max.max(delay_max);
+        self.team_unknown_frames += team_unknown;
+    }
+
     /// Ends a frame of `proxies` proxies added with [`DisplayStats::add`].
     pub fn end_frame(&mut self, acc: &FrameAcc, proxies: usize) {
         if acc.live > 0 {
@@ -241,7 +249,8 @@ pub struct Proxy {
     /// Index of the newest state the display time has passed.
     cursor: usize,
     /// `discrete()` of the last display time, still the answer while the display time stays
-    /// in `[disc_from, disc_until)` and no state arrives (`disc_valid`).
+    /// in `[disc_from, disc_until)` (`disc_until`: the time of the next state with other
+    /// discrete values) and `disc_valid`.
     disc: (u8, u8),
     disc_from: f64,
     disc_until: f64,
@@ -326,10 +335,13 @@ impl Proxy {
             }
             self.states.push_back((server_time, state));
             // The discrete values stay those of the cursor's state unless it was dropped;
-            // if it was the newest, the display time now passes it at the new state.
+            // if no later state had other discrete values and this one has, they change when
+            // the display time passes it.
             if dropped && cursor == 0 {
                 self.disc_valid = false;
-            } else if cursor + 1 >= n {
+            } else if self.disc_until == f64::INFINITY
+                && (state.dash_count, state.team) != self.disc
+            {
                 self.disc_until = server_time;
             }
             return;
@@ -585,6 +597,36 @@ impl Proxy {
         })
     }
 
+    /// Whether a state arrived since the last update.
+    pub fn has_new_state(&self) -> bool {
+        self.quick_stale
+    }
+
+    /// After an update that took the quick path ([`Proxy::update_quick`]), while no state
+    /// arrives and the settings and latency stay the same: the synchronized server time
+    /// before which every later frame's quick update changes nothing but the display time
+    /// (the display time stays before the newest state and before the next buffered state
+    /// the discrete values change at; 1 µs short of it, so rounding cannot cross it), and the
+    /// local time of the next re-sync.
+    pub fn steady_until(&self) -> (f64, f64) {
+        let edge = if self.quick && self.disc_valid {
+            self.quick_newest.min(self.disc_until)
+        } else {
+            f64::NEG_INFINITY
+        };
+        (edge + self.quick_delay - 1e-6, self.next_resync)
+    }
+
+    /// A frame before [`Proxy::steady_until`] (and at or after the last update's server
+    /// time): exactly what [`Proxy::update_quick`] does then, whose result is the last one.
+    #[inline]
+    pub fn steady_frame(&mut self, now: f64, server_now: f64) {
+        self.last_now = now;
+        self.view = View::At {
+            at: server_now - self.quick_delay,
+        };
+    }
+
     /// The buffered state at server time `at` (interpolated; the nearest end outside the
     /// buffer): what a rollback swaps in.
     pub fn values_at(&self, at: f64, bindings: &Bindings) -> PawnValues {
@@ -667,8 +709,13 @@ impl Proxy {
         } else {
             self.states[i].0
         };
-        self.disc_until = if i + 1 < n {
-            self.states[i + 1].0
+        // Until the next state with other discrete values (the answer is the same up to it).
+        let mut j = i + 1;
+        while j < n && (self.states[j].1.dash_count, self.states[j].1.team) == self.disc {
+            j += 1;
+        }
+        self.disc_until = if j < n {
+            self.states[j].0
         } else {
             f64::INFINITY
         };
@@ -1086,6 +1133,79 @@ mod tests {
         }
         assert_eq!(rng_a.f64(), rng_b.f64(), "the same draws");
         assert!(taken > 1000, "the quick update was taken {taken} times");
+    }
+
+    #[test]
+    fn steady_frames_repeat_the_quick_update() {
+        // Two copies of a proxy get the same states; one takes the quick update whenever it
+        // applies, the other repeats its last frame (`steady_frame`) while `steady_until`
+        // allows, as `Client::update_proxies` does. Every frame and every display must be
+        // identical, and the discrete values those of the newest state the display passed.
+        let b = bindings();
+        let cfg = SmoothingSettings::default();
+        let (mut rng_a, mut rng_b) = (crate::rng::Rng::new(7), crate::rng::Rng::new(7));
+        let mut quick = Proxy::new(1, None, 0.0, 1);
+        let mut steady = quick.clone();
+        // (frame, latency, server time until, local time until) of the last quick update.
+        let mut last: Option<(ProxyFrame, f64, f64, f64)> = None;
+        let mut repeated = 0;
+        let mut next_state = 0.0;
+        for k in 0..2400 {
+            let now = f64::from(k) / 120.0;
+            if now >= next_state && !(10.0..11.0).contains(&now) {
+                let st = now - 0.05;
+                let mut v = at(st * 100.0);
+                // Discrete values that stay the same over several states.
+                v.dash_count = (k / 45) as u8;
+                v.team = 1 + u8::from(k % 700 > 650);
+                quick.receive(now, st, &v, b.simulated);
+                steady.receive(now, st, &v, b.simulated);
+                next_state = now + 1.0 / 30.0 + if k % 7 == 0 { 0.01 } else { 0.0 };
+            }
+            let latency = 0.05 + f64::from(k / 500) * 0.01;
+            let server_now = now + 0.01;
+            let a = match quick.update_quick(now, server_now, latency, &cfg, 0.2) {
+                Some(f) => f,
+                None => quick.update(now, server_now, latency, &cfg, 0.2, &b, &mut rng_a, None),
+            };
+            let s = match last {
+                Some((f, l, server_until, now_until))
+                    if l == latency
+                        && server_now < server_until
+                        && now < now_until
+                        && !steady.has_new_state() =>
+                {
+                    repeated += 1;
+                    steady.steady_frame(now, server_now);
+                    f
+                }
+                _ => match steady.update_quick(now, server_now, latency, &cfg, 0.2) {
+                    Some(f) => {
+                        let (server_until, now_until) = steady.steady_until();
+                        last = Some((f, latency, server_until, now_until));
+                        f
+                    }
+                    None => {
+                        last = None;
+                        steady.update(now, server_now, latency, &cfg, 0.2, &b, &mut rng_b, None)
+                    }
+                },
+            };
+            assert_eq!(a, s, "frame {k}");
+            assert_eq!(quick.display(&b), steady.display(&b), "frame {k}");
+            if !s.paused && !s.extrapolating {
+                let at = server_now - s.delay;
+                let states: Vec<_> = steady.states().collect();
+                let i = states.iter().rposition(|(t, _)| *t <= at).unwrap_or(0);
+                assert_eq!(
+                    (s.dash_count, s.team),
+                    (states[i].1.dash_count, states[i].1.team),
+                    "frame {k}"
+                );
+            }
+        }
+        assert_eq!(rng_a.f64(), rng_b.f64(), "the same draws");
+        assert!(repeated > 800, "steady frames: {repeated}");
     }
 
     proptest! {

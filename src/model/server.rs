@@ -13,8 +13,8 @@ use super::client::Transmit;
 use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
 use super::input::{InputScript, InputScriptConfig};
 use super::messages::{
-    ClientMsg, Delivery, DeviationReport, NO_OWNER, ProxyEntry, ServerMsg, WireMove,
-    max_proxy_entry_bits,
+    ClientMsg, Delivery, DeviationReport, HEADER_BYTES, NO_OWNER, ProxyEntry,
+    STATE_UPDATE_HEADER_BITS, ServerMsg, WireMove,
 };
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::proxy::Proxy;
@@ -682,7 +682,6 @@ impl Server {
         if forced.is_empty() && !periodic {
             return;
         }
-        let max_entry = max_proxy_entry_bits(&b);
         let all: Vec<ProxyEntry> = if periodic {
             self.pawns
                 .iter()
@@ -695,20 +694,45 @@ impl Server {
         } else {
             forced
         };
-        // Split so no datagram exceeds the batch limit (by the widest possible entry).
-        let per = ((super::client::MAX_BATCH_BYTES - 16) * 8 / max_entry).max(1);
+        // Each entry's encoded size (the same in every client's update): encoded once here,
+        // into the cache the datagrams' encoding copies from.
+        let bits: Vec<usize> = all
+            .iter()
+            .map(|e| self.entry_cache.entry_bits(&b, layout, now, e))
+            .collect();
+        // Packed in order by the entries' actual sizes: a datagram takes entries while its
+        // encoded size stays within the batch limit (at least one entry, at most 255).
+        let limit_bits = (super::client::MAX_BATCH_BYTES - HEADER_BYTES) * 8;
         for (&c, rc) in &self.clients {
-            let wanted = |e: &&ProxyEntry| {
+            let wanted = |e: &ProxyEntry| {
                 (e.pawn != rc.pawn && rc.known.contains(e.pawn))
                     || (e.pawn == rc.pawn && !predicting)
             };
-            let mut left = all.iter().filter(wanted).count();
-            let mut entries = all.iter().filter(wanted);
-            while left > 0 {
-                let k = left.min(per);
-                left -= k;
-                let mut chunk = Vec::with_capacity(k);
-                chunk.extend(entries.by_ref().take(k).cloned());
+            let mut chunk: Vec<ProxyEntry> = Vec::new();
+            let mut chunk_bits = STATE_UPDATE_HEADER_BITS;
+            for (e, &eb) in all.iter().zip(&bits) {
+                if !wanted(e) {
+                    continue;
+                }
+                if !chunk.is_empty() && (chunk.len() >= 255 || chunk_bits + eb > limit_bits) {
+                    self.outbox.push_back((
+                        c,
+                        ServerMsg::StateUpdate {
+                            layout,
+                            server_time: now,
+                            entries: std::mem::take(&mut chunk),
+                        },
+                        Delivery::Unreliable,
+                    ));
+                    chunk_bits = STATE_UPDATE_HEADER_BITS;
+                }
+                if chunk.is_empty() {
+                    chunk.reserve(all.len());
+                }
+                chunk.push(e.clone());
+                chunk_bits += eb;
+            }
+            if !chunk.is_empty() {
                 self.outbox.push_back((
                     c,
                     ServerMsg::StateUpdate {
@@ -1122,7 +1146,6 @@ impl Server {
     }
 
     fn local_move(&mut self, now: f64, dt: f64, i: usize) {
-        let b = self.layouts.current_bindings().clone();
         let delta = clamp_delta(&self.cfg.gmc, dt);
         let pawn_id = self.pawns[i].id;
         let others = self.others(pawn_id);
@@ -1139,6 +1162,8 @@ impl Server {
         let mut input = p.values;
         input.input_move = raw.dir;
         input.input_dash = raw.dash;
+        // Borrowed, not cloned (an atomic count per move).
+        let b = self.layouts.current_bindings();
         let input = input.quantized(b.list(), b.input);
         p.values.copy_fields(&input, b.input);
         let n = run_move(

@@ -246,14 +246,26 @@ impl EntryCache {
         self.by_pawn.clear();
     }
 
-    fn write(
+    /// The bits `e` takes encoded for `layout` at `server_time` (encoding it into the cache
+    /// if it is not there yet, so sizing an update's entries costs no second encoding).
+    pub fn entry_bits(
         &mut self,
-        w: &mut BitWriter,
         b: &Bindings,
         layout: u8,
         server_time: f64,
         e: &ProxyEntry,
-    ) {
+    ) -> usize {
+        self.encoded(b, layout, server_time, e).1
+    }
+
+    /// (first byte in `bytes`, bits) of `e` encoded, encoding it if needed.
+    fn encoded(
+        &mut self,
+        b: &Bindings,
+        layout: u8,
+        server_time: f64,
+        e: &ProxyEntry,
+    ) -> (usize, usize) {
         let key = (layout, server_time.to_bits());
         if self.key != Some(key) {
             self.clear();
@@ -265,7 +277,7 @@ impl EntryCache {
             Some(c) if c.0 == *e => Some(c),
             _ => self.entries.iter().find(|(c, ..)| c == e),
         };
-        let (start, bits) = match found {
+        match found {
             Some(&(_, start, bits)) => (start, bits),
             None => {
                 let start = self.bytes.len();
@@ -280,7 +292,18 @@ impl EntryCache {
                 self.by_pawn[slot] = self.entries.len() as u32;
                 (start, bits)
             }
-        };
+        }
+    }
+
+    fn write(
+        &mut self,
+        w: &mut BitWriter,
+        b: &Bindings,
+        layout: u8,
+        server_time: f64,
+        e: &ProxyEntry,
+    ) {
+        let (start, bits) = self.encoded(b, layout, server_time, e);
         w.append(&self.bytes[start..start + bits.div_ceil(8)], bits);
     }
 }
