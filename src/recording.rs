@@ -45,8 +45,8 @@ const TRAILER_BYTES: u64 = 16;
 /// Larger chunks than these are damage, not data (a chunk holds about a second).
 const MAX_PAYLOAD: u32 = 64 << 20;
 const MAX_RAW: u32 = 256 << 20;
-/// A chunk is also closed when its encoded records reach this size.
-const MAX_PENDING: usize = 8 << 20;
+/// A chunk is also closed when it holds this many records.
+const MAX_PENDING: usize = 250_000;
 const ZSTD_LEVEL: i32 = 3;
 
 /// The human-readable start of a recording.
@@ -262,7 +262,26 @@ impl std::fmt::Display for Damage {
 
 struct Job {
     frame: ChunkFrame,
-    raw: Vec<u8>,
+    records: Vec<Record>,
+}
+
+/// A chunk's raw payload: the times as byte planes, then each `(machine, event)` in postcard.
+fn encode_records(records: &[Record]) -> Result<Vec<u8>, String> {
+    let times: Vec<f64> = records.iter().map(|r| r.t).collect();
+    let mut raw = time_planes(&times);
+    raw.reserve(records.len() * 24);
+    // Most records fit a small stack buffer (encoding into a slice is the fast path).
+    let mut buf = [0u8; 256];
+    for r in records {
+        match postcard::to_slice(&(r.machine, &r.event), &mut buf) {
+            Ok(bytes) => raw.extend_from_slice(bytes),
+            Err(_) => {
+                let v = postcard::to_stdvec(&(r.machine, &r.event)).map_err(|e| e.to_string())?;
+                raw.extend_from_slice(&v);
+            }
+        }
+    }
+    Ok(raw)
 }
 
 enum ToWriter {
@@ -279,18 +298,16 @@ pub struct RecordingStats {
     pub records: u64,
 }
 
-/// Writes a recording while a session runs. Records are encoded on the caller's thread;
-/// compression, checksums and file writes happen on a writer thread, so a fast virtual-time
-/// run is slowed as little as possible. Every chunk is written (and flushed to the OS) as
+/// Writes a recording while a session runs. The caller's thread only gathers records;
+/// encoding, compression, checksums and file writes happen on a writer thread, so a fast
+/// virtual-time run is slowed as little as possible. Every chunk is written (and flushed to the OS) as
 /// soon as it is complete.
 pub struct Recorder {
     path: PathBuf,
     tx: Option<Sender<ToWriter>>,
     writer: Option<JoinHandle<Result<RecordingStats, String>>>,
-    /// `(machine, event)` of the gathered records, postcard-encoded back to back.
-    pending: Vec<u8>,
-    /// Their session times.
-    times: Vec<f64>,
+    /// The gathered records (encoded, compressed and written on the writer thread).
+    pending: Vec<Record>,
     count: u32,
     t_first: f64,
     t_last: f64,
@@ -327,8 +344,7 @@ impl Recorder {
             path: path.to_path_buf(),
             tx: Some(tx),
             writer: Some(writer),
-            pending: Vec::with_capacity(1 << 16),
-            times: Vec::new(),
+            pending: Vec::with_capacity(1 << 14),
             count: 0,
             t_first: f64::INFINITY,
             t_last: f64::NEG_INFINITY,
@@ -357,16 +373,7 @@ impl Recorder {
         if self.count == 0 {
             self.chunk_start = r.t;
         }
-        // Most records fit a small stack buffer (encoding into a slice is the fast path).
-        let mut buf = [0u8; 256];
-        match postcard::to_slice(&(r.machine, &r.event), &mut buf) {
-            Ok(bytes) => self.pending.extend_from_slice(bytes),
-            Err(_) => {
-                let v = postcard::to_stdvec(&(r.machine, &r.event)).map_err(|e| e.to_string())?;
-                self.pending.extend_from_slice(&v);
-            }
-        }
-        self.times.push(r.t);
+        self.pending.push(r.clone());
         self.count += 1;
         self.records += 1;
         self.t_first = self.t_first.min(r.t);
@@ -385,7 +392,7 @@ impl Recorder {
             count: self.count,
             t_first: self.t_first,
             t_last: self.t_last,
-            raw_len: self.pending.len() as u32,
+            raw_len: 0,
             payload_len: 0,
             crc: 0,
         };
@@ -393,11 +400,8 @@ impl Recorder {
         self.count = 0;
         self.t_first = f64::INFINITY;
         self.t_last = f64::NEG_INFINITY;
-        let mut raw = time_planes(&self.times);
-        raw.extend_from_slice(&self.pending);
-        self.pending.clear();
-        self.times.clear();
-        self.send(ToWriter::Chunk(Job { frame, raw }))
+        let records = std::mem::replace(&mut self.pending, Vec::with_capacity(1 << 14));
+        self.send(ToWriter::Chunk(Job { frame, records }))
     }
 
     fn send(&mut self, msg: ToWriter) -> Result<(), String> {
@@ -473,7 +477,8 @@ fn write_chunks(
     for msg in rx {
         match msg {
             ToWriter::Chunk(job) => {
-                let at = write_chunk(&mut file, &mut offset, job.frame, &job.raw).map_err(err)?;
+                let raw = encode_records(&job.records)?;
+                let at = write_chunk(&mut file, &mut offset, job.frame, &raw).map_err(err)?;
                 chunks.push(ChunkInfo {
                     offset: at,
                     seq: job.frame.seq,
