@@ -101,6 +101,19 @@ fn recording_with_cursor(name: &str, cursor: f64) -> std::path::PathBuf {
     path
 }
 
+/// The app on a recording, loaded.
+fn opened(path: std::path::PathBuf) -> Harness<'static, MovescopeApp> {
+    let options = AppOptions {
+        source: movescope::app::Source::Recording { path, at: None },
+        ..AppOptions::live(Preset::default(), "test")
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    loaded(&mut h);
+    h
+}
+
 /// Steps the app until the recording is loaded (bounded).
 fn loaded(h: &mut Harness<'static, MovescopeApp>) {
     for _ in 0..2000 {
@@ -115,14 +128,7 @@ fn loaded(h: &mut Harness<'static, MovescopeApp>) {
 #[test]
 fn a_recording_opens_at_its_cursor_and_the_timeline_moves_it() {
     let path = recording_with_cursor("t.msrec", 3.0);
-    let options = AppOptions {
-        source: movescope::app::Source::Recording { path, at: None },
-        ..AppOptions::live(Preset::default(), "test")
-    };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_eframe(move |_cc| MovescopeApp::new(options));
-    loaded(&mut h);
+    let mut h = opened(path);
     h.run_steps(2);
     assert!(h.state().session().is_none(), "no live session runs");
     assert_eq!(h.state().time().cursor(), 3.0);
@@ -274,14 +280,7 @@ fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
 #[test]
 fn a_what_if_run_is_drawn_over_the_recording() {
     let path = recording_with_cursor("w.msrec", 2.0);
-    let options = AppOptions {
-        source: movescope::app::Source::Recording { path, at: None },
-        ..AppOptions::live(Preset::default(), "test")
-    };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_eframe(move |_cc| MovescopeApp::new(options));
-    loaded(&mut h);
+    let mut h = opened(path);
     h.get_by_label("What if…").click();
     h.run_steps(4);
     // The recording has unbound_member on: the button adds the line that switches it off.
@@ -309,14 +308,7 @@ fn a_what_if_run_is_drawn_over_the_recording() {
 #[test]
 fn the_journey_of_the_move_at_the_cursor() {
     let path = recording_with_cursor("j.msrec", 3.0);
-    let options = AppOptions {
-        source: movescope::app::Source::Recording { path, at: None },
-        ..AppOptions::live(Preset::default(), "test")
-    };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_eframe(move |_cc| MovescopeApp::new(options));
-    loaded(&mut h);
+    let mut h = opened(path);
     h.get_by_label("Move journey").click();
     h.run_steps(4);
     let l = h

@@ -21,6 +21,39 @@ fn movescope(args: &[&str]) -> std::process::Output {
         .expect("runs")
 }
 
+/// Runs movescope with `args` and fails the test with its stderr if it fails.
+fn ok(args: &[&str]) {
+    let out = movescope(args);
+    assert!(
+        out.status.success(),
+        "movescope {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `run <extra> --record R --summary-json A`, then `inspect R --summary-json B`: both summaries.
+fn run_then_inspect(name: &str, extra: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    let d = tmp_dir(name);
+    let (rec, a, b) = (d.join("r.msrec"), d.join("a.json"), d.join("b.json"));
+    let mut args = vec!["run"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[
+        "--record",
+        rec.to_str().unwrap(),
+        "--summary-json",
+        a.to_str().unwrap(),
+    ]);
+    ok(&args);
+    ok(&[
+        "inspect",
+        rec.to_str().unwrap(),
+        "--summary-json",
+        b.to_str().unwrap(),
+    ]);
+    (json(&a), json(&b))
+}
+
 fn tmp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("movescope-it-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).expect("temp dir");
@@ -33,40 +66,19 @@ fn json(path: &Path) -> serde_json::Value {
 
 #[test]
 fn inspect_prints_the_summary_run_printed() {
-    let d = tmp_dir("inspect");
-    let (rec, a, b) = (d.join("s.msrec"), d.join("a.json"), d.join("b.json"));
-    let out = movescope(&[
-        "run",
-        "--seconds",
-        "8",
-        "--set",
-        "link.latency_ms=60",
-        "--set",
-        "link.loss=0.05",
-        "--set",
-        "faults.unbound_member=true",
-        "--record",
-        rec.to_str().unwrap(),
-        "--summary-json",
-        a.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = movescope(&[
+    let (a, b) = run_then_inspect(
         "inspect",
-        rec.to_str().unwrap(),
-        "--summary-json",
-        b.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        &[
+            "--seconds",
+            "8",
+            "--set",
+            "link.latency_ms=60",
+            "--set",
+            "link.loss=0.05",
+            "--set",
+            "faults.unbound_member=true",
+        ],
     );
-    let (a, b) = (json(&a), json(&b));
     assert!(
         a["clients"][0]["corrections"].as_u64().unwrap() > 0,
         "the pitfall shows"
@@ -76,35 +88,7 @@ fn inspect_prints_the_summary_run_printed() {
 
 #[test]
 fn inspect_reproduces_a_live_run() {
-    let d = tmp_dir("live");
-    let (rec, a, b) = (d.join("l.msrec"), d.join("a.json"), d.join("b.json"));
-    let out = movescope(&[
-        "run",
-        "--live",
-        "--seconds",
-        "2",
-        "--record",
-        rec.to_str().unwrap(),
-        "--summary-json",
-        a.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = movescope(&[
-        "inspect",
-        rec.to_str().unwrap(),
-        "--summary-json",
-        b.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (a, b) = (json(&a), json(&b));
+    let (a, b) = run_then_inspect("live", &["--live", "--seconds", "2"]);
     assert_eq!(a["mode"], "live");
     assert!(a["packets"]["sent"].as_u64().unwrap() > 0);
     assert_eq!(a, b);

@@ -194,8 +194,12 @@ pub struct PlotsPanel {
     /// A what-if run drawn over the session (dashed, "(B)").
     pub overlay: Option<Store>,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
-    cache: std::collections::HashMap<(Metric, Machine, bool), (CacheKey, Vec<PlotPoint>)>,
+    cache: std::collections::HashMap<(Metric, Machine, bool), Cached>,
 }
+
+/// Points ready for egui_plot and what they were made from (`None`: every point, the
+/// benchmark's reference, made again each frame).
+type Cached = (Option<CacheKey>, Vec<PlotPoint>);
 
 /// What a cached decimation was made from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -299,7 +303,9 @@ impl PlotsPanel {
         // A little beyond the window on both sides, so panning shows data.
         let span = view.t1 - view.t0;
         let (d0, d1) = (view.t0 - span, view.t1 + span);
-        let mut lines: Vec<(Machine, bool, Vec<PlotPoint>)> = Vec::new();
+        // Points of each (machine, run) are kept in the cache and lent to egui_plot; a view of
+        // an unchanged series is not decimated (or copied) again.
+        let mut slots: Vec<(Machine, bool)> = Vec::new();
         let overlay = self.overlay.take();
         let sources = std::iter::once((store, false)).chain(overlay.as_ref().map(|o| (o, true)));
         for (src, is_b) in sources {
@@ -307,41 +313,49 @@ impl PlotsPanel {
                 let Some(s) = src.series(m, spec.metric) else {
                     continue;
                 };
-                let pts: Vec<PlotPoint> = if self.naive {
-                    s.range(f64::NEG_INFINITY, f64::INFINITY)
+                let slot = (spec.metric, m, is_b);
+                slots.push((m, is_b));
+                if self.naive {
+                    // The benchmark's reference: every point, every frame.
+                    let pts = s
+                        .range(f64::NEG_INFINITY, f64::INFINITY)
                         .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
-                        .collect()
-                } else {
-                    // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
-                    let per_column = if spec.points { 3 } else { 1 };
-                    let columns = width_px * 3 / per_column;
-                    // The same view of an unchanged series is not decimated again.
-                    let key = CacheKey {
-                        len: s.len(),
-                        first: s.first_t(),
-                        last: s.last_t(),
-                        d0,
-                        d1,
-                        columns,
-                    };
-                    let slot = (spec.metric, m, is_b);
-                    match self.cache.get(&slot) {
-                        Some((k, pts)) if *k == key => pts.clone(),
-                        _ => {
-                            s.decimate(d0, d1, columns, &mut self.decimated);
-                            let pts: Vec<PlotPoint> = self
-                                .decimated
-                                .iter()
-                                .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
-                                .collect();
-                            self.cache.insert(slot, (key, pts.clone()));
-                            pts
-                        }
-                    }
+                        .collect();
+                    self.cache.insert(slot, (None, pts));
+                    continue;
+                }
+                // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
+                let per_column = if spec.points { 3 } else { 1 };
+                let columns = width_px * 3 / per_column;
+                let key = CacheKey {
+                    len: s.len(),
+                    first: s.first_t(),
+                    last: s.last_t(),
+                    d0,
+                    d1,
+                    columns,
                 };
-                lines.push((m, is_b, pts));
+                if self.cache.get(&slot).is_some_and(|(k, _)| *k == Some(key)) {
+                    continue;
+                }
+                s.decimate(d0, d1, columns, &mut self.decimated);
+                let pts = self
+                    .decimated
+                    .iter()
+                    .map(|p| PlotPoint::new(p[0], p[1] * spec.scale))
+                    .collect();
+                self.cache.insert(slot, (Some(key), pts));
             }
         }
+        let cache = &self.cache;
+        let lines: Vec<(Machine, bool, &[PlotPoint])> = slots
+            .iter()
+            .filter_map(|&(m, is_b)| {
+                cache
+                    .get(&(spec.metric, m, is_b))
+                    .map(|(_, pts)| (m, is_b, pts.as_slice()))
+            })
+            .collect();
         self.overlay = overlay;
         let unit = spec.unit;
         // Correction plots name the deviating values of the correction under the pointer.
@@ -411,7 +425,7 @@ impl PlotsPanel {
                     } else {
                         m.to_string()
                     };
-                    let pts = PlotPoints::Owned(pts);
+                    let pts = PlotPoints::Borrowed(pts);
                     if is_b {
                         // The what-if run: dashed lines, hollow markers.
                         let color = color_of(m).gamma_multiply(0.8);
