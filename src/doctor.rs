@@ -4,6 +4,11 @@
 //! with the evidence. A session report ranks the causes and lists findings that cause no
 //! correction (side effects on replay, proxy problems).
 //!
+//! Where the recording carries the value trace (`value_trace`), the doctor also finds the
+//! stage of the corrected move where client and server first parted: already at its entry, in
+//! which sub-step, or after the tick. [`examine_recording`] re-simulates a virtual-time
+//! recording without the trace to get it (the same session, exactly, with the trace on).
+//!
 //! The doctor reads only what a recording holds: the records and the header's binding list.
 //! It knows the demo pawn (which members its tick writes, which values a dash drives), as an
 //! engineer knows their own pawn; it never reads the preset's pitfall switches.
@@ -13,9 +18,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::binding::{Binding, CombineMode, SimulationMode};
-use crate::model::pawn::{CROWD_RADIUS, Execution, Field, OneShotKind, default_bindings};
+use crate::model::pawn::{
+    CROWD_RADIUS, Execution, Field, OneShotKind, PawnValues, default_bindings,
+};
 use crate::model::settings::Faults;
-use crate::model::telemetry::{Event, LogLevel, Machine, Record, SampleKind};
+use crate::model::telemetry::{
+    DetectedBy, Event, LogLevel, Machine, MoveValues, Record, SampleKind,
+};
+use crate::recording::Recording;
 
 /// A cause from the checklist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -116,8 +126,138 @@ pub struct Diagnosis {
     pub found_by: String,
     pub replay_depth: u16,
     pub deviations: Vec<DeviationReport>,
+    /// Where the corrected move's values first parted (needs the value trace).
+    pub parted: Option<Parting>,
     pub cause: Cause,
     pub evidence: String,
+}
+
+/// The stage of a move's execution where client and server first held different values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "at", rename_all = "snake_case")]
+pub enum Stage {
+    /// Before the first sub-step: the move began from different values (an earlier move, or a
+    /// change outside the tick such as a server-decided outcome).
+    Entry,
+    /// After sub-step `index` (1-based) of `of`: the tick computed differently there.
+    SubStep { index: u16, of: u16 },
+    /// Every sub-step agreed, the end did not: something after the tick changed a value.
+    AfterTick,
+    /// The two sides ran different numbers of sub-steps (different deltas) and agreed until
+    /// one of them stopped.
+    SubStepCount,
+    /// The traced values agree within tolerance at every stage.
+    Nowhere,
+}
+
+/// Where client and server parted in a corrected move, from the value trace.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Parting {
+    pub stage: Stage,
+    /// The bound values that differ there (beyond their tolerance).
+    pub bindings: Vec<String>,
+    /// The first of them, as the client and the server had it there.
+    pub client_value: String,
+    pub server_value: String,
+    /// The client's execution compared (its last before the server's verdict): live, combined
+    /// or replay.
+    pub client_exec: String,
+    pub client_substeps: u16,
+    pub server_substeps: u16,
+}
+
+impl Parting {
+    /// One line for people.
+    pub fn describe(&self) -> String {
+        let at = match self.stage {
+            Stage::Entry => "already at the move's entry, before its first sub-step (carried over from an earlier move, or changed outside the tick)".to_string(),
+            Stage::SubStep { index, of } => format!("in sub-step {index} of {of}"),
+            Stage::AfterTick => "after the tick (every sub-step agreed)".to_string(),
+            Stage::SubStepCount => format!(
+                "in the number of sub-steps (client {}, server {})",
+                self.client_substeps, self.server_substeps
+            ),
+            Stage::Nowhere => {
+                return format!(
+                    "the traced values agree within tolerance at every stage (client's {} execution against the server's)",
+                    self.client_exec
+                );
+            }
+        };
+        format!(
+            "first parted {at}: {} (client {}, server {}; client's {} execution against the server's)",
+            self.bindings.join(", "),
+            self.client_value,
+            self.server_value,
+            self.client_exec
+        )
+    }
+}
+
+/// Compares the client's and the server's execution of one move, stage by stage, on the
+/// given bound values.
+fn parting(bindings: &[&Binding], client: &MoveValues, server: &MoveValues) -> Parting {
+    let differ = |a: &PawnValues, b: &PawnValues| -> Vec<&Binding> {
+        bindings
+            .iter()
+            .copied()
+            .filter(|bd| bd.ty.distance(&a.get(bd.field), &b.get(bd.field)) > bd.tolerance)
+            .collect()
+    };
+    let (nc, ns) = (client.substeps.len(), server.substeps.len());
+    let mut found = None;
+    let d = differ(&client.entry, &server.entry);
+    if !d.is_empty() {
+        found = Some((Stage::Entry, d, &client.entry, &server.entry));
+    }
+    if found.is_none() {
+        for (i, (a, b)) in client.substeps.iter().zip(&server.substeps).enumerate() {
+            let d = differ(a, b);
+            if !d.is_empty() {
+                found = Some((
+                    Stage::SubStep {
+                        index: i as u16 + 1,
+                        of: nc.max(ns) as u16,
+                    },
+                    d,
+                    a,
+                    b,
+                ));
+                break;
+            }
+        }
+    }
+    if found.is_none() {
+        let d = differ(&client.exit, &server.exit);
+        if !d.is_empty() {
+            let stage = if nc == ns {
+                Stage::AfterTick
+            } else {
+                Stage::SubStepCount
+            };
+            found = Some((stage, d, &client.exit, &server.exit));
+        }
+    }
+    let (stage, names, cv, sv) = match found {
+        Some((stage, d, a, b)) => (
+            stage,
+            d.iter().map(|bd| bd.name.to_string()).collect(),
+            d.first()
+                .map_or(String::new(), |bd| a.get(bd.field).to_string()),
+            d.first()
+                .map_or(String::new(), |bd| b.get(bd.field).to_string()),
+        ),
+        None => (Stage::Nowhere, Vec::new(), String::new(), String::new()),
+    };
+    Parting {
+        stage,
+        bindings: names,
+        client_value: cv,
+        server_value: sv,
+        client_exec: format!("{:?}", client.exec).to_lowercase(),
+        client_substeps: nc as u16,
+        server_substeps: ns as u16,
+    }
 }
 
 /// Something wrong that causes no correction.
@@ -137,6 +277,8 @@ pub struct CauseCount {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// Where the value trace came from: recorded, re-simulated, or why there is none.
+    pub value_trace: String,
     pub corrections: usize,
     /// Causes, most corrections first.
     pub causes: Vec<CauseCount>,
@@ -152,7 +294,10 @@ impl Report {
 
     /// The report as text for people.
     pub fn to_text(&self, max_listed: usize) -> String {
-        let mut s = format!("{} corrections.\n", self.corrections);
+        let mut s = format!(
+            "{} corrections. Value trace: {}.\n",
+            self.corrections, self.value_trace
+        );
         if !self.causes.is_empty() {
             s += "\nMost likely causes:\n";
             for c in &self.causes {
@@ -192,6 +337,9 @@ impl Report {
                     v.binding, v.predicted, v.authoritative, v.error, v.ratio, v.tolerance
                 );
             }
+            if let Some(p) = &d.parted {
+                s += &format!("      {}\n", p.describe());
+            }
             s += &format!("      evidence: {}\n", d.evidence);
         }
         s
@@ -201,8 +349,67 @@ impl Report {
 /// Seconds before a correction in which events count as its evidence.
 const WINDOW: f64 = 1.0;
 
-/// Examines a session: its binding list (from the recording header) and its records.
+/// Examines a session: its binding list (from the recording header) and its records. The
+/// value trace, if any, is read from the records.
 pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
+    let traced = records
+        .iter()
+        .any(|r| matches!(r.event, Event::MoveValues(_)));
+    let source = if traced {
+        "recorded"
+    } else {
+        "not recorded (switch value_trace on to see where values parted)"
+    };
+    examine_with(bindings, records, &[], source)
+}
+
+/// Examines a recording; when it has no value trace but was made in virtual time from its
+/// start, re-simulates it with the trace on (checking that the re-run reproduces every record)
+/// to find where each corrected move parted.
+pub fn examine_recording(rec: &Recording, records: &[Record]) -> Report {
+    let corrected: BTreeSet<(u16, u32)> = records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (Machine::Client(c), Event::Correction { move_id, .. }) => Some((*c, *move_id)),
+            _ => None,
+        })
+        .collect();
+    let (values, source) =
+        crate::valuetrace::of_recording(rec, records, None, &|c, m| corrected.contains(&(c, m)));
+    examine_with(&rec.header.bindings, records, &values, &source)
+}
+
+fn examine_with(
+    bindings: &[Binding],
+    records: &[Record],
+    extra: &[Record],
+    source: &str,
+) -> Report {
+    // Where a corrected move parted is judged on every bound value: the one that parted
+    // first is not always the one the correction lists (a knocked velocity shows up as a
+    // location error).
+    let all_bound: Vec<&Binding> = bindings.iter().collect();
+    // The value trace: each client's executions of a move, and the server's.
+    let mut client_exec: BTreeMap<(u16, u32), Vec<(f64, &MoveValues)>> = BTreeMap::new();
+    let mut server_exec: BTreeMap<(u16, u32), &MoveValues> = BTreeMap::new();
+    for r in records.iter().chain(extra) {
+        if let Event::MoveValues(v) = &r.event
+            && let Some(c) = v.owner
+        {
+            match (r.machine, v.exec) {
+                (Machine::Client(_), _) => {
+                    client_exec
+                        .entry((c, v.move_id))
+                        .or_default()
+                        .push((r.t, v));
+                }
+                (Machine::Server, Execution::Remote) => {
+                    server_exec.insert((c, v.move_id), v);
+                }
+                _ => {}
+            }
+        }
+    }
     // Static evidence from the binding list, against the demo pawn.
     let bound: BTreeSet<&str> = bindings.iter().map(|b| &*b.name).collect();
     let written: Vec<String> = default_bindings(&Faults::default())
@@ -394,6 +601,43 @@ pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
                 },
             })
             .collect();
+        let bds: Vec<&Binding> = devs
+            .iter()
+            .filter_map(|d| bindings.iter().find(|bd| *bd.name == *d.binding))
+            .collect();
+        // The client's execution the verdict judged: for the client's own check, its last
+        // before the verdict; for the server's, the last whose end is what the client sent
+        // (the claimed value), since a replay may have re-run the move after it left.
+        let execs: Vec<&MoveValues> = client_exec
+            .get(&(c, *move_id))
+            .map(|v| {
+                v.iter()
+                    .filter(|(t, _)| *t <= r.t)
+                    .map(|(_, m)| *m)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let judged = match detected_by {
+            DetectedBy::Client => execs.last().copied(),
+            DetectedBy::Server => execs
+                .iter()
+                .rev()
+                .find(|m| {
+                    deviations.first().is_some_and(|d| {
+                        bds.first().is_some_and(|bd| {
+                            bd.ty
+                                .distance(&bd.ty.quantize(&m.exit.get(bd.field)), &d.predicted)
+                                < 1e-9
+                        })
+                    })
+                })
+                .or(execs.last())
+                .copied(),
+        };
+        let parted = match (judged, server_exec.get(&(c, *move_id))) {
+            (Some(a), Some(b)) => Some(parting(&all_bound, a, b)),
+            _ => None,
+        };
         let dash_values = devs
             .iter()
             .any(|d| d.binding == "dash_cooldown" || d.binding == "dash_count");
@@ -454,6 +698,7 @@ pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
             found_by: format!("{detected_by:?}").to_lowercase(),
             replay_depth: *replay_depth,
             deviations: devs,
+            parted,
             cause,
             evidence,
         });
@@ -598,6 +843,7 @@ pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
         });
     }
     Report {
+        value_trace: source.to_string(),
         corrections: diagnoses.len(),
         causes,
         findings,

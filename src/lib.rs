@@ -18,4 +18,5 @@ pub mod store;
 pub mod summary;
 pub mod timeline;
 pub mod transport;
+pub mod valuetrace;
 pub mod whatif;

@@ -6,11 +6,74 @@
 //! Exact where the records name the move (closing, execution, corrections, skips); inferred
 //! where they do not: the batch is the client's first send after the move closed, and a
 //! datagram's delivery is matched to its send in order per link (each step says which).
+//!
+//! With the value trace (recorded, or re-simulated for a virtual-time recording), every
+//! execution of the move — live, combined, each replay on the client, remote on the server —
+//! shows the bound values in, after each sub-step, and out.
 
 use serde::Serialize;
 
+use crate::model::binding::Binding;
 use crate::model::messages::MsgKind;
-use crate::model::telemetry::{Event, Machine, PacketFate, Record};
+use crate::model::pawn::PawnValues;
+use crate::model::telemetry::{Event, Machine, MoveValues, PacketFate, Record};
+
+/// One bound value through one execution.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValueRow {
+    pub binding: String,
+    pub entry: String,
+    /// After each sub-step.
+    pub substeps: Vec<String>,
+    pub exit: String,
+}
+
+/// The bound values of one execution of the move.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExecValues {
+    /// live, combined, replay (client) or remote (server).
+    pub exec: String,
+    pub rows: Vec<ValueRow>,
+}
+
+impl ExecValues {
+    fn new(bindings: &[Binding], v: &MoveValues) -> ExecValues {
+        let show = |p: &PawnValues, b: &Binding| p.get(b.field).to_string();
+        ExecValues {
+            exec: format!("{:?}", v.exec).to_lowercase(),
+            rows: bindings
+                .iter()
+                .map(|b| ValueRow {
+                    binding: b.name.to_string(),
+                    entry: show(&v.entry, b),
+                    substeps: v.substeps.iter().map(|p| show(p, b)).collect(),
+                    exit: show(&v.exit, b),
+                })
+                .collect(),
+        }
+    }
+
+    /// One line per bound value: in -> (sub-steps ->) out, `=` when unchanged.
+    pub fn to_text(&self, indent: &str) -> String {
+        let w = self.rows.iter().map(|r| r.binding.len()).max().unwrap_or(0);
+        let mut s = String::new();
+        for r in &self.rows {
+            let mut line = r.entry.clone();
+            if r.substeps.len() > 1 {
+                for (i, v) in r.substeps.iter().enumerate() {
+                    line += &format!(" ->[{}] {v}", i + 1);
+                }
+            }
+            if r.exit == r.entry && r.substeps.iter().all(|v| *v == r.entry) {
+                line += "  (unchanged)";
+            } else {
+                line += &format!(" -> {}", r.exit);
+            }
+            s += &format!("{indent}{:<w$}  {line}\n", r.binding);
+        }
+        s
+    }
+}
 
 /// One step of a move's journey.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -20,18 +83,25 @@ pub struct Step {
     pub what: String,
     /// The step is matched by timing or order, not by the move's id.
     pub inferred: bool,
+    /// An execution's bound values in, after each sub-step, and out (value trace).
+    pub values: Option<ExecValues>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Lineage {
     pub client: u16,
     pub move_id: u32,
+    /// Where the bound values come from: recorded, re-simulated, or why there are none.
+    pub value_trace: String,
     pub steps: Vec<Step>,
 }
 
 impl Lineage {
     pub fn to_text(&self) -> String {
-        let mut s = format!("client {} move {}\n", self.client, self.move_id);
+        let mut s = format!(
+            "client {} move {} (bound values: {})\n",
+            self.client, self.move_id, self.value_trace
+        );
         for st in &self.steps {
             s += &format!(
                 "{:9.3} s  {:<9} {}{}\n",
@@ -40,6 +110,9 @@ impl Lineage {
                 st.what,
                 if st.inferred { "  (inferred)" } else { "" }
             );
+            if let Some(v) = &st.values {
+                s += &v.to_text("                       ");
+            }
         }
         s
     }
@@ -60,7 +133,16 @@ pub fn move_near(records: &[Record], client: u16, t: f64) -> Option<u32> {
 }
 
 /// The journey of `move_id` of `client`, or `None` when the records do not hold its closing.
-pub fn trace(records: &[Record], client: u16, move_id: u32) -> Option<Lineage> {
+/// Executions traced in `records` or in `values` (value-trace records from a re-simulation)
+/// show `bindings`' values; `value_trace` says where they come from.
+pub fn trace(
+    bindings: &[Binding],
+    records: &[Record],
+    values: &[Record],
+    value_trace: &str,
+    client: u16,
+    move_id: u32,
+) -> Option<Lineage> {
     let me = Machine::Client(client);
     let mut steps = Vec::new();
     let step = |t: f64, m: Machine, what: String, inferred: bool| Step {
@@ -68,6 +150,7 @@ pub fn trace(records: &[Record], client: u16, move_id: u32) -> Option<Lineage> {
         machine: m.to_string(),
         what,
         inferred,
+        values: None,
     };
     // Closing, and the frames merged into it (since the previous move closed).
     let (t_close, close_idx) = records
@@ -277,16 +360,66 @@ pub fn trace(records: &[Record], client: u16, move_id: u32) -> Option<Lineage> {
         }
     }
     steps.sort_by(|a, b| a.t.total_cmp(&b.t));
+    // The value trace: each execution's values, on the step that names it (the server's
+    // execution, a replay) or as a step of its own (the live and combined executions).
+    let mut own_steps = Vec::new();
+    for r in records.iter().chain(values) {
+        let Event::MoveValues(v) = &r.event else {
+            continue;
+        };
+        if v.owner != Some(client) || v.move_id != move_id {
+            continue;
+        }
+        let ev = ExecValues::new(bindings, v);
+        let on =
+            |s: &Step, prefix: &str| s.t == r.t && s.values.is_none() && s.what.starts_with(prefix);
+        let target = match (r.machine, v.exec) {
+            (Machine::Server, _) => steps.iter_mut().find(|s| on(s, "executed on the server")),
+            (_, crate::model::pawn::Execution::Replay) => {
+                steps.iter_mut().find(|s| on(s, "re-run in the replay"))
+            }
+            _ => None,
+        };
+        match target {
+            Some(s) => s.values = Some(ev),
+            None => {
+                let what = match v.exec {
+                    crate::model::pawn::Execution::Live => {
+                        format!("executed live, {} sub-step(s)", v.substeps.len())
+                    }
+                    crate::model::pawn::Execution::Combined => format!(
+                        "re-executed with the next frame merged (combined), {} sub-step(s)",
+                        v.substeps.len()
+                    ),
+                    e => format!(
+                        "executed ({}), {} sub-step(s)",
+                        format!("{e:?}").to_lowercase(),
+                        v.substeps.len()
+                    ),
+                };
+                let mut st = step(r.t, r.machine, what, false);
+                st.values = Some(ev);
+                own_steps.push(st);
+            }
+        }
+    }
+    // Stable, executions first: a move executed in the frame it closed shows before its
+    // closing.
+    own_steps.append(&mut steps);
+    steps = own_steps;
+    steps.sort_by(|a, b| a.t.total_cmp(&b.t));
     // The reply to an executed move: a correction (the server found a deviation) or an
     // acknowledgement carrying the server's values.
     if !steps
         .iter()
         .any(|s| s.what.starts_with("the server sent a correction"))
-        && steps.iter().any(|s| s.what.starts_with("executed"))
+        && steps
+            .iter()
+            .any(|s| s.what.starts_with("executed on the server"))
     {
         let t = steps
             .iter()
-            .find(|s| s.what.starts_with("executed"))
+            .find(|s| s.what.starts_with("executed on the server"))
             .map_or(0.0, |s| s.t);
         steps.push(step(
             t,
@@ -299,6 +432,7 @@ pub fn trace(records: &[Record], client: u16, move_id: u32) -> Option<Lineage> {
     Some(Lineage {
         client,
         move_id,
+        value_trace: value_trace.to_string(),
         steps,
     })
 }

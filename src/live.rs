@@ -144,6 +144,8 @@ pub enum Command {
     SetNetUpdateRate(f64),
     /// Switch the hook trace on or off everywhere.
     HookTrace(bool),
+    /// Switch the value trace on or off everywhere.
+    ValueTrace(bool),
     /// A new binding list. Consistent: server and clients switch at the next move boundary.
     /// Not consistent: only the clients change (the pitfall).
     ChangeBindings {
@@ -171,6 +173,7 @@ enum ThreadCmd {
     SetSmoothing(SmoothingSettings),
     SetNetUpdateRate(f64),
     HookTrace(bool),
+    ValueTrace(bool),
     SetLink(LinkParams),
     SetClientLink {
         client: u16,
@@ -405,6 +408,10 @@ impl LiveSession {
             Command::HookTrace(on) => {
                 self.preset.hook_trace = on;
                 self.to_everyone(|| ThreadCmd::HookTrace(on));
+            }
+            Command::ValueTrace(on) => {
+                self.preset.value_trace = on;
+                self.to_everyone(|| ThreadCmd::ValueTrace(on));
             }
             Command::ChangeBindings {
                 bindings,
@@ -669,6 +676,7 @@ fn spawn_client(s: ClientSpawn) -> Worker {
                         ThreadCmd::Drive(i) => drive = i,
                         ThreadCmd::SetSmoothing(sm) => client.set_smoothing(sm),
                         ThreadCmd::HookTrace(on) => client.set_hook_trace(on),
+                        ThreadCmd::ValueTrace(on) => client.set_value_trace(on),
                         ThreadCmd::SetClientLink { .. }
                         | ThreadCmd::SetWorld(_)
                         | ThreadCmd::SetNetUpdateRate(_)
@@ -852,6 +860,7 @@ fn spawn_server(
                         ThreadCmd::SetSmoothing(sm) => server.set_smoothing(sm),
                         ThreadCmd::SetNetUpdateRate(r) => server.set_net_update_rate(r),
                         ThreadCmd::HookTrace(on) => server.set_hook_trace(on),
+                        ThreadCmd::ValueTrace(on) => server.set_value_trace(on),
                         ThreadCmd::SetLink(_) | ThreadCmd::Drive(_) | ThreadCmd::Wake => {}
                     }
                 }

@@ -43,7 +43,7 @@ struct AppArgs {
     /// Record the live session to FILE (`.msrec`) from the start.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-    /// Open these windows at start (repeatable): bindings, gmc, help.
+    /// Open these windows at start (repeatable): bindings, gmc, help, journey, lessons, whatif.
     #[arg(long = "window", value_name = "NAME")]
     windows: Vec<String>,
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).
@@ -232,7 +232,14 @@ fn main() -> ExitCode {
             screenshot,
             screenshot_after,
             whatif,
-        }) => open_recording(file, at, screenshot, screenshot_after, whatif),
+        }) => open_recording(
+            file,
+            at,
+            screenshot,
+            screenshot_after,
+            whatif,
+            cli.app.windows.clone(),
+        ),
         Some(Command::Inspect { file, summary_json }) => inspect(&file, summary_json.as_deref()),
         Some(Command::Doctor { file, json, list }) => doctor(&file, json, list),
         Some(Command::Lineage {
@@ -398,7 +405,7 @@ fn doctor(file: &std::path::Path, json: bool, list: usize) -> Result<(), String>
     if let Some(d) = &damage {
         eprintln!("warning: {}: {d}", file.display());
     }
-    let report = movescope::doctor::examine(&rec.header.bindings, &records);
+    let report = movescope::doctor::examine_recording(&rec, &records);
     if json {
         println!(
             "{}",
@@ -429,7 +436,9 @@ fn lineage(
             .ok_or_else(|| format!("client {client} closed no move in this recording"))?,
         (None, None) => return Err("give --move ID or --at SECONDS".into()),
     };
-    let l = movescope::lineage::trace(&records, client, m)
+    let (values, source) =
+        movescope::valuetrace::of_recording(&rec, &records, None, &|c, mv| c == client && mv == m);
+    let l = movescope::lineage::trace(&rec.header.bindings, &records, &values, &source, client, m)
         .ok_or_else(|| format!("the recording holds no move {m} of client {client}"))?;
     if json {
         println!(
@@ -537,6 +546,7 @@ fn report(
         Some(files.picture.clone()),
         1.0,
         Vec::new(),
+        Vec::new(),
     )
     .map_err(|e| format!("the picture needs a display ({e}); the other files are written"))?;
     println!("wrote {}", files.picture.display());
@@ -593,6 +603,7 @@ fn open_recording(
     screenshot: Option<PathBuf>,
     screenshot_after: f64,
     whatif: Vec<String>,
+    windows: Vec<String>,
 ) -> Result<(), String> {
     let rec = Recording::open(&file).map_err(|e| e.to_string())?;
     let preset = rec.header.preset.clone();
@@ -606,7 +617,7 @@ fn open_recording(
         source: movescope::app::Source::Recording { path: file, at },
         record: None,
         retention: None,
-        windows: Vec::new(),
+        windows,
         persist: true,
         whatif,
     })

@@ -92,6 +92,10 @@ pub struct Preset {
     pub smoothing: SmoothingSettings,
     /// Emit an event for every hook invocation (verbose).
     pub hook_trace: bool,
+    /// Emit the owning pawn's values around every move execution — on its client (live,
+    /// combined, replay) and on the server (remote) — for the move lineage and the desync
+    /// doctor (verbose).
+    pub value_trace: bool,
     /// Pawn samples per second each machine emits for the world view (0: none).
     pub world_view_rate: f64,
     pub gmc: GmcSettings,
@@ -165,6 +169,7 @@ impl Default for Preset {
             net_update_rate: 30.0,
             smoothing: SmoothingSettings::default(),
             hook_trace: false,
+            value_trace: false,
             world_view_rate: 20.0,
             gmc: GmcSettings::default(),
             faults: Faults::default(),
@@ -427,6 +432,7 @@ impl Preset {
             smoothing: self.smoothing,
             host_input: self.input_for(0),
             hook_trace: self.hook_trace,
+            value_trace: self.value_trace,
             world_view_rate: self.world_view_rate,
         }
     }
@@ -447,6 +453,7 @@ impl Preset {
             smoothing: self.smoothing,
             seed: crate::rng::derive_seed(self.seed, crate::rng::purpose::SMOOTHING, u64::from(id)),
             hook_trace: self.hook_trace,
+            value_trace: self.value_trace,
             world_view_rate: self.world_view_rate,
         }
     }
@@ -614,6 +621,7 @@ mod tests {
             "smoothing.buffer_time=0.2",
             "net_update_rate=20",
             "hook_trace=true",
+            "value_trace=true",
             "faults.proxy_value_not_simulated=true",
             "faults.spawn_data_only_bound=true",
             "faults.transition_in_sync_applied=true",
@@ -642,6 +650,7 @@ mod tests {
         );
         assert_eq!(p.smoothing.buffer_time, 0.2);
         assert_eq!(p.net_update_rate, 20.0);
+        assert!(p.hook_trace && p.value_trace);
         assert!(p.faults.binding_mismatch && p.faults.tick_reads_proxy_transform);
     }
 

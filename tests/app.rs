@@ -323,5 +323,21 @@ fn the_journey_of_the_move_at_the_cursor() {
             .iter()
             .any(|s| s.what.starts_with("executed on the server"))
     );
+    // The recording is virtual-time and has no value trace: the app re-simulated it, and
+    // every execution shows its bound values.
+    assert!(
+        l.value_trace.starts_with("re-simulated"),
+        "{}",
+        l.value_trace
+    );
+    assert!(
+        l.steps
+            .iter()
+            .filter(|s| s.what.starts_with("executed"))
+            .all(|s| s.values.is_some()),
+        "{}",
+        l.to_text()
+    );
     h.get_by_label("Move lineage");
+    h.get_by_label_contains("Bound values in -> out of each execution: re-simulated");
 }

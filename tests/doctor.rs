@@ -3,15 +3,20 @@
 
 use std::path::PathBuf;
 
-use movescope::doctor::{Cause, Report, examine};
+use movescope::doctor::{Cause, Report, Stage, examine};
 use movescope::preset::Preset;
 use movescope::sim::run_deterministic;
 
 fn report(name: &str) -> Report {
+    report_with(name, false)
+}
+
+fn report_with(name: &str, value_trace: bool) -> Report {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("presets")
         .join(format!("{name}.ron"));
-    let preset = Preset::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut preset = Preset::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    preset.value_trace = value_trace;
     let mut records = Vec::new();
     run_deterministic(&preset, name, 20.0, &mut |r| records.push(r.clone())).expect("runs");
     let bindings = preset.checked_bindings().expect("valid");
@@ -134,4 +139,95 @@ fn every_pitfall_scenario_has_a_lesson_and_its_fixed_variant_exists() {
         }
     }
     assert!(lessons >= 16, "{lessons} lessons");
+}
+
+#[test]
+fn with_the_value_trace_each_correction_names_where_values_parted() {
+    // Without the trace the doctor says so and names no stage.
+    let r = report("pitfall-05-unguarded-side-effects");
+    assert!(
+        r.value_trace.starts_with("not recorded"),
+        "{}",
+        r.value_trace
+    );
+    assert!(r.diagnoses.iter().all(|d| d.parted.is_none()));
+
+    // The turret knocks the server's pawn before its tick runs: the move parts at its entry,
+    // in velocity (the correction itself may list only location).
+    let r = report_with("pitfall-05-unguarded-side-effects", true);
+    assert_eq!(r.value_trace, "recorded");
+    let turret: Vec<_> = r
+        .diagnoses
+        .iter()
+        .filter(|d| d.cause == Cause::ServerDecidedOutcome)
+        .collect();
+    assert!(!turret.is_empty());
+    for d in &turret {
+        let p = d.parted.as_ref().expect("parted");
+        assert!(
+            p.stage == Stage::Entry && p.bindings.iter().any(|b| b == "velocity"),
+            "{}",
+            r.to_text(40)
+        );
+    }
+
+    // A tick reading the clock computes differently: each client's first correction parts
+    // inside a sub-step, from equal values at the move's entry.
+    let r = report_with("pitfall-02a-wall-clock-in-tick", true);
+    let mut seen = std::collections::BTreeSet::new();
+    for d in &r.diagnoses {
+        if seen.insert(d.client) {
+            let p = d.parted.as_ref().expect("parted");
+            assert!(
+                matches!(p.stage, Stage::SubStep { index: 1, .. }),
+                "{}",
+                r.to_text(5)
+            );
+            assert!(p.describe().contains("sub-step 1 of"), "{}", p.describe());
+        }
+    }
+    assert!(seen.len() >= 2);
+}
+
+#[test]
+fn a_virtual_recording_without_the_trace_is_re_simulated_for_it() {
+    let dir = std::env::temp_dir().join(format!("movescope-doctor-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("wall-clock.msrec");
+    let preset = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("presets/pitfall-02a-wall-clock-in-tick.ron");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_movescope"))
+        .args(["run", "--seconds", "8", "--preset"])
+        .arg(&preset)
+        .arg("--record")
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec = movescope::recording::Recording::open(&file).expect("opens");
+    let (records, damage) = rec.load_all();
+    assert!(damage.is_none());
+    let from_file = movescope::doctor::examine_recording(&rec, &records);
+    assert!(
+        from_file.value_trace.starts_with("re-simulated"),
+        "{}",
+        from_file.value_trace
+    );
+    // The same partings as a session that ran with the trace on.
+    let mut p = Preset::load(&preset).expect("loads");
+    p.value_trace = true;
+    let mut traced = Vec::new();
+    run_deterministic(&p, "t", 8.0, &mut |r| traced.push(r.clone())).expect("runs");
+    let live = examine(p.checked_bindings().expect("valid").list(), &traced);
+    assert!(from_file.corrections > 5);
+    assert_eq!(from_file.corrections, live.corrections);
+    for (a, b) in from_file.diagnoses.iter().zip(&live.diagnoses) {
+        assert!(a.parted.is_some());
+        assert_eq!(a.parted, b.parted);
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,18 +1,28 @@
 //! Move lineage over a shipped recording: a corrected move's whole journey, and a move that
 //! replays re-ran.
 
-use movescope::lineage::{move_near, trace};
+use movescope::lineage::{Lineage, move_near};
+use movescope::model::telemetry::{Event, Machine, Record};
 use movescope::recording::Recording;
 
-fn records() -> Vec<movescope::model::telemetry::Record> {
-    let rec = Recording::open(
+fn recording() -> Recording {
+    Recording::open(
         &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("recordings/pitfall-01-unbound-member.msrec"),
     )
-    .expect("opens");
-    let (r, damage) = rec.load_all();
+    .expect("opens")
+}
+
+fn records() -> Vec<Record> {
+    let (r, damage) = recording().load_all();
     assert!(damage.is_none());
     r
+}
+
+/// The lineage without bound values.
+fn trace(records: &[Record], client: u16, m: u32) -> Option<Lineage> {
+    let b = recording().header.bindings;
+    movescope::lineage::trace(&b, records, &[], "not traced", client, m)
 }
 
 #[test]
@@ -22,10 +32,7 @@ fn a_corrected_move_from_frames_to_replay() {
     let (t, m) = records
         .iter()
         .find_map(|r| match (&r.machine, &r.event) {
-            (
-                movescope::model::telemetry::Machine::Client(1),
-                movescope::model::telemetry::Event::Correction { move_id, .. },
-            ) => Some((r.t, *move_id)),
+            (Machine::Client(1), Event::Correction { move_id, .. }) => Some((r.t, *move_id)),
             _ => None,
         })
         .expect("a correction");
@@ -61,4 +68,77 @@ fn a_corrected_move_from_frames_to_replay() {
     );
     assert_eq!(move_near(&records, 1, l.steps[closed].t), Some(m));
     assert!(trace(&records, 1, 1_000_000).is_none());
+}
+
+#[test]
+fn bound_values_in_and_out_of_every_execution() {
+    let rec = recording();
+    let records = records();
+    // A move of client 1 the server corrected after a replay had re-run it, found by the
+    // client (its prediction is the last execution's result).
+    let (t, m, devs) = records
+        .iter()
+        .find_map(|r| match (&r.machine, &r.event) {
+            (
+                Machine::Client(1),
+                Event::Correction {
+                    move_id,
+                    deviations,
+                    detected_by: movescope::model::telemetry::DetectedBy::Client,
+                    ..
+                },
+            ) => Some((r.t, *move_id, deviations.clone())),
+            _ => None,
+        })
+        .expect("a correction found by the client");
+    // The shipped recording has no value trace: it is re-simulated, and checked.
+    let (values, source) =
+        movescope::valuetrace::of_recording(&rec, &records, None, &|c, mv| c == 1 && mv == m);
+    assert!(source.starts_with("re-simulated"), "{source}");
+    assert!(!values.is_empty());
+    let l = movescope::lineage::trace(&rec.header.bindings, &records, &values, &source, 1, m)
+        .expect("traced");
+    let text = l.to_text();
+    let with_values: Vec<_> = l.steps.iter().filter(|s| s.values.is_some()).collect();
+    // Executed live on the client, and on the server.
+    assert!(
+        with_values
+            .iter()
+            .any(|s| s.what.starts_with("executed live")),
+        "{text}"
+    );
+    let server = with_values
+        .iter()
+        .find(|s| s.what.starts_with("executed on the server"))
+        .unwrap_or_else(|| panic!("{text}"));
+    // Every bound value has a row, with one value per sub-step.
+    for s in &with_values {
+        let v = s.values.as_ref().expect("values");
+        assert_eq!(v.rows.len(), rec.header.bindings.len());
+        assert!(v.rows.iter().all(|r| !r.substeps.is_empty()), "{text}");
+    }
+    // What the client predicted is the out value of its last execution before the
+    // correction; what the server computed shows in its execution.
+    let last = with_values
+        .iter()
+        .rev()
+        .find(|s| s.machine == "client 1" && s.t <= t)
+        .and_then(|s| s.values.as_ref())
+        .expect("a client execution");
+    for d in &devs {
+        let row = |v: &movescope::lineage::ExecValues| {
+            v.rows
+                .iter()
+                .find(|r| r.binding == *d.binding)
+                .map(|r| r.exit.clone())
+                .expect("bound")
+        };
+        assert_eq!(row(last), d.predicted.to_string(), "{text}");
+        assert_ne!(
+            row(server.values.as_ref().expect("values")),
+            row(last),
+            "{text}"
+        );
+    }
+    assert!(text.contains(" -> "), "{text}");
 }

@@ -464,3 +464,54 @@ proptest! {
         prop_assert!(total(&s, |c| c.moves_sent) > 0);
     }
 }
+
+#[test]
+fn the_value_trace_adds_move_values_and_changes_nothing_else() {
+    use movescope::model::pawn::Execution;
+    use movescope::model::telemetry::{Event, Machine};
+    // Lossy, sub-stepped, with a pitfall that corrects (replays run).
+    let sets = [
+        "faults.unbound_member=true",
+        "link.loss=0.05",
+        "gmc.max_time_step=0.005",
+    ];
+    let (_, plain) = run_collect(&sets, 6.0);
+    let (_, traced) = run_collect(&[&sets[..], &["value_trace=true"]].concat(), 6.0);
+    let without: Vec<_> = traced
+        .iter()
+        .filter(|r| !matches!(r.event, Event::MoveValues(_)))
+        .cloned()
+        .collect();
+    assert!(without == plain, "the trace changed the session");
+    let mut execs = std::collections::BTreeMap::<String, usize>::new();
+    for r in &traced {
+        let Event::MoveValues(v) = &r.event else {
+            continue;
+        };
+        *execs.entry(format!("{:?}", v.exec)).or_default() += 1;
+        match (r.machine, v.exec) {
+            (Machine::Client(c), Execution::Live | Execution::Combined | Execution::Replay) => {
+                assert_eq!(v.owner, Some(c))
+            }
+            (Machine::Server, Execution::Remote) => assert!(v.owner.is_some()),
+            other => panic!("unexpected traced execution {other:?}"),
+        }
+        assert!(!v.substeps.is_empty());
+        if let Machine::Client(_) = r.machine {
+            // Nothing runs after the tick on the client: the end is the last sub-step.
+            assert_eq!(v.substeps.last(), Some(&v.exit));
+        }
+    }
+    for e in ["Live", "Replay", "Remote"] {
+        assert!(
+            execs.get(e).is_some_and(|n| *n > 0),
+            "no {e} execution traced: {execs:?}"
+        );
+    }
+    // Moves longer than MaxTimeStep are split into sub-steps, each traced.
+    assert!(
+        traced
+            .iter()
+            .any(|r| matches!(&r.event, Event::MoveValues(v) if v.substeps.len() > 1))
+    );
+}

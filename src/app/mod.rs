@@ -43,6 +43,8 @@ pub const RECORDINGS_DIR: &str = "recordings";
 pub const REPORTS_DIR: &str = "reports";
 /// Folder CSV exports are written to.
 pub const EXPORTS_DIR: &str = "exports";
+/// How far into a virtual-time recording the app re-simulates for a move's bound values (s).
+const RESIMULATE_MAX_S: f64 = 600.0;
 
 /// `--screenshot FILE --screenshot-after SECONDS`.
 #[derive(Clone, Debug)]
@@ -198,6 +200,8 @@ pub struct MovescopeApp {
     whatif: whatif_window::WhatIfState,
     /// The move lineage shown (or why none could be).
     lineage: Option<Result<crate::lineage::Lineage, String>>,
+    /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
+    journey_pending: bool,
 }
 
 impl MovescopeApp {
@@ -253,6 +257,7 @@ impl MovescopeApp {
             lessons: lessons::LessonState::default(),
             whatif: whatif_window::WhatIfState::default(),
             lineage: None,
+            journey_pending: false,
         };
         if app.options.persist
             && let Some(state) = layout::UiState::load()
@@ -280,6 +285,7 @@ impl MovescopeApp {
                 "gmc" => app.gmc_open = true,
                 "help" => app.show_help = true,
                 "whatif" => app.whatif.open = true,
+                "journey" => app.journey_pending = true,
                 "lessons" => {
                     // Opened on a lesson's preset: that lesson is the current one.
                     app.lessons.open = true;
@@ -292,8 +298,9 @@ impl MovescopeApp {
                         .position(|e| e.path == name || e.path.file_name() == name.file_name());
                 }
                 other => {
-                    app.status =
-                        format!("unknown window `{other}` (bindings, gmc, help, lessons, whatif)")
+                    app.status = format!(
+                        "unknown window `{other}` (bindings, gmc, help, journey, lessons, whatif)"
+                    )
                 }
             }
         }
@@ -346,7 +353,9 @@ impl MovescopeApp {
         }
     }
 
-    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`.
+    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`. Bound
+    /// values come from the value trace: recorded, traced live, or (a virtual-time recording
+    /// up to 10 minutes in) re-simulated.
     pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64) {
         self.lineage = Some(self.records_around(t, 3.0, 3.0).and_then(|records| {
             let m = match move_id {
@@ -354,7 +363,47 @@ impl MovescopeApp {
                 None => crate::lineage::move_near(&records, client, t)
                     .ok_or_else(|| format!("client {client} closed no move near {t:.2} s"))?,
             };
-            crate::lineage::trace(&records, client, m)
+            let traced = records
+                .iter()
+                .any(|r| matches!(r.event, crate::model::telemetry::Event::MoveValues(_)));
+            let (values, source, bindings) = match &self.opened {
+                Some(o) => {
+                    let until = t + 3.0;
+                    let (values, source) = if traced {
+                        (Vec::new(), "recorded".to_string())
+                    } else if until > RESIMULATE_MAX_S {
+                        (
+                            Vec::new(),
+                            format!(
+                                "not traced; re-simulating {until:.0} s is left to `movescope lineage` (the app re-simulates up to {RESIMULATE_MAX_S:.0} s)"
+                            ),
+                        )
+                    } else {
+                        let from_start =
+                            crate::report::records_between(&o.recording, 0.0, until)?;
+                        crate::valuetrace::of_recording(
+                            &o.recording,
+                            &from_start,
+                            Some(until),
+                            &|c, mv| c == client && mv == m,
+                        )
+                    };
+                    (values, source, o.recording.header.bindings.clone())
+                }
+                None => (
+                    Vec::new(),
+                    if traced {
+                        "traced live".to_string()
+                    } else {
+                        "not traced (switch the value trace on in the Session panel)".to_string()
+                    },
+                    self.session
+                        .as_ref()
+                        .map(|s| s.bindings().list().to_vec())
+                        .unwrap_or_default(),
+                ),
+            };
+            crate::lineage::trace(&bindings, &records, &values, &source, client, m)
                 .ok_or_else(|| format!("no records of client {client}'s move {m} near {t:.2} s"))
         }));
     }
@@ -378,7 +427,8 @@ impl MovescopeApp {
                 Ok(l) => {
                     ui.label(RichText::new(format!("client {} move {}", l.client, l.move_id)).strong());
                     ui.weak("Click a step to move the cursor there. (inferred): matched by timing or order, not by the move's id.");
-                    egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+                    ui.weak(format!("Bound values in -> out of each execution: {}.", l.value_trace));
+                    egui::ScrollArea::vertical().max_height(520.0).show(ui, |ui| {
                         for st in &l.steps {
                             let text = format!(
                                 "{:8.3} s  {:<9} {}{}",
@@ -389,6 +439,9 @@ impl MovescopeApp {
                             );
                             if ui.selectable_label(false, text).clicked() {
                                 seek = Some(st.t);
+                            }
+                            if let Some(v) = &st.values {
+                                ui.label(RichText::new(v.to_text("      ")).monospace());
                             }
                         }
                     });
@@ -1050,6 +1103,16 @@ impl MovescopeApp {
         }
         for c in cmds {
             self.time_command(c);
+        }
+        // `--window journey`: the journey of the move at the cursor, once there is one.
+        if self.journey_pending && (self.opened.is_some() || self.store.latest() > 2.0) {
+            self.journey_pending = false;
+            if journey.is_none() {
+                journey = Some(match self.step_machine(true) {
+                    Machine::Client(c) => c,
+                    Machine::Server => 0,
+                });
+            }
         }
         if let Some(c) = journey {
             let t = self.time.cursor();

@@ -406,6 +406,28 @@ impl MovescopeApp {
                     }
                     self.start_live();
                 }
+                ui.separator();
+                ui.label(RichText::new("Traces (live, verbose)").strong());
+                let mut hooks = self.options.preset.hook_trace;
+                let mut values = self.options.preset.value_trace;
+                ui.checkbox(&mut hooks, "hook trace").on_hover_text(
+                    "An event for every hook invocation (BindReplicationData, GenPredictionTick, \
+                     OnSyncDataApplied with its context, WorldTickEnd...), shown in the event log.",
+                );
+                ui.checkbox(&mut values, "value trace").on_hover_text(
+                    "The owning pawn's values before a move, after each sub-step and at the end, \
+                     on its client (live, combined, replay) and on the server (remote): the move \
+                     journey shows them, and the desync doctor names the sub-step where a \
+                     corrected value first diverged. Recordings made with it keep them.",
+                );
+                if hooks != self.options.preset.hook_trace {
+                    self.options.preset.hook_trace = hooks;
+                    self.command(Command::HookTrace(hooks));
+                }
+                if values != self.options.preset.value_trace {
+                    self.options.preset.value_trace = values;
+                    self.command(Command::ValueTrace(values));
+                }
             });
     }
 

@@ -16,7 +16,8 @@ use super::proxy::{Proxy, ProxyList, SimulationCtx};
 use super::settings::{Faults, GmcSettings};
 use super::settings::{SmoothingMode, SmoothingSettings};
 use super::telemetry::{
-    DetectedBy, Deviation, Event, Hook, LogLevel, NetContext, Rejection, Role, SampleKind,
+    DetectedBy, Deviation, Event, Hook, LogLevel, MoveValues, NetContext, Rejection, Role,
+    SampleKind,
 };
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
 use crate::rng::Rng;
@@ -42,6 +43,8 @@ pub struct ClientConfig {
     pub seed: u64,
     /// Emit a telemetry event for every hook invocation.
     pub hook_trace: bool,
+    /// Emit the pawn's values around every move execution (`Event::MoveValues`).
+    pub value_trace: bool,
     /// Pawn samples per second for the world view (0: none).
     pub world_view_rate: f64,
 }
@@ -100,6 +103,8 @@ pub struct Client {
     own_proxy: Option<Proxy>,
     rng: Rng,
     hook_trace: bool,
+    /// Sub-step values of the execution running, when the value trace is on.
+    value_trace: Option<Vec<PawnValues>>,
     last_seen_dash: Option<u8>,
     /// How far in the past proxies are displayed (s), as of the last frame.
     view_delay: f64,
@@ -153,6 +158,7 @@ impl Client {
             own_proxy: None,
             rng: Rng::new(cfg.seed),
             hook_trace: cfg.hook_trace,
+            value_trace: cfg.value_trace.then(Vec::new),
             last_seen_dash: None,
             view_delay: 0.0,
             next_sample: 0.0,
@@ -627,6 +633,10 @@ impl Client {
             Vec::new()
         };
         let cur = self.current.as_mut().expect("a current move exists");
+        let entry = self.values;
+        if let Some(t) = self.value_trace.as_mut() {
+            t.clear();
+        }
         // Without client prediction the tick does not run here: the move only carries input,
         // and the pawn is shown from server states.
         let n = if !gmc.use_client_prediction {
@@ -645,6 +655,7 @@ impl Client {
                 &gmc,
                 &self.cfg.faults,
                 &mut self.tick_out,
+                self.value_trace.as_mut(),
             )
         };
         cur.output = self.values;
@@ -654,6 +665,9 @@ impl Client {
             cur.sealed = true;
         }
         let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.max_combined_delta_time;
+        if gmc.use_client_prediction {
+            self.trace_values(now, move_id, exec, entry);
+        }
         emit_one_shots(
             &mut self.telemetry,
             now,
@@ -1000,6 +1014,10 @@ impl Client {
                 let start = self.values;
                 self.sync_applied(now, NetContext::LocalClientPawn_PreReplayMoveExecution, id);
                 self.values.copy_fields(&input, mb.input);
+                let entry = self.values;
+                if let Some(t) = self.value_trace.as_mut() {
+                    t.clear();
+                }
                 let n = run_move(
                     &mut self.values,
                     delta,
@@ -1012,7 +1030,9 @@ impl Client {
                     &gmc,
                     &self.cfg.faults,
                     &mut self.tick_out,
+                    self.value_trace.as_mut(),
                 );
+                self.trace_values(now, id, Execution::Replay, entry);
                 self.tick_hooks(now, id, n, Execution::Replay);
                 self.sync_applied(now, NetContext::LocalClientPawn_PostReplayMoveExecution, id);
                 let output = self.values;
@@ -1116,6 +1136,30 @@ impl Client {
     /// Switches the hook trace on or off.
     pub fn set_hook_trace(&mut self, on: bool) {
         self.hook_trace = on;
+    }
+
+    /// Switches the value trace on or off.
+    pub fn set_value_trace(&mut self, on: bool) {
+        self.value_trace = on.then(Vec::new);
+    }
+
+    /// Value trace: the execution of `move_id` that just ran, from `entry` to the pawn's
+    /// values now, with the sub-steps `run_move` collected.
+    fn trace_values(&mut self, now: f64, move_id: u32, exec: Execution, entry: PawnValues) {
+        if let Some(t) = self.value_trace.as_mut() {
+            self.telemetry.push((
+                now,
+                Event::MoveValues(Box::new(MoveValues {
+                    pawn: self.pawn,
+                    owner: Some(self.cfg.id),
+                    move_id,
+                    exec,
+                    entry,
+                    substeps: std::mem::take(t),
+                    exit: self.values,
+                })),
+            ));
+        }
     }
 
     /// Simulated proxies: buffer → display, then GenSimulationTick (cosmetics).

@@ -58,7 +58,9 @@ pub struct MoveClock<'a> {
 }
 
 /// Runs `GenPredictionTick` for one move, sub-stepped. One-shots raised by any iteration
-/// accumulate in `out` (cleared first). Returns the number of iterations.
+/// accumulate in `out` (cleared first). With `trace`, the values after each iteration are
+/// appended to it (the value trace). Returns the number of iterations.
+#[allow(clippy::too_many_arguments)]
 pub fn run_move(
     values: &mut PawnValues,
     delta: f64,
@@ -67,6 +69,7 @@ pub fn run_move(
     gmc: &GmcSettings,
     faults: &Faults,
     out: &mut TickOutput,
+    mut trace: Option<&mut Vec<PawnValues>>,
 ) -> u16 {
     out.clear();
     let n = iterations_for(gmc, delta);
@@ -81,6 +84,9 @@ pub fn run_move(
             others: clock.others,
         };
         gen_prediction_tick(values, slice, &ctx, faults, out);
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(*values);
+        }
     }
     n
 }

@@ -19,7 +19,7 @@ use super::messages::{
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::proxy::Proxy;
 use super::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
-use super::telemetry::{Event, Hook, LogLevel, NetContext, Rejection, Role};
+use super::telemetry::{Event, Hook, LogLevel, MoveValues, NetContext, Rejection, Role};
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
 use crate::rng::{Rng, derive_seed, purpose};
 
@@ -42,6 +42,8 @@ pub struct ServerConfig {
     /// Input script of the host's pawn (listen server, standalone).
     pub host_input: InputScriptConfig,
     pub hook_trace: bool,
+    /// Emit the pawn's values around every remote move execution (`Event::MoveValues`).
+    pub value_trace: bool,
     /// Pawn samples per second for the world view (0: none).
     pub world_view_rate: f64,
 }
@@ -141,6 +143,8 @@ pub struct Server {
     next_net_update: f64,
     next_sample: f64,
     hook_trace: bool,
+    /// Sub-step values of the remote move running, when the value trace is on.
+    value_trace: Option<Vec<PawnValues>>,
     /// Listen server: remote pawns as the host displays them.
     host_view: BTreeMap<u16, Proxy>,
     host_stats: super::proxy::DisplayStats,
@@ -218,6 +222,7 @@ impl Server {
             u64::from(u16::MAX),
         ));
         let hook_trace = cfg.hook_trace;
+        let value_trace = cfg.value_trace.then(Vec::new);
         let mut telemetry = Vec::new();
         for p in &pawns {
             telemetry.push((
@@ -247,6 +252,7 @@ impl Server {
             next_net_update: 0.0,
             next_sample: 0.0,
             hook_trace,
+            value_trace,
             host_view: BTreeMap::new(),
             host_stats: Default::default(),
             view_rng,
@@ -257,6 +263,11 @@ impl Server {
     /// Switches the hook trace on or off.
     pub fn set_hook_trace(&mut self, on: bool) {
         self.hook_trace = on;
+    }
+
+    /// Switches the value trace on or off.
+    pub fn set_value_trace(&mut self, on: bool) {
+        self.value_trace = on.then(Vec::new);
     }
 
     /// Listen server: the remote pawns as the host displays them (smoothed).
@@ -1061,6 +1072,10 @@ impl Server {
             self.telemetry.push((now, Event::TurretHit { pawn: p.id }));
         }
         let delta = clamp_delta(&self.cfg.gmc, m.delta);
+        let entry = p.values;
+        if let Some(t) = self.value_trace.as_mut() {
+            t.clear();
+        }
         let n = run_move(
             &mut p.values,
             delta,
@@ -1073,9 +1088,24 @@ impl Server {
             &self.cfg.gmc,
             &self.cfg.faults,
             &mut self.tick_out,
+            self.value_trace.as_mut(),
         );
         // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
         p.values.copy_fields(&m.output, b.client_auth_output);
+        if let Some(t) = self.value_trace.as_mut() {
+            self.telemetry.push((
+                now,
+                Event::MoveValues(Box::new(MoveValues {
+                    pawn: p.id,
+                    owner: Some(client),
+                    move_id: m.id,
+                    exec: Execution::Remote,
+                    entry,
+                    substeps: std::mem::take(t),
+                    exit: p.values,
+                })),
+            ));
+        }
         let dashed = self
             .tick_out
             .one_shots
@@ -1178,6 +1208,7 @@ impl Server {
             &self.cfg.gmc,
             &self.cfg.faults,
             &mut self.tick_out,
+            None,
         );
         emit_one_shots(
             &mut self.telemetry,

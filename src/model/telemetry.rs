@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::binding::Value;
 use super::messages::MsgKind;
-use super::pawn::{Execution, OneShotKind};
+use super::pawn::{Execution, OneShotKind, PawnValues};
 use super::wire::DecodeError;
 
 /// Which machine an event happened on.
@@ -331,6 +331,25 @@ pub enum Event {
         level: LogLevel,
         text: String,
     },
+    /// Value trace (only when switched on): one move execution's values.
+    MoveValues(Box<MoveValues>),
+}
+
+/// The pawn's members (bound or not) around one execution of a move: when GenPredictionTick
+/// began (the input loaded, the start state in place), after each sub-step, and at the end —
+/// what the client keeps as its prediction, or what the server validates and acknowledges.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveValues {
+    pub pawn: u16,
+    /// The controlling client.
+    pub owner: Option<u16>,
+    pub move_id: u32,
+    /// Live, Combined and Replay on the owning client; Remote on the server.
+    pub exec: Execution,
+    pub entry: PawnValues,
+    /// After each GenPredictionTick iteration, in order.
+    pub substeps: Vec<PawnValues>,
+    pub exit: PawnValues,
 }
 
 impl Event {

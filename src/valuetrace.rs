@@ -1,0 +1,99 @@
+//! The value trace of a recording: the pawn's values around each move execution
+//! (`Event::MoveValues`). Recorded when the session ran with `value_trace` on; otherwise a
+//! virtual-time recording made from its start is re-simulated with the trace on — the model is
+//! deterministic, so the re-run is the same session (checked record by record) with the trace
+//! added. Live and trimmed recordings cannot be re-simulated; the description says so.
+
+use crate::model::telemetry::{Event, Record};
+use crate::recording::Recording;
+
+/// The value-trace records to use with `records` (empty when they are in `records` already)
+/// and a description of where they come from. `until`: re-simulate only this far (s);
+/// `keep(client, move)`: which moves' executions to keep.
+pub fn of_recording(
+    rec: &Recording,
+    records: &[Record],
+    until: Option<f64>,
+    keep: &dyn Fn(u16, u32) -> bool,
+) -> (Vec<Record>, String) {
+    if records
+        .iter()
+        .any(|r| matches!(r.event, Event::MoveValues(_)))
+    {
+        return (Vec::new(), "recorded".into());
+    }
+    if rec.header.mode != "deterministic" {
+        return (
+            Vec::new(),
+            "not traced: a live recording cannot be re-simulated (record with the value trace on)"
+                .into(),
+        );
+    }
+    if rec.header.t_start > 0.0 {
+        return (
+            Vec::new(),
+            "not traced: a trimmed recording cannot be re-simulated from its start".into(),
+        );
+    }
+    match resimulate(rec, records, until, keep) {
+        Ok(v) => (
+            v,
+            "re-simulated in virtual time with the value trace on (the re-run reproduced every record)"
+                .into(),
+        ),
+        Err(why) => (Vec::new(), format!("not traced: {why}")),
+    }
+}
+
+/// Re-runs a virtual-time recording with the value trace on, keeps the traced executions
+/// `keep` selects, and fails if the re-run differs from `records` (which must start at the
+/// session's start; records after `until` are not compared).
+pub fn resimulate(
+    rec: &Recording,
+    records: &[Record],
+    until: Option<f64>,
+    keep: &dyn Fn(u16, u32) -> bool,
+) -> Result<Vec<Record>, String> {
+    let mut preset = rec.header.preset.clone();
+    preset.value_trace = true;
+    let end = records.last().map_or(0.0, |r| r.t);
+    let whole = rec
+        .footer
+        .as_ref()
+        .map_or(end, |f| f.simulated_seconds.max(end));
+    let seconds = until.map_or(whole, |u| u.min(whole));
+    let mut kept = Vec::new();
+    let mut i = 0usize;
+    let mut differs: Option<usize> = None;
+    crate::sim::run_deterministic(&preset, &rec.header.preset_name, seconds, &mut |r| {
+        if let Event::MoveValues(v) = &r.event {
+            if let Some(c) = v.owner
+                && keep(c, v.move_id)
+            {
+                kept.push(r.clone());
+            }
+            return;
+        }
+        if differs.is_none() && records.get(i).is_some_and(|x| x != r) {
+            differs = Some(i);
+        }
+        i += 1;
+    })?;
+    if let Some(i) = differs {
+        return Err(format!(
+            "the re-run with the value trace differs from the recording at record {i} ({:.3} s): made by another version of movescope?",
+            records[i].t
+        ));
+    }
+    let expected = match until {
+        // Records at the very end of a shortened run may or may not be produced by it.
+        Some(_) => records.iter().take_while(|r| r.t < seconds - 1e-6).count(),
+        None => records.len(),
+    };
+    if i < expected {
+        return Err(format!(
+            "the re-run ended after {i} of the recording's {expected} records"
+        ));
+    }
+    Ok(kept)
+}
