@@ -247,6 +247,18 @@ fn a_network_profile_and_a_gmc_setting_reach_the_session() {
 }
 
 #[test]
+fn the_traces_switch_on_live() {
+    let mut h = harness();
+    h.get_by_label("Session").click();
+    h.run_steps(3);
+    h.get_by_label("value trace").click();
+    h.get_by_label("hook trace").click();
+    h.run_steps(2);
+    let p = h.state().session().unwrap().preset();
+    assert!(p.value_trace && p.hook_trace);
+}
+
+#[test]
 fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
     let mut h = harness();
     h.get_by_label("Lessons").click();
