@@ -257,11 +257,29 @@ pub fn trace(
                 "the datagram was lost on the link".into(),
                 true,
             ));
-        } else if let Some(d) = records
-            .iter()
-            .filter(|r| is_moves(r, PacketFate::Delivered))
-            .nth(k - dropped_before)
-        {
+        } else if let Some(d) = {
+            // In order per link: the k-th datagram not dropped is the k-th delivered. The
+            // records may start mid-flight (a window of a recording), so the match must also
+            // arrive after the send and have its size; otherwise the first delivery after the
+            // send with its size.
+            let bytes_of = |r: &Record| match &r.event {
+                Event::Packet { bytes, .. } => Some(*bytes),
+                _ => None,
+            };
+            let size = bytes_of(&records[own]);
+            let fits = |r: &&Record| r.t > sent_t && size.is_none_or(|n| bytes_of(r) == Some(n));
+            records
+                .iter()
+                .filter(|r| is_moves(r, PacketFate::Delivered))
+                .nth(k - dropped_before)
+                .filter(fits)
+                .or_else(|| {
+                    records
+                        .iter()
+                        .filter(|r| is_moves(r, PacketFate::Delivered))
+                        .find(fits)
+                })
+        } {
             steps.push(step(
                 d.t,
                 Machine::Server,

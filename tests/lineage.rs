@@ -142,3 +142,38 @@ fn bound_values_in_and_out_of_every_execution() {
     }
     assert!(text.contains(" -> "), "{text}");
 }
+
+#[test]
+fn a_window_of_records_never_pairs_a_send_with_an_earlier_arrival() {
+    // The app traces moves from a window of records around the cursor: datagrams in flight
+    // at the window's start must not shift the pairing of sends and arrivals.
+    let records = records();
+    let b = recording().header.bindings;
+    for start in [1.0, 2.5, 4.0] {
+        let window: Vec<Record> = records
+            .iter()
+            .filter(|r| r.t >= start - 0.013 && r.t <= start + 3.0)
+            .cloned()
+            .collect();
+        let mut arrivals = 0;
+        for m in 0..400 {
+            let Some(l) = movescope::lineage::trace(&b, &window, &[], "", 0, m) else {
+                continue;
+            };
+            let sent = l
+                .steps
+                .iter()
+                .find(|s| s.what.starts_with("sent in a batch"));
+            if let (Some(sent), Some(arrived)) = (
+                sent,
+                l.steps
+                    .iter()
+                    .find(|s| s.what.starts_with("the datagram arrived")),
+            ) {
+                arrivals += 1;
+                assert!(arrived.t > sent.t, "{}", l.to_text());
+            }
+        }
+        assert!(arrivals > 10, "{arrivals} arrivals from {start} s");
+    }
+}
