@@ -1453,7 +1453,7 @@ impl MovescopeApp {
             ui.label(format!("No samples from {} yet.", self.viewer));
         }
         let side = ui.available_width().min(ui.available_height()).max(120.0);
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::hover());
+        let (rect, response) = ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::click());
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 4.0, Color32::from_gray(18));
         const HALF: f64 = 1600.0;
@@ -1485,6 +1485,18 @@ impl MovescopeApp {
         let cursor = self.time.cursor();
         let pawns: Vec<crate::store::PawnView> = self.store.pawns_at(self.viewer, cursor);
         let mut own: Option<u16> = None;
+        // A click on a player's pawn: the journey of that client's move at the cursor.
+        let picked = response
+            .interact_pointer_pos()
+            .filter(|_| response.clicked())
+            .and_then(|at| {
+                pawns
+                    .iter()
+                    .filter_map(|v| Some((v.owner?, to_screen(v.location).distance(at))))
+                    .filter(|(_, d)| *d < 14.0)
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+                    .map(|(c, _)| c)
+            });
         // How far in the past this machine shows its proxies (mean display delay at the cursor).
         let delay = self
             .store
@@ -1609,18 +1621,24 @@ impl MovescopeApp {
         painter.text(
             rect.left_bottom() + egui::vec2(6.0, -6.0),
             egui::Align2::LEFT_BOTTOM,
-            "grid: 5 m",
+            "grid: 5 m   click a player's pawn: its move's journey",
             font,
             Color32::from_gray(120),
         );
+        if let Some(c) = picked {
+            self.show_lineage(c, None, cursor);
+        }
     }
 
     fn plots(&mut self, ui: &mut egui::Ui) {
         self.plots.focus = self.lesson_focus();
         let view = plots::View::at(&self.time, self.window_s, self.placed_at);
         self.placed_at = Some(self.time.cursor());
-        if let Some(t) = self.plots.show(ui, &self.store, &view) {
-            self.time_command(TimeCommand::Seek(t));
+        if let Some(click) = self.plots.show(ui, &self.store, &view) {
+            self.time_command(TimeCommand::Seek(click.t));
+            if let Some(c) = click.journey {
+                self.show_lineage(c, click.move_id, click.t);
+            }
         }
     }
 

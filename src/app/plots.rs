@@ -7,7 +7,7 @@
 use eframe::egui;
 use egui::{Color32, RichText};
 use egui_plot::{
-    Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Span, VLine,
+    ItemId, Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Span, VLine,
 };
 
 use super::color_of;
@@ -152,6 +152,16 @@ pub const PLOTS: [PlotSpec; 12] = [
     },
 ];
 
+/// A click on a plot: the time under the pointer and, for a double-click on a client's
+/// series, that client (to show the journey of its move there).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlotClick {
+    pub t: f64,
+    pub journey: Option<u16>,
+    /// On a correction plot, the corrected move under the pointer.
+    pub move_id: Option<u32>,
+}
+
 /// What part of the session the plots show.
 #[derive(Clone, Debug, PartialEq)]
 pub struct View {
@@ -231,8 +241,8 @@ impl PlotsPanel {
         self.cache.clear();
     }
 
-    /// Draws the shown plots in two columns; returns a time the user clicked.
-    pub fn show(&mut self, ui: &mut egui::Ui, store: &Store, view: &View) -> Option<f64> {
+    /// Draws the shown plots in two columns; returns what the user clicked.
+    pub fn show(&mut self, ui: &mut egui::Ui, store: &Store, view: &View) -> Option<PlotClick> {
         ui.horizontal_wrapped(|ui| {
             ui.menu_button("Plots…", |ui| {
                 for (i, spec) in PLOTS.iter().enumerate() {
@@ -242,7 +252,7 @@ impl PlotsPanel {
             })
             .response
             .on_hover_text("Choose the plots shown.");
-            ui.weak("Hover a title for what it measures; click a plot to move the cursor there.");
+            ui.weak("Hover a title for what it measures; click a plot to move the cursor there; double-click a client's point for its move's journey.");
         });
         let specs: Vec<&PlotSpec> = PLOTS
             .iter()
@@ -287,7 +297,7 @@ impl PlotsPanel {
         spec: &PlotSpec,
         height: f32,
         width: f32,
-    ) -> Option<f64> {
+    ) -> Option<PlotClick> {
         if self.focus.as_deref() == Some(spec.title) {
             ui.label(
                 RichText::new(format!("{}  <- look here", spec.title))
@@ -356,6 +366,14 @@ impl PlotsPanel {
                     .map(|(_, pts)| (m, is_b, pts.as_slice()))
             })
             .collect();
+        // The clients' own series, by plot item (a double-click on one opens a journey).
+        let clients: Vec<(ItemId, u16)> = lines
+            .iter()
+            .filter_map(|(m, is_b, _)| match m {
+                Machine::Client(c) if !is_b => Some((ItemId::new(("series", *m, false)), *c)),
+                _ => None,
+            })
+            .collect();
         self.overlay = overlay;
         let unit = spec.unit;
         // Correction plots name the deviating values of the correction under the pointer.
@@ -420,6 +438,7 @@ impl PlotsPanel {
                     );
                 }
                 for (m, is_b, pts) in lines {
+                    let id = ("series", m, is_b);
                     let name = if is_b {
                         format!("{m} (B)")
                     } else {
@@ -432,6 +451,7 @@ impl PlotsPanel {
                         if spec.points {
                             plot_ui.points(
                                 Points::new(name, pts)
+                                    .id(id)
                                     .color(color)
                                     .radius(3.0)
                                     .filled(false)
@@ -440,6 +460,7 @@ impl PlotsPanel {
                         } else {
                             plot_ui.line(
                                 Line::new(name, pts)
+                                    .id(id)
                                     .color(color)
                                     .style(LineStyle::dashed_loose()),
                             );
@@ -452,12 +473,13 @@ impl PlotsPanel {
                         };
                         plot_ui.points(
                             Points::new(name, pts)
+                                .id(id)
                                 .color(color_of(m))
                                 .radius(radius)
                                 .shape(shape),
                         );
                     } else {
-                        plot_ui.line(Line::new(name, pts).color(color_of(m)));
+                        plot_ui.line(Line::new(name, pts).id(id).color(color_of(m)));
                     }
                 }
                 plot_ui.vline(
@@ -466,11 +488,36 @@ impl PlotsPanel {
                         .width(1.5),
                 );
             });
-        if resp.response.clicked()
-            && let Some(pos) = resp.response.interact_pointer_pos()
-        {
-            return Some(resp.transform.value_from_position(pos).x);
+        let pos = resp.response.interact_pointer_pos()?;
+        let t = resp.transform.value_from_position(pos).x;
+        if resp.response.double_clicked() {
+            // The client whose series is under the pointer (items are identified by machine).
+            let journey = resp.hovered_plot_item.and_then(|id| {
+                clients
+                    .iter()
+                    .find(|(item, _)| *item == id)
+                    .map(|(_, c)| *c)
+            });
+            // On a correction plot, the corrected move there (as the hover text names it).
+            let move_id = journey.filter(|_| names_corrections).and_then(|c| {
+                store
+                    .log_between(t - 0.05, t + 0.05)
+                    .iter()
+                    .filter(|e| e.machine == Machine::Client(c))
+                    .filter_map(|e| Some((e.t, e.move_id?)))
+                    .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+                    .map(|(_, m)| m)
+            });
+            return Some(PlotClick {
+                t,
+                journey,
+                move_id,
+            });
         }
-        None
+        resp.response.clicked().then_some(PlotClick {
+            t,
+            journey: None,
+            move_id: None,
+        })
     }
 }
