@@ -94,6 +94,35 @@ fn inspect_reproduces_a_live_run() {
     assert_eq!(a, b);
 }
 
+#[test]
+fn a_live_recording_keeps_its_value_trace_for_the_doctor() {
+    let d = tmp_dir("live-values");
+    let rec = d.join("r.msrec");
+    ok(&[
+        "run",
+        "--live",
+        "--seconds",
+        "3",
+        "--set",
+        "faults.unbound_member=true",
+        "--set",
+        "value_trace=true",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    let r = Recording::open(&rec).expect("opens");
+    let (records, damage) = r.load_all();
+    assert!(damage.is_none());
+    let report = movescope::doctor::examine_recording(&r, &records);
+    assert_eq!(report.value_trace, "recorded");
+    assert!(report.corrections > 0, "the pitfall corrects");
+    assert!(
+        report.diagnoses.iter().any(|d| d.parted.is_some()),
+        "{}",
+        report.to_text(3)
+    );
+}
+
 fn record_to(path: &Path, sets: &[&str], seconds: f64) -> Vec<Record> {
     let (summary, records) = common::run_collect(sets, seconds);
     let header = Header::new(&common::preset(sets), "test", "deterministic").expect("header");
