@@ -283,6 +283,8 @@ pub struct Report {
     /// Causes, most corrections first.
     pub causes: Vec<CauseCount>,
     pub findings: Vec<Finding>,
+    /// Changes made to the running session (live recordings): when, and what.
+    pub session_changes: Vec<(f64, String)>,
     pub diagnoses: Vec<Diagnosis>,
 }
 
@@ -302,6 +304,12 @@ impl Report {
             s += "\nMost likely causes:\n";
             for c in &self.causes {
                 s += &format!("  {:>5}  {:?}: {}\n", c.corrections, c.cause, c.explain);
+            }
+        }
+        if !self.session_changes.is_empty() {
+            s += "\nThe session was changed while it ran:\n";
+            for (t, what) in &self.session_changes {
+                s += &format!("  {t:9.3} s  {what}\n");
             }
         }
         if !self.findings.is_empty() {
@@ -440,8 +448,10 @@ fn examine_with(
     let mut transitions_in_sync = 0usize;
     let mut transitions_real = 0usize;
     let mut proxy_effects = 0usize;
+    let mut session_changes = Vec::new();
     for r in records {
         match (&r.machine, &r.event) {
+            (_, Event::SessionChanged { what }) => session_changes.push((r.t, what.clone())),
             (Machine::Server, Event::Log { level, text }) => {
                 if *level == LogLevel::Error
                     && text.contains("bound a different binding list")
@@ -847,6 +857,7 @@ fn examine_with(
         corrections: diagnoses.len(),
         causes,
         findings,
+        session_changes,
         diagnoses,
     }
 }

@@ -350,7 +350,99 @@ impl LiveSession {
 
     /// Applies a command. Changes reach the threads through their command channels and take
     /// effect on their next loop iteration (at most a few milliseconds later).
+    /// Applies `cmd`. Changes to the running session are also recorded as a
+    /// `SessionChanged` record (what changed, from what to what), so recordings show them.
     pub fn command(&mut self, cmd: Command) -> Result<(), String> {
+        let what = self.describe(&cmd);
+        let before = what
+            .as_ref()
+            .map(|_| (self.preset.clone(), self.bindings()));
+        let link = match &cmd {
+            Command::SetLink {
+                client, direction, ..
+            } => Some((*client, *direction)),
+            _ => None,
+        };
+        let new_bindings = match &cmd {
+            Command::ChangeBindings { bindings, .. } => Some(bindings.clone()),
+            _ => None,
+        };
+        self.apply(cmd)?;
+        let (Some(what), Some((before, bindings_before))) = (what, before) else {
+            return Ok(());
+        };
+        let mut diff = match link {
+            Some((c, direction)) => {
+                let mut d = Vec::new();
+                for (up, name) in [(true, "up"), (false, "down")] {
+                    let hit = match direction {
+                        Direction::Both => true,
+                        Direction::Up => up,
+                        Direction::Down => !up,
+                    };
+                    if hit {
+                        d.extend(
+                            json_diff(&before.link_params(c, up), &self.preset.link_params(c, up))
+                                .into_iter()
+                                .map(|x| format!("{name} {x}")),
+                        );
+                    }
+                }
+                d
+            }
+            None => preset_diff(&before, &self.preset),
+        };
+        if let Some(new) = &new_bindings {
+            diff.extend(bindings_diff(&bindings_before, new));
+        }
+        if what.is_empty() && diff.is_empty() {
+            return Ok(()); // set to what it was
+        }
+        let text = match (what.is_empty(), diff.is_empty()) {
+            (true, _) => diff.join("; "),
+            (false, true) => what,
+            (false, false) => format!("{what}: {}", diff.join("; ")),
+        };
+        self.tele_tx.send(Record {
+            t: self.clock.now(),
+            machine: Machine::Server,
+            event: Event::SessionChanged { what: text },
+        });
+        Ok(())
+    }
+
+    /// What a command changes, named (empty: the settings' difference says it); `None` for
+    /// commands that change nothing about the session (pause, resume, driving a pawn).
+    fn describe(&self, cmd: &Command) -> Option<String> {
+        match cmd {
+            Command::SetLink { client, .. } => Some(format!("client {client} link")),
+            Command::ChangeBindings { consistent, .. } => Some(
+                if *consistent {
+                    "binding list changed on the server and every client"
+                } else {
+                    "binding list changed on the clients only (the binding-mismatch pitfall)"
+                }
+                .to_string(),
+            ),
+            Command::AddClient => Some(format!(
+                "client {} added",
+                self.clients.keys().next_back().map_or(0, |k| k + 1)
+            )),
+            Command::RemoveClient(id) => Some(format!("client {id} removed")),
+            Command::RestartClient(id) => Some(format!("client {id} restarted (it rejoins)")),
+            Command::RestartServer => Some("server restarted (clients rejoin)".to_string()),
+            Command::SetGmc(_)
+            | Command::SetFaults(_)
+            | Command::SetWorld(_)
+            | Command::SetSmoothing(_)
+            | Command::SetNetUpdateRate(_)
+            | Command::HookTrace(_)
+            | Command::ValueTrace(_) => Some(String::new()),
+            Command::Pause | Command::Resume | Command::Drive { .. } => None,
+        }
+    }
+
+    fn apply(&mut self, cmd: Command) -> Result<(), String> {
         match cmd {
             Command::SetLink {
                 client,
@@ -524,6 +616,70 @@ impl Drop for LiveSession {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// `key: old -> new` for every leaf that differs between two serializable values (dotted keys;
+/// arrays compare whole).
+fn json_diff<T: serde::Serialize>(a: &T, b: &T) -> Vec<String> {
+    fn walk(key: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value;
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, va) in x {
+                    let path = if key.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{key}.{k}")
+                    };
+                    match y.get(k) {
+                        Some(vb) => walk(&path, va, vb, out),
+                        None => out.push(format!("{path}: {va} -> (none)")),
+                    }
+                }
+            }
+            _ if a != b => out.push(format!("{key}: {a} -> {b}")),
+            _ => {}
+        }
+    }
+    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    walk("", &a, &b, &mut out);
+    out
+}
+
+/// The settings that differ between two presets (links are described by their command).
+fn preset_diff(a: &Preset, b: &Preset) -> Vec<String> {
+    json_diff(a, b)
+        .into_iter()
+        .filter(|d| !d.starts_with("link_overrides:") && !d.starts_with("lesson"))
+        .collect()
+}
+
+/// Bindings added, removed or changed (by name) between two binding lists.
+fn bindings_diff(a: &Bindings, b: &Bindings) -> Vec<String> {
+    let mut out = Vec::new();
+    for x in a.list() {
+        match b.list().iter().find(|y| y.name == x.name) {
+            None => out.push(format!("binding {} removed", x.name)),
+            Some(y) => out.extend(
+                json_diff(x, y)
+                    .into_iter()
+                    .filter(|d| !d.starts_with("name:"))
+                    .map(|d| format!("binding {} {d}", x.name)),
+            ),
+        }
+    }
+    for y in b.list() {
+        if !a.list().iter().any(|x| x.name == y.name) {
+            out.push(format!("binding {} added", y.name));
+        }
+    }
+    if out.is_empty() && a.list() != b.list() {
+        out.push("binding order changed".to_string());
+    }
+    out
 }
 
 /// Pushes model telemetry as records stamped with session time.

@@ -205,6 +205,7 @@ pub fn summary_markdown(header: &Header, window: &[Record], cursor: f64) -> Stri
             MarkKind::Correction | MarkKind::Replay => "correction",
             MarkKind::Warning => "warning",
             MarkKind::Error => "error",
+            MarkKind::Change => "change",
         };
         md += &format!("- {:.3} s, {}, {what}: {}\n", e.t, e.machine, e.text);
     }

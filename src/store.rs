@@ -65,14 +65,17 @@ pub enum MarkKind {
     Replay,
     Warning,
     Error,
+    /// The running session was changed (a setting, bindings, clients).
+    Change,
 }
 
 impl MarkKind {
-    pub const ALL: [MarkKind; 4] = [
+    pub const ALL: [MarkKind; 5] = [
         MarkKind::Correction,
         MarkKind::Replay,
         MarkKind::Warning,
         MarkKind::Error,
+        MarkKind::Change,
     ];
 }
 
@@ -130,6 +133,13 @@ impl LogEntry {
                 },
                 move_id: None,
                 text: text.clone(),
+            }),
+            Event::SessionChanged { what } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: MarkKind::Change,
+                move_id: None,
+                text: format!("session changed: {what}"),
             }),
             _ => None,
         }

@@ -95,10 +95,25 @@ pub fn run(rec: &Recording, changes: &[String]) -> Result<WhatIf, String> {
         let mut v = Vec::new();
         let s =
             crate::sim::run_deterministic(&preset_a, name, seconds, &mut |r| v.push(r.clone()))?;
+        // Changes made while the live session ran are not replayed.
+        let mut changes = 0usize;
+        // Damage only shortens the count; the re-run does not depend on it.
+        let _ = rec.for_each(&mut |r: Record| {
+            if matches!(r.event, Event::SessionChanged { .. }) {
+                changes += 1;
+            }
+        });
+        let note = if changes > 0 {
+            format!(
+                "; the {changes} change(s) made while it ran are not replayed: the re-run keeps the settings it started with"
+            )
+        } else {
+            String::new()
+        };
         (
             v,
             s,
-            "a virtual-time re-run of its preset (the recording is live)".to_string(),
+            format!("a virtual-time re-run of its preset (the recording is live){note}"),
         )
     };
     let mut records_b = Vec::new();

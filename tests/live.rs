@@ -276,11 +276,25 @@ fn live_changes_reach_the_threads() {
         },
     })
     .unwrap();
-    until(
+    let seen = until(
         &s,
         Duration::from_secs(3),
         "a 60 ms round trip",
         |r| matches!(r.event, Event::Rtt { rtt } if rtt > 0.055),
+    );
+    // The change is in the record stream (recordings keep it), saying from what to what.
+    let changed: Vec<&str> = seen
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::SessionChanged { what } => Some(what.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        changed.iter().any(|w| w.starts_with("client 0 link")
+            && w.contains("up latency_ms: 0.0 -> 30.0")
+            && w.contains("down latency_ms: 0.0 -> 30.0")),
+        "{changed:?}"
     );
     // Pause: no frames while paused; resume: frames again.
     s.command(Command::Pause).unwrap();
@@ -302,6 +316,25 @@ fn live_changes_reach_the_threads() {
         matches!(r.event, Event::Hook { .. })
     });
     s.command(Command::HookTrace(false)).unwrap();
+    // The value trace, on demand.
+    s.command(Command::ValueTrace(true)).unwrap();
+    until(&s, Duration::from_secs(2), "traced move values", |r| {
+        matches!(r.event, Event::MoveValues(_))
+    });
+    s.command(Command::ValueTrace(false)).unwrap();
+    // A pitfall switch, recorded as a change.
+    let mut faults = s.preset().faults.clone();
+    faults.unbound_member = true;
+    s.command(Command::SetFaults(faults)).unwrap();
+    until(
+        &s,
+        Duration::from_secs(2),
+        "the pitfall switch recorded",
+        |r| {
+            matches!(&r.event, Event::SessionChanged { what }
+            if what == "faults.unbound_member: false -> true")
+        },
+    );
     // Add a client.
     s.command(Command::AddClient).unwrap();
     until(&s, Duration::from_secs(3), "client 1 to join", |r| {

@@ -954,7 +954,7 @@ impl MovescopeApp {
         let all_marks = MarkKind::ALL.to_vec();
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Timeline").strong()).on_hover_text(
-                "Every view shows the session at the cursor. Drag on the bar to seek, Shift+drag to select a range. Red: corrections, orange: corrections with replay, yellow: warnings, magenta: errors.",
+                "Every view shows the session at the cursor. Drag on the bar to seek, Shift+drag to select a range. Red: corrections, orange: corrections with replay, yellow: warnings, magenta: errors, blue: the session was changed (a setting, bindings, clients).",
             );
             ui.monospace(format!("{:9.3} s", self.time.cursor()));
             if ui.button("<< mark").on_hover_text("Previous correction or warning (PageUp)").clicked() {
@@ -1043,7 +1043,7 @@ impl MovescopeApp {
         }
         // Markers, one per pixel column and kind.
         let cols = rect.width().max(1.0) as usize;
-        let mut seen = vec![[false; 4]; cols + 1];
+        let mut seen = vec![[false; MarkKind::ALL.len()]; cols + 1];
         for e in self.store.log() {
             let c = ((x_of(e.t) - rect.left()).max(0.0) as usize).min(cols);
             seen[c][e.kind as usize] = true;
@@ -1057,7 +1057,8 @@ impl MovescopeApp {
                     0 => (Color32::from_rgb(230, 60, 60), 0.0, 0.5),
                     1 => (Color32::from_rgb(240, 150, 40), 0.0, 0.5),
                     2 => (Color32::from_rgb(230, 210, 60), 0.5, 1.0),
-                    _ => (Color32::from_rgb(220, 60, 220), 0.5, 1.0),
+                    3 => (Color32::from_rgb(220, 60, 220), 0.5, 1.0),
+                    _ => (Color32::from_rgb(110, 160, 235), 0.0, 1.0),
                 };
                 let x = rect.left() + c as f32;
                 painter.line_segment(
@@ -1644,7 +1645,7 @@ impl MovescopeApp {
 
     fn event_log(&mut self, ui: &mut egui::Ui) {
         ui.weak("What is listed (hover)").on_hover_text(
-            "Corrections (with every bound value that deviated: predicted vs authoritative), warnings and errors up to the cursor. Click a line to move the cursor there.",
+            "Corrections (with every bound value that deviated: predicted vs authoritative), warnings, errors and changes made to the running session (blue: a setting, the bindings, clients; from what to what) up to the cursor. Click a line to move the cursor there.",
         );
         let cursor = self.time.cursor();
         let upto = self.store.log_between(f64::NEG_INFINITY, cursor);
@@ -1655,13 +1656,14 @@ impl MovescopeApp {
             .stick_to_bottom(true)
             .show(ui, |ui| {
                 if shown.is_empty() {
-                    ui.weak("Nothing yet: corrections, warnings and errors appear here.");
+                    ui.weak("Nothing yet: corrections, warnings, errors and changes to the session appear here.");
                 }
                 for e in shown {
                     let color = match e.kind {
                         MarkKind::Error => Color32::from_rgb(220, 60, 60),
                         MarkKind::Warning => Color32::from_rgb(210, 160, 40),
                         MarkKind::Correction | MarkKind::Replay => ui.visuals().text_color(),
+                        MarkKind::Change => Color32::from_rgb(110, 160, 235),
                     };
                     let near = (cursor - e.t).abs() < 0.5;
                     let text = RichText::new(format!("{:8.3} s  {}: {}", e.t, e.machine, e.text))

@@ -333,6 +333,11 @@ pub enum Event {
     },
     /// Value trace (only when switched on): one move execution's values.
     MoveValues(Box<MoveValues>),
+    /// Live sessions: someone changed the running session (a setting, the binding list, a
+    /// client added or restarted). Stamped with the server as machine.
+    SessionChanged {
+        what: String,
+    },
 }
 
 /// The pawn's members (bound or not) around one execution of a move: when GenPredictionTick
