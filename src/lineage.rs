@@ -15,8 +15,9 @@ use serde::Serialize;
 
 use crate::model::binding::Binding;
 use crate::model::messages::MsgKind;
+use crate::model::pawn::Execution;
 use crate::model::pawn::PawnValues;
-use crate::model::telemetry::{Event, Machine, MoveValues, PacketFate, Record};
+use crate::model::telemetry::{Event, Hook, Machine, MoveValues, NetContext, PacketFate, Record};
 
 /// One bound value through one execution.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -85,6 +86,8 @@ pub struct Step {
     pub inferred: bool,
     /// An execution's bound values in, after each sub-step, and out (value trace).
     pub values: Option<ExecValues>,
+    /// The hooks GMC called for the move at this step, in order (hook trace).
+    pub hooks: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -110,6 +113,9 @@ impl Lineage {
                 st.what,
                 if st.inferred { "  (inferred)" } else { "" }
             );
+            if !st.hooks.is_empty() {
+                s += &format!("                       hooks: {}\n", st.hooks.join(", "));
+            }
             if let Some(v) = &st.values {
                 s += &v.to_text("                       ");
             }
@@ -151,6 +157,7 @@ pub fn trace(
         what,
         inferred,
         values: None,
+        hooks: Vec::new(),
     };
     // Closing, and the frames merged into it (since the previous move closed).
     let (t_close, close_idx) = records
@@ -267,7 +274,7 @@ pub fn trace(
                 _ => None,
             };
             let size = bytes_of(&records[own]);
-            let fits = |r: &&Record| r.t > sent_t && size.is_none_or(|n| bytes_of(r) == Some(n));
+            let fits = |r: &&Record| r.t >= sent_t && size.is_none_or(|n| bytes_of(r) == Some(n));
             records
                 .iter()
                 .filter(|r| is_moves(r, PacketFate::Delivered))
@@ -426,6 +433,76 @@ pub fn trace(
     own_steps.append(&mut steps);
     steps = own_steps;
     steps.sort_by(|a, b| a.t.total_cmp(&b.t));
+    // The hook trace: the hooks called for this move, on the step of the same instant and
+    // machine (an execution where there is one), else as a step of their own.
+    let server_pawn = records.iter().find_map(|r| match &r.event {
+        Event::RemoteMoveExecuted {
+            client: c,
+            move_id: m,
+            pawn,
+            ..
+        } if *c == client && *m == move_id => Some(*pawn),
+        _ => None,
+    });
+    for r in records {
+        let Event::Hook {
+            hook,
+            pawn,
+            move_id: m,
+            iteration,
+            exec,
+            context,
+        } = &r.event
+        else {
+            continue;
+        };
+        let ours = *m == move_id
+            && match r.machine {
+                // The owning client's own pawn: its local and replayed executions.
+                Machine::Client(c) => {
+                    c == client
+                        && (matches!(hook, Hook::PreLocalMoveExecution)
+                            || exec.is_some_and(|e| !matches!(e, Execution::Simulated))
+                            || context.is_some_and(|x| {
+                                !matches!(x, NetContext::RemoteClientPawn_Simulation)
+                            }))
+                }
+                Machine::Server => Some(*pawn) == server_pawn,
+            };
+        if !ours {
+            continue;
+        }
+        let mut name = format!("{hook:?}");
+        if *hook == Hook::GenPredictionTick {
+            name += &format!("[{iteration}]");
+        }
+        if let Some(x) = context {
+            name += &format!("({x:?})");
+        }
+        let machine = r.machine.to_string();
+        let at = steps
+            .iter()
+            .rposition(|s| s.t == r.t && s.machine == machine && s.values.is_some())
+            .or_else(|| {
+                steps.iter().rposition(|s| {
+                    s.t == r.t
+                        && s.machine == machine
+                        && (s.what.starts_with("executed")
+                            || s.what.starts_with("re-executed")
+                            || s.what.starts_with("re-run")
+                            || s.what.starts_with("hooks"))
+                })
+            });
+        match at {
+            Some(i) => steps[i].hooks.push(name),
+            None => {
+                let mut st = step(r.t, r.machine, "hooks called".into(), false);
+                st.hooks.push(name);
+                let i = steps.partition_point(|s| s.t <= r.t);
+                steps.insert(i, st);
+            }
+        }
+    }
     // The reply to an executed move: a correction (the server found a deviation) or an
     // acknowledgement carrying the server's values.
     if !steps

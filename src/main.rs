@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use movescope::model::telemetry::Record;
+use movescope::model::telemetry::{Machine, Record};
 use movescope::preset::{DEFAULT_PRESET_NAME, Preset};
 use movescope::recording::{Footer, Header, Recorder, Recording};
 use movescope::sim::run_deterministic;
@@ -180,6 +180,22 @@ enum Command {
         /// Write the summary as JSON to this file (`-` for standard output).
         #[arg(long, value_name = "FILE")]
         summary_json: Option<PathBuf>,
+        /// Print the records themselves, one JSON object per line (time, machine, event).
+        #[arg(long)]
+        events: bool,
+        /// With --events: only records from this session time on (s).
+        #[arg(long, value_name = "SECONDS", requires = "events")]
+        from: Option<f64>,
+        /// With --events: only records up to this session time (s).
+        #[arg(long, value_name = "SECONDS", requires = "events")]
+        to: Option<f64>,
+        /// With --events: only this machine (`server` or a client number).
+        #[arg(long, value_name = "MACHINE", requires = "events")]
+        machine: Option<String>,
+        /// With --events: only events of these kinds (repeatable), e.g. Hook, MoveValues,
+        /// Correction, SessionChanged, Packet.
+        #[arg(long = "kind", value_name = "KIND", requires = "events")]
+        kinds: Vec<String>,
     },
 }
 
@@ -240,7 +256,18 @@ fn main() -> ExitCode {
             whatif,
             cli.app.windows.clone(),
         ),
-        Some(Command::Inspect { file, summary_json }) => inspect(&file, summary_json.as_deref()),
+        Some(Command::Inspect {
+            file,
+            events: true,
+            from,
+            to,
+            machine,
+            kinds,
+            ..
+        }) => inspect_events(&file, from, to, machine.as_deref(), &kinds),
+        Some(Command::Inspect {
+            file, summary_json, ..
+        }) => inspect(&file, summary_json.as_deref()),
         Some(Command::Doctor { file, json, list }) => doctor(&file, json, list),
         Some(Command::Lineage {
             file,
@@ -397,6 +424,73 @@ fn run(args: RunArgs) -> Result<(), String> {
         );
     }
     write_summary(&summary, args.summary_json.as_deref())
+}
+
+/// `inspect --events`: the records as JSON lines, filtered.
+fn inspect_events(
+    file: &std::path::Path,
+    from: Option<f64>,
+    to: Option<f64>,
+    machine: Option<&str>,
+    kinds: &[String],
+) -> Result<(), String> {
+    use std::io::Write;
+    let machine = match machine {
+        None => None,
+        Some("server") => Some(Machine::Server),
+        Some(c) => Some(Machine::Client(c.parse().map_err(|_| {
+            format!("--machine: expected `server` or a client number, got `{c}`")
+        })?)),
+    };
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let (lo, hi) = (
+        from.unwrap_or(f64::NEG_INFINITY),
+        to.unwrap_or(f64::INFINITY),
+    );
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let mut printed = 0usize;
+    let mut failed: Option<String> = None;
+    let mut closed = false;
+    let damage = rec.for_each(&mut |r: Record| {
+        if closed || failed.is_some() || r.t < lo || r.t > hi {
+            return;
+        }
+        if machine.is_some_and(|m| m != r.machine) {
+            return;
+        }
+        let v = match serde_json::to_value(&r) {
+            Ok(v) => v,
+            Err(e) => {
+                failed = Some(e.to_string());
+                return;
+            }
+        };
+        // The event's kind is its variant name: the single key of the externally tagged enum
+        // (or the string of a unit variant).
+        let kind = match &v["event"] {
+            serde_json::Value::Object(o) => o.keys().next().cloned().unwrap_or_default(),
+            serde_json::Value::String(s) => s.clone(),
+            _ => String::new(),
+        };
+        if !kinds.is_empty() && !kinds.iter().any(|k| k.eq_ignore_ascii_case(&kind)) {
+            return;
+        }
+        printed += 1;
+        // The reader may go away (e.g. `| head`): stop quietly.
+        closed = writeln!(out, "{v}").is_err();
+    });
+    drop(out);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if let Err(d) = damage {
+        eprintln!("warning: {}: {d}", file.display());
+    }
+    if printed == 0 {
+        eprintln!("no records match");
+    }
+    Ok(())
 }
 
 fn doctor(file: &std::path::Path, json: bool, list: usize) -> Result<(), String> {

@@ -440,6 +440,9 @@ impl MovescopeApp {
                             if ui.selectable_label(false, text).clicked() {
                                 seek = Some(st.t);
                             }
+                            if !st.hooks.is_empty() {
+                                ui.label(RichText::new(format!("      hooks: {}", st.hooks.join(", "))).weak());
+                            }
                             if let Some(v) = &st.values {
                                 ui.label(RichText::new(v.to_text("      ")).monospace());
                             }

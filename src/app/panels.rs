@@ -412,7 +412,9 @@ impl MovescopeApp {
                 let mut values = self.options.preset.value_trace;
                 ui.checkbox(&mut hooks, "hook trace").on_hover_text(
                     "An event for every hook invocation (BindReplicationData, GenPredictionTick, \
-                     OnSyncDataApplied with its context, WorldTickEnd...), shown in the event log.",
+                     OnSyncDataApplied with its context, WorldTickEnd...): the move journey lists \
+                     the hooks of each execution; recordings keep them (`movescope inspect FILE \
+                     --events --kind Hook` prints them).",
                 );
                 ui.checkbox(&mut values, "value trace").on_hover_text(
                     "The owning pawn's values before a move, after each sub-step and at the end, \
