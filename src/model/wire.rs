@@ -1234,29 +1234,8 @@ pub fn decode_reusing<'b>(
             let mut entries = std::mem::take(entries);
             entries.clear();
             entries.reserve(n.min(64));
-            for _ in 0..n {
-                let pawn = r.take(16) as u16;
-                let forced = r.take(1) == 1;
-                entries.push(ProxyEntry {
-                    pawn,
-                    forced,
-                    values: PawnValues::default(),
-                });
-                if let Some(e) = entries.last_mut() {
-                    for &(field, ty, _) in b.simulated_list() {
-                        if !take_field(&mut r, ty, field, &mut e.values) {
-                            if r.overrun {
-                                return Err(DecodeError::Truncated);
-                            }
-                            read_field(&mut r, ty, field, &mut e.values)?;
-                        }
-                    }
-                }
-                // Everything read unchecked so far: the first overrun is the error.
-                if r.overrun {
-                    return Err(DecodeError::Truncated);
-                }
-            }
+            // A list takes every entry.
+            read_entries(&mut r, b, server_time, n, &mut entries)?;
             Datagram::Server(ServerMsg::StateUpdate {
                 layout: h.layout,
                 server_time,
@@ -1267,6 +1246,88 @@ pub fn decode_reusing<'b>(
     };
     r.finish()?;
     Ok((h, msg))
+}
+
+/// Where state-update entries are decoded to (see [`decode_state_update_into`]).
+pub trait EntryTarget {
+    /// The values entry `pawn` of the update stamped `server_time` is decoded into: the
+    /// entry's simulated members are written there, the others keep what the target holds.
+    /// `None` stops decoding (the caller then decodes the datagram with [`decode_reusing`]).
+    fn entry(&mut self, server_time: f64, pawn: u16, forced: bool) -> Option<&mut PawnValues>;
+}
+
+/// A list takes every entry, each starting from default values.
+impl EntryTarget for Vec<ProxyEntry> {
+    #[inline]
+    fn entry(&mut self, _server_time: f64, pawn: u16, forced: bool) -> Option<&mut PawnValues> {
+        self.push(ProxyEntry {
+            pawn,
+            forced,
+            values: PawnValues::default(),
+        });
+        self.last_mut().map(|e| &mut e.values)
+    }
+}
+
+/// Reads `n` state-update entries into `into`; false if it stopped taking them.
+#[inline(always)]
+fn read_entries(
+    r: &mut BitReader,
+    b: &Bindings,
+    server_time: f64,
+    n: usize,
+    into: &mut impl EntryTarget,
+) -> Result<bool, DecodeError> {
+    for _ in 0..n {
+        let pawn = r.take(16) as u16;
+        let forced = r.take(1) == 1;
+        let Some(values) = into.entry(server_time, pawn, forced) else {
+            return Ok(false);
+        };
+        for &(field, ty, _) in b.simulated_list() {
+            if !take_field(r, ty, field, values) {
+                if r.overrun {
+                    return Err(DecodeError::Truncated);
+                }
+                read_field(r, ty, field, values)?;
+            }
+        }
+        // Everything read unchecked so far: the first overrun is the error.
+        if r.overrun {
+            return Err(DecodeError::Truncated);
+        }
+    }
+    Ok(true)
+}
+
+/// Decodes a state update straight into `target` (no entry list): the header if the whole
+/// datagram decoded and every entry was taken. `None` when it is not a state update, when
+/// the target stopped taking entries, or when [`decode_reusing`] would fail: the caller then
+/// undoes whatever the target took and decodes the datagram with [`decode_reusing`] (which
+/// gives the error). So a datagram that does not decode never partly applies.
+pub fn decode_state_update_into<'b>(
+    bytes: &[u8],
+    layouts: impl Fn(u8) -> Option<&'b Bindings>,
+    target: &mut impl EntryTarget,
+) -> Option<(Header, f64)> {
+    let (kind, h) = peek_header(bytes).ok()?;
+    if kind != K_STATE_UPDATE {
+        return None;
+    }
+    let b = layouts(h.layout)?;
+    let mut r = BitReader {
+        bytes,
+        bit: HEADER_BYTES * 8,
+        overrun: false,
+    };
+    let server_time = f64::from_bits(r.bits(64).ok()?);
+    let n = r.bits(8).ok()? as usize;
+    match read_entries(&mut r, b, server_time, n, target) {
+        Ok(true) => {}
+        Ok(false) | Err(_) => return None,
+    }
+    r.finish().ok()?;
+    Some((h, server_time))
 }
 
 #[cfg(test)]
@@ -1755,6 +1816,45 @@ mod tests {
             let mut bytes = header(kind, &Header { sender: 1, seq: 1, layout: 0 }).to_vec();
             bytes.extend(body);
             let _ = decode(&bytes, |_| Some(&b));
+        }
+
+        #[test]
+        fn state_updates_decode_in_place_exactly_when_they_decode(
+            seed in 0.0f64..100.0,
+            cut in 0usize..2000,
+            flip in proptest::option::of((0usize..2000, 0u8..8)),
+        ) {
+            // `decode_state_update_into` with a list gives the entries `decode` gives, and
+            // nothing where `decode` fails (a cut, lengthened or damaged state update).
+            let b = bindings();
+            let entries = (0..15u16)
+                .map(|pawn| ProxyEntry {
+                    pawn,
+                    forced: pawn % 4 == 0,
+                    values: pawn_values_for(seed + f64::from(pawn)),
+                })
+                .collect();
+            let msg = ServerMsg::StateUpdate { layout: 0, server_time: seed, entries };
+            let mut bytes = encode_server(7, &msg, &b);
+            if cut > bytes.len() {
+                bytes.push(0);
+            } else if cut >= HEADER_BYTES {
+                bytes.truncate(cut);
+            }
+            if let Some((i, bit)) = flip
+                && let Some(x) = bytes.get_mut(HEADER_BYTES + i % 40)
+            {
+                *x ^= 1 << bit;
+            }
+            let mut list = Vec::new();
+            let in_place = decode_state_update_into(&bytes, |_| Some(&b), &mut list);
+            match decode(&bytes, |_| Some(&b)) {
+                Ok((h, Datagram::Server(ServerMsg::StateUpdate { server_time, entries, .. }))) => {
+                    prop_assert_eq!(in_place, Some((h, server_time)));
+                    prop_assert_eq!(list, entries);
+                }
+                _ => prop_assert_eq!(in_place, None),
+            }
         }
     }
 }
