@@ -1472,12 +1472,13 @@ impl wire::EntryTarget for StagedEntries<'_> {
             // The own proxy (prediction off) takes the usual way.
             return if shown { None } else { Some(&mut self.ignored) };
         }
-        let Some(i) = self.proxies.position(pawn) else {
+        // Entries come in pawn order, as the proxies are: the next proxy is the likely one.
+        let hint = self.staged.last().map_or(0, |i| i + 1);
+        let Some(i) = self.proxies.position_from(pawn, hint) else {
             return Some(&mut self.ignored);
         };
-        if self.staged.contains(&i) {
-            return None;
-        }
+        // A pawn's second entry finds its first staged (at the same server time), which
+        // `stage` does not append to.
         let v = self.proxies.at_mut(i)?.stage(server_time)?;
         self.staged.push(i);
         Some(v)

@@ -191,6 +191,15 @@ impl ProxyList {
         self.find(pawn).ok()
     }
 
+    /// [`ProxyList::position`], trying `hint` first.
+    #[inline]
+    pub fn position_from(&self, pawn: u16, hint: usize) -> Option<usize> {
+        match self.list.get(hint) {
+            Some(p) if p.pawn == pawn => Some(hint),
+            _ => self.position(pawn),
+        }
+    }
+
     /// The proxy at `position`.
     #[inline]
     pub fn at_mut(&mut self, position: usize) -> Option<&mut Proxy> {

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use glam::{DVec2, DVec3};
 
-use crate::model::binding::{Bindings, BoundType, FieldMask, Value, hundredths, unzigzag, zigzag};
+use crate::model::binding::{
+    Bindings, BoundType, FieldMask, InterpolationFunction, Value, hundredths, unzigzag, zigzag,
+};
 use crate::model::messages::{
     ClientMsg, DeviationReport, HEADER_BYTES, MsgKind, ProxyEntry, ServerMsg, WireMove,
 };
@@ -316,36 +318,37 @@ fn write_entry(w: &mut BitWriter, b: &Bindings, e: &ProxyEntry) {
     }
 }
 
-/// Little-endian bit reader: each read is one unaligned 8-byte load (plus one byte for reads
-/// that straddle it); near the end, the missing bytes read as zeros.
+/// Little-endian bit reader: each read is one unaligned 16-byte load (a 128-bit window from
+/// the read position's byte, shifted to the bit); near the end, the missing bytes read as
+/// zeros.
 struct BitReader<'a> {
     bytes: &'a [u8],
     bit: usize,
-    /// A read without checks went past the end (see [`BitReader::take`]).
-    overrun: bool,
 }
 
-/// The 8 bytes from `first` as a little-endian word (zeros past the end).
+/// The 16 bytes from `first` as a little-endian word (zeros past the end).
 #[inline(always)]
-fn load64(bytes: &[u8], first: usize) -> u64 {
-    match bytes.get(first..first + 8) {
-        Some(w) => u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8])),
-        None => load64_tail(bytes, first),
+fn load128(bytes: &[u8], first: usize) -> u128 {
+    match bytes.get(first..first + 16) {
+        Some(w) => u128::from_le_bytes(<[u8; 16]>::try_from(w).unwrap_or([0; 16])),
+        None => load128_tail(bytes, first),
     }
 }
 
 #[cold]
 #[inline(never)]
-fn load64_tail(bytes: &[u8], first: usize) -> u64 {
+fn load128_tail(bytes: &[u8], first: usize) -> u128 {
     let tail = bytes.get(first..).unwrap_or(&[]);
-    let mut word = 0u64;
-    for (k, b) in tail.iter().take(8).enumerate() {
-        word |= u64::from(*b) << (8 * k);
-    }
-    word
+    let k = tail.len().min(16);
+    let mut word = [0u8; 16];
+    word[..k].copy_from_slice(&tail[..k]);
+    u128::from_le_bytes(word)
 }
 
-impl BitReader<'_> {
+impl<'a> BitReader<'a> {
+    fn new(bytes: &'a [u8], bit: usize) -> Self {
+        BitReader { bytes, bit }
+    }
     #[inline(always)]
     fn bits(&mut self, n: u32) -> Result<u64, DecodeError> {
         if n == 0 {
@@ -358,20 +361,19 @@ impl BitReader<'_> {
         self.bit += n as usize;
         Ok(if n == 64 { v } else { v & ((1u64 << n) - 1) })
     }
+    /// The next 121 bits (at least) without consuming them (zeros past the end).
+    #[inline(always)]
+    fn peek128(&self) -> u128 {
+        load128(self.bytes, self.bit / 8) >> (self.bit % 8)
+    }
     /// The next 64 bits without consuming them (zeros past the end).
     #[inline(always)]
     fn peek64(&self) -> u64 {
-        let first = self.bit / 8;
-        let off = (self.bit % 8) as u32;
-        let mut v = load64(self.bytes, first) >> off;
-        if off > 0 {
-            v |= u64::from(self.bytes.get(first + 8).copied().unwrap_or(0)) << (64 - off);
-        }
-        v
+        self.peek128() as u64
     }
-    /// `n` bits (at most 64) without a check: past the end they read as zeros and `overrun`
-    /// is set; the caller checks it before anything else can fail (it stands for
-    /// `DecodeError::Truncated` at the first read that went past the end).
+    /// `n` bits (at most 64) without a check: past the end they read as zeros and
+    /// [`BitReader::overrun`] turns true; the caller checks it before anything else can fail
+    /// (it stands for `DecodeError::Truncated` at the first read that went past the end).
     #[inline(always)]
     fn take(&mut self, n: u32) -> u64 {
         let v = self.peek64();
@@ -382,7 +384,12 @@ impl BitReader<'_> {
     #[inline(always)]
     fn advance(&mut self, n: u32) {
         self.bit += n as usize;
-        self.overrun |= self.bit > self.bytes.len() * 8;
+    }
+    /// A read without checks went past the end (the position only grows, so it is past the
+    /// end from then on).
+    #[inline(always)]
+    fn overrun(&self) -> bool {
+        self.bit > self.bytes.len() * 8
     }
     /// Consumes `n` bits, as `bits(n)` does.
     #[inline(always)]
@@ -755,13 +762,14 @@ fn read_field(
 #[inline(always)]
 fn take_packed<const N: usize>(r: &mut BitReader) -> [f64; N] {
     let mut out = [0.0; N];
-    let next = r.peek64();
+    // Common case: the width header and every component within one window.
+    let next = r.peek128();
     let width = (next & 63) as u32;
-    if 6 + width as usize * N <= 64 {
+    if 6 + width as usize * N <= 121 {
         r.advance(6 + width * N as u32);
         let mask = (1u64 << width) - 1;
         for (k, c) in out.iter_mut().enumerate() {
-            *c = unzigzag((next >> (6 + width as usize * k)) & mask) as f64 / 100.0;
+            *c = unzigzag((next >> (6 + width as usize * k)) as u64 & mask) as f64 / 100.0;
         }
     } else {
         r.advance(6);
@@ -1092,11 +1100,7 @@ pub fn decode_reusing<'b>(
     } else {
         &NO_BINDINGS
     };
-    let mut r = BitReader {
-        bytes,
-        bit: HEADER_BYTES * 8,
-        overrun: false,
-    };
+    let mut r = BitReader::new(bytes, HEADER_BYTES * 8);
     let msg = match kind {
         K_KEEPALIVE => Datagram::Keepalive,
         K_JOIN => Datagram::Client(ClientMsg::Join {
@@ -1269,6 +1273,39 @@ impl EntryTarget for Vec<ProxyEntry> {
     }
 }
 
+/// The demo pawn's usual simulated bindings: location, rotation, velocity, dash cooldown,
+/// dash count and team, in that order, at their natural types (any type [`take_field`]
+/// reads the same way).
+fn usual_simulated(list: &[(Field, BoundType, InterpolationFunction)]) -> bool {
+    use BoundType as T;
+    let vector = |ty| matches!(ty, T::CompressedVector | T::CompressedRotator);
+    matches!(
+        list,
+        [
+            (Field::Location, l, _),
+            (Field::Rotation, r, _),
+            (Field::Velocity, v, _),
+            (Field::DashCooldown, T::CompressedFloat, _),
+            (Field::DashCount, T::Byte, _),
+            (Field::Team, T::Byte, _),
+        ] if vector(*l) && vector(*r) && vector(*v)
+    )
+}
+
+/// The members of [`usual_simulated`] bindings read with [`BitReader::take`]: what
+/// [`take_field`] reads for each of them in turn.
+#[inline(always)]
+fn take_usual_simulated(r: &mut BitReader, into: &mut PawnValues) {
+    into.location = DVec3::from_array(take_packed::<3>(r));
+    into.rotation = DVec3::from_array(take_packed::<3>(r));
+    into.velocity = DVec3::from_array(take_packed::<3>(r));
+    into.dash_cooldown = take_packed::<1>(r)[0] as f32;
+    // Dash count, then team: 8 bits each.
+    let bytes = r.take(16);
+    into.dash_count = bytes as u8;
+    into.team = (bytes >> 8) as u8;
+}
+
 /// Reads `n` state-update entries into `into`; false if it stopped taking them.
 #[inline(always)]
 fn read_entries(
@@ -1278,22 +1315,28 @@ fn read_entries(
     n: usize,
     into: &mut impl EntryTarget,
 ) -> Result<bool, DecodeError> {
+    let usual = usual_simulated(b.simulated_list());
     for _ in 0..n {
-        let pawn = r.take(16) as u16;
-        let forced = r.take(1) == 1;
+        // Pawn (16 bits), then the forced flag.
+        let head = r.take(17);
+        let (pawn, forced) = (head as u16, head >> 16 == 1);
         let Some(values) = into.entry(server_time, pawn, forced) else {
             return Ok(false);
         };
-        for &(field, ty, _) in b.simulated_list() {
-            if !take_field(r, ty, field, values) {
-                if r.overrun {
-                    return Err(DecodeError::Truncated);
+        if usual {
+            take_usual_simulated(r, values);
+        } else {
+            for &(field, ty, _) in b.simulated_list() {
+                if !take_field(r, ty, field, values) {
+                    if r.overrun() {
+                        return Err(DecodeError::Truncated);
+                    }
+                    read_field(r, ty, field, values)?;
                 }
-                read_field(r, ty, field, values)?;
             }
         }
         // Everything read unchecked so far: the first overrun is the error.
-        if r.overrun {
+        if r.overrun() {
             return Err(DecodeError::Truncated);
         }
     }
@@ -1315,11 +1358,7 @@ pub fn decode_state_update_into<'b>(
         return None;
     }
     let b = layouts(h.layout)?;
-    let mut r = BitReader {
-        bytes,
-        bit: HEADER_BYTES * 8,
-        overrun: false,
-    };
+    let mut r = BitReader::new(bytes, HEADER_BYTES * 8);
     let server_time = f64::from_bits(r.bits(64).ok()?);
     let n = r.bits(8).ok()? as usize;
     match read_entries(&mut r, b, server_time, n, target) {
@@ -1463,18 +1502,10 @@ mod tests {
                     let bytes = fast.finish();
                     assert_eq!(bytes, slow.finish(), "{f:?} {ty:?}");
                     let mut read_fast = PawnValues::default();
-                    let mut r = BitReader {
-                        bytes: &bytes,
-                        bit: HEADER_BYTES * 8,
-                        overrun: false,
-                    };
+                    let mut r = BitReader::new(&bytes, HEADER_BYTES * 8);
                     read_field(&mut r, ty, f, &mut read_fast).unwrap();
                     let mut read_slow = PawnValues::default();
-                    let mut r = BitReader {
-                        bytes: &bytes,
-                        bit: HEADER_BYTES * 8,
-                        overrun: false,
-                    };
+                    let mut r = BitReader::new(&bytes, HEADER_BYTES * 8);
                     read_slow.set(f, &read_value(&mut r, ty).unwrap());
                     assert_eq!(read_fast, read_slow, "{f:?} {ty:?}");
                 }
@@ -1678,11 +1709,7 @@ mod tests {
                 "{ty:?}"
             );
             let bytes = w.finish();
-            let mut r = BitReader {
-                bytes: &bytes,
-                bit: HEADER_BYTES * 8,
-                overrun: false,
-            };
+            let mut r = BitReader::new(&bytes, HEADER_BYTES * 8);
             assert_eq!(read_value(&mut r, ty).unwrap(), ty.quantize(&v), "{ty:?}");
         }
     }
@@ -1816,6 +1843,49 @@ mod tests {
             let mut bytes = header(kind, &Header { sender: 1, seq: 1, layout: 0 }).to_vec();
             bytes.extend(body);
             let _ = decode(&bytes, |_| Some(&b));
+        }
+
+        #[test]
+        fn the_usual_simulated_members_read_as_each_member_reads(
+            xs in proptest::collection::vec(-1.0e7f64..1.0e7, 10),
+            bytes in proptest::collection::vec(any::<u8>(), 2),
+            cut in 0usize..80,
+        ) {
+            // `take_usual_simulated` against `read_field` member by member (what it replaces),
+            // on an encoded entry, also cut short (where both must see the overrun).
+            let b = bindings();
+            prop_assert!(usual_simulated(b.simulated_list()));
+            let v = PawnValues {
+                // Up to 58-bit components: past one 128-bit window.
+                location: DVec3::new(xs[0] * 1.0e8, xs[1], xs[2]),
+                rotation: DVec3::new(xs[3], xs[4] / 1.0e4, xs[5]),
+                velocity: DVec3::new(xs[6] / 1.0e3, xs[7], xs[8] / 1.0e5),
+                dash_cooldown: (xs[9] / 1.0e6) as f32,
+                dash_count: bytes[0],
+                team: bytes[1],
+                ..PawnValues::default()
+            };
+            let e = ProxyEntry { pawn: 3, forced: false, values: v };
+            let mut w = BitWriter::new([0; HEADER_BYTES]);
+            write_entry(&mut w, &b, &e);
+            let mut encoded = w.finish();
+            encoded.truncate(encoded.len().min(HEADER_BYTES + cut));
+            let mut usual = PawnValues::default();
+            let mut r = BitReader::new(&encoded, HEADER_BYTES * 8 + 17);
+            take_usual_simulated(&mut r, &mut usual);
+            let mut each = PawnValues::default();
+            let mut r2 = BitReader::new(&encoded, HEADER_BYTES * 8 + 17);
+            let mut failed = false;
+            for &(field, ty, _) in b.simulated_list() {
+                failed |= read_field(&mut r2, ty, field, &mut each).is_err();
+            }
+            if failed {
+                prop_assert!(r.overrun());
+            } else {
+                prop_assert!(!r.overrun());
+                prop_assert_eq!(r.bit, r2.bit);
+                prop_assert_eq!(usual, each);
+            }
         }
 
         #[test]
