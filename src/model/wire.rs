@@ -261,7 +261,30 @@ impl EntryCache {
     }
 
     /// (first byte in `bytes`, bits) of `e` encoded, encoding it if needed.
+    #[inline]
     fn encoded(
+        &mut self,
+        b: &Bindings,
+        layout: u8,
+        server_time: f64,
+        e: &ProxyEntry,
+    ) -> (usize, usize) {
+        // The usual case inline: the pawn's newest cached entry, for this update, is `e`.
+        if self.key == Some((layout, server_time.to_bits()))
+            && let Some(&hint) = self.by_pawn.get(usize::from(e.pawn))
+            && let Some((c, start, bits)) = hint
+                .checked_sub(1)
+                .and_then(|i| self.entries.get(i as usize))
+            && c == e
+        {
+            return (*start, *bits);
+        }
+        self.encoded_otherwise(b, layout, server_time, e)
+    }
+
+    /// [`EntryCache::encoded`] when `e` is not the pawn's newest cached entry.
+    #[inline(never)]
+    fn encoded_otherwise(
         &mut self,
         b: &Bindings,
         layout: u8,
