@@ -341,12 +341,33 @@ fn write_entry(w: &mut BitWriter, b: &Bindings, e: &ProxyEntry) {
     }
 }
 
-/// Little-endian bit reader: each read is one unaligned 16-byte load (a 128-bit window from
-/// the read position's byte, shifted to the bit); near the end, the missing bytes read as
-/// zeros.
+/// Little-endian bit reader: a checked read is one unaligned 8-byte load (plus one byte for
+/// reads that straddle it); an unchecked read (state-update entries) is one 16-byte load (a
+/// 128-bit window, shifted to the bit, which also holds a whole packed vector); near the
+/// end, the missing bytes read as zeros.
 struct BitReader<'a> {
     bytes: &'a [u8],
     bit: usize,
+}
+
+/// The 8 bytes from `first` as a little-endian word (zeros past the end).
+#[inline(always)]
+fn load64(bytes: &[u8], first: usize) -> u64 {
+    match bytes.get(first..first + 8) {
+        Some(w) => u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8])),
+        None => load64_tail(bytes, first),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn load64_tail(bytes: &[u8], first: usize) -> u64 {
+    let tail = bytes.get(first..).unwrap_or(&[]);
+    let mut word = 0u64;
+    for (k, b) in tail.iter().take(8).enumerate() {
+        word |= u64::from(*b) << (8 * k);
+    }
+    word
 }
 
 /// The 16 bytes from `first` as a little-endian word (zeros past the end).
@@ -354,18 +375,8 @@ struct BitReader<'a> {
 fn load128(bytes: &[u8], first: usize) -> u128 {
     match bytes.get(first..first + 16) {
         Some(w) => u128::from_le_bytes(<[u8; 16]>::try_from(w).unwrap_or([0; 16])),
-        None => load128_tail(bytes, first),
+        None => u128::from(load64(bytes, first)) | u128::from(load64(bytes, first + 8)) << 64,
     }
-}
-
-#[cold]
-#[inline(never)]
-fn load128_tail(bytes: &[u8], first: usize) -> u128 {
-    let tail = bytes.get(first..).unwrap_or(&[]);
-    let k = tail.len().min(16);
-    let mut word = [0u8; 16];
-    word[..k].copy_from_slice(&tail[..k]);
-    u128::from_le_bytes(word)
 }
 
 impl<'a> BitReader<'a> {
@@ -392,14 +403,20 @@ impl<'a> BitReader<'a> {
     /// The next 64 bits without consuming them (zeros past the end).
     #[inline(always)]
     fn peek64(&self) -> u64 {
-        self.peek128() as u64
+        let first = self.bit / 8;
+        let off = (self.bit % 8) as u32;
+        let mut v = load64(self.bytes, first) >> off;
+        if off > 0 {
+            v |= u64::from(self.bytes.get(first + 8).copied().unwrap_or(0)) << (64 - off);
+        }
+        v
     }
     /// `n` bits (at most 64) without a check: past the end they read as zeros and
     /// [`BitReader::overrun`] turns true; the caller checks it before anything else can fail
     /// (it stands for `DecodeError::Truncated` at the first read that went past the end).
     #[inline(always)]
     fn take(&mut self, n: u32) -> u64 {
-        let v = self.peek64();
+        let v = self.peek128() as u64;
         self.advance(n);
         if n >= 64 { v } else { v & ((1u64 << n) - 1) }
     }
