@@ -99,6 +99,8 @@ pub struct Client {
     steady: Option<SteadyFrame>,
     /// The entries buffer of the last state update, reused for decoding the next.
     entry_scratch: Vec<super::messages::ProxyEntry>,
+    /// Positions of the proxies a state update decoded in place staged a state in (reused).
+    staged: Vec<usize>,
     /// The own pawn shown from server states when client prediction is off.
     own_proxy: Option<Proxy>,
     rng: Rng,
@@ -152,6 +154,7 @@ impl Client {
             layouts: Layouts::new(cfg.bindings.clone()),
             proxies: ProxyList::default(),
             entry_scratch: Vec::new(),
+            staged: Vec::new(),
             proxy_settings: None,
             proxy_set_version: 0,
             steady: None,
@@ -263,6 +266,71 @@ impl Client {
     /// Hands a datagram from the server to the client. A malformed datagram or a duplicate is
     /// dropped and reported in telemetry, never acted on.
     pub fn handle_datagram(&mut self, now: f64, bytes: &[u8]) -> Result<(), DecodeError> {
+        if wire::kind_of(bytes) == MsgKind::StateUpdate && self.receive_state_update(now, bytes) {
+            return Ok(());
+        }
+        self.handle_datagram_decoded(now, bytes)
+    }
+
+    /// A state update decoded straight into the proxies' buffers (no entry list; the same
+    /// result as [`Client::handle_datagram_decoded`], which `state_updates_decoded_in_place_
+    /// match_the_entry_list` checks). Every entry is staged in its proxy and committed only
+    /// once the whole datagram decoded: false, with nothing changed, when the datagram must
+    /// take the usual way (it does not decode, an entry is for the own pawn shown as a proxy,
+    /// for a proxy twice, or for a proxy that would not append it).
+    fn receive_state_update(&mut self, now: f64, bytes: &[u8]) -> bool {
+        let mut target = StagedEntries {
+            proxies: &mut self.proxies,
+            own: (self.phase == Phase::Playing).then_some((self.pawn, self.own_proxy.is_some())),
+            staged: std::mem::take(&mut self.staged),
+            ignored: PawnValues::default(),
+        };
+        let decoded = wire::decode_state_update_into(
+            bytes,
+            |v| self.layouts.get(v).map(|b| &**b),
+            &mut target,
+        );
+        let mut staged = std::mem::take(&mut target.staged);
+        let applied = match decoded {
+            Some((h, _)) => {
+                if self.recv_window.accept(h.seq) {
+                    self.last_heard = now;
+                    for &i in &staged {
+                        if let Some(p) = self.proxies.at_mut(i) {
+                            p.commit_staged(now);
+                        }
+                    }
+                } else {
+                    self.unstage(&staged);
+                    self.telemetry.push((
+                        now,
+                        Event::Rejected {
+                            reason: Rejection::Duplicate,
+                        },
+                    ));
+                }
+                true
+            }
+            None => {
+                self.unstage(&staged);
+                false
+            }
+        };
+        staged.clear();
+        self.staged = staged;
+        applied
+    }
+
+    fn unstage(&mut self, staged: &[usize]) {
+        for &i in staged {
+            if let Some(p) = self.proxies.at_mut(i) {
+                p.unstage();
+            }
+        }
+    }
+
+    /// [`Client::handle_datagram`] through a decoded message.
+    fn handle_datagram_decoded(&mut self, now: f64, bytes: &[u8]) -> Result<(), DecodeError> {
         let decoded = wire::decode_reusing(
             bytes,
             |v| self.layouts.get(v).map(|b| &**b),
@@ -1427,6 +1495,40 @@ struct SteadyFrame {
 
 /// Whether a frame's input may be merged into the open move, per the input bindings' combine
 /// modes.
+/// Where [`Client::receive_state_update`] decodes entries: a state staged in the entry's
+/// proxy ([`Proxy::stage`]), or a scratch copy for entries the client ignores (no proxy for
+/// the pawn, or its own pawn while playing and predicting).
+struct StagedEntries<'a> {
+    proxies: &'a mut ProxyList,
+    /// The own pawn while playing, and whether it is shown as a proxy.
+    own: Option<(u16, bool)>,
+    /// Positions in `proxies` with a staged state.
+    staged: Vec<usize>,
+    ignored: PawnValues,
+}
+
+impl wire::EntryTarget for StagedEntries<'_> {
+    #[inline]
+    fn entry(&mut self, server_time: f64, pawn: u16, _forced: bool) -> Option<&mut PawnValues> {
+        if let Some((own, shown)) = self.own
+            && own == pawn
+        {
+            // The own proxy (prediction off) takes the usual way.
+            return if shown { None } else { Some(&mut self.ignored) };
+        }
+        // Entries come in pawn order, as the proxies are: the next proxy is the likely one.
+        let hint = self.staged.last().map_or(0, |i| i + 1);
+        let Some(i) = self.proxies.position_from(pawn, hint) else {
+            return Some(&mut self.ignored);
+        };
+        // A pawn's second entry finds its first staged (at the same server time), which
+        // `stage` does not append to.
+        let v = self.proxies.at_mut(i)?.stage(server_time)?;
+        self.staged.push(i);
+        Some(v)
+    }
+}
+
 fn inputs_combine(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> bool {
     b.inputs().all(|(_, bd)| match bd.combine.resolve(bd.ty) {
         CombineMode::NeverCombine => false,
@@ -1445,4 +1547,173 @@ fn combine_inputs(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> Paw
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::messages::ProxyEntry;
+    use crate::model::pawn::default_bindings;
+    use glam::DVec3;
+
+    fn client(predicted: bool) -> Client {
+        let bindings = Arc::new(Bindings::new(default_bindings(&Faults::default())).unwrap());
+        let gmc = GmcSettings {
+            use_client_prediction: predicted,
+            ..GmcSettings::default()
+        };
+        Client::new(ClientConfig {
+            id: 3,
+            nonce: 1,
+            gmc,
+            faults: Faults::default(),
+            bindings,
+            smoothing: SmoothingSettings::default(),
+            seed: 5,
+            hook_trace: false,
+            world_view_rate: 0.0,
+        })
+    }
+
+    /// Everything a state update can change, as text (floats printed exactly).
+    fn proxy_state(c: &Client) -> String {
+        format!(
+            "{:?} {:?} {:?} {}",
+            c.proxies.values().collect::<Vec<_>>(),
+            c.own_proxy,
+            c.recv_window,
+            c.last_heard
+        )
+    }
+
+    #[test]
+    fn state_updates_decoded_in_place_match_the_entry_list() {
+        // Two clients get the same datagrams: one decodes state updates straight into its
+        // proxies, the other through the entry list (`handle_datagram_decoded`, the path the
+        // in-place decoding replaces). Updates come in and out of order, with repeated and
+        // equal server times, duplicates, unknown and own pawns, a pawn twice, truncated,
+        // lengthened and damaged datagrams, and proxies coming and going; both run frames.
+        // After every datagram the proxies, the telemetry and the result must be the same.
+        for predicted in [true, false] {
+            let (mut a, mut b) = (client(predicted), client(predicted));
+            let bindings = a.bindings().clone();
+            let layout = a.layouts().current();
+            let mut rng = Rng::new(11);
+            let mut seq = 0u32;
+            let mut server_time = 1.0;
+            let mut in_place = 0;
+            let send = |a: &mut Client, b: &mut Client, now: f64, bytes: &[u8]| {
+                let ra = a.handle_datagram(now, bytes);
+                let rb = b.handle_datagram_decoded(now, bytes);
+                assert_eq!(ra, rb);
+                let (mut ta, mut tb) = (Vec::new(), Vec::new());
+                a.drain_telemetry(&mut ta);
+                b.drain_telemetry(&mut tb);
+                assert_eq!(ta, tb);
+                assert_eq!(proxy_state(a), proxy_state(b));
+            };
+            let welcome = ServerMsg::Welcome {
+                layout,
+                pawn: 0,
+                spawn: PawnValues::default(),
+                replicators: 1,
+                server_time,
+            };
+            seq += 1;
+            let bytes = wire::encode_server(seq, &welcome, &bindings);
+            send(&mut a, &mut b, 0.0, &bytes);
+            assert!(a.is_playing());
+            for k in 0..4000u32 {
+                let now = f64::from(k) / 120.0;
+                if k % 20 == 0 {
+                    // Proxies come and go.
+                    let pawn = 1 + rng.below(8) as u16;
+                    let msg = if rng.chance(0.7) {
+                        ServerMsg::ProxySpawn {
+                            pawn,
+                            owner: 9,
+                            team: 1,
+                        }
+                    } else {
+                        ServerMsg::ProxyDespawn { pawn }
+                    };
+                    seq += 1;
+                    let bytes = wire::encode_server(seq, &msg, &bindings);
+                    send(&mut a, &mut b, now, &bytes);
+                }
+                server_time += match rng.below(50) {
+                    0 => -0.05,
+                    1 => 0.0,
+                    _ => 1.0 / 30.0,
+                };
+                let mut entries: Vec<ProxyEntry> = Vec::new();
+                for pawn in 0..10u16 {
+                    if rng.chance(0.8) {
+                        let x = rng.range(-3000.0, 3000.0);
+                        entries.push(ProxyEntry {
+                            pawn,
+                            forced: rng.chance(0.1),
+                            values: PawnValues {
+                                location: DVec3::new(x, -x / 2.0, 90.0),
+                                rotation: DVec3::new(0.0, x / 20.0, 0.0),
+                                velocity: DVec3::new(x / 10.0, 1.5, 0.0),
+                                dash_cooldown: rng.range(0.0, 2.0) as f32,
+                                dash_count: (k / 300) as u8 + u8::from(rng.chance(0.02)),
+                                team: 1 + u8::from(rng.chance(0.01)),
+                                ..PawnValues::default()
+                            },
+                        });
+                    }
+                }
+                if rng.chance(0.02)
+                    && let Some(e) = entries.first().cloned()
+                {
+                    entries.push(e);
+                }
+                let msg = ServerMsg::StateUpdate {
+                    layout,
+                    server_time,
+                    entries,
+                };
+                if !rng.chance(0.02) {
+                    seq += 1;
+                }
+                let mut bytes = wire::encode_server(seq, &msg, &bindings);
+                match rng.below(60) {
+                    0 => bytes.truncate(rng.below(bytes.len() as u64) as usize),
+                    1 => bytes.push(0),
+                    2 => {
+                        let i = super::super::messages::HEADER_BYTES + 8;
+                        if let Some(n) = bytes.get_mut(i) {
+                            *n = n.wrapping_add(1);
+                        }
+                    }
+                    3 => {
+                        let i = rng.below(bytes.len() as u64) as usize;
+                        bytes[i] ^= 0x10;
+                    }
+                    _ => {}
+                }
+                // `handle_datagram`, counting the updates taken in place.
+                let ra = if a.receive_state_update(now, &bytes) {
+                    in_place += 1;
+                    Ok(())
+                } else {
+                    a.handle_datagram_decoded(now, &bytes)
+                };
+                assert_eq!(ra, b.handle_datagram_decoded(now, &bytes));
+                a.frame(now, RawInput::default());
+                b.frame(now, RawInput::default());
+                let (mut ta, mut tb) = (Vec::new(), Vec::new());
+                a.drain_telemetry(&mut ta);
+                b.drain_telemetry(&mut tb);
+                assert_eq!(ta, tb, "frame {k}");
+                assert_eq!(proxy_state(&a), proxy_state(&b), "frame {k}");
+            }
+            // Without prediction most updates carry the own pawn, shown as a proxy: those take
+            // the entry list.
+            let least = if predicted { 3000 } else { 500 };
+            assert!(in_place > least, "state updates taken in place: {in_place}");
+        }
+    }
 }

@@ -185,6 +185,27 @@ impl ProxyList {
         self.list.binary_search_by_key(&pawn, |p| p.pawn)
     }
 
+    /// Where `pawn`'s proxy is in the list (valid until a proxy is added or removed).
+    #[inline]
+    pub fn position(&self, pawn: u16) -> Option<usize> {
+        self.find(pawn).ok()
+    }
+
+    /// [`ProxyList::position`], trying `hint` first.
+    #[inline]
+    pub fn position_from(&self, pawn: u16, hint: usize) -> Option<usize> {
+        match self.list.get(hint) {
+            Some(p) if p.pawn == pawn => Some(hint),
+            _ => self.position(pawn),
+        }
+    }
+
+    /// The proxy at `position`.
+    #[inline]
+    pub fn at_mut(&mut self, position: usize) -> Option<&mut Proxy> {
+        self.list.get_mut(position)
+    }
+
     pub fn get_mut(&mut self, pawn: u16) -> Option<&mut Proxy> {
         match self.find(pawn) {
             Ok(i) => self.list.get_mut(i),
@@ -283,7 +304,8 @@ impl Proxy {
             owner,
             spawned_at: now,
             actor_team,
-            states: VecDeque::with_capacity(BUFFER_LEN),
+            // One more than kept: a staged state is appended before the oldest goes.
+            states: VecDeque::with_capacity(BUFFER_LEN + 1),
             view: View::Paused,
             look: Look::from(&SmoothingSettings::default()),
             last_now: now,
@@ -310,40 +332,15 @@ impl Proxy {
     /// Buffers a state stamped with server time `server_time`, received at local `now`.
     /// Only the `mask` fields are taken from `values`; the rest keep the previous state's.
     pub fn receive(&mut self, now: f64, server_time: f64, values: &PawnValues, mask: FieldMask) {
-        if let Some(prev) = self.last_arrival {
-            let interval = now - prev;
-            if interval > 0.0 {
-                let dev = (interval - self.interval_ewma).abs();
-                self.interval_ewma += 0.1 * (interval - self.interval_ewma);
-                self.jitter_ewma += 0.1 * (dev - self.jitter_ewma);
-            }
-        }
-        self.last_arrival = Some(now);
-        // The quick update must first check the new target delay and the newest state.
-        self.quick_stale = true;
+        self.arrived(now);
         // States nearly always arrive in order: the newest is the base, and it is appended.
         if let Some((newest_t, newest)) = self.states.back()
             && *newest_t < server_time
         {
             let mut state = *newest;
             state.copy_fields(values, mask);
-            let (cursor, n) = (self.cursor, self.states.len());
-            let dropped = n >= BUFFER_LEN;
-            if dropped {
-                self.states.pop_front();
-                self.cursor = self.cursor.saturating_sub(1);
-            }
             self.states.push_back((server_time, state));
-            // The discrete values stay those of the cursor's state unless it was dropped;
-            // if no later state had other discrete values and this one has, they change when
-            // the display time passes it.
-            if dropped && cursor == 0 {
-                self.disc_valid = false;
-            } else if self.disc_until == f64::INFINITY
-                && (state.dash_count, state.team) != self.disc
-            {
-                self.disc_until = server_time;
-            }
+            self.appended();
             return;
         }
         self.disc_valid = false;
@@ -373,6 +370,76 @@ impl Proxy {
             self.states.pop_front();
             self.cursor = self.cursor.saturating_sub(1);
         }
+    }
+
+    /// A state arrived at local `now`: the arrival estimates follow.
+    #[inline]
+    fn arrived(&mut self, now: f64) {
+        if let Some(prev) = self.last_arrival {
+            let interval = now - prev;
+            if interval > 0.0 {
+                let dev = (interval - self.interval_ewma).abs();
+                self.interval_ewma += 0.1 * (interval - self.interval_ewma);
+                self.jitter_ewma += 0.1 * (dev - self.jitter_ewma);
+            }
+        }
+        self.last_arrival = Some(now);
+        // The quick update must first check the new target delay and the newest state.
+        self.quick_stale = true;
+    }
+
+    /// A state newer than every other was just appended: the oldest goes if the buffer is
+    /// over full, and the discrete-value cache learns of it.
+    #[inline]
+    fn appended(&mut self) {
+        let cursor = self.cursor;
+        let dropped = self.states.len() > BUFFER_LEN;
+        if dropped {
+            self.states.pop_front();
+            self.cursor = self.cursor.saturating_sub(1);
+        }
+        let Some(&(server_time, state)) = self.states.back() else {
+            return;
+        };
+        // The discrete values stay those of the cursor's state unless it was dropped;
+        // if no later state had other discrete values and this one has, they change when
+        // the display time passes it.
+        if dropped && cursor == 0 {
+            self.disc_valid = false;
+        } else if self.disc_until == f64::INFINITY && (state.dash_count, state.team) != self.disc {
+            self.disc_until = server_time;
+        }
+    }
+
+    /// The first half of [`Proxy::receive`] for a state decoded in place: when a state
+    /// stamped `server_time` would be appended (it is newer than the newest), a copy of the
+    /// newest is appended with that time and handed out to be overwritten with the state's
+    /// simulated members, as `receive` would copy them. Then [`Proxy::commit_staged`] (what
+    /// `receive` does next) or [`Proxy::unstage`] (nothing happened). `None` (nothing
+    /// appended) when `receive` would take its other path.
+    #[inline]
+    pub fn stage(&mut self, server_time: f64) -> Option<&mut PawnValues> {
+        let &(newest_t, newest) = self.states.back()?;
+        if newest_t < server_time {
+            self.states.push_back((server_time, newest));
+            self.states.back_mut().map(|(_, v)| v)
+        } else {
+            None
+        }
+    }
+
+    /// Completes [`Proxy::stage`]: the staged state received at local `now`. The proxy is then
+    /// as if `receive` had been called with the state.
+    #[inline]
+    pub fn commit_staged(&mut self, now: f64) {
+        self.arrived(now);
+        self.appended();
+    }
+
+    /// Undoes [`Proxy::stage`].
+    #[inline]
+    pub fn unstage(&mut self) {
+        self.states.pop_back();
     }
 
     /// The newest buffered state's server time.

@@ -964,8 +964,14 @@ impl Server {
         let mut newest = 0;
         let mut newest_layout = self.layouts.current();
         let mut count = 0u16;
+        // The binding list of the moves' layout, cloned when the layout changes (not per move:
+        // each clone is an atomic count).
+        let mut held: Option<(u8, Arc<Bindings>)> = None;
         for (m, epoch, layout) in ready {
-            let Some(b) = self.layouts.get(layout).cloned() else {
+            if held.as_ref().is_none_or(|(l, _)| *l != layout) {
+                held = self.layouts.get(layout).map(|b| (layout, b.clone()));
+            }
+            let Some((_, b)) = held.as_ref() else {
                 self.telemetry.push((
                     now,
                     Event::Log {
@@ -984,7 +990,7 @@ impl Server {
                 && epoch == current_epoch
                 && (reports.is_empty() || self.cfg.gmc.force_full_validation);
             let sink = validate.then_some(&mut reports);
-            self.execute_remote(now, pawn_idx, client, &b, &m, sink);
+            self.execute_remote(now, pawn_idx, client, b, &m, sink);
             newest = m.id;
             newest_layout = layout;
             count += 1;
@@ -992,7 +998,7 @@ impl Server {
         if count == 0 {
             return 0;
         }
-        let Some(b) = self.layouts.get(newest_layout).cloned() else {
+        let Some(b) = self.layouts.get(newest_layout) else {
             return count;
         };
         let p = &self.pawns[pawn_idx];

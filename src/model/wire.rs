@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use glam::{DVec2, DVec3};
 
-use crate::model::binding::{Bindings, BoundType, FieldMask, Value, hundredths, unzigzag, zigzag};
+use crate::model::binding::{
+    Bindings, BoundType, FieldMask, InterpolationFunction, Value, hundredths, unzigzag, zigzag,
+};
 use crate::model::messages::{
     ClientMsg, DeviationReport, HEADER_BYTES, MsgKind, ProxyEntry, ServerMsg, WireMove,
 };
@@ -259,7 +261,30 @@ impl EntryCache {
     }
 
     /// (first byte in `bytes`, bits) of `e` encoded, encoding it if needed.
+    #[inline]
     fn encoded(
+        &mut self,
+        b: &Bindings,
+        layout: u8,
+        server_time: f64,
+        e: &ProxyEntry,
+    ) -> (usize, usize) {
+        // The usual case inline: the pawn's newest cached entry, for this update, is `e`.
+        if self.key == Some((layout, server_time.to_bits()))
+            && let Some(&hint) = self.by_pawn.get(usize::from(e.pawn))
+            && let Some((c, start, bits)) = hint
+                .checked_sub(1)
+                .and_then(|i| self.entries.get(i as usize))
+            && c == e
+        {
+            return (*start, *bits);
+        }
+        self.encoded_otherwise(b, layout, server_time, e)
+    }
+
+    /// [`EntryCache::encoded`] when `e` is not the pawn's newest cached entry.
+    #[inline(never)]
+    fn encoded_otherwise(
         &mut self,
         b: &Bindings,
         layout: u8,
@@ -316,13 +341,13 @@ fn write_entry(w: &mut BitWriter, b: &Bindings, e: &ProxyEntry) {
     }
 }
 
-/// Little-endian bit reader: each read is one unaligned 8-byte load (plus one byte for reads
-/// that straddle it); near the end, the missing bytes read as zeros.
+/// Little-endian bit reader: a checked read is one unaligned 8-byte load (plus one byte for
+/// reads that straddle it); an unchecked read (state-update entries) is one 16-byte load (a
+/// 128-bit window, shifted to the bit, which also holds a whole packed vector); near the
+/// end, the missing bytes read as zeros.
 struct BitReader<'a> {
     bytes: &'a [u8],
     bit: usize,
-    /// A read without checks went past the end (see [`BitReader::take`]).
-    overrun: bool,
 }
 
 /// The 8 bytes from `first` as a little-endian word (zeros past the end).
@@ -345,7 +370,19 @@ fn load64_tail(bytes: &[u8], first: usize) -> u64 {
     word
 }
 
-impl BitReader<'_> {
+/// The 16 bytes from `first` as a little-endian word (zeros past the end).
+#[inline(always)]
+fn load128(bytes: &[u8], first: usize) -> u128 {
+    match bytes.get(first..first + 16) {
+        Some(w) => u128::from_le_bytes(<[u8; 16]>::try_from(w).unwrap_or([0; 16])),
+        None => u128::from(load64(bytes, first)) | u128::from(load64(bytes, first + 8)) << 64,
+    }
+}
+
+impl<'a> BitReader<'a> {
+    fn new(bytes: &'a [u8], bit: usize) -> Self {
+        BitReader { bytes, bit }
+    }
     #[inline(always)]
     fn bits(&mut self, n: u32) -> Result<u64, DecodeError> {
         if n == 0 {
@@ -358,6 +395,11 @@ impl BitReader<'_> {
         self.bit += n as usize;
         Ok(if n == 64 { v } else { v & ((1u64 << n) - 1) })
     }
+    /// The next 121 bits (at least) without consuming them (zeros past the end).
+    #[inline(always)]
+    fn peek128(&self) -> u128 {
+        load128(self.bytes, self.bit / 8) >> (self.bit % 8)
+    }
     /// The next 64 bits without consuming them (zeros past the end).
     #[inline(always)]
     fn peek64(&self) -> u64 {
@@ -369,12 +411,12 @@ impl BitReader<'_> {
         }
         v
     }
-    /// `n` bits (at most 64) without a check: past the end they read as zeros and `overrun`
-    /// is set; the caller checks it before anything else can fail (it stands for
-    /// `DecodeError::Truncated` at the first read that went past the end).
+    /// `n` bits (at most 64) without a check: past the end they read as zeros and
+    /// [`BitReader::overrun`] turns true; the caller checks it before anything else can fail
+    /// (it stands for `DecodeError::Truncated` at the first read that went past the end).
     #[inline(always)]
     fn take(&mut self, n: u32) -> u64 {
-        let v = self.peek64();
+        let v = self.peek128() as u64;
         self.advance(n);
         if n >= 64 { v } else { v & ((1u64 << n) - 1) }
     }
@@ -382,7 +424,12 @@ impl BitReader<'_> {
     #[inline(always)]
     fn advance(&mut self, n: u32) {
         self.bit += n as usize;
-        self.overrun |= self.bit > self.bytes.len() * 8;
+    }
+    /// A read without checks went past the end (the position only grows, so it is past the
+    /// end from then on).
+    #[inline(always)]
+    fn overrun(&self) -> bool {
+        self.bit > self.bytes.len() * 8
     }
     /// Consumes `n` bits, as `bits(n)` does.
     #[inline(always)]
@@ -755,13 +802,14 @@ fn read_field(
 #[inline(always)]
 fn take_packed<const N: usize>(r: &mut BitReader) -> [f64; N] {
     let mut out = [0.0; N];
-    let next = r.peek64();
+    // Common case: the width header and every component within one window.
+    let next = r.peek128();
     let width = (next & 63) as u32;
-    if 6 + width as usize * N <= 64 {
+    if 6 + width as usize * N <= 121 {
         r.advance(6 + width * N as u32);
         let mask = (1u64 << width) - 1;
         for (k, c) in out.iter_mut().enumerate() {
-            *c = unzigzag((next >> (6 + width as usize * k)) & mask) as f64 / 100.0;
+            *c = unzigzag((next >> (6 + width as usize * k)) as u64 & mask) as f64 / 100.0;
         }
     } else {
         r.advance(6);
@@ -1092,11 +1140,7 @@ pub fn decode_reusing<'b>(
     } else {
         &NO_BINDINGS
     };
-    let mut r = BitReader {
-        bytes,
-        bit: HEADER_BYTES * 8,
-        overrun: false,
-    };
+    let mut r = BitReader::new(bytes, HEADER_BYTES * 8);
     let msg = match kind {
         K_KEEPALIVE => Datagram::Keepalive,
         K_JOIN => Datagram::Client(ClientMsg::Join {
@@ -1234,29 +1278,8 @@ pub fn decode_reusing<'b>(
             let mut entries = std::mem::take(entries);
             entries.clear();
             entries.reserve(n.min(64));
-            for _ in 0..n {
-                let pawn = r.take(16) as u16;
-                let forced = r.take(1) == 1;
-                entries.push(ProxyEntry {
-                    pawn,
-                    forced,
-                    values: PawnValues::default(),
-                });
-                if let Some(e) = entries.last_mut() {
-                    for &(field, ty, _) in b.simulated_list() {
-                        if !take_field(&mut r, ty, field, &mut e.values) {
-                            if r.overrun {
-                                return Err(DecodeError::Truncated);
-                            }
-                            read_field(&mut r, ty, field, &mut e.values)?;
-                        }
-                    }
-                }
-                // Everything read unchecked so far: the first overrun is the error.
-                if r.overrun {
-                    return Err(DecodeError::Truncated);
-                }
-            }
+            // A list takes every entry.
+            read_entries(&mut r, b, server_time, n, &mut entries)?;
             Datagram::Server(ServerMsg::StateUpdate {
                 layout: h.layout,
                 server_time,
@@ -1267,6 +1290,123 @@ pub fn decode_reusing<'b>(
     };
     r.finish()?;
     Ok((h, msg))
+}
+
+/// Where state-update entries are decoded to (see [`decode_state_update_into`]).
+pub trait EntryTarget {
+    /// The values entry `pawn` of the update stamped `server_time` is decoded into: the
+    /// entry's simulated members are written there, the others keep what the target holds.
+    /// `None` stops decoding (the caller then decodes the datagram with [`decode_reusing`]).
+    fn entry(&mut self, server_time: f64, pawn: u16, forced: bool) -> Option<&mut PawnValues>;
+}
+
+/// A list takes every entry, each starting from default values.
+impl EntryTarget for Vec<ProxyEntry> {
+    #[inline]
+    fn entry(&mut self, _server_time: f64, pawn: u16, forced: bool) -> Option<&mut PawnValues> {
+        self.push(ProxyEntry {
+            pawn,
+            forced,
+            values: PawnValues::default(),
+        });
+        self.last_mut().map(|e| &mut e.values)
+    }
+}
+
+/// The demo pawn's usual simulated bindings: location, rotation, velocity, dash cooldown,
+/// dash count and team, in that order, at their natural types (any type [`take_field`]
+/// reads the same way).
+fn usual_simulated(list: &[(Field, BoundType, InterpolationFunction)]) -> bool {
+    use BoundType as T;
+    let vector = |ty| matches!(ty, T::CompressedVector | T::CompressedRotator);
+    matches!(
+        list,
+        [
+            (Field::Location, l, _),
+            (Field::Rotation, r, _),
+            (Field::Velocity, v, _),
+            (Field::DashCooldown, T::CompressedFloat, _),
+            (Field::DashCount, T::Byte, _),
+            (Field::Team, T::Byte, _),
+        ] if vector(*l) && vector(*r) && vector(*v)
+    )
+}
+
+/// The members of [`usual_simulated`] bindings read with [`BitReader::take`]: what
+/// [`take_field`] reads for each of them in turn.
+#[inline(always)]
+fn take_usual_simulated(r: &mut BitReader, into: &mut PawnValues) {
+    into.location = DVec3::from_array(take_packed::<3>(r));
+    into.rotation = DVec3::from_array(take_packed::<3>(r));
+    into.velocity = DVec3::from_array(take_packed::<3>(r));
+    into.dash_cooldown = take_packed::<1>(r)[0] as f32;
+    // Dash count, then team: 8 bits each.
+    let bytes = r.take(16);
+    into.dash_count = bytes as u8;
+    into.team = (bytes >> 8) as u8;
+}
+
+/// Reads `n` state-update entries into `into`; false if it stopped taking them.
+#[inline(always)]
+fn read_entries(
+    r: &mut BitReader,
+    b: &Bindings,
+    server_time: f64,
+    n: usize,
+    into: &mut impl EntryTarget,
+) -> Result<bool, DecodeError> {
+    let usual = usual_simulated(b.simulated_list());
+    for _ in 0..n {
+        // Pawn (16 bits), then the forced flag.
+        let head = r.take(17);
+        let (pawn, forced) = (head as u16, head >> 16 == 1);
+        let Some(values) = into.entry(server_time, pawn, forced) else {
+            return Ok(false);
+        };
+        if usual {
+            take_usual_simulated(r, values);
+        } else {
+            for &(field, ty, _) in b.simulated_list() {
+                if !take_field(r, ty, field, values) {
+                    if r.overrun() {
+                        return Err(DecodeError::Truncated);
+                    }
+                    read_field(r, ty, field, values)?;
+                }
+            }
+        }
+        // Everything read unchecked so far: the first overrun is the error.
+        if r.overrun() {
+            return Err(DecodeError::Truncated);
+        }
+    }
+    Ok(true)
+}
+
+/// Decodes a state update straight into `target` (no entry list): the header if the whole
+/// datagram decoded and every entry was taken. `None` when it is not a state update, when
+/// the target stopped taking entries, or when [`decode_reusing`] would fail: the caller then
+/// undoes whatever the target took and decodes the datagram with [`decode_reusing`] (which
+/// gives the error). So a datagram that does not decode never partly applies.
+pub fn decode_state_update_into<'b>(
+    bytes: &[u8],
+    layouts: impl Fn(u8) -> Option<&'b Bindings>,
+    target: &mut impl EntryTarget,
+) -> Option<(Header, f64)> {
+    let (kind, h) = peek_header(bytes).ok()?;
+    if kind != K_STATE_UPDATE {
+        return None;
+    }
+    let b = layouts(h.layout)?;
+    let mut r = BitReader::new(bytes, HEADER_BYTES * 8);
+    let server_time = f64::from_bits(r.bits(64).ok()?);
+    let n = r.bits(8).ok()? as usize;
+    match read_entries(&mut r, b, server_time, n, target) {
+        Ok(true) => {}
+        Ok(false) | Err(_) => return None,
+    }
+    r.finish().ok()?;
+    Some((h, server_time))
 }
 
 #[cfg(test)]
@@ -1402,18 +1542,10 @@ mod tests {
                     let bytes = fast.finish();
                     assert_eq!(bytes, slow.finish(), "{f:?} {ty:?}");
                     let mut read_fast = PawnValues::default();
-                    let mut r = BitReader {
-                        bytes: &bytes,
-                        bit: HEADER_BYTES * 8,
-                        overrun: false,
-                    };
+                    let mut r = BitReader::new(&bytes, HEADER_BYTES * 8);
                     read_field(&mut r, ty, f, &mut read_fast).unwrap();
                     let mut read_slow = PawnValues::default();
-                    let mut r = BitReader {
-                        bytes: &bytes,
-                        bit: HEADER_BYTES * 8,
-                        overrun: false,
-                    };
+                    let mut r = BitReader::new(&bytes, HEADER_BYTES * 8);
                     read_slow.set(f, &read_value(&mut r, ty).unwrap());
                     assert_eq!(read_fast, read_slow, "{f:?} {ty:?}");
                 }
@@ -1617,11 +1749,7 @@ mod tests {
                 "{ty:?}"
             );
             let bytes = w.finish();
-            let mut r = BitReader {
-                bytes: &bytes,
-                bit: HEADER_BYTES * 8,
-                overrun: false,
-            };
+            let mut r = BitReader::new(&bytes, HEADER_BYTES * 8);
             assert_eq!(read_value(&mut r, ty).unwrap(), ty.quantize(&v), "{ty:?}");
         }
     }
@@ -1755,6 +1883,88 @@ mod tests {
             let mut bytes = header(kind, &Header { sender: 1, seq: 1, layout: 0 }).to_vec();
             bytes.extend(body);
             let _ = decode(&bytes, |_| Some(&b));
+        }
+
+        #[test]
+        fn the_usual_simulated_members_read_as_each_member_reads(
+            xs in proptest::collection::vec(-1.0e7f64..1.0e7, 10),
+            bytes in proptest::collection::vec(any::<u8>(), 2),
+            cut in 0usize..80,
+        ) {
+            // `take_usual_simulated` against `read_field` member by member (what it replaces),
+            // on an encoded entry, also cut short (where both must see the overrun).
+            let b = bindings();
+            prop_assert!(usual_simulated(b.simulated_list()));
+            let v = PawnValues {
+                // Up to 58-bit components: past one 128-bit window.
+                location: DVec3::new(xs[0] * 1.0e8, xs[1], xs[2]),
+                rotation: DVec3::new(xs[3], xs[4] / 1.0e4, xs[5]),
+                velocity: DVec3::new(xs[6] / 1.0e3, xs[7], xs[8] / 1.0e5),
+                dash_cooldown: (xs[9] / 1.0e6) as f32,
+                dash_count: bytes[0],
+                team: bytes[1],
+                ..PawnValues::default()
+            };
+            let e = ProxyEntry { pawn: 3, forced: false, values: v };
+            let mut w = BitWriter::new([0; HEADER_BYTES]);
+            write_entry(&mut w, &b, &e);
+            let mut encoded = w.finish();
+            encoded.truncate(encoded.len().min(HEADER_BYTES + cut));
+            let mut usual = PawnValues::default();
+            let mut r = BitReader::new(&encoded, HEADER_BYTES * 8 + 17);
+            take_usual_simulated(&mut r, &mut usual);
+            let mut each = PawnValues::default();
+            let mut r2 = BitReader::new(&encoded, HEADER_BYTES * 8 + 17);
+            let mut failed = false;
+            for &(field, ty, _) in b.simulated_list() {
+                failed |= read_field(&mut r2, ty, field, &mut each).is_err();
+            }
+            if failed {
+                prop_assert!(r.overrun());
+            } else {
+                prop_assert!(!r.overrun());
+                prop_assert_eq!(r.bit, r2.bit);
+                prop_assert_eq!(usual, each);
+            }
+        }
+
+        #[test]
+        fn state_updates_decode_in_place_exactly_when_they_decode(
+            seed in 0.0f64..100.0,
+            cut in 0usize..2000,
+            flip in proptest::option::of((0usize..2000, 0u8..8)),
+        ) {
+            // `decode_state_update_into` with a list gives the entries `decode` gives, and
+            // nothing where `decode` fails (a cut, lengthened or damaged state update).
+            let b = bindings();
+            let entries = (0..15u16)
+                .map(|pawn| ProxyEntry {
+                    pawn,
+                    forced: pawn % 4 == 0,
+                    values: pawn_values_for(seed + f64::from(pawn)),
+                })
+                .collect();
+            let msg = ServerMsg::StateUpdate { layout: 0, server_time: seed, entries };
+            let mut bytes = encode_server(7, &msg, &b);
+            if cut > bytes.len() {
+                bytes.push(0);
+            } else if cut >= HEADER_BYTES {
+                bytes.truncate(cut);
+            }
+            if let Some((i, bit)) = flip
+                && let Some(x) = bytes.get_mut(HEADER_BYTES + i % 40)
+            {
+                *x ^= 1 << bit;
+            }
+            let mut list = Vec::new();
+            let in_place = decode_state_update_into(&bytes, |_| Some(&b), &mut list);
+            match decode(&bytes, |_| Some(&b)) {
+                Ok((h, Datagram::Server(ServerMsg::StateUpdate { server_time, entries, .. }))) => {
+                    prop_assert_eq!(in_place, Some((h, server_time)));
+                    prop_assert_eq!(list, entries);
+                }
+                _ => prop_assert_eq!(in_place, None),
+            }
         }
     }
 }

@@ -52,9 +52,10 @@ enum Action {
 }
 
 struct Scheduled {
-    /// The time, as a key that orders like `f64::total_cmp` ([`time_key`]).
-    key: u64,
-    seq: u64,
+    /// The time, as a key that orders like `f64::total_cmp` ([`time_key`]), in the high 64
+    /// bits, and the scheduling sequence number in the low: events order by time, then by
+    /// when they were scheduled, in one integer comparison.
+    order: u128,
     action: Action,
 }
 
@@ -72,7 +73,7 @@ fn key_time(key: u64) -> f64 {
 
 impl Scheduled {
     fn at(&self) -> f64 {
-        key_time(self.key)
+        key_time((self.order >> 64) as u64)
     }
 }
 
@@ -90,7 +91,7 @@ impl PartialOrd for Scheduled {
 impl Ord for Scheduled {
     /// Reversed: the earliest (then first scheduled) event is the heap's maximum.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.key, other.seq).cmp(&(self.key, self.seq))
+        other.order.cmp(&self.order)
     }
 }
 
@@ -243,8 +244,7 @@ impl Session {
     fn schedule(&mut self, at: f64, action: Action) {
         self.seq += 1;
         self.queue.push(Scheduled {
-            key: time_key(at),
-            seq: self.seq,
+            order: (u128::from(time_key(at)) << 64) | u128::from(self.seq),
             action,
         });
     }
