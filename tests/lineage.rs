@@ -180,9 +180,11 @@ fn a_window_of_records_never_pairs_a_send_with_an_earlier_arrival() {
 
 #[test]
 fn with_the_hook_trace_each_execution_lists_its_hooks_in_order() {
-    let mut p = movescope::preset::Preset::default();
-    p.hook_trace = true;
-    p.value_trace = true;
+    let p = movescope::preset::Preset {
+        hook_trace: true,
+        value_trace: true,
+        ..Default::default()
+    };
     let mut records = Vec::new();
     movescope::sim::run_deterministic(&p, "t", 3.0, &mut |r| records.push(r.clone()))
         .expect("runs");

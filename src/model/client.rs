@@ -1571,6 +1571,7 @@ mod tests {
             smoothing: SmoothingSettings::default(),
             seed: 5,
             hook_trace: false,
+            value_trace: false,
             world_view_rate: 0.0,
         })
     }
