@@ -508,15 +508,9 @@ fn examine_with(
             (Machine::Server, Event::MovesSkipped { client, .. }) => {
                 skipped.entry(*client).or_default().push(r.t);
             }
-            (
-                Machine::Server,
-                Event::PawnSample {
-                    pawn,
-                    kind: SampleKind::Authoritative,
-                    location,
-                    ..
-                },
-            ) => positions.entry(*pawn).or_default().push((r.t, *location)),
+            (Machine::Server, Event::PawnSample(s)) if s.kind == SampleKind::Authoritative => {
+                positions.entry(s.pawn).or_default().push((r.t, s.location));
+            }
             (_, Event::SideEffect { exec, .. }) if !exec.is_live() => {
                 side_effects_replayed += 1;
             }

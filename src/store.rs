@@ -689,14 +689,15 @@ impl Store {
             Event::RemoteMoveExecuted { client, age, .. } => {
                 self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
             }
-            Event::PawnSample {
-                pawn,
-                owner,
-                kind,
-                location,
-                velocity,
-                yaw,
-            } => {
+            Event::PawnSample(s) => {
+                let crate::model::telemetry::PawnSample {
+                    pawn,
+                    owner,
+                    kind,
+                    location,
+                    velocity,
+                    yaw,
+                } = &**s;
                 let track = self
                     .tracks
                     .entry((m, *pawn, *kind))

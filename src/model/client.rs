@@ -1412,27 +1412,27 @@ impl Client {
         };
         self.telemetry.push((
             now,
-            Event::PawnSample {
+            Event::PawnSample(Box::new(super::telemetry::PawnSample {
                 pawn: self.pawn,
                 owner: Some(self.cfg.id),
                 kind: SampleKind::Predicted,
                 location: own.location,
                 velocity: own.velocity,
                 yaw: own.rotation.y,
-            },
+            })),
         ));
         for p in self.proxies.values() {
             let v = p.display(&b);
             self.telemetry.push((
                 now,
-                Event::PawnSample {
+                Event::PawnSample(Box::new(super::telemetry::PawnSample {
                     pawn: p.pawn,
                     owner: p.owner,
                     kind: SampleKind::Displayed,
                     location: v.location,
                     velocity: v.velocity,
                     yaw: v.rotation.y,
-                },
+                })),
             ));
         }
     }

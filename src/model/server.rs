@@ -528,14 +528,14 @@ impl Server {
             for p in &self.pawns {
                 self.telemetry.push((
                     now,
-                    Event::PawnSample {
+                    Event::PawnSample(Box::new(super::telemetry::PawnSample {
                         pawn: p.id,
                         owner: p.owner,
                         kind: super::telemetry::SampleKind::Authoritative,
                         location: p.values.location,
                         velocity: p.values.velocity,
                         yaw: p.values.rotation.y,
-                    },
+                    })),
                 ));
             }
             if self.cfg.net_mode == NetMode::Listen {
@@ -544,14 +544,14 @@ impl Server {
                     let v = p.display(&b);
                     self.telemetry.push((
                         now,
-                        Event::PawnSample {
+                        Event::PawnSample(Box::new(super::telemetry::PawnSample {
                             pawn: p.pawn,
                             owner: p.owner,
                             kind: super::telemetry::SampleKind::Displayed,
                             location: v.location,
                             velocity: v.velocity,
                             yaw: v.rotation.y,
-                        },
+                        })),
                     ));
                 }
             }

@@ -250,14 +250,8 @@ pub enum Event {
         reason: Rejection,
     },
     /// Where a machine shows a pawn (sampled at `world_view_rate`, for the world view).
-    PawnSample {
-        pawn: u16,
-        owner: Option<u16>,
-        kind: SampleKind,
-        location: glam::DVec3,
-        velocity: glam::DVec3,
-        yaw: f64,
-    },
+    /// Boxed: the largest event would otherwise make every record a third larger.
+    PawnSample(Box<PawnSample>),
     /// A pawn's role on this machine (once, when the machine first has the pawn).
     Role {
         pawn: u16,
@@ -340,6 +334,17 @@ pub enum Event {
     },
 }
 
+/// Where a machine shows a pawn at one instant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PawnSample {
+    pub pawn: u16,
+    pub owner: Option<u16>,
+    pub kind: SampleKind,
+    pub location: glam::DVec3,
+    pub velocity: glam::DVec3,
+    pub yaw: f64,
+}
+
 /// The pawn's members (bound or not) around one execution of a move: when GenPredictionTick
 /// began (the input loaded, the start state in place), after each sub-step, and at the end —
 /// what the client keeps as its prediction, or what the server validates and acknowledges.
@@ -385,4 +390,15 @@ pub struct Record {
     pub t: f64,
     pub machine: Machine,
     pub event: Event,
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every record is copied several times on its way (model, driver, channel, store,
+    /// recorder): large events are boxed so a record stays small.
+    #[test]
+    fn records_stay_small() {
+        assert!(std::mem::size_of::<super::Event>() <= 40);
+        assert!(std::mem::size_of::<super::Record>() <= 56);
+    }
 }
