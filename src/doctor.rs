@@ -638,9 +638,37 @@ fn examine_with(
                 .or(execs.last())
                 .copied(),
         };
-        let parted = match (judged, server_exec.get(&(c, *move_id))) {
+        let server_side = server_exec.get(&(c, *move_id)).copied();
+        let parted = match (judged, server_side) {
             (Some(a), Some(b)) => Some(parting(&all_bound, a, b)),
             _ => None,
+        };
+        // With the value trace: the unbound members the move began with on each side (the
+        // value a replay or combined re-run did not restore).
+        let unbound_entry: Vec<String> = match (judged, server_side) {
+            (Some(a), Some(b)) => written
+                .iter()
+                .filter_map(|name| {
+                    let f = Field::from_name(name)?;
+                    let (x, y) = (a.entry.get(f), b.entry.get(f));
+                    (f.natural_type().distance(&x, &y) > 1e-6).then(|| {
+                        let why = match a.exec {
+                            Execution::Replay => {
+                                "a value changed during replay without being bound"
+                            }
+                            Execution::Combined => {
+                                "the combined re-run began from its newest value, not the move's (unbound values are not reset)"
+                            }
+                            _ => "not bound, so no correction restores it",
+                        };
+                        format!(
+                            "{name} (not bound) entered the client's {} execution as {x} but the server's as {y}: {why}",
+                            format!("{:?}", a.exec).to_lowercase()
+                        )
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
         };
         let dash_values = devs
             .iter()
@@ -657,8 +685,13 @@ fn examine_with(
             (
                 Cause::UnboundMember,
                 format!(
-                    "the pawn's tick writes {} but the recording's binding list has no such binding",
-                    written.join(", ")
+                    "the pawn's tick writes {} but the recording's binding list has no such binding{}",
+                    written.join(", "),
+                    if unbound_entry.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", unbound_entry.join("; "))
+                    }
                 ),
             )
         } else if dash_always_combine && lost_press && (dash_values || near(presses.get(&c), r.t)) {

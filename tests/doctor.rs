@@ -171,6 +171,18 @@ fn with_the_value_trace_each_correction_names_where_values_parted() {
         );
     }
 
+    // An unbound member: the evidence names its value at the move's entry on both sides.
+    let r = report_with("pitfall-01-unbound-member", true);
+    assert!(
+        r.diagnoses.iter().any(|d| d
+            .evidence
+            .contains("move_ramp (not bound) entered the client's replay")
+            && d.evidence
+                .contains("a value changed during replay without being bound")),
+        "{}",
+        r.to_text(5)
+    );
+
     // A tick reading the clock computes differently: each client's first correction parts
     // inside a sub-step, from equal values at the move's entry.
     let r = report_with("pitfall-02a-wall-clock-in-tick", true);
