@@ -43,7 +43,8 @@ struct AppArgs {
     /// Record the live session to FILE (`.msrec`) from the start.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-    /// Open these windows at start (repeatable): bindings, gmc, help, journey, lessons, whatif.
+    /// Open these windows at start (repeatable): bindings, doctor, gmc, help, journey, lessons,
+    /// whatif.
     #[arg(long = "window", value_name = "NAME")]
     windows: Vec<String>,
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).

@@ -353,3 +353,48 @@ fn the_journey_of_the_move_at_the_cursor() {
     h.get_by_label("Move lineage");
     h.get_by_label_contains("Bound values in -> out of each execution: re-simulated");
 }
+
+#[test]
+fn the_doctor_explains_the_opened_recording() {
+    let path = recording_with_cursor("doc.msrec", 3.0);
+    let mut h = opened(path);
+    // The event log's journey buttons come first; the doctor's follow.
+    let in_log = h.get_all_by_label("journey").count();
+    h.get_by_label("Doctor").click();
+    for _ in 0..2000 {
+        h.run_steps(1);
+        if h.state().doctor_report().is_some() {
+            break;
+        }
+    }
+    let r = h
+        .state()
+        .doctor_report()
+        .expect("the doctor finished within 2000 frames")
+        .clone();
+    assert!(r.corrections > 0);
+    assert!(
+        r.value_trace.starts_with("re-simulated"),
+        "{}",
+        r.value_trace
+    );
+    assert!(r.diagnoses.iter().all(|d| d.parted.is_some()));
+    h.run_steps(2);
+    h.get_by_label("Desync doctor");
+    // A correction's journey from the doctor.
+    h.get_all_by_label("journey")
+        .nth(in_log)
+        .expect("the doctor's first journey button")
+        .click();
+    h.run_steps(3);
+    let l = h
+        .state()
+        .lineage()
+        .expect("a journey is shown")
+        .clone()
+        .expect("traced");
+    assert_eq!(
+        (l.client, l.move_id),
+        (r.diagnoses[0].client, r.diagnoses[0].move_id)
+    );
+}

@@ -25,6 +25,7 @@ use crate::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::store::{MarkKind, Metric, Store};
 use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
 
+mod doctor_window;
 pub mod layout;
 mod lessons;
 mod panels;
@@ -198,6 +199,7 @@ pub struct MovescopeApp {
     layout: egui_tiles::Tree<layout::Pane>,
     lessons: lessons::LessonState,
     whatif: whatif_window::WhatIfState,
+    doctor: doctor_window::DoctorState,
     /// The move lineage shown (or why none could be).
     lineage: Option<Result<crate::lineage::Lineage, String>>,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
@@ -256,6 +258,7 @@ impl MovescopeApp {
             layout: layout::default_layout(),
             lessons: lessons::LessonState::default(),
             whatif: whatif_window::WhatIfState::default(),
+            doctor: doctor_window::DoctorState::default(),
             lineage: None,
             journey_pending: false,
         };
@@ -286,6 +289,7 @@ impl MovescopeApp {
                 "help" => app.show_help = true,
                 "whatif" => app.whatif.open = true,
                 "journey" => app.journey_pending = true,
+                "doctor" => app.doctor.open = true,
                 "lessons" => {
                     // Opened on a lesson's preset: that lesson is the current one.
                     app.lessons.open = true;
@@ -299,7 +303,7 @@ impl MovescopeApp {
                 }
                 other => {
                     app.status = format!(
-                        "unknown window `{other}` (bindings, gmc, help, journey, lessons, whatif)"
+                        "unknown window `{other}` (bindings, doctor, gmc, help, journey, lessons, whatif)"
                     )
                 }
             }
@@ -892,6 +896,16 @@ impl MovescopeApp {
                 self.bug_report(&ctx);
             }
             if ui
+                .button("Doctor")
+                .on_hover_text("The desync doctor: every correction explained, causes ranked, where values parted.")
+                .clicked()
+            {
+                self.doctor.open = !self.doctor.open;
+                if self.doctor.open && self.doctor.report.is_none() {
+                    self.run_doctor();
+                }
+            }
+            if ui
                 .button("What if…")
                 .on_hover_text("Re-run the opened recording with a change and compare, plots overlaid.")
                 .clicked()
@@ -1184,6 +1198,7 @@ impl MovescopeApp {
         self.lineage_window(ctx);
         self.lessons_window(ctx);
         self.whatif_window(ctx);
+        self.doctor_window(ctx);
         self.bindings_window(ctx);
         self.gmc_window(ctx);
         if self.show_help {
