@@ -1218,6 +1218,10 @@ impl MovescopeApp {
                             ("End", "follow live (or go to the end of a recording)"),
                             ("Shift+drag on the timeline", "select a range (for CSV export)"),
                             ("click a plot or a log line", "move the cursor there"),
+                            ("double-click a client's point", "the journey of its move (a correction plot: the corrected move)"),
+                            ("click a player's pawn", "in the world view: the journey of its move at the cursor"),
+                            ("Doctor (top bar)", "every correction explained: deviating values, where values parted, cause and evidence"),
+                            ("Session > value trace", "bound values in and out of every move execution, for journeys and the doctor"),
                             ("drop a .msrec file", "open the recording"),
                             ("F1", "this window"),
                         ] {
