@@ -1,6 +1,8 @@
 //! The desync doctor names the right cause (or finding) on every pitfall scenario shipped in
 //! `presets/`, and nothing on their fixed variants.
 
+mod common;
+
 use std::path::PathBuf;
 
 use movescope::doctor::{Cause, Report, Stage, examine};
@@ -208,18 +210,15 @@ fn a_virtual_recording_without_the_trace_is_re_simulated_for_it() {
     let file = dir.join("wall-clock.msrec");
     let preset = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("presets/pitfall-02a-wall-clock-in-tick.ron");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_movescope"))
-        .args(["run", "--seconds", "8", "--preset"])
-        .arg(&preset)
-        .arg("--record")
-        .arg(&file)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::movescope_ok(&[
+        "run",
+        "--seconds",
+        "8",
+        "--preset",
+        preset.to_str().expect("UTF-8 path"),
+        "--record",
+        file.to_str().expect("UTF-8 path"),
+    ]);
     let rec = movescope::recording::Recording::open(&file).expect("opens");
     let (records, damage) = rec.load_all();
     assert!(damage.is_none());

@@ -1,7 +1,7 @@
 //! What-if re-runs: no change reproduces a virtual-time recording exactly; a change shows
 //! where the runs part and how corrections change.
 
-use std::process::Command;
+mod common;
 
 use movescope::recording::Recording;
 
@@ -43,22 +43,13 @@ fn a_change_shows_where_the_runs_part() {
 
 #[test]
 fn whatif_from_the_command_line() {
-    let out = Command::new(env!("CARGO_BIN_EXE_movescope"))
-        .args([
-            "whatif",
-            "recordings/pitfall-01-unbound-member.msrec",
-            "--set",
-            "link.latency_ms=150",
-            "--json",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::movescope_ok(&[
+        "whatif",
+        "recordings/pitfall-01-unbound-member.msrec",
+        "--set",
+        "link.latency_ms=150",
+        "--json",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["changes"][0], "link.latency_ms=150");
     assert!(v["first_divergence"]["record"].as_u64().is_some());

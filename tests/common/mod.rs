@@ -32,3 +32,20 @@ pub fn run_collect(sets: &[&str], seconds: f64) -> (Summary, Vec<Record>) {
 pub fn total(s: &Summary, f: impl Fn(&ClientSummary) -> u64) -> u64 {
     s.clients.iter().map(f).sum()
 }
+
+/// Runs the movescope binary with `args` in the project folder and fails the test with its
+/// stderr unless it succeeds; returns its output.
+pub fn movescope_ok(args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_movescope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "movescope {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
