@@ -1264,4 +1264,12 @@ impl Server {
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
         out.append(&mut self.telemetry);
     }
+
+    /// Hands every telemetry event since the last call to `f`, in order (what
+    /// [`Server::drain_telemetry`] appends, without the intermediate vector).
+    pub fn drain_telemetry_each(&mut self, mut f: impl FnMut(f64, Event)) {
+        for (t, e) in self.telemetry.drain(..) {
+            f(t, e);
+        }
+    }
 }
