@@ -1458,11 +1458,18 @@ impl Client {
 
     /// The next datagram to send, encoded.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.poll_transmit_reusing(&mut Vec::new())
+    }
+
+    /// [`Client::poll_transmit`], encoding into a spare buffer from `spare` when it has one
+    /// (the same bytes; the driver gives delivered datagrams' buffers back to save allocations).
+    pub fn poll_transmit_reusing(&mut self, spare: &mut Vec<Vec<u8>>) -> Option<Transmit> {
         let (msg, delivery) = self.outbox.pop_front()?;
         self.send_seq = self.send_seq.wrapping_add(1);
         let b = self.bindings_of(msg.layout());
+        let buf = spare.pop().unwrap_or_default();
         Some(Transmit {
-            bytes: wire::encode_client(self.cfg.id, self.send_seq, &msg, b),
+            bytes: wire::encode_client_into(self.cfg.id, self.send_seq, &msg, b, buf),
             delivery,
             kind: msg.kind(),
         })

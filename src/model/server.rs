@@ -1242,6 +1242,12 @@ impl Server {
 
     /// The next datagram to send, encoded, with its destination client.
     pub fn poll_transmit(&mut self) -> Option<(u16, Transmit)> {
+        self.poll_transmit_reusing(&mut Vec::new())
+    }
+
+    /// [`Server::poll_transmit`], encoding into a spare buffer from `spare` when it has one
+    /// (the same bytes; the driver gives delivered datagrams' buffers back to save allocations).
+    pub fn poll_transmit_reusing(&mut self, spare: &mut Vec<Vec<u8>>) -> Option<(u16, Transmit)> {
         // Encoded where it waits, then dropped there (a message is large to move).
         let (to, msg, delivery) = self.outbox.front()?;
         self.send_seq = self.send_seq.wrapping_add(1);
@@ -1249,10 +1255,17 @@ impl Server {
             .layouts
             .get(msg.layout())
             .unwrap_or_else(|| self.layouts.current_bindings());
+        let buf = spare.pop().unwrap_or_default();
         let tx = (
             *to,
             Transmit {
-                bytes: wire::encode_server_cached(self.send_seq, msg, b, &mut self.entry_cache),
+                bytes: wire::encode_server_cached_into(
+                    self.send_seq,
+                    msg,
+                    b,
+                    &mut self.entry_cache,
+                    buf,
+                ),
                 delivery: *delivery,
                 kind: msg.kind(),
             },

@@ -148,11 +148,14 @@ struct BitWriter {
 }
 
 impl BitWriter {
+    #[cfg(test)]
     fn new(header: [u8; HEADER_BYTES]) -> Self {
-        Self::with_capacity(header, 64)
+        Self::reusing(Vec::new(), header, 64)
     }
-    fn with_capacity(header: [u8; HEADER_BYTES], capacity: usize) -> Self {
-        let mut bytes = Vec::with_capacity(capacity);
+    /// A writer into `bytes` (emptied first; a spare buffer whose allocation is reused).
+    fn reusing(mut bytes: Vec<u8>, header: [u8; HEADER_BYTES], capacity: usize) -> Self {
+        bytes.clear();
+        bytes.reserve(capacity);
         bytes.extend_from_slice(&header);
         BitWriter {
             bytes,
@@ -891,16 +894,28 @@ pub fn encode_keepalive(h: &Header) -> Vec<u8> {
 
 /// Encodes a client message; `b` must be the binding list of `msg.layout()`.
 pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Vec<u8> {
+    encode_client_into(sender, seq, msg, b, Vec::new())
+}
+
+/// [`encode_client`] into `buf` (emptied first; the same bytes, its allocation reused).
+pub fn encode_client_into(
+    sender: u16,
+    seq: u32,
+    msg: &ClientMsg,
+    b: &Bindings,
+    buf: Vec<u8>,
+) -> Vec<u8> {
     let h = &Header {
         sender,
         seq,
         layout: msg.layout(),
     };
-    let mut w = match msg {
-        ClientMsg::Join { .. } => BitWriter::new(header(K_JOIN, h)),
-        ClientMsg::Moves { .. } => BitWriter::new(header(K_MOVES, h)),
-        ClientMsg::Ping { .. } => BitWriter::new(header(K_PING, h)),
+    let kind = match msg {
+        ClientMsg::Join { .. } => K_JOIN,
+        ClientMsg::Moves { .. } => K_MOVES,
+        ClientMsg::Ping { .. } => K_PING,
     };
+    let mut w = BitWriter::reusing(buf, header(kind, h), 64);
     match msg {
         ClientMsg::Join { nonce, layout_hash } => {
             w.bits(u64::from(*nonce), 32);
@@ -952,7 +967,7 @@ pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Ve
 
 /// Encodes a server message; `b` must be the binding list of `msg.layout()`.
 pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
-    encode_server_with(seq, msg, b, None)
+    encode_server_with(seq, msg, b, None, Vec::new())
 }
 
 /// [`encode_server`], reusing state-update entries encoded earlier (the same bytes).
@@ -962,7 +977,18 @@ pub fn encode_server_cached(
     b: &Bindings,
     cache: &mut EntryCache,
 ) -> Vec<u8> {
-    encode_server_with(seq, msg, b, Some(cache))
+    encode_server_with(seq, msg, b, Some(cache), Vec::new())
+}
+
+/// [`encode_server_cached`] into `buf` (emptied first; the same bytes, its allocation reused).
+pub fn encode_server_cached_into(
+    seq: u32,
+    msg: &ServerMsg,
+    b: &Bindings,
+    cache: &mut EntryCache,
+    buf: Vec<u8>,
+) -> Vec<u8> {
+    encode_server_with(seq, msg, b, Some(cache), buf)
 }
 
 fn encode_server_with(
@@ -970,6 +996,7 @@ fn encode_server_with(
     msg: &ServerMsg,
     b: &Bindings,
     mut cache: Option<&mut EntryCache>,
+    buf: Vec<u8>,
 ) -> Vec<u8> {
     let h = &Header {
         sender: SERVER_SENDER,
@@ -992,7 +1019,7 @@ fn encode_server_with(
         ServerMsg::StateUpdate { entries, .. } => 32 + 40 * entries.len(),
         _ => 64,
     };
-    let mut w = BitWriter::with_capacity(header(kind, h), capacity.min(MAX_DATAGRAM + 8));
+    let mut w = BitWriter::reusing(buf, header(kind, h), capacity.min(MAX_DATAGRAM + 8));
     match msg {
         ServerMsg::Welcome {
             pawn,
@@ -1601,6 +1628,30 @@ mod tests {
             let shared = encode_server_cached(seq as u32, msg, &b, &mut cache);
             assert_eq!(fresh, shared, "message {seq}");
             assert_eq!(shared.len(), msg.wire_bytes(&b), "message {seq}");
+        }
+    }
+
+    /// Encoding into a spare buffer (the harness's recycled datagrams) gives the bytes of
+    /// encoding into a new one, whatever the spare held before.
+    #[test]
+    fn encoding_into_spare_buffers_matches_fresh_encoding() {
+        let b = bindings();
+        let (client, server) = sample_messages(&b);
+        let mut spare = vec![0xA5u8; 2000];
+        for (seq, m) in client.iter().enumerate() {
+            let fresh = encode_client(3, seq as u32, m, &b);
+            spare = encode_client_into(3, seq as u32, m, &b, spare);
+            assert_eq!(fresh, spare, "{m:?}");
+            spare.push(0x5A);
+        }
+        let mut cache = EntryCache::default();
+        let mut fresh_cache = EntryCache::default();
+        for (seq, m) in server.iter().enumerate() {
+            let fresh = encode_server_cached(seq as u32, m, &b, &mut fresh_cache);
+            spare = encode_server_cached_into(seq as u32, m, &b, &mut cache, spare);
+            assert_eq!(fresh, spare, "{m:?}");
+            assert_eq!(fresh, encode_server(seq as u32, m, &b), "{m:?}");
+            spare.extend_from_slice(&[0xFF; 7]);
         }
     }
 

@@ -129,7 +129,13 @@ pub struct Session {
     server: Server,
     server_fps: f64,
     clients: BTreeMap<u16, ClientSlot>,
+    /// Buffers of datagrams that were delivered or dropped, for the next ones to be encoded
+    /// into (saves an allocation and a free per datagram).
+    spare: Vec<Vec<u8>>,
 }
+
+/// Spare datagram buffers kept at most.
+const SPARE_BUFFERS: usize = 64;
 
 /// Where the harness hands its telemetry records, as they happen.
 type Sink<'a> = dyn FnMut(Record) + 'a;
@@ -150,6 +156,7 @@ impl Session {
             server,
             server_fps: preset.server_fps,
             clients: BTreeMap::new(),
+            spare: Vec::new(),
         };
         for i in preset.network_clients() {
             let o = preset.client_overrides.iter().find(|o| o.client == i);
@@ -342,7 +349,7 @@ impl Session {
         while let Some(tx) = self
             .clients
             .get_mut(&i)
-            .and_then(|s| s.client.poll_transmit())
+            .and_then(|s| s.client.poll_transmit_reusing(&mut self.spare))
         {
             let reliable_seq = match tx.delivery {
                 Delivery::Reliable => {
@@ -370,7 +377,7 @@ impl Session {
     }
 
     fn flush_server(&mut self, sink: &mut Sink) {
-        while let Some((to, tx)) = self.server.poll_transmit() {
+        while let Some((to, tx)) = self.server.poll_transmit_reusing(&mut self.spare) {
             let Some(slot) = self.clients.get_mut(&to) else {
                 continue;
             };
@@ -437,6 +444,8 @@ impl Session {
                 if pkt.reliable_seq.is_some() {
                     let slot = self.keep_packet(pkt);
                     self.schedule(now + rto, Action::Retransmit(slot));
+                } else {
+                    self.recycle(pkt.bytes);
                 }
             }
             Fate::Delivered(at) => {
@@ -480,6 +489,7 @@ impl Session {
         let up = pkt.up;
         let Some(seq) = pkt.reliable_seq else {
             self.hand_over(i, up, &pkt.bytes, sink);
+            self.recycle(pkt.bytes);
             return;
         };
         let slot = self
@@ -504,6 +514,14 @@ impl Session {
         }
         for bytes in ready {
             self.hand_over(i, up, &bytes, sink);
+            self.recycle(bytes);
+        }
+    }
+
+    /// Keeps a finished datagram's buffer for a later datagram.
+    fn recycle(&mut self, bytes: Vec<u8>) {
+        if self.spare.len() < SPARE_BUFFERS {
+            self.spare.push(bytes);
         }
     }
 
