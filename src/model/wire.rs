@@ -193,29 +193,39 @@ impl BitWriter {
             self.pending -= 64;
         }
     }
-    /// Appends `bits` bits written earlier by another writer (`bytes`, little-endian, the
-    /// unused high bits of the last byte zero).
+    /// Appends `bits` bits written earlier by another writer (`bytes`, little-endian; bits
+    /// past the first `bits`, and bytes past them, are ignored).
     fn append(&mut self, bytes: &[u8], bits: usize) {
+        // Whole words: `bits(word, 64)` each, with the pending bits (fewer than 64, those
+        // above them zero) kept in a register rather than in `acc`.
         let full = bits / 64;
         self.bytes.reserve(full * 8 + 8);
+        let p = self.pending;
+        let mut low = self.acc as u64;
         let mut done = 0;
         for c in bytes.chunks_exact(8).take(full) {
             let word = u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]));
-            // `bits(word, 64)`: `pending` stays below 64.
-            self.acc |= u128::from(word) << self.pending;
             self.bytes
-                .extend_from_slice(&(self.acc as u64).to_le_bytes());
-            self.acc >>= 64;
+                .extend_from_slice(&(low | (word << p)).to_le_bytes());
+            low = if p == 0 { 0 } else { word >> (64 - p) };
             done += 1;
         }
+        self.acc = u128::from(low);
         self.bit += done * 64;
         let rest = (bits % 64) as u32;
         if rest > 0 {
+            // `bytes` may go on past the last bit (`bits` masks what follows): one load
+            // when 8 bytes are there.
             let tail = &bytes[(bits / 64) * 8..];
-            let mut word = [0u8; 8];
-            let k = tail.len().min(8);
-            word[..k].copy_from_slice(&tail[..k]);
-            self.bits(u64::from_le_bytes(word), rest);
+            let word = match tail.first_chunk::<8>() {
+                Some(w) => u64::from_le_bytes(*w),
+                None => {
+                    let mut word = [0u8; 8];
+                    word[..tail.len()].copy_from_slice(tail);
+                    u64::from_le_bytes(word)
+                }
+            };
+            self.bits(word, rest);
         }
     }
     fn finish(mut self) -> Vec<u8> {
@@ -332,7 +342,9 @@ impl EntryCache {
         e: &ProxyEntry,
     ) {
         let (start, bits) = self.encoded(b, layout, server_time, e);
-        w.append(&self.bytes[start..start + bits.div_ceil(8)], bits);
+        // The bytes after the entry's (other entries') are masked off by `append`: passing
+        // them lets it read the last bits in one load.
+        w.append(&self.bytes[start..], bits);
     }
 }
 
@@ -1628,6 +1640,50 @@ mod tests {
             let shared = encode_server_cached(seq as u32, msg, &b, &mut cache);
             assert_eq!(fresh, shared, "message {seq}");
             assert_eq!(shared.len(), msg.wire_bytes(&b), "message {seq}");
+        }
+    }
+
+    /// Appending bits written by another writer gives the bytes of writing them bit by bit, at
+    /// every offset and length.
+    #[test]
+    fn appended_bits_match_bits_written_one_by_one() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for offset in 0..70u32 {
+            for len in [0usize, 1, 7, 8, 63, 64, 65, 127, 128, 129, 200, 257] {
+                let lead = next();
+                let bits: Vec<u64> = (0..len).map(|_| next() & 1).collect();
+                let mut src = BitWriter::appending_to(Vec::new());
+                for &v in &bits {
+                    src.bits(v, 1);
+                }
+                let src_bits = src.bit;
+                let mut src = src.finish();
+                // What follows the bits is not appended.
+                src.extend_from_slice(&next().to_le_bytes()[..(len % 9)]);
+                if let Some(last) = src.get_mut(len / 8)
+                    && len % 8 != 0
+                {
+                    *last |= 0xFF << (len % 8);
+                }
+                let mut slow = BitWriter::appending_to(Vec::new());
+                let mut fast = BitWriter::appending_to(Vec::new());
+                for w in [&mut slow, &mut fast] {
+                    w.bits(lead, offset.min(64));
+                    w.bits(lead >> 3, offset.saturating_sub(64));
+                }
+                for &v in &bits {
+                    slow.bits(v, 1);
+                }
+                fast.append(&src, src_bits);
+                assert_eq!(slow.bit, fast.bit, "{offset} {len}");
+                assert_eq!(slow.finish(), fast.finish(), "{offset} {len}");
+            }
         }
     }
 
