@@ -558,11 +558,15 @@ impl Client {
         self.last_frame = Some(now);
         self.telemetry.push((now, Event::Frame { dt }));
 
-        let inbox = std::mem::take(&mut self.inbox);
-        for msg in inbox {
+        let mut inbox = std::mem::take(&mut self.inbox);
+        for msg in inbox.drain(..) {
             if self.phase == Phase::Playing {
                 self.apply_server_msg(now, msg);
             }
+        }
+        // The emptied vector goes back, its allocation kept for the next frames' messages.
+        if self.inbox.is_empty() {
+            self.inbox = inbox;
         }
         if self.phase == Phase::Playing && now - self.last_heard > CONNECTION_TIMEOUT {
             self.rejoin(

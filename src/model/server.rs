@@ -446,8 +446,8 @@ impl Server {
         self.last_frame = Some(now);
         self.telemetry.push((now, Event::Frame { dt }));
 
-        let inbox = std::mem::take(&mut self.inbox);
-        for (from, msg) in inbox {
+        let mut inbox = std::mem::take(&mut self.inbox);
+        for (from, msg) in inbox.drain(..) {
             match msg {
                 ClientMsg::Join { nonce, layout_hash } => self.join(now, from, nonce, layout_hash),
                 ClientMsg::Moves {
@@ -470,6 +470,10 @@ impl Server {
                 },
                 ClientMsg::Ping { .. } => {}
             }
+        }
+        // The emptied vector goes back, its allocation kept for the next frames' messages.
+        if self.inbox.is_empty() {
+            self.inbox = inbox;
         }
 
         let silent: Vec<u16> = self
