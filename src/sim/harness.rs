@@ -117,6 +117,37 @@ struct ClientSlot {
     down_rel: ReliableChannel,
 }
 
+/// The clients by id (ids are small and dense: a vector, not a map; iterated in id order).
+#[derive(Default)]
+struct Clients(Vec<Option<ClientSlot>>);
+
+impl Clients {
+    fn insert(&mut self, i: u16, slot: ClientSlot) {
+        let i = usize::from(i);
+        if self.0.len() <= i {
+            self.0.resize_with(i + 1, || None);
+        }
+        self.0[i] = Some(slot);
+    }
+    #[inline]
+    fn get(&self, i: &u16) -> Option<&ClientSlot> {
+        self.0.get(usize::from(*i)).and_then(Option::as_ref)
+    }
+    #[inline]
+    fn get_mut(&mut self, i: &u16) -> Option<&mut ClientSlot> {
+        self.0.get_mut(usize::from(*i)).and_then(Option::as_mut)
+    }
+    fn iter(&self) -> impl Iterator<Item = (u16, &ClientSlot)> {
+        self.0
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i as u16, s.as_ref()?)))
+    }
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut ClientSlot> {
+        self.0.iter_mut().filter_map(Option::as_mut)
+    }
+}
+
 /// A whole session in virtual time.
 pub struct Session {
     bindings: Arc<Bindings>,
@@ -128,7 +159,7 @@ pub struct Session {
     free_packets: Vec<u32>,
     server: Server,
     server_fps: f64,
-    clients: BTreeMap<u16, ClientSlot>,
+    clients: Clients,
     /// Buffers of datagrams that were delivered or dropped, for the next ones to be encoded
     /// into (saves an allocation and a free per datagram).
     spare: Vec<Vec<u8>>,
@@ -155,7 +186,7 @@ impl Session {
             free_packets: Vec::new(),
             server,
             server_fps: preset.server_fps,
-            clients: BTreeMap::new(),
+            clients: Clients::default(),
             spare: Vec::new(),
         };
         for i in preset.network_clients() {
@@ -305,7 +336,7 @@ impl Session {
                 }
             }
             Action::ClockSample => {
-                for (&i, s) in &self.clients {
+                for (i, s) in self.clients.iter() {
                     if s.client.is_playing() {
                         let offset = s.client.synced_time(now - s.start) - now;
                         sink(Record {
