@@ -850,20 +850,17 @@ impl Client {
         // Reliable batches carry only new moves; unreliable ones repeat every unacknowledged
         // move that fits, so a lost datagram is covered by the next one.
         let first = if reliable { self.sent_upto } else { self.acked };
-        let candidates: Vec<(u8, WireMove)> = self
-            .history
-            .iter()
-            .filter(|m| m.id > first)
-            .map(|m| (m.layout, self.wire_move(m)))
-            .collect();
+        // The moves to send, converted one by one into the batch (no list of candidates; the
+        // batch sized for all of them, so it is not regrown move by move).
+        let candidates = || self.history.iter().filter(|m| m.id > first);
         // One layout per batch; a layout change starts a new batch. Each batch carries the sum
         // of its moves' value bits (what `moves_bytes` would add up again).
         let mut batches: Vec<(u8, Vec<WireMove>, usize)> = Vec::new();
-        let mut cur: Vec<WireMove> = Vec::new();
+        let mut cur: Vec<WireMove> = Vec::with_capacity(candidates().count());
         let mut cur_bits = 0usize;
-        let mut cur_layout = candidates.first().map_or(0, |(l, _)| *l);
+        let mut cur_layout = candidates().next().map_or(0, |m| m.layout);
         let mut b = self.bindings_of(cur_layout);
-        for (layout, m) in candidates {
+        for (layout, m) in candidates().map(|m| (m.layout, self.wire_move(m))) {
             if layout != cur_layout {
                 if !cur.is_empty() {
                     batches.push((cur_layout, std::mem::take(&mut cur), cur_bits));
