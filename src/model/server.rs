@@ -1274,7 +1274,7 @@ impl Server {
                 kind: msg.kind(),
             },
         );
-        self.outbox.drain(..1);
+        drop(self.outbox.pop_front());
         Some(tx)
     }
 
