@@ -647,7 +647,7 @@ impl Server {
         // Spawns.
         for (&c, rc) in self.clients.iter_mut() {
             for p in &self.pawns {
-                if p.id != rc.pawn && rc.known.insert(p.id) {
+                if p.id != rc.pawn && !rc.known.contains(p.id) && rc.known.insert(p.id) {
                     self.outbox.push_back((
                         c,
                         ServerMsg::ProxySpawn {
