@@ -558,11 +558,15 @@ impl Client {
         self.last_frame = Some(now);
         self.telemetry.push((now, Event::Frame { dt }));
 
-        let inbox = std::mem::take(&mut self.inbox);
-        for msg in inbox {
+        let mut inbox = std::mem::take(&mut self.inbox);
+        for msg in inbox.drain(..) {
             if self.phase == Phase::Playing {
                 self.apply_server_msg(now, msg);
             }
+        }
+        // The emptied vector goes back, its allocation kept for the next frames' messages.
+        if self.inbox.is_empty() {
+            self.inbox = inbox;
         }
         if self.phase == Phase::Playing && now - self.last_heard > CONNECTION_TIMEOUT {
             self.rejoin(
@@ -846,20 +850,17 @@ impl Client {
         // Reliable batches carry only new moves; unreliable ones repeat every unacknowledged
         // move that fits, so a lost datagram is covered by the next one.
         let first = if reliable { self.sent_upto } else { self.acked };
-        let candidates: Vec<(u8, WireMove)> = self
-            .history
-            .iter()
-            .filter(|m| m.id > first)
-            .map(|m| (m.layout, self.wire_move(m)))
-            .collect();
+        // The moves to send, converted one by one into the batch (no list of candidates; the
+        // batch sized for all of them, so it is not regrown move by move).
+        let candidates = || self.history.iter().filter(|m| m.id > first);
         // One layout per batch; a layout change starts a new batch. Each batch carries the sum
         // of its moves' value bits (what `moves_bytes` would add up again).
         let mut batches: Vec<(u8, Vec<WireMove>, usize)> = Vec::new();
-        let mut cur: Vec<WireMove> = Vec::new();
+        let mut cur: Vec<WireMove> = Vec::with_capacity(candidates().count());
         let mut cur_bits = 0usize;
-        let mut cur_layout = candidates.first().map_or(0, |(l, _)| *l);
+        let mut cur_layout = candidates().next().map_or(0, |m| m.layout);
         let mut b = self.bindings_of(cur_layout);
-        for (layout, m) in candidates {
+        for (layout, m) in candidates().map(|m| (m.layout, self.wire_move(m))) {
             if layout != cur_layout {
                 if !cur.is_empty() {
                     batches.push((cur_layout, std::mem::take(&mut cur), cur_bits));
@@ -1458,11 +1459,18 @@ impl Client {
 
     /// The next datagram to send, encoded.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.poll_transmit_reusing(&mut Vec::new())
+    }
+
+    /// [`Client::poll_transmit`], encoding into a spare buffer from `spare` when it has one
+    /// (the same bytes; the driver gives delivered datagrams' buffers back to save allocations).
+    pub fn poll_transmit_reusing(&mut self, spare: &mut Vec<Vec<u8>>) -> Option<Transmit> {
         let (msg, delivery) = self.outbox.pop_front()?;
         self.send_seq = self.send_seq.wrapping_add(1);
         let b = self.bindings_of(msg.layout());
+        let buf = spare.pop().unwrap_or_default();
         Some(Transmit {
-            bytes: wire::encode_client(self.cfg.id, self.send_seq, &msg, b),
+            bytes: wire::encode_client_into(self.cfg.id, self.send_seq, &msg, b, buf),
             delivery,
             kind: msg.kind(),
         })
@@ -1471,6 +1479,14 @@ impl Client {
     /// Moves the telemetry gathered since the last call into `out`, stamped with local time.
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
         out.append(&mut self.telemetry);
+    }
+
+    /// Hands every telemetry event since the last call to `f`, in order (what
+    /// [`Client::drain_telemetry`] appends, without the intermediate vector).
+    pub fn drain_telemetry_each(&mut self, mut f: impl FnMut(f64, Event)) {
+        for (t, e) in self.telemetry.drain(..) {
+            f(t, e);
+        }
     }
 }
 

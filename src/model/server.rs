@@ -446,8 +446,8 @@ impl Server {
         self.last_frame = Some(now);
         self.telemetry.push((now, Event::Frame { dt }));
 
-        let inbox = std::mem::take(&mut self.inbox);
-        for (from, msg) in inbox {
+        let mut inbox = std::mem::take(&mut self.inbox);
+        for (from, msg) in inbox.drain(..) {
             match msg {
                 ClientMsg::Join { nonce, layout_hash } => self.join(now, from, nonce, layout_hash),
                 ClientMsg::Moves {
@@ -470,6 +470,10 @@ impl Server {
                 },
                 ClientMsg::Ping { .. } => {}
             }
+        }
+        // The emptied vector goes back, its allocation kept for the next frames' messages.
+        if self.inbox.is_empty() {
+            self.inbox = inbox;
         }
 
         let silent: Vec<u16> = self
@@ -643,7 +647,7 @@ impl Server {
         // Spawns.
         for (&c, rc) in self.clients.iter_mut() {
             for p in &self.pawns {
-                if p.id != rc.pawn && rc.known.insert(p.id) {
+                if p.id != rc.pawn && !rc.known.contains(p.id) && rc.known.insert(p.id) {
                     self.outbox.push_back((
                         c,
                         ServerMsg::ProxySpawn {
@@ -1242,6 +1246,12 @@ impl Server {
 
     /// The next datagram to send, encoded, with its destination client.
     pub fn poll_transmit(&mut self) -> Option<(u16, Transmit)> {
+        self.poll_transmit_reusing(&mut Vec::new())
+    }
+
+    /// [`Server::poll_transmit`], encoding into a spare buffer from `spare` when it has one
+    /// (the same bytes; the driver gives delivered datagrams' buffers back to save allocations).
+    pub fn poll_transmit_reusing(&mut self, spare: &mut Vec<Vec<u8>>) -> Option<(u16, Transmit)> {
         // Encoded where it waits, then dropped there (a message is large to move).
         let (to, msg, delivery) = self.outbox.front()?;
         self.send_seq = self.send_seq.wrapping_add(1);
@@ -1249,19 +1259,34 @@ impl Server {
             .layouts
             .get(msg.layout())
             .unwrap_or_else(|| self.layouts.current_bindings());
+        let buf = spare.pop().unwrap_or_default();
         let tx = (
             *to,
             Transmit {
-                bytes: wire::encode_server_cached(self.send_seq, msg, b, &mut self.entry_cache),
+                bytes: wire::encode_server_cached_into(
+                    self.send_seq,
+                    msg,
+                    b,
+                    &mut self.entry_cache,
+                    buf,
+                ),
                 delivery: *delivery,
                 kind: msg.kind(),
             },
         );
-        self.outbox.drain(..1);
+        drop(self.outbox.pop_front());
         Some(tx)
     }
 
     pub fn drain_telemetry(&mut self, out: &mut Vec<(f64, Event)>) {
         out.append(&mut self.telemetry);
+    }
+
+    /// Hands every telemetry event since the last call to `f`, in order (what
+    /// [`Server::drain_telemetry`] appends, without the intermediate vector).
+    pub fn drain_telemetry_each(&mut self, mut f: impl FnMut(f64, Event)) {
+        for (t, e) in self.telemetry.drain(..) {
+            f(t, e);
+        }
     }
 }

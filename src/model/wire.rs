@@ -148,11 +148,14 @@ struct BitWriter {
 }
 
 impl BitWriter {
+    #[cfg(test)]
     fn new(header: [u8; HEADER_BYTES]) -> Self {
-        Self::with_capacity(header, 64)
+        Self::reusing(Vec::new(), header, 64)
     }
-    fn with_capacity(header: [u8; HEADER_BYTES], capacity: usize) -> Self {
-        let mut bytes = Vec::with_capacity(capacity);
+    /// A writer into `bytes` (emptied first; a spare buffer whose allocation is reused).
+    fn reusing(mut bytes: Vec<u8>, header: [u8; HEADER_BYTES], capacity: usize) -> Self {
+        bytes.clear();
+        bytes.reserve(capacity);
         bytes.extend_from_slice(&header);
         BitWriter {
             bytes,
@@ -190,29 +193,39 @@ impl BitWriter {
             self.pending -= 64;
         }
     }
-    /// Appends `bits` bits written earlier by another writer (`bytes`, little-endian, the
-    /// unused high bits of the last byte zero).
+    /// Appends `bits` bits written earlier by another writer (`bytes`, little-endian; bits
+    /// past the first `bits`, and bytes past them, are ignored).
     fn append(&mut self, bytes: &[u8], bits: usize) {
+        // Whole words: `bits(word, 64)` each, with the pending bits (fewer than 64, those
+        // above them zero) kept in a register rather than in `acc`.
         let full = bits / 64;
         self.bytes.reserve(full * 8 + 8);
+        let p = self.pending;
+        let mut low = self.acc as u64;
         let mut done = 0;
         for c in bytes.chunks_exact(8).take(full) {
             let word = u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]));
-            // `bits(word, 64)`: `pending` stays below 64.
-            self.acc |= u128::from(word) << self.pending;
             self.bytes
-                .extend_from_slice(&(self.acc as u64).to_le_bytes());
-            self.acc >>= 64;
+                .extend_from_slice(&(low | (word << p)).to_le_bytes());
+            low = if p == 0 { 0 } else { word >> (64 - p) };
             done += 1;
         }
+        self.acc = u128::from(low);
         self.bit += done * 64;
         let rest = (bits % 64) as u32;
         if rest > 0 {
+            // `bytes` may go on past the last bit (`bits` masks what follows): one load
+            // when 8 bytes are there.
             let tail = &bytes[(bits / 64) * 8..];
-            let mut word = [0u8; 8];
-            let k = tail.len().min(8);
-            word[..k].copy_from_slice(&tail[..k]);
-            self.bits(u64::from_le_bytes(word), rest);
+            let word = match tail.first_chunk::<8>() {
+                Some(w) => u64::from_le_bytes(*w),
+                None => {
+                    let mut word = [0u8; 8];
+                    word[..tail.len()].copy_from_slice(tail);
+                    u64::from_le_bytes(word)
+                }
+            };
+            self.bits(word, rest);
         }
     }
     fn finish(mut self) -> Vec<u8> {
@@ -329,7 +342,9 @@ impl EntryCache {
         e: &ProxyEntry,
     ) {
         let (start, bits) = self.encoded(b, layout, server_time, e);
-        w.append(&self.bytes[start..start + bits.div_ceil(8)], bits);
+        // The bytes after the entry's (other entries') are masked off by `append`: passing
+        // them lets it read the last bits in one load.
+        w.append(&self.bytes[start..], bits);
     }
 }
 
@@ -891,16 +906,28 @@ pub fn encode_keepalive(h: &Header) -> Vec<u8> {
 
 /// Encodes a client message; `b` must be the binding list of `msg.layout()`.
 pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Vec<u8> {
+    encode_client_into(sender, seq, msg, b, Vec::new())
+}
+
+/// [`encode_client`] into `buf` (emptied first; the same bytes, its allocation reused).
+pub fn encode_client_into(
+    sender: u16,
+    seq: u32,
+    msg: &ClientMsg,
+    b: &Bindings,
+    buf: Vec<u8>,
+) -> Vec<u8> {
     let h = &Header {
         sender,
         seq,
         layout: msg.layout(),
     };
-    let mut w = match msg {
-        ClientMsg::Join { .. } => BitWriter::new(header(K_JOIN, h)),
-        ClientMsg::Moves { .. } => BitWriter::new(header(K_MOVES, h)),
-        ClientMsg::Ping { .. } => BitWriter::new(header(K_PING, h)),
+    let kind = match msg {
+        ClientMsg::Join { .. } => K_JOIN,
+        ClientMsg::Moves { .. } => K_MOVES,
+        ClientMsg::Ping { .. } => K_PING,
     };
+    let mut w = BitWriter::reusing(buf, header(kind, h), 64);
     match msg {
         ClientMsg::Join { nonce, layout_hash } => {
             w.bits(u64::from(*nonce), 32);
@@ -952,7 +979,7 @@ pub fn encode_client(sender: u16, seq: u32, msg: &ClientMsg, b: &Bindings) -> Ve
 
 /// Encodes a server message; `b` must be the binding list of `msg.layout()`.
 pub fn encode_server(seq: u32, msg: &ServerMsg, b: &Bindings) -> Vec<u8> {
-    encode_server_with(seq, msg, b, None)
+    encode_server_with(seq, msg, b, None, Vec::new())
 }
 
 /// [`encode_server`], reusing state-update entries encoded earlier (the same bytes).
@@ -962,7 +989,18 @@ pub fn encode_server_cached(
     b: &Bindings,
     cache: &mut EntryCache,
 ) -> Vec<u8> {
-    encode_server_with(seq, msg, b, Some(cache))
+    encode_server_with(seq, msg, b, Some(cache), Vec::new())
+}
+
+/// [`encode_server_cached`] into `buf` (emptied first; the same bytes, its allocation reused).
+pub fn encode_server_cached_into(
+    seq: u32,
+    msg: &ServerMsg,
+    b: &Bindings,
+    cache: &mut EntryCache,
+    buf: Vec<u8>,
+) -> Vec<u8> {
+    encode_server_with(seq, msg, b, Some(cache), buf)
 }
 
 fn encode_server_with(
@@ -970,6 +1008,7 @@ fn encode_server_with(
     msg: &ServerMsg,
     b: &Bindings,
     mut cache: Option<&mut EntryCache>,
+    buf: Vec<u8>,
 ) -> Vec<u8> {
     let h = &Header {
         sender: SERVER_SENDER,
@@ -992,7 +1031,7 @@ fn encode_server_with(
         ServerMsg::StateUpdate { entries, .. } => 32 + 40 * entries.len(),
         _ => 64,
     };
-    let mut w = BitWriter::with_capacity(header(kind, h), capacity.min(MAX_DATAGRAM + 8));
+    let mut w = BitWriter::reusing(buf, header(kind, h), capacity.min(MAX_DATAGRAM + 8));
     match msg {
         ServerMsg::Welcome {
             pawn,
@@ -1601,6 +1640,74 @@ mod tests {
             let shared = encode_server_cached(seq as u32, msg, &b, &mut cache);
             assert_eq!(fresh, shared, "message {seq}");
             assert_eq!(shared.len(), msg.wire_bytes(&b), "message {seq}");
+        }
+    }
+
+    /// Appending bits written by another writer gives the bytes of writing them bit by bit, at
+    /// every offset and length.
+    #[test]
+    fn appended_bits_match_bits_written_one_by_one() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for offset in 0..70u32 {
+            for len in [0usize, 1, 7, 8, 63, 64, 65, 127, 128, 129, 200, 257] {
+                let lead = next();
+                let bits: Vec<u64> = (0..len).map(|_| next() & 1).collect();
+                let mut src = BitWriter::appending_to(Vec::new());
+                for &v in &bits {
+                    src.bits(v, 1);
+                }
+                let src_bits = src.bit;
+                let mut src = src.finish();
+                // What follows the bits is not appended.
+                src.extend_from_slice(&next().to_le_bytes()[..(len % 9)]);
+                if let Some(last) = src.get_mut(len / 8)
+                    && len % 8 != 0
+                {
+                    *last |= 0xFF << (len % 8);
+                }
+                let mut slow = BitWriter::appending_to(Vec::new());
+                let mut fast = BitWriter::appending_to(Vec::new());
+                for w in [&mut slow, &mut fast] {
+                    w.bits(lead, offset.min(64));
+                    w.bits(lead >> 3, offset.saturating_sub(64));
+                }
+                for &v in &bits {
+                    slow.bits(v, 1);
+                }
+                fast.append(&src, src_bits);
+                assert_eq!(slow.bit, fast.bit, "{offset} {len}");
+                assert_eq!(slow.finish(), fast.finish(), "{offset} {len}");
+            }
+        }
+    }
+
+    /// Encoding into a spare buffer (the harness's recycled datagrams) gives the bytes of
+    /// encoding into a new one, whatever the spare held before.
+    #[test]
+    fn encoding_into_spare_buffers_matches_fresh_encoding() {
+        let b = bindings();
+        let (client, server) = sample_messages(&b);
+        let mut spare = vec![0xA5u8; 2000];
+        for (seq, m) in client.iter().enumerate() {
+            let fresh = encode_client(3, seq as u32, m, &b);
+            spare = encode_client_into(3, seq as u32, m, &b, spare);
+            assert_eq!(fresh, spare, "{m:?}");
+            spare.push(0x5A);
+        }
+        let mut cache = EntryCache::default();
+        let mut fresh_cache = EntryCache::default();
+        for (seq, m) in server.iter().enumerate() {
+            let fresh = encode_server_cached(seq as u32, m, &b, &mut fresh_cache);
+            spare = encode_server_cached_into(seq as u32, m, &b, &mut cache, spare);
+            assert_eq!(fresh, spare, "{m:?}");
+            assert_eq!(fresh, encode_server(seq as u32, m, &b), "{m:?}");
+            spare.extend_from_slice(&[0xFF; 7]);
         }
     }
 

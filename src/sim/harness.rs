@@ -117,6 +117,37 @@ struct ClientSlot {
     down_rel: ReliableChannel,
 }
 
+/// The clients by id (ids are small and dense: a vector, not a map; iterated in id order).
+#[derive(Default)]
+struct Clients(Vec<Option<ClientSlot>>);
+
+impl Clients {
+    fn insert(&mut self, i: u16, slot: ClientSlot) {
+        let i = usize::from(i);
+        if self.0.len() <= i {
+            self.0.resize_with(i + 1, || None);
+        }
+        self.0[i] = Some(slot);
+    }
+    #[inline]
+    fn get(&self, i: &u16) -> Option<&ClientSlot> {
+        self.0.get(usize::from(*i)).and_then(Option::as_ref)
+    }
+    #[inline]
+    fn get_mut(&mut self, i: &u16) -> Option<&mut ClientSlot> {
+        self.0.get_mut(usize::from(*i)).and_then(Option::as_mut)
+    }
+    fn iter(&self) -> impl Iterator<Item = (u16, &ClientSlot)> {
+        self.0
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i as u16, s.as_ref()?)))
+    }
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut ClientSlot> {
+        self.0.iter_mut().filter_map(Option::as_mut)
+    }
+}
+
 /// A whole session in virtual time.
 pub struct Session {
     bindings: Arc<Bindings>,
@@ -128,10 +159,17 @@ pub struct Session {
     free_packets: Vec<u32>,
     server: Server,
     server_fps: f64,
-    clients: BTreeMap<u16, ClientSlot>,
-    scratch: Vec<(f64, Event)>,
-    out: Vec<Record>,
+    clients: Clients,
+    /// Buffers of datagrams that were delivered or dropped, for the next ones to be encoded
+    /// into (saves an allocation and a free per datagram).
+    spare: Vec<Vec<u8>>,
 }
+
+/// Spare datagram buffers kept at most.
+const SPARE_BUFFERS: usize = 64;
+
+/// Where the harness hands its telemetry records, as they happen.
+type Sink<'a> = dyn FnMut(Record) + 'a;
 
 impl Session {
     /// Builds a session from a preset. Fails with the preset's validation message.
@@ -148,9 +186,8 @@ impl Session {
             free_packets: Vec::new(),
             server,
             server_fps: preset.server_fps,
-            clients: BTreeMap::new(),
-            scratch: Vec::new(),
-            out: Vec::new(),
+            clients: Clients::default(),
+            spare: Vec::new(),
         };
         for i in preset.network_clients() {
             let o = preset.client_overrides.iter().find(|o| o.client == i);
@@ -255,15 +292,13 @@ impl Session {
         while self.queue.peek().is_some_and(|s| s.at() <= t_end) {
             let Some(ev) = self.queue.pop() else { break };
             self.now = ev.at();
-            self.dispatch(ev.action);
-            for r in self.out.drain(..) {
-                sink(r);
-            }
+            // Records go straight to the sink, in the order they happen (no buffer between).
+            self.dispatch(ev.action, sink);
         }
         self.now = self.now.max(t_end);
     }
 
-    fn dispatch(&mut self, action: Action) {
+    fn dispatch(&mut self, action: Action, sink: &mut Sink) {
         let now = self.now;
         match action {
             Action::ClientFrame(i) => {
@@ -280,31 +315,31 @@ impl Session {
                 slot.client.frame(local, raw);
                 let base = 1.0 / slot.fps;
                 let dt = base * (1.0 + slot.fps_jitter * (2.0 * slot.frame_rng.f64() - 1.0));
-                self.flush_client(i);
-                self.collect_client(i);
+                self.flush_client(i, sink);
+                self.collect_client(i, sink);
                 self.schedule(now + dt, Action::ClientFrame(i));
             }
             Action::ServerFrame => {
                 self.server.frame(now);
-                self.flush_server();
-                self.collect_server();
+                self.flush_server(sink);
+                self.collect_server(sink);
                 self.schedule(now + 1.0 / self.server_fps, Action::ServerFrame);
             }
             Action::Deliver(slot) => {
                 if let Some(pkt) = self.take_packet(slot) {
-                    self.deliver(pkt);
+                    self.deliver(pkt, sink);
                 }
             }
             Action::Retransmit(slot) => {
                 if let Some(pkt) = self.take_packet(slot) {
-                    self.transmit(pkt);
+                    self.transmit(pkt, sink);
                 }
             }
             Action::ClockSample => {
-                for (&i, s) in &self.clients {
+                for (i, s) in self.clients.iter() {
                     if s.client.is_playing() {
                         let offset = s.client.synced_time(now - s.start) - now;
-                        self.out.push(Record {
+                        sink(Record {
                             t: now,
                             machine: Machine::Client(i),
                             event: Event::ClockOffset { offset },
@@ -316,38 +351,36 @@ impl Session {
         }
     }
 
-    fn collect_client(&mut self, i: u16) {
+    fn collect_client(&mut self, i: u16, sink: &mut Sink) {
         let slot = self
             .clients
             .get_mut(&i)
             .expect("scheduled for an existing client");
-        slot.client.drain_telemetry(&mut self.scratch);
         let start = slot.start;
-        for (local, event) in self.scratch.drain(..) {
-            self.out.push(Record {
+        slot.client.drain_telemetry_each(|local, event| {
+            sink(Record {
                 t: start + local,
                 machine: Machine::Client(i),
                 event,
-            });
-        }
+            })
+        });
     }
 
-    fn collect_server(&mut self) {
-        self.server.drain_telemetry(&mut self.scratch);
-        for (t, event) in self.scratch.drain(..) {
-            self.out.push(Record {
+    fn collect_server(&mut self, sink: &mut Sink) {
+        self.server.drain_telemetry_each(|t, event| {
+            sink(Record {
                 t,
                 machine: Machine::Server,
                 event,
-            });
-        }
+            })
+        });
     }
 
-    fn flush_client(&mut self, i: u16) {
+    fn flush_client(&mut self, i: u16, sink: &mut Sink) {
         while let Some(tx) = self
             .clients
             .get_mut(&i)
-            .and_then(|s| s.client.poll_transmit())
+            .and_then(|s| s.client.poll_transmit_reusing(&mut self.spare))
         {
             let reliable_seq = match tx.delivery {
                 Delivery::Reliable => {
@@ -361,18 +394,21 @@ impl Session {
                 }
                 Delivery::Unreliable => None,
             };
-            self.transmit(Packet {
-                client: i,
-                up: true,
-                bytes: tx.bytes,
-                reliable_seq,
-                kind: tx.kind,
-            });
+            self.transmit(
+                Packet {
+                    client: i,
+                    up: true,
+                    bytes: tx.bytes,
+                    reliable_seq,
+                    kind: tx.kind,
+                },
+                sink,
+            );
         }
     }
 
-    fn flush_server(&mut self) {
-        while let Some((to, tx)) = self.server.poll_transmit() {
+    fn flush_server(&mut self, sink: &mut Sink) {
+        while let Some((to, tx)) = self.server.poll_transmit_reusing(&mut self.spare) {
             let Some(slot) = self.clients.get_mut(&to) else {
                 continue;
             };
@@ -383,24 +419,27 @@ impl Session {
                 }
                 Delivery::Unreliable => None,
             };
-            self.transmit(Packet {
-                client: to,
-                up: false,
-                bytes: tx.bytes,
-                reliable_seq,
-                kind: tx.kind,
-            });
+            self.transmit(
+                Packet {
+                    client: to,
+                    up: false,
+                    bytes: tx.bytes,
+                    reliable_seq,
+                    kind: tx.kind,
+                },
+                sink,
+            );
         }
     }
 
-    fn packet_record(&mut self, pkt: &Packet, fate: PacketFate) {
+    fn packet_record(&self, pkt: &Packet, fate: PacketFate, sink: &mut Sink) {
         let (from, to) = pkt.endpoints();
         let machine = if fate == PacketFate::Delivered {
             to
         } else {
             from
         };
-        self.out.push(Record {
+        sink(Record {
             t: self.now,
             machine,
             event: Event::Packet {
@@ -413,7 +452,7 @@ impl Session {
         });
     }
 
-    fn transmit(&mut self, pkt: Packet) {
+    fn transmit(&mut self, pkt: Packet, sink: &mut Sink) {
         let now = self.now;
         let slot = self
             .clients
@@ -429,13 +468,15 @@ impl Session {
         let rto = ((u.latency_ms + d.latency_ms + 2.0 * (u.jitter_ms + d.jitter_ms)) / 1000.0
             + 0.02)
             .max(0.03);
-        self.packet_record(&pkt, PacketFate::Sent);
+        self.packet_record(&pkt, PacketFate::Sent, sink);
         match fate {
             Fate::Dropped(_) => {
-                self.packet_record(&pkt, PacketFate::Dropped);
+                self.packet_record(&pkt, PacketFate::Dropped, sink);
                 if pkt.reliable_seq.is_some() {
                     let slot = self.keep_packet(pkt);
                     self.schedule(now + rto, Action::Retransmit(slot));
+                } else {
+                    self.recycle(pkt.bytes);
                 }
             }
             Fate::Delivered(at) => {
@@ -443,7 +484,7 @@ impl Session {
                 self.schedule(at, Action::Deliver(slot));
             }
             Fate::Duplicated(a, b) => {
-                self.packet_record(&pkt, PacketFate::Duplicated);
+                self.packet_record(&pkt, PacketFate::Duplicated, sink);
                 let first = self.keep_packet(pkt.clone());
                 self.schedule(a, Action::Deliver(first));
                 let second = self.keep_packet(pkt);
@@ -473,12 +514,13 @@ impl Session {
         Some(pkt)
     }
 
-    fn deliver(&mut self, pkt: Packet) {
-        self.packet_record(&pkt, PacketFate::Delivered);
+    fn deliver(&mut self, pkt: Packet, sink: &mut Sink) {
+        self.packet_record(&pkt, PacketFate::Delivered, sink);
         let i = pkt.client;
         let up = pkt.up;
         let Some(seq) = pkt.reliable_seq else {
-            self.hand_over(i, up, &pkt.bytes);
+            self.hand_over(i, up, &pkt.bytes, sink);
+            self.recycle(pkt.bytes);
             return;
         };
         let slot = self
@@ -502,24 +544,32 @@ impl Session {
             ch.expected += 1;
         }
         for bytes in ready {
-            self.hand_over(i, up, &bytes);
+            self.hand_over(i, up, &bytes, sink);
+            self.recycle(bytes);
+        }
+    }
+
+    /// Keeps a finished datagram's buffer for a later datagram.
+    fn recycle(&mut self, bytes: Vec<u8>) {
+        if self.spare.len() < SPARE_BUFFERS {
+            self.spare.push(bytes);
         }
     }
 
     /// Gives a delivered datagram to its receiver.
-    fn hand_over(&mut self, i: u16, up: bool, bytes: &[u8]) {
+    fn hand_over(&mut self, i: u16, up: bool, bytes: &[u8], sink: &mut Sink) {
         if up {
             // A malformed datagram is reported by the model's telemetry.
             let _ = self.server.handle_datagram(self.now, bytes);
-            self.flush_server();
-            self.collect_server();
+            self.flush_server(sink);
+            self.collect_server(sink);
         } else {
             let slot = self
                 .clients
                 .get_mut(&i)
                 .expect("scheduled for an existing client");
             let _ = slot.client.handle_datagram(self.now - slot.start, bytes);
-            self.collect_client(i);
+            self.collect_client(i, sink);
         }
     }
 }
