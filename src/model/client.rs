@@ -705,9 +705,10 @@ impl Client {
             Vec::new()
         };
         let cur = self.current.as_mut().expect("a current move exists");
-        let entry = self.values;
+        // The value trace starts with the values at entry (no copy when it is off).
         if let Some(t) = self.value_trace.as_mut() {
             t.clear();
+            t.push(self.values);
         }
         // Without client prediction the tick does not run here: the move only carries input,
         // and the pawn is shown from server states.
@@ -738,7 +739,7 @@ impl Client {
         }
         let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.max_combined_delta_time;
         if gmc.use_client_prediction {
-            self.trace_values(now, move_id, exec, entry);
+            self.trace_values(now, move_id, exec);
         }
         emit_one_shots(
             &mut self.telemetry,
@@ -1083,9 +1084,9 @@ impl Client {
                 let start = self.values;
                 self.sync_applied(now, NetContext::LocalClientPawn_PreReplayMoveExecution, id);
                 self.values.copy_fields(&input, mb.input);
-                let entry = self.values;
                 if let Some(t) = self.value_trace.as_mut() {
                     t.clear();
+                    t.push(self.values);
                 }
                 let n = run_move(
                     &mut self.values,
@@ -1101,7 +1102,7 @@ impl Client {
                     &mut self.tick_out,
                     self.value_trace.as_mut(),
                 );
-                self.trace_values(now, id, Execution::Replay, entry);
+                self.trace_values(now, id, Execution::Replay);
                 self.tick_hooks(now, id, n, Execution::Replay);
                 self.sync_applied(now, NetContext::LocalClientPawn_PostReplayMoveExecution, id);
                 let output = self.values;
@@ -1212,10 +1213,12 @@ impl Client {
         self.value_trace = on.then(Vec::new);
     }
 
-    /// Value trace: the execution of `move_id` that just ran, from `entry` to the pawn's
-    /// values now, with the sub-steps `run_move` collected.
-    fn trace_values(&mut self, now: f64, move_id: u32, exec: Execution, entry: PawnValues) {
+    /// Value trace: the execution of `move_id` that just ran, from its entry values (the
+    /// trace's first element) through the sub-steps `run_move` collected to the pawn's values
+    /// now.
+    fn trace_values(&mut self, now: f64, move_id: u32, exec: Execution) {
         if let Some(t) = self.value_trace.as_mut() {
+            let (entry, substeps) = super::cycle::split_trace(std::mem::take(t), self.values);
             self.telemetry.push((
                 now,
                 Event::MoveValues(Box::new(MoveValues {
@@ -1224,7 +1227,7 @@ impl Client {
                     move_id,
                     exec,
                     entry,
-                    substeps: std::mem::take(t),
+                    substeps,
                     exit: self.values,
                 })),
             ));

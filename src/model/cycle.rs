@@ -91,6 +91,16 @@ pub fn run_move(
     n
 }
 
+/// A value trace as collected (the entry values, then one per sub-step) split into the entry
+/// and the sub-steps; `now` stands in for an empty trace's entry.
+pub fn split_trace(mut trace: Vec<PawnValues>, now: PawnValues) -> (PawnValues, Vec<PawnValues>) {
+    if trace.is_empty() {
+        return (now, trace);
+    }
+    let entry = trace.remove(0);
+    (entry, trace)
+}
+
 /// Appends OneShot and SideEffect events for what the last execution raised.
 pub fn emit_one_shots(
     telemetry: &mut Vec<(f64, Event)>,

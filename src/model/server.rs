@@ -1082,9 +1082,10 @@ impl Server {
             self.telemetry.push((now, Event::TurretHit { pawn: p.id }));
         }
         let delta = clamp_delta(&self.cfg.gmc, m.delta);
-        let entry = p.values;
+        // The value trace starts with the values at entry (no copy when it is off).
         if let Some(t) = self.value_trace.as_mut() {
             t.clear();
+            t.push(p.values);
         }
         let n = run_move(
             &mut p.values,
@@ -1103,6 +1104,7 @@ impl Server {
         // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
         p.values.copy_fields(&m.output, b.client_auth_output);
         if let Some(t) = self.value_trace.as_mut() {
+            let (entry, substeps) = super::cycle::split_trace(std::mem::take(t), p.values);
             self.telemetry.push((
                 now,
                 Event::MoveValues(Box::new(MoveValues {
@@ -1111,7 +1113,7 @@ impl Server {
                     move_id: m.id,
                     exec: Execution::Remote,
                     entry,
-                    substeps: std::mem::take(t),
+                    substeps,
                     exit: p.values,
                 })),
             ));
