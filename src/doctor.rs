@@ -514,13 +514,7 @@ fn examine_with(
             (_, Event::SideEffect { exec, .. }) if !exec.is_live() => {
                 side_effects_replayed += 1;
             }
-            (
-                _,
-                Event::ProxiesDisplayed {
-                    team_unknown_frames,
-                    ..
-                },
-            ) => team_unknown += u64::from(*team_unknown_frames),
+            (_, Event::ProxiesDisplayed(x)) => team_unknown += u64::from(x.team_unknown_frames),
             (
                 Machine::Client(_),
                 Event::TransitionDetected {

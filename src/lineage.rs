@@ -300,24 +300,20 @@ pub fn trace(
     }
     for r in records {
         match (&r.machine, &r.event) {
-            (
-                Machine::Server,
-                Event::RemoteMoveExecuted {
-                    client: c,
-                    move_id: m,
-                    age,
-                    substeps,
-                    ..
-                },
-            ) if *c == client && *m == move_id => steps.push(step(
-                r.t,
-                Machine::Server,
-                format!(
-                    "executed on the server, {:.1} ms after its timestamp, {substeps} sub-step(s)",
-                    age * 1000.0
-                ),
-                false,
-            )),
+            (Machine::Server, Event::RemoteMoveExecuted(x))
+                if x.client == client && x.move_id == move_id =>
+            {
+                steps.push(step(
+                    r.t,
+                    Machine::Server,
+                    format!(
+                        "executed on the server, {:.1} ms after its timestamp, {} sub-step(s)",
+                        x.age * 1000.0,
+                        x.substeps
+                    ),
+                    false,
+                ))
+            }
             (
                 Machine::Server,
                 Event::MovesSkipped {
@@ -436,12 +432,7 @@ pub fn trace(
     // The hook trace: the hooks called for this move, on the step of the same instant and
     // machine (an execution where there is one), else as a step of their own.
     let server_pawn = records.iter().find_map(|r| match &r.event {
-        Event::RemoteMoveExecuted {
-            client: c,
-            move_id: m,
-            pawn,
-            ..
-        } if *c == client && *m == move_id => Some(*pawn),
+        Event::RemoteMoveExecuted(x) if x.client == client && x.move_id == move_id => Some(x.pawn),
         _ => None,
     });
     for r in records {

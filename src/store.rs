@@ -686,7 +686,8 @@ impl Store {
                 // The server's clock is session time minus its start (0 unless restarted).
                 self.point(m, Metric::MoveTimestampOffset, r.t, timestamp - r.t);
             }
-            Event::RemoteMoveExecuted { client, age, .. } => {
+            Event::RemoteMoveExecuted(x) => {
+                let crate::model::telemetry::RemoteMove { client, age, .. } = &**x;
                 self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
             }
             Event::PawnSample(s) => {
@@ -752,12 +753,9 @@ impl Store {
                     .fold(0.0, f64::max);
                 self.point(m, Metric::CorrectionError, r.t, worst);
             }
-            Event::ProxiesDisplayed {
-                delay_mean,
-                proxies,
-                paused,
-                ..
-            } if proxies > paused => self.point(m, Metric::InterpDelay, r.t, *delay_mean),
+            Event::ProxiesDisplayed(x) if x.proxies > x.paused => {
+                self.point(m, Metric::InterpDelay, r.t, x.delay_mean)
+            }
             Event::Rtt { rtt } => self.point(m, Metric::Rtt, r.t, *rtt),
             Event::ClockOffset { offset } => self.point(m, Metric::ClockOffset, r.t, *offset),
             Event::ServerFrame { remote_moves } => {

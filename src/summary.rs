@@ -227,7 +227,8 @@ impl SummaryBuilder {
     fn server_event(&mut self, e: &Event) {
         match e {
             Event::Frame { .. } => self.server.frames += 1,
-            Event::RemoteMoveExecuted { client, age, .. } => {
+            Event::RemoteMoveExecuted(x) => {
+                let crate::model::telemetry::RemoteMove { client, age, .. } = &**x;
                 self.server.remote_moves_executed += 1;
                 let a = self.client(*client);
                 a.age_sum += age * 1000.0;
@@ -259,9 +260,10 @@ impl SummaryBuilder {
             } => {
                 self.checks.insert((*client, *move_id), *target);
             }
-            Event::ProxiesDisplayed {
-                delay_mean, frames, ..
-            } => {
+            Event::ProxiesDisplayed(x) => {
+                let crate::model::telemetry::ProxiesDisplayed {
+                    delay_mean, frames, ..
+                } = &**x;
                 self.host_delay_sum += delay_mean * 1000.0 * f64::from(*frames);
                 self.host_delay_n += u64::from(*frames);
             }
@@ -313,15 +315,16 @@ impl SummaryBuilder {
                 }
             }
             Event::SideEffect { .. } => a.s.side_effects += 1,
-            Event::ProxiesDisplayed {
-                proxies,
-                paused,
-                delay_mean,
-                delay_max,
-                extrapolation_seconds,
-                team_unknown_frames,
-                frames,
-            } => {
+            Event::ProxiesDisplayed(x) => {
+                let crate::model::telemetry::ProxiesDisplayed {
+                    proxies,
+                    paused,
+                    delay_mean,
+                    delay_max,
+                    extrapolation_seconds,
+                    team_unknown_frames,
+                    frames,
+                } = &**x;
                 if *proxies > *paused && *frames > 0 {
                     a.delay_sum += delay_mean * 1000.0 * f64::from(*frames);
                     a.delay_n += u64::from(*frames);

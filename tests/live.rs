@@ -126,9 +126,7 @@ fn loss_and_an_outage_recover_once_the_link_is_back() {
     let moves_in = |from: f64, to: f64| {
         records
             .iter()
-            .filter(|r| {
-                r.t >= from && r.t < to && matches!(r.event, Event::RemoteMoveExecuted { .. })
-            })
+            .filter(|r| r.t >= from && r.t < to && matches!(r.event, Event::RemoteMoveExecuted(_)))
             .count()
     };
     assert!(moves_in(0.0, 2.0) > 10, "moves flowed before the outage");
@@ -203,7 +201,7 @@ fn foreign_and_malformed_datagrams_are_counted_and_ignored() {
                     movescope::model::telemetry::Rejection::Malformed(_) => malformed += 1,
                     movescope::model::telemetry::Rejection::Duplicate => {}
                 },
-                Event::RemoteMoveExecuted { .. } => moves_after += 1,
+                Event::RemoteMoveExecuted(_) => moves_after += 1,
                 _ => {}
             }
             foreign >= 40 && malformed >= 20 && moves_after > 30
@@ -253,7 +251,7 @@ fn restarting_the_server_and_a_client_rejoins() {
         &s,
         Duration::from_secs(10),
         "moves on the new server",
-        |r| matches!(r.event, Event::RemoteMoveExecuted { client: 0, .. }),
+        |r| matches!(&r.event, Event::RemoteMoveExecuted(x) if x.client == 0),
     );
     s.stop();
 }

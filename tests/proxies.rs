@@ -49,10 +49,8 @@ fn adaptive_delay_resyncs_when_latency_changes() {
     }
     let mut delays = Vec::new();
     session.run_until(16.0, &mut |r| {
-        if let (Machine::Client(0), Event::ProxiesDisplayed { delay_mean, .. }) =
-            (r.machine, &r.event)
-        {
-            delays.push((r.t, *delay_mean));
+        if let (Machine::Client(0), Event::ProxiesDisplayed(x)) = (r.machine, &r.event) {
+            delays.push((r.t, x.delay_mean));
         }
     });
     let late: Vec<f64> = delays
@@ -145,7 +143,7 @@ fn a_late_joiner_shows_no_replicated_state_during_the_post_spawn_pause() {
                 Event::ProxySpawned { .. } => {
                     first_spawn.get_or_insert(r.t);
                 }
-                Event::ProxiesDisplayed { paused, .. } if *paused > 0 => paused_until.push(r.t),
+                Event::ProxiesDisplayed(x) if x.paused > 0 => paused_until.push(r.t),
                 _ => {}
             }
         }
@@ -278,7 +276,7 @@ fn standalone_never_predicts_replays_combines_or_smooths() {
     assert!(s.server.local_moves_executed > 1000);
     assert!(!records.iter().any(|r| matches!(
         r.event,
-        Event::Correction { .. } | Event::ProxiesDisplayed { .. } | Event::MoveClosed { .. }
+        Event::Correction { .. } | Event::ProxiesDisplayed(_) | Event::MoveClosed { .. }
     )));
     assert!(!records.iter().any(|r| matches!(
         r.event,

@@ -298,10 +298,8 @@ fn server_executes_each_move_once_in_order_despite_duplicates_and_loss() {
     let mut last = std::collections::BTreeMap::new();
     let mut executed = 0u64;
     for r in &records {
-        if let Event::RemoteMoveExecuted {
-            client, move_id, ..
-        } = r.event
-        {
+        if let Event::RemoteMoveExecuted(x) = &r.event {
+            let (client, move_id) = (x.client, x.move_id);
             let prev = last.insert(client, move_id).unwrap_or(0);
             assert!(
                 move_id > prev,
@@ -364,8 +362,8 @@ fn an_outage_recovers_once_the_link_is_back() {
     let stuck = session.client(0).unwrap().pending_moves();
     assert!(stuck > 50, "moves pile up during the outage: {stuck}");
     session.run_until(10.0, &mut |r: Record| {
-        if let (Machine::Server, Event::RemoteMoveExecuted { client: 0, .. }) =
-            (r.machine, &r.event)
+        if let (Machine::Server, Event::RemoteMoveExecuted(x)) = (r.machine, &r.event)
+            && x.client == 0
         {
             acked_after += 1;
         }

@@ -1133,7 +1133,7 @@ impl Client {
             Event::Correction {
                 move_id,
                 detected_by,
-                deviations,
+                deviations: deviations.into_boxed_slice(),
                 replay_depth: depth,
                 replayed: replay,
             },

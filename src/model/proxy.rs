@@ -141,14 +141,18 @@ impl DisplayStats {
         if now - since < DISPLAY_SAMPLE_INTERVAL || self.frames == 0 {
             return None;
         }
-        let e = (self.proxies > 0).then(|| super::telemetry::Event::ProxiesDisplayed {
-            proxies: self.proxies,
-            paused: self.paused,
-            delay_mean: self.current_delay().unwrap_or(0.0),
-            delay_max: self.delay_max,
-            extrapolation_seconds: self.extrapolation_seconds,
-            team_unknown_frames: self.team_unknown_frames,
-            frames: self.frames,
+        let e = (self.proxies > 0).then(|| {
+            super::telemetry::Event::ProxiesDisplayed(Box::new(
+                super::telemetry::ProxiesDisplayed {
+                    proxies: self.proxies,
+                    paused: self.paused,
+                    delay_mean: self.current_delay().unwrap_or(0.0),
+                    delay_max: self.delay_max,
+                    extrapolation_seconds: self.extrapolation_seconds,
+                    team_unknown_frames: self.team_unknown_frames,
+                    frames: self.frames,
+                },
+            ))
         });
         *self = DisplayStats {
             since: Some(now),

@@ -1175,7 +1175,7 @@ impl Server {
         let p = &self.pawns[pawn_idx];
         self.telemetry.push((
             now,
-            Event::RemoteMoveExecuted {
+            Event::RemoteMoveExecuted(Box::new(super::telemetry::RemoteMove {
                 pawn: p.id,
                 client,
                 move_id: m.id,
@@ -1183,7 +1183,7 @@ impl Server {
                 delta,
                 substeps: n,
                 age: now - m.timestamp,
-            },
+            })),
         ));
     }
 
