@@ -1221,7 +1221,7 @@ impl Client {
             let (entry, substeps) = super::cycle::split_trace(std::mem::take(t), self.values);
             self.telemetry.push((
                 now,
-                Event::MoveValues(Box::new(MoveValues {
+                Event::MoveValues(std::sync::Arc::new(MoveValues {
                     pawn: self.pawn,
                     owner: Some(self.cfg.id),
                     move_id,
@@ -1416,7 +1416,7 @@ impl Client {
         };
         self.telemetry.push((
             now,
-            Event::PawnSample(Box::new(super::telemetry::PawnSample {
+            Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
                 pawn: self.pawn,
                 owner: Some(self.cfg.id),
                 kind: SampleKind::Predicted,
@@ -1429,7 +1429,7 @@ impl Client {
             let v = p.display(&b);
             self.telemetry.push((
                 now,
-                Event::PawnSample(Box::new(super::telemetry::PawnSample {
+                Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
                     pawn: p.pawn,
                     owner: p.owner,
                     kind: SampleKind::Displayed,

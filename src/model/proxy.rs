@@ -142,7 +142,7 @@ impl DisplayStats {
             return None;
         }
         let e = (self.proxies > 0).then(|| {
-            super::telemetry::Event::ProxiesDisplayed(Box::new(
+            super::telemetry::Event::ProxiesDisplayed(std::sync::Arc::new(
                 super::telemetry::ProxiesDisplayed {
                     proxies: self.proxies,
                     paused: self.paused,

@@ -532,7 +532,7 @@ impl Server {
             for p in &self.pawns {
                 self.telemetry.push((
                     now,
-                    Event::PawnSample(Box::new(super::telemetry::PawnSample {
+                    Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
                         pawn: p.id,
                         owner: p.owner,
                         kind: super::telemetry::SampleKind::Authoritative,
@@ -548,7 +548,7 @@ impl Server {
                     let v = p.display(&b);
                     self.telemetry.push((
                         now,
-                        Event::PawnSample(Box::new(super::telemetry::PawnSample {
+                        Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
                             pawn: p.pawn,
                             owner: p.owner,
                             kind: super::telemetry::SampleKind::Displayed,
@@ -1107,7 +1107,7 @@ impl Server {
             let (entry, substeps) = super::cycle::split_trace(std::mem::take(t), p.values);
             self.telemetry.push((
                 now,
-                Event::MoveValues(Box::new(MoveValues {
+                Event::MoveValues(std::sync::Arc::new(MoveValues {
                     pawn: p.id,
                     owner: Some(client),
                     move_id: m.id,
@@ -1175,7 +1175,7 @@ impl Server {
         let p = &self.pawns[pawn_idx];
         self.telemetry.push((
             now,
-            Event::RemoteMoveExecuted(Box::new(super::telemetry::RemoteMove {
+            Event::RemoteMoveExecuted(std::sync::Arc::new(super::telemetry::RemoteMove {
                 pawn: p.id,
                 client,
                 move_id: m.id,

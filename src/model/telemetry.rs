@@ -159,7 +159,7 @@ pub enum Event {
         pending_reliable: u16,
     },
     /// Server: a move received from a client was executed.
-    RemoteMoveExecuted(Box<RemoteMove>),
+    RemoteMoveExecuted(Arc<RemoteMove>),
     /// Server: a pawn it controls executed a local move.
     LocalMoveExecuted {
         pawn: u16,
@@ -241,8 +241,9 @@ pub enum Event {
         reason: Rejection,
     },
     /// Where a machine shows a pawn (sampled at `world_view_rate`, for the world view).
-    /// Boxed: the largest event would otherwise make every record a third larger.
-    PawnSample(Box<PawnSample>),
+    /// Behind an `Arc`: the largest event would otherwise make every record a third larger,
+    /// and a record is cloned (recorder, app) without allocating.
+    PawnSample(Arc<PawnSample>),
     /// A pawn's role on this machine (once, when the machine first has the pawn).
     Role {
         pawn: u16,
@@ -269,7 +270,7 @@ pub enum Event {
     },
     /// Client/host, every 50 ms: how the proxies were displayed over the frames since the
     /// last sample.
-    ProxiesDisplayed(Box<ProxiesDisplayed>),
+    ProxiesDisplayed(Arc<ProxiesDisplayed>),
     /// A proxy played the dash effect (GenSimulationTick saw `dash_count` change).
     ProxyEffect {
         pawn: u16,
@@ -304,7 +305,7 @@ pub enum Event {
         text: String,
     },
     /// Value trace (only when switched on): one move execution's values.
-    MoveValues(Box<MoveValues>),
+    MoveValues(Arc<MoveValues>),
     /// Live sessions: someone changed the running session (a setting, the binding list, a
     /// client added or restarted). Stamped with the server as machine.
     SessionChanged {
@@ -312,8 +313,8 @@ pub enum Event {
     },
 }
 
-/// Server: a move received from a client was executed. (Boxed in `Event`, like the other
-/// events with more than 24 bytes of fields, so every record stays small.)
+/// Server: a move received from a client was executed. (Behind an `Arc` in `Event`, like
+/// the other events with more than 24 bytes of fields, so every record stays small.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RemoteMove {
     pub pawn: u16,
@@ -405,7 +406,8 @@ pub struct Record {
 #[cfg(test)]
 mod tests {
     /// Every record is copied several times on its way (model, driver, channel, store,
-    /// recorder): large events are boxed so a record stays small.
+    /// recorder): large events sit behind an `Arc`, so a record stays small and clones
+    /// without allocating.
     #[test]
     fn records_stay_small() {
         assert!(std::mem::size_of::<super::Event>() <= 32);
