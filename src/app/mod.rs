@@ -45,7 +45,9 @@ pub const REPORTS_DIR: &str = "reports";
 /// Folder CSV exports are written to.
 pub const EXPORTS_DIR: &str = "exports";
 /// How far into a virtual-time recording the app re-simulates for a move's bound values (s).
-const RESIMULATE_MAX_S: f64 = 600.0;
+/// The re-run happens on the UI thread when a journey is asked for: 120 s of the standard
+/// 8-client scenario, records loaded and re-simulated, take about 0.3 s.
+const RESIMULATE_MAX_S: f64 = 120.0;
 
 /// `--screenshot FILE --screenshot-after SECONDS`.
 #[derive(Clone, Debug)]
@@ -359,7 +361,7 @@ impl MovescopeApp {
 
     /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`. Bound
     /// values come from the value trace: recorded, traced live, or (a virtual-time recording
-    /// up to 10 minutes in) re-simulated.
+    /// up to two minutes in) re-simulated.
     pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64) {
         self.lineage = Some(self.records_around(t, 3.0, 3.0).and_then(|records| {
             let m = match move_id {
