@@ -499,8 +499,10 @@ impl Client {
                         p.receive(now, server_time, &e.values, simulated);
                     }
                 }
-                // The buffer serves the next state update's decoding.
-                self.entry_scratch = entries;
+                // A decoded list's buffer serves the next state update's decoding.
+                if entries.shared_parts().is_none() {
+                    self.entry_scratch = entries.into_vec();
+                }
             }
             other => self.inbox.push(other),
         }
@@ -1693,7 +1695,7 @@ mod tests {
                 let msg = ServerMsg::StateUpdate {
                     layout,
                     server_time,
-                    entries,
+                    entries: entries.into(),
                 };
                 if !rng.chance(0.02) {
                     seq += 1;

@@ -6,6 +6,7 @@
 
 use super::binding::{Bindings, FieldMask, Value};
 use super::pawn::PawnValues;
+use std::sync::Arc;
 
 /// Bytes of the fixed datagram header: magic (2), protocol version (1), message kind (1),
 /// sender (2), sequence number (4), binding layout version (1). See `crate::wire`.
@@ -140,8 +141,138 @@ pub enum ServerMsg {
     StateUpdate {
         layout: u8,
         server_time: f64,
-        entries: Vec<ProxyEntry>,
+        entries: StateEntries,
     },
+}
+
+/// The entries of a [`ServerMsg::StateUpdate`]: a list of its own (a decoded datagram), or
+/// some of the entries the server built for one net update, picked by index. Every client's
+/// datagrams of an update share that list, so building a client's update copies indices, not
+/// states, and the encoder finds each entry's bits by its index (see `wire::EntryCache`).
+/// Two `StateEntries` are equal when they hold equal entries in the same order, however held.
+#[derive(Clone)]
+pub struct StateEntries(Held);
+
+#[derive(Clone)]
+enum Held {
+    Owned(Vec<ProxyEntry>),
+    /// Every index is within `all` (see [`StateEntries::picked`]).
+    Shared {
+        all: Arc<[ProxyEntry]>,
+        picked: Vec<u16>,
+    },
+}
+
+impl StateEntries {
+    /// The entries of `all` at the indices `picked`, in that order (an index past the end of
+    /// `all` is left out).
+    pub fn picked(all: Arc<[ProxyEntry]>, mut picked: Vec<u16>) -> StateEntries {
+        picked.retain(|&i| usize::from(i) < all.len());
+        StateEntries(Held::Shared { all, picked })
+    }
+
+    /// The shared list and the picked indices, when the entries are held that way.
+    pub fn shared_parts(&self) -> Option<(&Arc<[ProxyEntry]>, &[u16])> {
+        match &self.0 {
+            Held::Owned(_) => None,
+            Held::Shared { all, picked } => Some((all, picked)),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Held::Owned(v) => v.len(),
+            Held::Shared { picked, .. } => picked.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th entry.
+    pub fn get(&self, i: usize) -> Option<&ProxyEntry> {
+        match &self.0 {
+            Held::Owned(v) => v.get(i),
+            Held::Shared { all, picked } => picked.get(i).and_then(|&k| all.get(usize::from(k))),
+        }
+    }
+
+    pub fn first(&self) -> Option<&ProxyEntry> {
+        self.get(0)
+    }
+
+    pub fn iter(&self) -> StateEntriesIter<'_> {
+        StateEntriesIter {
+            entries: self,
+            next: 0,
+        }
+    }
+
+    /// The entries as a list of their own (moved out when they are one already).
+    pub fn into_vec(self) -> Vec<ProxyEntry> {
+        match self.0 {
+            Held::Owned(v) => v,
+            Held::Shared { all, picked } => picked
+                .iter()
+                .filter_map(|&k| all.get(usize::from(k)).cloned())
+                .collect(),
+        }
+    }
+}
+
+impl From<Vec<ProxyEntry>> for StateEntries {
+    fn from(v: Vec<ProxyEntry>) -> Self {
+        StateEntries(Held::Owned(v))
+    }
+}
+
+impl FromIterator<ProxyEntry> for StateEntries {
+    fn from_iter<I: IntoIterator<Item = ProxyEntry>>(iter: I) -> Self {
+        StateEntries(Held::Owned(iter.into_iter().collect()))
+    }
+}
+
+impl PartialEq for StateEntries {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for StateEntries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The entries of a [`StateEntries`], in order.
+pub struct StateEntriesIter<'a> {
+    entries: &'a StateEntries,
+    next: usize,
+}
+
+impl<'a> Iterator for StateEntriesIter<'a> {
+    type Item = &'a ProxyEntry;
+
+    fn next(&mut self) -> Option<&'a ProxyEntry> {
+        let e = self.entries.get(self.next)?;
+        self.next += 1;
+        Some(e)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.entries.len().saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl<'a> IntoIterator for &'a StateEntries {
+    type Item = &'a ProxyEntry;
+    type IntoIter = StateEntriesIter<'a>;
+
+    fn into_iter(self) -> StateEntriesIter<'a> {
+        self.iter()
+    }
 }
 
 /// One pawn's state in a [`ServerMsg::StateUpdate`]. The server puts raw values here; they

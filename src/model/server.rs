@@ -14,7 +14,7 @@ use super::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
 use super::input::{InputScript, InputScriptConfig};
 use super::messages::{
     ClientMsg, Delivery, DeviationReport, HEADER_BYTES, NO_OWNER, ProxyEntry,
-    STATE_UPDATE_HEADER_BITS, ServerMsg, WireMove,
+    STATE_UPDATE_HEADER_BITS, ServerMsg, StateEntries, WireMove,
 };
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::proxy::Proxy;
@@ -697,7 +697,7 @@ impl Server {
         if forced.is_empty() && !periodic {
             return;
         }
-        let all: Vec<ProxyEntry> = if periodic {
+        let all: Arc<[ProxyEntry]> = if periodic {
             self.pawns
                 .iter()
                 .map(|p| ProxyEntry {
@@ -707,14 +707,12 @@ impl Server {
                 })
                 .collect()
         } else {
-            forced
+            forced.into()
         };
         // Each entry's encoded size (the same in every client's update): encoded once here,
-        // into the cache the datagrams' encoding copies from.
-        let bits: Vec<usize> = all
-            .iter()
-            .map(|e| self.entry_cache.entry_bits(&b, layout, now, e))
-            .collect();
+        // into the cache the datagrams' encoding copies from, which also learns the list so
+        // that it finds each picked entry's bits by index.
+        let bits = self.entry_cache.share(&b, layout, now, &all);
         // Packed in order by the entries' actual sizes: a datagram takes entries while its
         // encoded size stays within the batch limit (at least one entry, at most 255).
         let limit_bits = (super::client::MAX_BATCH_BYTES - HEADER_BYTES) * 8;
@@ -723,9 +721,13 @@ impl Server {
                 (e.pawn != rc.pawn && rc.known.contains(e.pawn))
                     || (e.pawn == rc.pawn && !predicting)
             };
-            let mut chunk: Vec<ProxyEntry> = Vec::new();
+            let mut chunk: Vec<u16> = Vec::new();
             let mut chunk_bits = STATE_UPDATE_HEADER_BITS;
-            for (e, &eb) in all.iter().zip(&bits) {
+            for (i, (e, &(_, eb))) in all.iter().zip(bits).enumerate() {
+                // `all` has one entry per pawn, far fewer than 2^16 (the preset's limits).
+                let Ok(i) = u16::try_from(i) else {
+                    break;
+                };
                 if !wanted(e) {
                     continue;
                 }
@@ -735,7 +737,7 @@ impl Server {
                         ServerMsg::StateUpdate {
                             layout,
                             server_time: now,
-                            entries: std::mem::take(&mut chunk),
+                            entries: StateEntries::picked(all.clone(), std::mem::take(&mut chunk)),
                         },
                         Delivery::Unreliable,
                     ));
@@ -744,7 +746,7 @@ impl Server {
                 if chunk.is_empty() {
                     chunk.reserve(all.len());
                 }
-                chunk.push(e.clone());
+                chunk.push(i);
                 chunk_bits += eb;
             }
             if !chunk.is_empty() {
@@ -753,7 +755,7 @@ impl Server {
                     ServerMsg::StateUpdate {
                         layout,
                         server_time: now,
-                        entries: chunk,
+                        entries: StateEntries::picked(all.clone(), chunk),
                     },
                     Delivery::Unreliable,
                 ));

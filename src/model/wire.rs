@@ -250,6 +250,11 @@ pub struct EntryCache {
     bytes: Vec<u8>,
     /// By pawn id: 1 + the index in `entries` of that pawn's newest entry (0: none).
     by_pawn: Vec<u32>,
+    /// The list of the current update that [`EntryCache::share`] encoded, and (first byte in
+    /// `bytes`, bits) of each of its entries by index. Holding the list keeps its address
+    /// from being reused, so a message's list that is the same allocation is this list.
+    shared: Option<Arc<[ProxyEntry]>>,
+    shared_at: Vec<(usize, usize)>,
 }
 
 impl EntryCache {
@@ -259,6 +264,58 @@ impl EntryCache {
         self.entries.clear();
         self.bytes.clear();
         self.by_pawn.clear();
+        self.shared = None;
+        self.shared_at.clear();
+    }
+
+    /// Encodes every entry of `all` (an update's list, which the update's datagrams then
+    /// pick from by index) and gives (first byte, bits) of each, by index.
+    pub fn share(
+        &mut self,
+        b: &Bindings,
+        layout: u8,
+        server_time: f64,
+        all: &Arc<[ProxyEntry]>,
+    ) -> &[(usize, usize)] {
+        let mut at = std::mem::take(&mut self.shared_at);
+        at.clear();
+        for e in all.iter() {
+            at.push(self.encoded(b, layout, server_time, e));
+        }
+        // Encoding cleared the cache if the key changed; the list belongs to this key.
+        self.shared = Some(all.clone());
+        self.shared_at = at;
+        &self.shared_at
+    }
+
+    /// Writes the picked entries of `all`, or `None` when `all` is not the list this cache
+    /// shares for `layout` and `server_time` (the caller then writes them by value).
+    fn write_shared(
+        &self,
+        w: &mut BitWriter,
+        layout: u8,
+        server_time: f64,
+        all: &Arc<[ProxyEntry]>,
+        picked: &[u16],
+    ) -> Option<()> {
+        if self.key != Some((layout, server_time.to_bits()))
+            || !self.shared.as_ref().is_some_and(|s| Arc::ptr_eq(s, all))
+        {
+            return None;
+        }
+        // `all` is the shared list, so every index is within `shared_at`; checked anyway
+        // before anything is written.
+        if picked
+            .iter()
+            .any(|&i| usize::from(i) >= self.shared_at.len())
+        {
+            return None;
+        }
+        for &i in picked {
+            let (start, bits) = self.shared_at[usize::from(i)];
+            w.append(&self.bytes[start..], bits);
+        }
+        Some(())
     }
 
     /// The bits `e` takes encoded for `layout` at `server_time` (encoding it into the cache
@@ -1100,10 +1157,18 @@ fn encode_server_with(
             w.bits(server_time.to_bits(), 64);
             let n = entries.len().min(255);
             w.bits(n as u64, 8);
-            for e in &entries[..n] {
-                match cache.as_deref_mut() {
-                    Some(c) => c.write(&mut w, b, h.layout, *server_time, e),
-                    None => write_entry(&mut w, b, e),
+            let shared = match (entries.shared_parts(), cache.as_deref()) {
+                (Some((all, picked)), Some(c)) => {
+                    c.write_shared(&mut w, h.layout, *server_time, all, &picked[..n])
+                }
+                _ => None,
+            };
+            if shared.is_none() {
+                for e in entries.iter().take(n) {
+                    match cache.as_deref_mut() {
+                        Some(c) => c.write(&mut w, b, h.layout, *server_time, e),
+                        None => write_entry(&mut w, b, e),
+                    }
                 }
             }
         }
@@ -1322,7 +1387,7 @@ pub fn decode_reusing<'b>(
             Datagram::Server(ServerMsg::StateUpdate {
                 layout: h.layout,
                 server_time,
-                entries,
+                entries: entries.into(),
             })
         }
         k => return Err(DecodeError::UnknownKind(k)),
@@ -1451,6 +1516,7 @@ pub fn decode_state_update_into<'b>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::messages::{StateEntries, proxy_entry_bits};
     use crate::model::pawn::default_bindings;
     use crate::model::settings::Faults;
     use proptest::prelude::*;
@@ -1552,7 +1618,8 @@ mod tests {
                         forced: true,
                         values: pawn(0.8).quantized(b.list(), b.bound),
                     },
-                ],
+                ]
+                .into(),
             },
         ];
         (client, server)
@@ -1622,7 +1689,7 @@ mod tests {
             |server_time: f64, layout: u8, entries: Vec<ProxyEntry>| ServerMsg::StateUpdate {
                 layout,
                 server_time,
-                entries,
+                entries: entries.into(),
             };
         // Hits, a same pawn with other values or flags, a new time, another layout.
         let msgs = [
@@ -1640,6 +1707,77 @@ mod tests {
             let shared = encode_server_cached(seq as u32, msg, &b, &mut cache);
             assert_eq!(fresh, shared, "message {seq}");
             assert_eq!(shared.len(), msg.wire_bytes(&b), "message {seq}");
+        }
+    }
+
+    /// Entries picked by index from the list the cache shares encode to the bytes of the same
+    /// entries held in a list of their own, with and without the cache; a list the cache does
+    /// not share (another allocation with equal entries, another time or layout, an index
+    /// past its end) takes the by-value path and gives the same bytes too.
+    #[test]
+    fn picked_state_update_entries_encode_to_the_same_bytes() {
+        let b = bindings();
+        let all: Arc<[ProxyEntry]> = (0..16u16)
+            .map(|pawn| ProxyEntry {
+                pawn,
+                forced: pawn % 5 == 0,
+                values: pawn_values_for(0.37 * f64::from(pawn) - 2.0),
+            })
+            .chain(std::iter::once(ProxyEntry {
+                pawn: 3,
+                forced: false,
+                values: pawn_values_for(0.37 * 3.0 - 2.0),
+            }))
+            .collect();
+        let equal_copy: Arc<[ProxyEntry]> = all.iter().cloned().collect();
+        let mut cache = EntryCache::default();
+        let bits = cache.share(&b, 0, 4.0, &all).to_vec();
+        for (e, &(_, eb)) in all.iter().zip(&bits) {
+            assert_eq!(eb, proxy_entry_bits(&b, e));
+        }
+        let picks: [Vec<u16>; 5] = [
+            (1..16).collect(),
+            (0..16).filter(|&i| i != 7).collect(),
+            vec![15, 0, 16, 3, 3],
+            vec![],
+            vec![2, 17],
+        ];
+        for (seq, picked) in picks.iter().enumerate() {
+            for (time, layout, list) in [
+                (4.0, 0, &all),
+                (4.0, 0, &equal_copy),
+                (4.5, 0, &all),
+                (4.0, 1, &all),
+            ] {
+                let msg = ServerMsg::StateUpdate {
+                    layout,
+                    server_time: time,
+                    entries: StateEntries::picked(list.clone(), picked.clone()),
+                };
+                let owned = ServerMsg::StateUpdate {
+                    layout,
+                    server_time: time,
+                    entries: picked
+                        .iter()
+                        .filter_map(|&i| all.get(usize::from(i)).cloned())
+                        .collect(),
+                };
+                let expected = encode_server(seq as u32, &owned, &b);
+                let mut fresh = EntryCache::default();
+                assert_eq!(encode_server(seq as u32, &msg, &b), expected, "{picked:?}");
+                assert_eq!(
+                    encode_server_cached(seq as u32, &msg, &b, &mut fresh),
+                    expected,
+                    "{picked:?}"
+                );
+                assert_eq!(
+                    encode_server_cached(seq as u32, &msg, &b, &mut cache),
+                    expected,
+                    "{picked:?} at {time} layout {layout}"
+                );
+                // Encoding at another time cleared the cache: share the list again.
+                cache.share(&b, 0, 4.0, &all);
+            }
         }
     }
 
@@ -1795,6 +1933,7 @@ mod tests {
                     layout,
                     server_time,
                     entries: entries
+                        .into_vec()
                         .into_iter()
                         .map(|e| ProxyEntry {
                             values: masked(&b, &e.values, b.simulated),
@@ -2068,7 +2207,7 @@ mod tests {
             match decode(&bytes, |_| Some(&b)) {
                 Ok((h, Datagram::Server(ServerMsg::StateUpdate { server_time, entries, .. }))) => {
                     prop_assert_eq!(in_place, Some((h, server_time)));
-                    prop_assert_eq!(list, entries);
+                    prop_assert_eq!(StateEntries::from(list), entries);
                 }
                 _ => prop_assert_eq!(in_place, None),
             }
