@@ -165,6 +165,7 @@ impl BitWriter {
         }
     }
     /// A writer that appends to `bytes` (counting bits from 0).
+    #[cfg(test)]
     fn appending_to(bytes: Vec<u8>) -> Self {
         BitWriter {
             bytes,
@@ -193,39 +194,53 @@ impl BitWriter {
             self.pending -= 64;
         }
     }
+    /// A writer that appends to a bit stream of `bit_len` bits held in `bytes` (its last
+    /// byte partly used when `bit_len` is not a whole number of bytes; bits above it zero),
+    /// counting bits from 0.
+    fn resuming(mut bytes: Vec<u8>, bit_len: usize) -> Self {
+        let whole = bit_len / 8;
+        let rest = (bit_len % 8) as u32;
+        let acc = if rest > 0 {
+            bytes.get(whole).map_or(0, |&b| b & ((1u8 << rest) - 1))
+        } else {
+            0
+        };
+        bytes.truncate(whole);
+        BitWriter {
+            bytes,
+            acc: u128::from(acc),
+            pending: rest,
+            bit: 0,
+        }
+    }
     /// Appends `bits` bits written earlier by another writer (`bytes`, little-endian; bits
     /// past the first `bits`, and bytes past them, are ignored).
+    #[cfg(test)]
     fn append(&mut self, bytes: &[u8], bits: usize) {
+        self.append_range(bytes, 0, bits);
+    }
+    /// Appends the `bits` bits of the little-endian bit stream `src` from bit `start` (bits
+    /// around them are ignored).
+    fn append_range(&mut self, src: &[u8], start: usize, bits: usize) {
         // Whole words: `bits(word, 64)` each, with the pending bits (fewer than 64, those
         // above them zero) kept in a register rather than in `acc`.
         let full = bits / 64;
         self.bytes.reserve(full * 8 + 8);
         let p = self.pending;
         let mut low = self.acc as u64;
-        let mut done = 0;
-        for c in bytes.chunks_exact(8).take(full) {
-            let word = u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]));
+        let mut at = start;
+        for _ in 0..full {
+            let word = load64_at_bit(src, at);
             self.bytes
                 .extend_from_slice(&(low | (word << p)).to_le_bytes());
             low = if p == 0 { 0 } else { word >> (64 - p) };
-            done += 1;
+            at += 64;
         }
         self.acc = u128::from(low);
-        self.bit += done * 64;
+        self.bit += full * 64;
         let rest = (bits % 64) as u32;
         if rest > 0 {
-            // `bytes` may go on past the last bit (`bits` masks what follows): one load
-            // when 8 bytes are there.
-            let tail = &bytes[(bits / 64) * 8..];
-            let word = match tail.first_chunk::<8>() {
-                Some(w) => u64::from_le_bytes(*w),
-                None => {
-                    let mut word = [0u8; 8];
-                    word[..tail.len()].copy_from_slice(tail);
-                    u64::from_le_bytes(word)
-                }
-            };
-            self.bits(word, rest);
+            self.bits(load64_at_bit(src, at), rest);
         }
     }
     fn finish(mut self) -> Vec<u8> {
@@ -242,15 +257,19 @@ impl BitWriter {
 /// bits are copied into every datagram (the bytes are identical to packing it again). An
 /// entry is reused only when it is equal (pawn, forced flag, values) to one encoded for the
 /// same layout version and server time; the owner clears the cache when a layout changes.
+/// Entries are packed one after the other in one bit stream, so entries encoded in a row
+/// that travel in a row (an update's list, less the client's own pawn) are copied at once.
 #[derive(Clone, Debug, Default)]
 pub struct EntryCache {
     key: Option<(u8, u64)>,
-    /// (entry, first byte in `bytes`, bits).
+    /// (entry, first bit in `bytes`, bits).
     entries: Vec<(ProxyEntry, usize, usize)>,
+    /// The bit stream of every entry, `bit_len` bits.
     bytes: Vec<u8>,
+    bit_len: usize,
     /// By pawn id: 1 + the index in `entries` of that pawn's newest entry (0: none).
     by_pawn: Vec<u32>,
-    /// The list of the current update that [`EntryCache::share`] encoded, and (first byte in
+    /// The list of the current update that [`EntryCache::share`] encoded, and (first bit in
     /// `bytes`, bits) of each of its entries by index. Holding the list keeps its address
     /// from being reused, so a message's list that is the same allocation is this list.
     shared: Option<Arc<[ProxyEntry]>>,
@@ -263,13 +282,14 @@ impl EntryCache {
         self.key = None;
         self.entries.clear();
         self.bytes.clear();
+        self.bit_len = 0;
         self.by_pawn.clear();
         self.shared = None;
         self.shared_at.clear();
     }
 
     /// Encodes every entry of `all` (an update's list, which the update's datagrams then
-    /// pick from by index) and gives (first byte, bits) of each, by index.
+    /// pick from by index) and gives (first bit, bits) of each, by index.
     pub fn share(
         &mut self,
         b: &Bindings,
@@ -311,9 +331,21 @@ impl EntryCache {
         {
             return None;
         }
+        // Entries that lie one after the other in the stream are copied as one run.
+        let mut run: Option<(usize, usize)> = None;
         for &i in picked {
             let (start, bits) = self.shared_at[usize::from(i)];
-            w.append(&self.bytes[start..], bits);
+            run = match run {
+                Some((from, len)) if from + len == start => Some((from, len + bits)),
+                Some((from, len)) => {
+                    w.append_range(&self.bytes, from, len);
+                    Some((start, bits))
+                }
+                None => Some((start, bits)),
+            };
+        }
+        if let Some((from, len)) = run {
+            w.append_range(&self.bytes, from, len);
         }
         Some(())
     }
@@ -330,7 +362,7 @@ impl EntryCache {
         self.encoded(b, layout, server_time, e).1
     }
 
-    /// (first byte in `bytes`, bits) of `e` encoded, encoding it if needed.
+    /// (first bit in `bytes`, bits) of `e` encoded, encoding it if needed.
     #[inline]
     fn encoded(
         &mut self,
@@ -375,11 +407,12 @@ impl EntryCache {
         match found {
             Some(&(_, start, bits)) => (start, bits),
             None => {
-                let start = self.bytes.len();
-                let mut ew = BitWriter::appending_to(std::mem::take(&mut self.bytes));
+                let start = self.bit_len;
+                let mut ew = BitWriter::resuming(std::mem::take(&mut self.bytes), start);
                 write_entry(&mut ew, b, e);
                 let bits = ew.bit;
                 self.bytes = ew.finish();
+                self.bit_len = start + bits;
                 self.entries.push((e.clone(), start, bits));
                 if self.by_pawn.len() <= slot {
                     self.by_pawn.resize(slot + 1, 0);
@@ -399,9 +432,7 @@ impl EntryCache {
         e: &ProxyEntry,
     ) {
         let (start, bits) = self.encoded(b, layout, server_time, e);
-        // The bytes after the entry's (other entries') are masked off by `append`: passing
-        // them lets it read the last bits in one load.
-        w.append(&self.bytes[start..], bits);
+        w.append_range(&self.bytes, start, bits);
     }
 }
 
@@ -428,6 +459,19 @@ fn load64(bytes: &[u8], first: usize) -> u64 {
     match bytes.get(first..first + 8) {
         Some(w) => u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or([0; 8])),
         None => load64_tail(bytes, first),
+    }
+}
+
+/// The 64 bits of `bytes` from bit `at` (little-endian; zeros past the end).
+#[inline(always)]
+fn load64_at_bit(bytes: &[u8], at: usize) -> u64 {
+    let (first, shift) = (at / 8, at % 8);
+    let low = load64(bytes, first);
+    if shift == 0 {
+        low
+    } else {
+        let next = bytes.get(first + 8).copied().unwrap_or(0);
+        (low >> shift) | (u64::from(next) << (64 - shift))
     }
 }
 
@@ -1782,7 +1826,8 @@ mod tests {
     }
 
     /// Appending bits written by another writer gives the bytes of writing them bit by bit, at
-    /// every offset and length.
+    /// every offset and length, from any bit of the source; and a writer resuming a stream
+    /// continues it as one writer would have.
     #[test]
     fn appended_bits_match_bits_written_one_by_one() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -1793,34 +1838,53 @@ mod tests {
             x
         };
         for offset in 0..70u32 {
-            for len in [0usize, 1, 7, 8, 63, 64, 65, 127, 128, 129, 200, 257] {
-                let lead = next();
-                let bits: Vec<u64> = (0..len).map(|_| next() & 1).collect();
-                let mut src = BitWriter::appending_to(Vec::new());
-                for &v in &bits {
-                    src.bits(v, 1);
+            for from in [0usize, 1, 5, 8, 13, 63, 64, 71] {
+                for len in [0usize, 1, 7, 8, 63, 64, 65, 127, 128, 129, 200, 257] {
+                    let lead = next();
+                    let bits: Vec<u64> = (0..len).map(|_| next() & 1).collect();
+                    // The source: `from` other bits, the bits, then more other bits.
+                    let mut src = BitWriter::appending_to(Vec::new());
+                    for _ in 0..from {
+                        src.bits(next(), 1);
+                    }
+                    for &v in &bits {
+                        src.bits(v, 1);
+                    }
+                    src.bits(next(), (len % 9) as u32 * 7);
+                    let src = src.finish();
+                    let mut slow = BitWriter::appending_to(Vec::new());
+                    let mut fast = BitWriter::appending_to(Vec::new());
+                    for w in [&mut slow, &mut fast] {
+                        w.bits(lead, offset.min(64));
+                        w.bits(lead >> 3, offset.saturating_sub(64));
+                    }
+                    for &v in &bits {
+                        slow.bits(v, 1);
+                    }
+                    if from == 0 {
+                        fast.append(&src, len);
+                    } else {
+                        fast.append_range(&src, from, len);
+                    }
+                    assert_eq!(slow.bit, fast.bit, "{offset} {from} {len}");
+                    let (slow, fast) = (slow.finish(), fast.finish());
+                    assert_eq!(slow, fast, "{offset} {from} {len}");
+                    // Resuming the stream and writing the rest gives one writer's bytes.
+                    let mut one = BitWriter::appending_to(Vec::new());
+                    let mut resumed = BitWriter::appending_to(Vec::new());
+                    for w in [&mut one, &mut resumed] {
+                        w.bits(lead, offset.min(64));
+                        w.bits(lead >> 3, offset.saturating_sub(64));
+                    }
+                    let first = resumed.bit;
+                    let mut resumed = BitWriter::resuming(resumed.finish(), first);
+                    for &v in &bits {
+                        one.bits(v, 1);
+                        resumed.bits(v, 1);
+                    }
+                    assert_eq!(resumed.bit, len, "{offset} {len}");
+                    assert_eq!(one.finish(), resumed.finish(), "{offset} {len}");
                 }
-                let src_bits = src.bit;
-                let mut src = src.finish();
-                // What follows the bits is not appended.
-                src.extend_from_slice(&next().to_le_bytes()[..(len % 9)]);
-                if let Some(last) = src.get_mut(len / 8)
-                    && len % 8 != 0
-                {
-                    *last |= 0xFF << (len % 8);
-                }
-                let mut slow = BitWriter::appending_to(Vec::new());
-                let mut fast = BitWriter::appending_to(Vec::new());
-                for w in [&mut slow, &mut fast] {
-                    w.bits(lead, offset.min(64));
-                    w.bits(lead >> 3, offset.saturating_sub(64));
-                }
-                for &v in &bits {
-                    slow.bits(v, 1);
-                }
-                fast.append(&src, src_bits);
-                assert_eq!(slow.bit, fast.bit, "{offset} {len}");
-                assert_eq!(slow.finish(), fast.finish(), "{offset} {len}");
             }
         }
     }
