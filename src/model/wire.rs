@@ -437,11 +437,32 @@ impl EntryCache {
 }
 
 fn write_entry(w: &mut BitWriter, b: &Bindings, e: &ProxyEntry) {
-    w.bits(u64::from(e.pawn), 16);
-    w.bits(u64::from(e.forced), 1);
-    for &(field, ty, _) in b.simulated_list() {
-        write_field(w, ty, field, &e.values);
+    // Pawn (16 bits), then the forced flag.
+    w.bits(u64::from(e.pawn) | u64::from(e.forced) << 16, 17);
+    if usual_simulated(b.simulated_list()) {
+        write_usual_simulated(w, &e.values);
+    } else {
+        write_members(w, b, &e.values);
     }
+}
+
+/// The simulated members of `v`, one [`write_field`] each.
+fn write_members(w: &mut BitWriter, b: &Bindings, v: &PawnValues) {
+    for &(field, ty, _) in b.simulated_list() {
+        write_field(w, ty, field, v);
+    }
+}
+
+/// What [`write_field`] writes for each member of [`usual_simulated`] bindings in turn,
+/// without a call and a dispatch per member.
+#[inline(always)]
+fn write_usual_simulated(w: &mut BitWriter, v: &PawnValues) {
+    write_packed_n(w, v.location.to_array());
+    write_packed_n(w, v.rotation.to_array());
+    write_packed_n(w, v.velocity.to_array());
+    write_packed_n(w, [f64::from(v.dash_cooldown)]);
+    // Dash count, then team: 8 bits each.
+    w.bits(u64::from(v.dash_count) | u64::from(v.team) << 8, 16);
 }
 
 /// Little-endian bit reader: a checked read is one unaligned 8-byte load (plus one byte for
@@ -2193,6 +2214,43 @@ mod tests {
             let mut bytes = header(kind, &Header { sender: 1, seq: 1, layout: 0 }).to_vec();
             bytes.extend(body);
             let _ = decode(&bytes, |_| Some(&b));
+        }
+
+        #[test]
+        fn the_usual_simulated_members_write_as_each_member_writes(
+            xs in proptest::collection::vec(-1.0e7f64..1.0e7, 10),
+            scale in proptest::collection::vec(-20i32..20, 10),
+            bytes in proptest::collection::vec(any::<u8>(), 2),
+            lead in 0u32..64,
+        ) {
+            // `write_usual_simulated` against `write_field` member by member (what it
+            // replaces), from every bit offset, with components from tiny to past 2^61
+            // hundredths (clamped), and non-finite ones.
+            let b = bindings();
+            prop_assert!(usual_simulated(b.simulated_list()));
+            let c = |k: usize| match scale[k] {
+                19 => f64::NAN,
+                -20 => f64::INFINITY,
+                s => xs[k] * 10f64.powi(s),
+            };
+            let v = PawnValues {
+                location: DVec3::new(c(0), c(1), c(2)),
+                rotation: DVec3::new(c(3), c(4), c(5)),
+                velocity: DVec3::new(c(6), c(7), c(8)),
+                dash_cooldown: c(9) as f32,
+                dash_count: bytes[0],
+                team: bytes[1],
+                ..PawnValues::default()
+            };
+            let mut usual = BitWriter::new([0; HEADER_BYTES]);
+            let mut each = BitWriter::new([0; HEADER_BYTES]);
+            for w in [&mut usual, &mut each] {
+                w.bits(0x5A5A_5A5A_5A5A_5A5A, lead);
+            }
+            write_usual_simulated(&mut usual, &v);
+            write_members(&mut each, &b, &v);
+            prop_assert_eq!(usual.bit, each.bit);
+            prop_assert_eq!(usual.finish(), each.finish());
         }
 
         #[test]
