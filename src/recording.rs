@@ -1026,10 +1026,40 @@ mod tests {
             .collect()
     }
 
-    fn tmp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("movescope-rec-{}", std::process::id()));
+    /// A file in a folder of the test's own, removed with it when dropped (also when the
+    /// test fails).
+    struct TmpFile(PathBuf);
+
+    impl std::ops::Deref for TmpFile {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for TmpFile {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TmpFile {
+        fn drop(&mut self) {
+            if let Some(dir) = self.0.parent() {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
+
+    fn tmp(name: &str) -> TmpFile {
+        let dir = std::env::temp_dir().join(format!(
+            "movescope-rec-{}-{}",
+            std::process::id(),
+            name.replace('.', "-")
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
+        TmpFile(dir.join(name))
     }
 
     #[test]

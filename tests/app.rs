@@ -1,6 +1,8 @@
 //! The app's panels driven headlessly with egui_kittest (no GPU): the controls reach the live
 //! session.
 
+mod common;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use movescope::app::{AppOptions, MovescopeApp};
@@ -84,7 +86,9 @@ fn pause_stops_the_session_clock() {
     assert!(!h.state().session().unwrap().clock().is_paused());
 }
 
-fn recording_with_cursor(name: &str, cursor: f64) -> std::path::PathBuf {
+/// A recording of the default preset with an unbound member, its cursor at `cursor`, in a
+/// folder of its own (removed when the returned guard drops).
+fn recording_with_cursor(name: &str, cursor: f64) -> (common::TempDir, std::path::PathBuf) {
     use movescope::recording::{Footer, Header, write_all};
     let mut preset = Preset::default();
     preset.set("faults.unbound_member=true").unwrap();
@@ -94,11 +98,10 @@ fn recording_with_cursor(name: &str, cursor: f64) -> std::path::PathBuf {
         .unwrap();
     let mut header = Header::new(&preset, "test", "deterministic").unwrap();
     header.cursor = Some(cursor);
-    let dir = std::env::temp_dir().join(format!("movescope-app-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new(&format!("app-{name}"));
     let path = dir.join(name);
     write_all(&path, &header, records, Footer::default()).unwrap();
-    path
+    (dir, path)
 }
 
 /// The app on a recording, loaded.
@@ -127,7 +130,7 @@ fn loaded(h: &mut Harness<'static, MovescopeApp>) {
 
 #[test]
 fn a_recording_opens_at_its_cursor_and_the_timeline_moves_it() {
-    let path = recording_with_cursor("t.msrec", 3.0);
+    let (_dir, path) = recording_with_cursor("t.msrec", 3.0);
     let mut h = opened(path);
     h.run_steps(2);
     assert!(h.state().session().is_none(), "no live session runs");
@@ -160,7 +163,7 @@ fn a_recording_opens_at_its_cursor_and_the_timeline_moves_it() {
 
 #[test]
 fn the_app_records_a_live_session() {
-    let dir = std::env::temp_dir().join(format!("movescope-app-rec-{}", std::process::id()));
+    let dir = common::TempDir::new("app-rec");
     let path = dir.join("live.msrec");
     let options = AppOptions {
         record: Some(path.clone()),
@@ -291,7 +294,7 @@ fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
 
 #[test]
 fn a_what_if_run_is_drawn_over_the_recording() {
-    let path = recording_with_cursor("w.msrec", 2.0);
+    let (_dir, path) = recording_with_cursor("w.msrec", 2.0);
     let mut h = opened(path);
     h.get_by_label("What if…").click();
     h.run_steps(4);
@@ -319,7 +322,7 @@ fn a_what_if_run_is_drawn_over_the_recording() {
 
 #[test]
 fn the_journey_of_the_move_at_the_cursor() {
-    let path = recording_with_cursor("j.msrec", 3.0);
+    let (_dir, path) = recording_with_cursor("j.msrec", 3.0);
     let mut h = opened(path);
     h.get_by_label("Move journey").click();
     h.run_steps(4);
@@ -356,7 +359,7 @@ fn the_journey_of_the_move_at_the_cursor() {
 
 #[test]
 fn the_doctor_explains_the_opened_recording() {
-    let path = recording_with_cursor("doc.msrec", 3.0);
+    let (_dir, path) = recording_with_cursor("doc.msrec", 3.0);
     let mut h = opened(path);
     // The event log's journey buttons come first; the doctor's follow.
     let in_log = h.get_all_by_label("journey").count();

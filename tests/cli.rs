@@ -1,5 +1,7 @@
 //! The `movescope` command line, run as a user would.
 
+mod common;
+
 use std::process::Command;
 
 fn movescope(args: &[&str]) -> std::process::Output {
@@ -151,8 +153,7 @@ fn same_seed_gives_the_same_summary_apart_from_wall_time() {
 
 #[test]
 fn a_malformed_preset_is_reported_with_file_line_and_column() {
-    let dir = std::env::temp_dir().join(format!("movescope-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("cli");
     let path = dir.join("broken.ron");
     std::fs::write(
         &path,

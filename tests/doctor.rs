@@ -205,8 +205,7 @@ fn with_the_value_trace_each_correction_names_where_values_parted() {
 
 #[test]
 fn a_virtual_recording_without_the_trace_is_re_simulated_for_it() {
-    let dir = std::env::temp_dir().join(format!("movescope-doctor-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::TempDir::new("doctor");
     let file = dir.join("wall-clock.msrec");
     let preset = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("presets/pitfall-02a-wall-clock-in-tick.ron");
@@ -240,5 +239,4 @@ fn a_virtual_recording_without_the_trace_is_re_simulated_for_it() {
         assert!(a.parted.is_some());
         assert_eq!(a.parted, b.parted);
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

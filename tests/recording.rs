@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -54,10 +54,8 @@ fn run_then_inspect(name: &str, extra: &[&str]) -> (serde_json::Value, serde_jso
     (json(&a), json(&b))
 }
 
-fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("movescope-it-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+fn tmp_dir(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("it-{name}"))
 }
 
 fn json(path: &Path) -> serde_json::Value {
