@@ -326,12 +326,39 @@ fn the_journey_of_the_move_at_the_cursor() {
     let mut h = opened(path);
     h.get_by_label("Move journey").click();
     h.run_steps(4);
+    // The journey shows at once; the bound values follow from a background re-simulation.
+    let first = h
+        .state()
+        .lineage()
+        .expect("a lineage is shown at once")
+        .clone()
+        .expect("traced");
+    assert!(
+        first
+            .value_trace
+            .starts_with("not traced; re-simulating the first")
+            || first.value_trace.starts_with("re-simulated"),
+        "{}",
+        first.value_trace
+    );
+    for _ in 0..2000 {
+        if !h.state().is_tracing_values() {
+            break;
+        }
+        h.run_steps(1);
+    }
+    assert!(
+        !h.state().is_tracing_values(),
+        "the re-simulation ended within 2000 frames"
+    );
+    h.run_steps(2);
     let l = h
         .state()
         .lineage()
         .expect("a lineage is shown")
         .clone()
         .expect("traced");
+    assert_eq!((l.client, l.move_id), (first.client, first.move_id));
     assert_eq!(l.client, 0);
     assert!(
         l.steps
@@ -390,6 +417,12 @@ fn the_doctor_explains_the_opened_recording() {
         .expect("the doctor's first journey button")
         .click();
     h.run_steps(3);
+    for _ in 0..2000 {
+        if !h.state().is_tracing_values() {
+            break;
+        }
+        h.run_steps(1);
+    }
     let l = h
         .state()
         .lineage()

@@ -45,9 +45,10 @@ pub const REPORTS_DIR: &str = "reports";
 /// Folder CSV exports are written to.
 pub const EXPORTS_DIR: &str = "exports";
 /// How far into a virtual-time recording the app re-simulates for a move's bound values (s).
-/// The re-run happens on the UI thread when a journey is asked for: 120 s of the standard
-/// 8-client scenario, records loaded and re-simulated, take about 0.3 s.
-const RESIMULATE_MAX_S: f64 = 120.0;
+/// The re-run happens on a background thread when a journey is asked for (the journey shows
+/// at once, its values when the re-run is done): 600 s of the standard 8-client scenario,
+/// records loaded and re-simulated, take about 1.5 s and hold about 200 MB meanwhile.
+const RESIMULATE_MAX_S: f64 = 600.0;
 
 /// `--screenshot FILE --screenshot-after SECONDS`.
 #[derive(Clone, Debug)]
@@ -204,6 +205,9 @@ pub struct MovescopeApp {
     doctor: doctor_window::DoctorState,
     /// The move lineage shown (or why none could be).
     lineage: Option<Result<crate::lineage::Lineage, String>>,
+    /// The shown lineage again, with its bound values, once a background re-simulation ends
+    /// (dropped when another journey is asked for or the window closes).
+    lineage_job: Option<Receiver<crate::lineage::Lineage>>,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
     journey_pending: bool,
 }
@@ -262,6 +266,7 @@ impl MovescopeApp {
             whatif: whatif_window::WhatIfState::default(),
             doctor: doctor_window::DoctorState::default(),
             lineage: None,
+            lineage_job: None,
             journey_pending: false,
         };
         if app.options.persist
@@ -361,57 +366,95 @@ impl MovescopeApp {
 
     /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`. Bound
     /// values come from the value trace: recorded, traced live, or (a virtual-time recording
-    /// up to two minutes in) re-simulated.
+    /// up to ten minutes in) re-simulated on a background thread — the journey shows at once,
+    /// and again with the values when the re-run ends.
     pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64) {
-        self.lineage = Some(self.records_around(t, 3.0, 3.0).and_then(|records| {
-            let m = match move_id {
-                Some(m) => m,
-                None => crate::lineage::move_near(&records, client, t)
-                    .ok_or_else(|| format!("client {client} closed no move near {t:.2} s"))?,
+        self.lineage_job = None;
+        let records = match self.records_around(t, 3.0, 3.0) {
+            Ok(r) => r,
+            Err(e) => {
+                self.lineage = Some(Err(e));
+                return;
+            }
+        };
+        let m = match move_id.or_else(|| crate::lineage::move_near(&records, client, t)) {
+            Some(m) => m,
+            None => {
+                self.lineage = Some(Err(format!("client {client} closed no move near {t:.2} s")));
+                return;
+            }
+        };
+        let traced = records
+            .iter()
+            .any(|r| matches!(r.event, crate::model::telemetry::Event::MoveValues(_)));
+        let missing = || format!("no records of client {client}'s move {m} near {t:.2} s");
+        let trace = |bindings: &[crate::model::binding::Binding], source: &str| {
+            crate::lineage::trace(bindings, &records, &[], source, client, m).ok_or_else(missing)
+        };
+        let Some(o) = &self.opened else {
+            let bindings = self
+                .session
+                .as_ref()
+                .map(|s| s.bindings().list().to_vec())
+                .unwrap_or_default();
+            let source = if traced {
+                "traced live"
+            } else {
+                "not traced (switch the value trace on in the Session panel)"
             };
-            let traced = records
-                .iter()
-                .any(|r| matches!(r.event, crate::model::telemetry::Event::MoveValues(_)));
-            let (values, source, bindings) = match &self.opened {
-                Some(o) => {
-                    let until = t + 3.0;
-                    let (values, source) = if traced {
-                        (Vec::new(), "recorded".to_string())
-                    } else if until > RESIMULATE_MAX_S {
-                        (
-                            Vec::new(),
-                            format!(
-                                "not traced; re-simulating {until:.0} s is left to `movescope lineage` (the app re-simulates up to {RESIMULATE_MAX_S:.0} s)"
-                            ),
-                        )
-                    } else {
-                        let from_start =
-                            crate::report::records_between(&o.recording, 0.0, until)?;
-                        crate::valuetrace::of_recording(
-                            &o.recording,
+            self.lineage = Some(trace(&bindings, source));
+            return;
+        };
+        let bindings = o.recording.header.bindings.clone();
+        let until = t + 3.0;
+        if traced {
+            self.lineage = Some(trace(&bindings, "recorded"));
+            return;
+        }
+        if until > RESIMULATE_MAX_S {
+            self.lineage = Some(trace(
+                &bindings,
+                &format!(
+                    "not traced; re-simulating {until:.0} s is left to `movescope lineage` (the app re-simulates up to {RESIMULATE_MAX_S:.0} s)"
+                ),
+            ));
+            return;
+        }
+        let shown = trace(
+            &bindings,
+            &format!("not traced; re-simulating the first {until:.0} s for them"),
+        );
+        if shown.is_ok() {
+            let rec = o.recording.clone();
+            let (tx, rx) = bounded(1);
+            let spawned = std::thread::Builder::new()
+                .name("journey".into())
+                .spawn(move || {
+                    let (values, source) = match crate::report::records_between(&rec, 0.0, until) {
+                        Ok(from_start) => crate::valuetrace::of_recording(
+                            &rec,
                             &from_start,
                             Some(until),
                             &|c, mv| c == client && mv == m,
-                        )
+                        ),
+                        Err(e) => (Vec::new(), format!("not traced; re-simulation failed: {e}")),
                     };
-                    (values, source, o.recording.header.bindings.clone())
-                }
-                None => (
-                    Vec::new(),
-                    if traced {
-                        "traced live".to_string()
-                    } else {
-                        "not traced (switch the value trace on in the Session panel)".to_string()
-                    },
-                    self.session
-                        .as_ref()
-                        .map(|s| s.bindings().list().to_vec())
-                        .unwrap_or_default(),
-                ),
-            };
-            crate::lineage::trace(&bindings, &records, &values, &source, client, m)
-                .ok_or_else(|| format!("no records of client {client}'s move {m} near {t:.2} s"))
-        }));
+                    if let Some(l) =
+                        crate::lineage::trace(&bindings, &records, &values, &source, client, m)
+                    {
+                        let _ = tx.send(l);
+                    }
+                });
+            if spawned.is_ok() {
+                self.lineage_job = Some(rx);
+            }
+        }
+        self.lineage = Some(shown);
+    }
+
+    /// Whether a journey's bound values are still being re-simulated.
+    pub fn is_tracing_values(&self) -> bool {
+        self.lineage_job.is_some()
     }
 
     /// The lineage shown (for tests and tools).
@@ -420,6 +463,19 @@ impl MovescopeApp {
     }
 
     fn lineage_window(&mut self, ctx: &egui::Context) {
+        if let Some(rx) = &self.lineage_job {
+            match rx.try_recv() {
+                Ok(l) => {
+                    self.lineage = Some(Ok(l));
+                    self.lineage_job = None;
+                }
+                Err(crossbeam_channel::TryRecvError::Disconnected) => self.lineage_job = None,
+                Err(crossbeam_channel::TryRecvError::Empty) => {
+                    ctx.request_repaint_after(Duration::from_millis(100));
+                }
+            }
+        }
+        let tracing = self.lineage_job.is_some();
         let Some(l) = &self.lineage else { return };
         let mut open = true;
         let mut seek = None;
@@ -433,7 +489,12 @@ impl MovescopeApp {
                 Ok(l) => {
                     ui.label(RichText::new(format!("client {} move {}", l.client, l.move_id)).strong());
                     ui.weak("Click a step to move the cursor there. (inferred): matched by timing or order, not by the move's id.");
-                    ui.weak(format!("Bound values in -> out of each execution: {}.", l.value_trace));
+                    ui.horizontal(|ui| {
+                        if tracing {
+                            ui.spinner();
+                        }
+                        ui.weak(format!("Bound values in -> out of each execution: {}.", l.value_trace));
+                    });
                     egui::ScrollArea::vertical().max_height(520.0).show(ui, |ui| {
                         for st in &l.steps {
                             let text = format!(
@@ -461,6 +522,7 @@ impl MovescopeApp {
         }
         if !open {
             self.lineage = None;
+            self.lineage_job = None;
         }
     }
 
