@@ -445,8 +445,16 @@ impl MovescopeApp {
                         let _ = tx.send(l);
                     }
                 });
-            if spawned.is_ok() {
-                self.lineage_job = Some(rx);
+            match spawned {
+                Ok(_) => self.lineage_job = Some(rx),
+                Err(e) => {
+                    self.lineage = Some(shown.map(|mut l| {
+                        l.value_trace =
+                            format!("not traced; could not start the re-simulation: {e}");
+                        l
+                    }));
+                    return;
+                }
             }
         }
         self.lineage = Some(shown);
@@ -469,7 +477,13 @@ impl MovescopeApp {
                     self.lineage = Some(Ok(l));
                     self.lineage_job = None;
                 }
-                Err(crossbeam_channel::TryRecvError::Disconnected) => self.lineage_job = None,
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                    self.lineage_job = None;
+                    if let Some(Ok(l)) = &mut self.lineage {
+                        l.value_trace =
+                            "not traced; the re-simulation stopped without values".into();
+                    }
+                }
                 Err(crossbeam_channel::TryRecvError::Empty) => {
                     ctx.request_repaint_after(Duration::from_millis(100));
                 }

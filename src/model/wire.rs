@@ -350,18 +350,6 @@ impl EntryCache {
         Some(())
     }
 
-    /// The bits `e` takes encoded for `layout` at `server_time` (encoding it into the cache
-    /// if it is not there yet, so sizing an update's entries costs no second encoding).
-    pub fn entry_bits(
-        &mut self,
-        b: &Bindings,
-        layout: u8,
-        server_time: f64,
-        e: &ProxyEntry,
-    ) -> usize {
-        self.encoded(b, layout, server_time, e).1
-    }
-
     /// (first bit in `bytes`, bits) of `e` encoded, encoding it if needed.
     #[inline]
     fn encoded(
