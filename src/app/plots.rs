@@ -235,6 +235,24 @@ impl Default for PlotsPanel {
     }
 }
 
+/// The range series are decimated over for a view of `t0..t1` drawn `width_px` pixels wide,
+/// and its width in pixels at the view's scale: a window's length beyond the view on both
+/// sides (so panning shows data), widened to a grid of a power of two near a quarter of the
+/// window. While the view pans or plays by less than a grid step the range stays the same,
+/// and so do the decimations made for it (a series that did not change is not decimated
+/// again); a range of no length is the view's.
+pub fn decimated_range(t0: f64, t1: f64, width_px: usize) -> (f64, f64, usize) {
+    let span = t1 - t0;
+    if !(span > 0.0 && span.is_finite()) {
+        return (t0, t1, width_px);
+    }
+    let step = 2f64.powi((span / 4.0).log2().floor() as i32);
+    let d0 = ((t0 - span) / step).floor() * step;
+    let d1 = ((t1 + span) / step).ceil() * step;
+    let px = ((d1 - d0) / span * width_px as f64).round() as usize;
+    (d0, d1, px.max(width_px))
+}
+
 impl PlotsPanel {
     /// Forgets cached decimations (the store they came from was replaced).
     pub fn clear_cache(&mut self) {
@@ -310,9 +328,7 @@ impl PlotsPanel {
                 .on_hover_text(spec.explain);
         }
         let width_px = ui.available_width().max(100.0) as usize;
-        // A little beyond the window on both sides, so panning shows data.
-        let span = view.t1 - view.t0;
-        let (d0, d1) = (view.t0 - span, view.t1 + span);
+        let (d0, d1, range_px) = decimated_range(view.t0, view.t1, width_px);
         // Points of each (machine, run) are kept in the cache and lent to egui_plot; a view of
         // an unchanged series is not decimated (or copied) again.
         let mut slots: Vec<(Machine, bool)> = Vec::new();
@@ -336,7 +352,7 @@ impl PlotsPanel {
                 }
                 // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
                 let per_column = if spec.points { 3 } else { 1 };
-                let columns = width_px * 3 / per_column;
+                let columns = range_px / per_column;
                 let key = CacheKey {
                     len: s.len(),
                     first: s.first_t(),
@@ -519,5 +535,37 @@ impl PlotsPanel {
             journey: None,
             move_id: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimated_range;
+
+    #[test]
+    fn the_decimated_range_covers_the_view_and_stays_while_it_pans() {
+        let w = 1000;
+        for (t0, t1) in [(0.0, 600.0), (12.3, 42.3), (-5.0, 0.001), (1e6, 1e6 + 7.0)] {
+            let span = t1 - t0;
+            let (d0, d1, px) = decimated_range(t0, t1, w);
+            // A window's length beyond the view on both sides, and at most a half more.
+            assert!(d0 <= t0 - span && d1 >= t1 + span, "{t0}..{t1}: {d0}..{d1}");
+            assert!(
+                d1 - d0 <= 3.5 * span * (1.0 + 1e-9),
+                "{t0}..{t1}: {d0}..{d1}"
+            );
+            // About one column per pixel at the view's scale.
+            let expected = (d1 - d0) / span * w as f64;
+            assert!((px as f64 - expected).abs() <= 1.0, "{px} vs {expected}");
+        }
+        // Panning by a little (a quarter second a frame over ten minutes) keeps the range for
+        // most frames: it changes only when an end crosses a grid line.
+        let ranges: Vec<_> = (0..600)
+            .map(|i| decimated_range(f64::from(i) * 0.25, 600.0 + f64::from(i) * 0.25, w))
+            .collect();
+        let changes = ranges.windows(2).filter(|r| r[0] != r[1]).count();
+        assert!(changes <= 2, "{changes} changes in 600 frames");
+        // No length: the view itself.
+        assert_eq!(decimated_range(5.0, 5.0, w), (5.0, 5.0, w));
     }
 }
