@@ -119,13 +119,23 @@ fn opened(path: std::path::PathBuf) -> Harness<'static, MovescopeApp> {
 
 /// Steps the app until the recording is loaded (bounded).
 fn loaded(h: &mut Harness<'static, MovescopeApp>) {
+    step_until(h, "the recording finished loading", |a| !a.is_loading());
+}
+
+/// Steps the app one frame at a time until `done` holds, failing the test with `what` after
+/// 2000 frames (background work — loading, what-if, doctor, journeys — ends well before).
+fn step_until(
+    h: &mut Harness<'static, MovescopeApp>,
+    what: &str,
+    done: impl Fn(&MovescopeApp) -> bool,
+) {
     for _ in 0..2000 {
-        if !h.state().is_loading() {
+        if done(h.state()) {
             return;
         }
         h.run_steps(1);
     }
-    panic!("the recording did not finish loading in 2000 frames");
+    assert!(done(h.state()), "{what} within 2000 frames");
 }
 
 #[test]
@@ -303,16 +313,10 @@ fn a_what_if_run_is_drawn_over_the_recording() {
         .click();
     h.run_steps(2);
     h.get_by_label("Run B").click();
-    for _ in 0..2000 {
-        h.run_steps(1);
-        if h.state().whatif_result().is_some() {
-            break;
-        }
-    }
-    let c = h
-        .state()
-        .whatif_result()
-        .expect("the what-if finished within 2000 frames");
+    step_until(&mut h, "the what-if finished", |a| {
+        a.whatif_result().is_some()
+    });
+    let c = h.state().whatif_result().expect("a what-if result");
     assert_eq!(c.changes, vec!["faults.unbound_member=false".to_string()]);
     assert!(c.clients.iter().all(|x| x.corrections_b == 0));
     assert!(c.clients.iter().any(|x| x.corrections_a > 0));
@@ -341,16 +345,9 @@ fn the_journey_of_the_move_at_the_cursor() {
         "{}",
         first.value_trace
     );
-    for _ in 0..2000 {
-        if !h.state().is_tracing_values() {
-            break;
-        }
-        h.run_steps(1);
-    }
-    assert!(
-        !h.state().is_tracing_values(),
-        "the re-simulation ended within 2000 frames"
-    );
+    step_until(&mut h, "the re-simulation ended", |a| {
+        !a.is_tracing_values()
+    });
     h.run_steps(2);
     let l = h
         .state()
@@ -391,17 +388,10 @@ fn the_doctor_explains_the_opened_recording() {
     // The event log's journey buttons come first; the doctor's follow.
     let in_log = h.get_all_by_label("journey").count();
     h.get_by_label("Doctor").click();
-    for _ in 0..2000 {
-        h.run_steps(1);
-        if h.state().doctor_report().is_some() {
-            break;
-        }
-    }
-    let r = h
-        .state()
-        .doctor_report()
-        .expect("the doctor finished within 2000 frames")
-        .clone();
+    step_until(&mut h, "the doctor finished", |a| {
+        a.doctor_report().is_some()
+    });
+    let r = h.state().doctor_report().expect("a doctor report").clone();
     assert!(r.corrections > 0);
     assert!(
         r.value_trace.starts_with("re-simulated"),
@@ -417,12 +407,9 @@ fn the_doctor_explains_the_opened_recording() {
         .expect("the doctor's first journey button")
         .click();
     h.run_steps(3);
-    for _ in 0..2000 {
-        if !h.state().is_tracing_values() {
-            break;
-        }
-        h.run_steps(1);
-    }
+    step_until(&mut h, "the re-simulation ended", |a| {
+        !a.is_tracing_values()
+    });
     let l = h
         .state()
         .lineage()
