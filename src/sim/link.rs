@@ -101,16 +101,9 @@ impl Default for LinkParams {
 impl LinkParams {
     /// Checks ranges; returns (field, what was expected) for the first bad value.
     pub fn validate(&self) -> Result<(), (String, String)> {
-        let prob = |name: &str, v: f64| -> Result<(), (String, String)> {
-            if (0.0..=1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err((
-                    name.to_string(),
-                    format!("a probability between 0 and 1, got {v}"),
-                ))
-            }
-        };
+        // The ranges are listed under `link.` in the one table; errors name the bare field
+        // (the preset prefixes it with the link's own path).
+        let check = |name: &str, v: f64| crate::ranges::check_as(&format!("link.{name}"), name, v);
         let nonneg = |name: &str, v: f64| -> Result<(), (String, String)> {
             if v >= 0.0 && v.is_finite() {
                 Ok(())
@@ -118,15 +111,15 @@ impl LinkParams {
                 Err((name.to_string(), format!("a finite number ≥ 0, got {v}")))
             }
         };
-        nonneg("latency_ms", self.latency_ms)?;
-        nonneg("jitter_ms", self.jitter_ms)?;
-        prob("loss", self.loss)?;
-        prob("burst_enter", self.burst_enter)?;
-        prob("burst_exit", self.burst_exit)?;
-        prob("burst_loss_bad", self.burst_loss_bad)?;
-        prob("burst_loss_good", self.burst_loss_good)?;
-        prob("duplicate", self.duplicate)?;
-        nonneg("bandwidth_kbps", self.bandwidth_kbps)?;
+        check("latency_ms", self.latency_ms)?;
+        check("jitter_ms", self.jitter_ms)?;
+        check("loss", self.loss)?;
+        check("burst_enter", self.burst_enter)?;
+        check("burst_exit", self.burst_exit)?;
+        check("burst_loss_bad", self.burst_loss_bad)?;
+        check("burst_loss_good", self.burst_loss_good)?;
+        check("duplicate", self.duplicate)?;
+        check("bandwidth_kbps", self.bandwidth_kbps)?;
         for w in &self.outages {
             nonneg("outages.duration_s", w.duration_s)?;
         }
