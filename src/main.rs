@@ -28,7 +28,8 @@ struct Cli {
 /// Without a command: open the app with the preset running live.
 #[derive(clap::Args)]
 struct AppArgs {
-    /// Preset file (RON) for the app. Default: the shipped default preset.
+    /// Preset for the app: a RON file, or a shipped preset by name (`pitfall-01-unbound-member`).
+    /// Default: the shipped default preset.
     #[arg(long)]
     preset: Option<PathBuf>,
     /// Change a preset value by dotted path (repeatable).
@@ -202,7 +203,8 @@ enum Command {
 
 #[derive(clap::Args, Default)]
 struct RunArgs {
-    /// Preset file (RON). Default: the shipped default preset.
+    /// Preset: a RON file, or a shipped preset by name (`pitfall-01-unbound-member`). Default:
+    /// the shipped default preset.
     #[arg(long)]
     preset: Option<PathBuf>,
     /// Change a preset value by dotted path, e.g. `link.latency_ms=100` (repeatable).
@@ -315,21 +317,23 @@ fn main() -> ExitCode {
 }
 
 fn open_app(args: AppArgs) -> Result<(), String> {
-    // Without --preset the app opens the preset file used last, if it still loads.
+    // Without --preset the app opens the preset used last, if it still loads (never a
+    // lesson's scenario: those are not remembered); the top bar says so.
     let last = if args.preset.is_none() {
         movescope::app::layout::UiState::load()
             .and_then(|s| s.last_preset)
+            .filter(|p| Preset::find(p).is_ok_and(|(p, _)| p.lesson.is_none()))
             .map(PathBuf::from)
-            .filter(|p| Preset::load(p).is_ok())
     } else {
         None
     };
     if let Some(p) = &last {
         eprintln!(
-            "movescope: opening {}, the preset used last (--preset presets/default.ron for the default)",
+            "movescope: opening {}, the preset used last (--preset default for the default)",
             p.display()
         );
     }
+    let reopened = last.is_some();
     let (preset, name) = load_preset(&RunArgs {
         preset: args.preset.or(last),
         set: args.set,
@@ -360,15 +364,13 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         windows: args.windows,
         persist: true,
         whatif: Vec::new(),
+        reopened,
     })
 }
 
 fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
     let (mut preset, name) = match &args.preset {
-        Some(path) => (
-            Preset::load(path).map_err(|e| e.to_string())?,
-            path.display().to_string(),
-        ),
+        Some(path) => Preset::find(&path.display().to_string()).map_err(|e| e.to_string())?,
         None => (Preset::builtin_default(), DEFAULT_PRESET_NAME.to_string()),
     };
     for kv in &args.set {
@@ -715,6 +717,7 @@ fn open_recording(
         windows,
         persist: true,
         whatif,
+        reopened: false,
     })
 }
 

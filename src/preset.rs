@@ -236,6 +236,30 @@ impl Preset {
         Preset::from_ron(&text, &path.display().to_string())
     }
 
+    /// A preset by file path, or a shipped preset by name (`pitfall-01-unbound-member`,
+    /// `presets/pitfall-01-unbound-member.ron`): a file on disk wins, so local edits of a
+    /// shipped preset are used where they exist. Returns the preset and the name it goes by.
+    pub fn find(name: &str) -> Result<(Preset, String), PresetError> {
+        let path = Path::new(name);
+        if path.is_file() {
+            return Ok((Preset::load(path)?, name.to_string()));
+        }
+        match crate::shipped::preset_text(name) {
+            Some((shipped, text)) => Ok((
+                Preset::from_ron(text, &format!("{shipped} (built in)"))?,
+                shipped.to_string(),
+            )),
+            None => Err(PresetError {
+                source: name.to_string(),
+                position: None,
+                message: format!(
+                    "no such file, and no shipped preset of that name (shipped: {})",
+                    crate::shipped::names().collect::<Vec<_>>().join(", ")
+                ),
+            }),
+        }
+    }
+
     /// The shipped default preset.
     pub fn builtin_default() -> Preset {
         Preset::from_ron(DEFAULT_PRESET_RON, DEFAULT_PRESET_NAME)
@@ -312,57 +336,77 @@ impl Preset {
         Ok(())
     }
 
-    /// Range checks that serde cannot express. Returns (dotted field, what was expected).
+    /// Range checks that serde cannot express, from the one table of ranges
+    /// ([`crate::ranges`]) the app's editors use too. Returns (dotted field, what was
+    /// expected).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        let positive = |name: &str, v: f64| {
-            if v > 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err((name.to_string(), format!("a number > 0, got {v}")))
+        use crate::ranges::check_as;
+        let check = |key: &str, v: f64| check_as(key, key, v);
+        let g = &self.gmc;
+        let sm = &self.smoothing;
+        let w = &self.world;
+        for (key, v) in [
+            ("seconds", self.seconds),
+            ("clients", f64::from(self.clients)),
+            ("ai_pawns", f64::from(self.ai_pawns)),
+            ("client_fps", self.client_fps),
+            ("client_fps_jitter", self.client_fps_jitter),
+            ("server_fps", self.server_fps),
+            ("join_interval_s", self.join_interval_s),
+            (
+                "world_time_replicators",
+                f64::from(self.world_time_replicators),
+            ),
+            ("net_update_rate", self.net_update_rate),
+            ("world_view_rate", self.world_view_rate),
+            ("gmc.max_time_step", g.max_time_step),
+            ("gmc.max_iterations", f64::from(g.max_iterations)),
+            ("gmc.max_move_delta_time", g.max_move_delta_time),
+            ("gmc.max_combined_delta_time", g.max_combined_delta_time),
+            ("gmc.move_history_max_size", g.move_history_max_size as f64),
+            ("gmc.client_send_rate", g.client_send_rate),
+            (
+                "gmc.world_time_update_interval",
+                g.world_time_update_interval,
+            ),
+            (
+                "gmc.reliable_pending_threshold",
+                g.reliable_pending_threshold as f64,
+            ),
+            ("gmc.move_gap_timeout", g.move_gap_timeout),
+            ("gmc.ping_interval", g.ping_interval),
+            (
+                "gmc.post_spawn_smoothing_pause",
+                g.post_spawn_smoothing_pause,
+            ),
+            ("smoothing.buffer_time", sm.buffer_time),
+            ("smoothing.min_buffer_time", sm.min_buffer_time),
+            ("smoothing.max_buffer_time", sm.max_buffer_time),
+            ("smoothing.min_delay", sm.min_delay),
+            ("smoothing.max_delay", sm.max_delay),
+            ("smoothing.resync_interval", sm.resync_interval),
+            ("smoothing.resync_spread", sm.resync_spread),
+            ("smoothing.resync_tolerance", sm.resync_tolerance),
+            ("smoothing.fixed_delay", sm.fixed_delay),
+            (
+                "smoothing.max_extrapolation_time",
+                sm.max_extrapolation_time,
+            ),
+            (
+                "smoothing.extrapolation_recovery_time",
+                sm.extrapolation_recovery_time,
+            ),
+            ("smoothing.teleport_threshold", sm.teleport_threshold),
+            ("world.turret_period_s", w.turret_period_s),
+            ("world.turret_knockback", w.turret_knockback),
+            ("world.spawn_radius", w.spawn_radius),
+        ] {
+            check(key, v)?;
+        }
+        for (i, o) in self.client_overrides.iter().enumerate() {
+            if let Some(fps) = o.fps {
+                check_as("client_fps", &format!("client_overrides.{i}.fps"), fps)?;
             }
-        };
-        positive("seconds", self.seconds)?;
-        positive("client_fps", self.client_fps)?;
-        positive("server_fps", self.server_fps)?;
-        positive("gmc.max_time_step", self.gmc.max_time_step)?;
-        positive("gmc.max_move_delta_time", self.gmc.max_move_delta_time)?;
-        positive("gmc.client_send_rate", self.gmc.client_send_rate)?;
-        positive(
-            "gmc.world_time_update_interval",
-            self.gmc.world_time_update_interval,
-        )?;
-        positive("gmc.ping_interval", self.gmc.ping_interval)?;
-        positive("net_update_rate", self.net_update_rate)?;
-        positive("smoothing.buffer_time", self.smoothing.buffer_time)?;
-        if self.gmc.max_combined_delta_time < 0.0 {
-            return Err(("gmc.max_combined_delta_time".into(), "a number ≥ 0".into()));
-        }
-        if self.gmc.max_iterations == 0 {
-            return Err(("gmc.max_iterations".into(), "at least 1".into()));
-        }
-        if self.gmc.move_history_max_size == 0 {
-            return Err(("gmc.move_history_max_size".into(), "at least 1".into()));
-        }
-        if !(0.0..1.0).contains(&self.client_fps_jitter) {
-            return Err((
-                "client_fps_jitter".into(),
-                format!("a fraction in [0, 1), got {}", self.client_fps_jitter),
-            ));
-        }
-        if self.clients > 64 {
-            return Err((
-                "clients".into(),
-                format!("at most 64, got {}", self.clients),
-            ));
-        }
-        if self.ai_pawns > 64 {
-            return Err((
-                "ai_pawns".into(),
-                format!("at most 64, got {}", self.ai_pawns),
-            ));
-        }
-        if self.join_interval_s < 0.0 {
-            return Err(("join_interval_s".into(), "a number ≥ 0".into()));
         }
         self.link
             .validate()
@@ -371,11 +415,6 @@ impl Preset {
             o.link
                 .validate()
                 .map_err(|(f, e)| (format!("link_overrides.{i}.link.{f}"), e))?;
-        }
-        for (i, o) in self.client_overrides.iter().enumerate() {
-            if let Some(fps) = o.fps {
-                positive(&format!("client_overrides.{i}.fps"), fps)?;
-            }
         }
         self.bindings().map(|_| ())
     }
@@ -473,6 +512,25 @@ impl Preset {
             }
         }
         Bindings::new(list).map_err(|e| e.to_string())
+    }
+
+    /// Keeps `list` as this preset's binding overrides: for each binding that differs from
+    /// the demo pawn's (with this preset's pitfall switches), every mode of it.
+    pub fn set_binding_list(&mut self, list: &[Binding]) {
+        let defaults = default_bindings(&self.faults);
+        self.bindings = list
+            .iter()
+            .filter(|b| defaults.iter().find(|d| d.name == b.name) != Some(*b))
+            .map(|b| BindingOverride {
+                name: b.name.to_string(),
+                ty: Some(b.ty),
+                prediction: Some(b.prediction),
+                combine: Some(b.combine),
+                simulation: Some(b.simulation),
+                interpolation: Some(b.interpolation),
+                tolerance: Some(b.tolerance),
+            })
+            .collect();
     }
 
     /// Validates the preset and returns its binding list, with messages for users.

@@ -190,3 +190,73 @@ fn every_shipped_preset_loads_and_runs() {
     }
     assert!(n >= 1);
 }
+
+#[test]
+fn a_shipped_preset_runs_by_name_from_any_folder() {
+    let dir = common::TempDir::new("cli-anywhere");
+    let run = |preset: &str| {
+        Command::new(env!("CARGO_BIN_EXE_movescope"))
+            .args([
+                "run",
+                "--preset",
+                preset,
+                "--seconds",
+                "3",
+                "--summary-json",
+                "-",
+            ])
+            .current_dir(&*dir)
+            .output()
+            .expect("runs")
+    };
+    let out = run("pitfall-01-unbound-member");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(s["preset"], "pitfall-01-unbound-member");
+    // The folder-and-suffix spelling finds the same built-in preset.
+    let out = run("presets/pitfall-01-unbound-member.ron");
+    assert!(out.status.success());
+    // An unknown name says what is shipped.
+    let out = run("no-such-preset");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no shipped preset of that name") && err.contains("pitfall-01-unbound-member"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_preset_file_on_disk_wins_over_the_shipped_name() {
+    let dir = common::TempDir::new("cli-local-preset");
+    let path = dir.join("default.ron");
+    std::fs::write(
+        &path,
+        "(title: \"mine\", description: \"a local file\", clients: 1)",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_movescope"))
+        .args([
+            "run",
+            "--preset",
+            "default.ron",
+            "--seconds",
+            "1",
+            "--summary-json",
+            "-",
+        ])
+        .current_dir(&*dir)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(s["clients"].as_array().map(Vec::len), Some(1));
+}

@@ -1,0 +1,185 @@
+//! The shipped presets and lessons, built into the binary: `--preset NAME` and the app's
+//! Presets and Lessons lists work from any directory (an installed binary, another folder).
+//! A test checks that this list is exactly the `presets/` folder.
+
+/// (name, RON text) of every file in `presets/`, by name.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("default", include_str!("../presets/default.ron")),
+    (
+        "net-01-high-latency",
+        include_str!("../presets/net-01-high-latency.ron"),
+    ),
+    (
+        "net-02-jitter-vs-buffer",
+        include_str!("../presets/net-02-jitter-vs-buffer.ron"),
+    ),
+    (
+        "net-02-jitter-vs-buffer-fixed",
+        include_str!("../presets/net-02-jitter-vs-buffer-fixed.ron"),
+    ),
+    (
+        "net-03-burst-loss",
+        include_str!("../presets/net-03-burst-loss.ron"),
+    ),
+    (
+        "net-04-listen-server",
+        include_str!("../presets/net-04-listen-server.ron"),
+    ),
+    (
+        "net-04-listen-server-dedicated",
+        include_str!("../presets/net-04-listen-server-dedicated.ron"),
+    ),
+    (
+        "net-05-30-vs-144-fps",
+        include_str!("../presets/net-05-30-vs-144-fps.ron"),
+    ),
+    (
+        "pitfall-01-unbound-member",
+        include_str!("../presets/pitfall-01-unbound-member.ron"),
+    ),
+    (
+        "pitfall-01-unbound-member-fixed",
+        include_str!("../presets/pitfall-01-unbound-member-fixed.ron"),
+    ),
+    (
+        "pitfall-02a-wall-clock-in-tick",
+        include_str!("../presets/pitfall-02a-wall-clock-in-tick.ron"),
+    ),
+    (
+        "pitfall-02a-wall-clock-in-tick-fixed",
+        include_str!("../presets/pitfall-02a-wall-clock-in-tick-fixed.ron"),
+    ),
+    (
+        "pitfall-02b-reads-displayed-pawns",
+        include_str!("../presets/pitfall-02b-reads-displayed-pawns.ron"),
+    ),
+    (
+        "pitfall-02b-reads-displayed-pawns-fixed",
+        include_str!("../presets/pitfall-02b-reads-displayed-pawns-fixed.ron"),
+    ),
+    (
+        "pitfall-03-one-shot-not-sealed",
+        include_str!("../presets/pitfall-03-one-shot-not-sealed.ron"),
+    ),
+    (
+        "pitfall-03-one-shot-not-sealed-fixed",
+        include_str!("../presets/pitfall-03-one-shot-not-sealed-fixed.ron"),
+    ),
+    (
+        "pitfall-04-dash-always-combine",
+        include_str!("../presets/pitfall-04-dash-always-combine.ron"),
+    ),
+    (
+        "pitfall-04-dash-always-combine-fixed",
+        include_str!("../presets/pitfall-04-dash-always-combine-fixed.ron"),
+    ),
+    (
+        "pitfall-05-unguarded-side-effects",
+        include_str!("../presets/pitfall-05-unguarded-side-effects.ron"),
+    ),
+    (
+        "pitfall-05-unguarded-side-effects-fixed",
+        include_str!("../presets/pitfall-05-unguarded-side-effects-fixed.ron"),
+    ),
+    (
+        "pitfall-06-no-world-time-replicator",
+        include_str!("../presets/pitfall-06-no-world-time-replicator.ron"),
+    ),
+    (
+        "pitfall-06-no-world-time-replicator-fixed",
+        include_str!("../presets/pitfall-06-no-world-time-replicator-fixed.ron"),
+    ),
+    (
+        "pitfall-07-spawn-data-only-bound",
+        include_str!("../presets/pitfall-07-spawn-data-only-bound.ron"),
+    ),
+    (
+        "pitfall-07-spawn-data-only-bound-fixed",
+        include_str!("../presets/pitfall-07-spawn-data-only-bound-fixed.ron"),
+    ),
+    (
+        "pitfall-08-transition-in-sync-applied",
+        include_str!("../presets/pitfall-08-transition-in-sync-applied.ron"),
+    ),
+    (
+        "pitfall-08-transition-in-sync-applied-fixed",
+        include_str!("../presets/pitfall-08-transition-in-sync-applied-fixed.ron"),
+    ),
+    (
+        "pitfall-09-proxy-value-not-simulated",
+        include_str!("../presets/pitfall-09-proxy-value-not-simulated.ron"),
+    ),
+    (
+        "pitfall-09-proxy-value-not-simulated-fixed",
+        include_str!("../presets/pitfall-09-proxy-value-not-simulated-fixed.ron"),
+    ),
+    (
+        "pitfall-10-binding-mismatch",
+        include_str!("../presets/pitfall-10-binding-mismatch.ron"),
+    ),
+    (
+        "pitfall-10-binding-mismatch-fixed",
+        include_str!("../presets/pitfall-10-binding-mismatch-fixed.ron"),
+    ),
+    (
+        "pitfall-11-standalone-only",
+        include_str!("../presets/pitfall-11-standalone-only.ron"),
+    ),
+    (
+        "pitfall-11-standalone-only-fixed",
+        include_str!("../presets/pitfall-11-standalone-only-fixed.ron"),
+    ),
+];
+
+/// The RON text of the shipped preset `name` (`default`, `pitfall-01-unbound-member`; a
+/// `presets/` prefix and a `.ron` suffix are accepted).
+pub fn preset_text(name: &str) -> Option<(&'static str, &'static str)> {
+    let n = name.trim();
+    let n = n.strip_prefix("presets/").unwrap_or(n);
+    let n = n.strip_suffix(".ron").unwrap_or(n);
+    PRESETS.iter().find(|(k, _)| *k == n).copied()
+}
+
+/// The names of the shipped presets.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    PRESETS.iter().map(|(n, _)| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_is_exactly_the_presets_folder() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/presets");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().to_string_lossy().to_string();
+                name.strip_suffix(".ron").map(str::to_string)
+            })
+            .collect();
+        on_disk.sort();
+        let built_in: Vec<String> = names().map(str::to_string).collect();
+        assert_eq!(
+            built_in, on_disk,
+            "src/shipped.rs must list every file in presets/"
+        );
+        for (name, text) in PRESETS {
+            let path = format!("{dir}/{name}.ron");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), *text, "{name}");
+        }
+    }
+
+    #[test]
+    fn names_resolve_with_or_without_folder_and_suffix() {
+        for n in [
+            "pitfall-01-unbound-member",
+            "presets/pitfall-01-unbound-member.ron",
+            "pitfall-01-unbound-member.ron",
+        ] {
+            assert_eq!(preset_text(n).unwrap().0, "pitfall-01-unbound-member");
+        }
+        assert!(preset_text("no-such-preset").is_none());
+    }
+}
