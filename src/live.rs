@@ -169,6 +169,120 @@ pub enum Command {
     },
 }
 
+/// What a command did to the running session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing changed: the session already ran with that value.
+    NoChange,
+    /// In effect at the threads' next loop iteration (a few milliseconds).
+    AppliedNow,
+    /// In effect at the next move boundary (binding lists switch between moves).
+    AtNextMoveBoundary,
+    /// These settings only take effect in a new session: nothing was applied.
+    NeedsRestart(Vec<String>),
+}
+
+impl Outcome {
+    /// The stronger of two outcomes (a restart over a move boundary over now over nothing).
+    fn max(self, other: Outcome) -> Outcome {
+        fn rank(o: &Outcome) -> u8 {
+            match o {
+                Outcome::NoChange => 0,
+                Outcome::AppliedNow => 1,
+                Outcome::AtNextMoveBoundary => 2,
+                Outcome::NeedsRestart(_) => 3,
+            }
+        }
+        if rank(&other) > rank(&self) {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// In words, for editors and the status line.
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::NoChange => "no change".into(),
+            Outcome::AppliedNow => "applied now".into(),
+            Outcome::AtNextMoveBoundary => "applies at the next move boundary".into(),
+            Outcome::NeedsRestart(keys) => {
+                format!("needs a restart ({})", keys.join(", "))
+            }
+        }
+    }
+}
+
+/// Why a command was refused. Nothing was changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CommandError {
+    /// A value preset validation refuses: the key and what it expected.
+    Invalid {
+        key: String,
+        expected: String,
+    },
+    NoSuchClient(u16),
+    /// At most 64 clients.
+    TooManyClients,
+    /// At most 255 binding changes in one session (the layout version is a byte).
+    TooManyLayouts,
+    /// A socket could not be bound.
+    Socket(String),
+}
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommandError::Invalid { key, expected } => {
+                write!(f, "refused: `{key}`: expected {expected}")
+            }
+            CommandError::NoSuchClient(c) => write!(f, "refused: there is no client {c}"),
+            CommandError::TooManyClients => write!(f, "refused: at most 64 clients"),
+            CommandError::TooManyLayouts => {
+                write!(f, "refused: too many binding changes in one session (255)")
+            }
+            CommandError::Socket(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+fn invalid((key, expected): (String, String)) -> CommandError {
+    CommandError::Invalid { key, expected }
+}
+
+/// Settings a running session cannot change: a new session (restart) applies them.
+pub const RESTART_ONLY: [&str; 13] = [
+    "net_mode",
+    "clients",
+    "ai_pawns",
+    "client_fps",
+    "client_fps_jitter",
+    "server_fps",
+    "seed",
+    "join_interval_s",
+    "world_time_replicators",
+    "world_view_rate",
+    "input",
+    "ai_input",
+    "client_overrides",
+];
+
+/// Which restart-only settings differ between two presets (top-level keys).
+pub fn restart_keys(a: &Preset, b: &Preset) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(x)), Ok(serde_json::Value::Object(y))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
+    else {
+        return Vec::new();
+    };
+    RESTART_ONLY
+        .iter()
+        .filter(|k| x.get(**k) != y.get(**k))
+        .map(|k| k.to_string())
+        .collect()
+}
+
 enum ThreadCmd {
     SetSmoothing(SmoothingSettings),
     SetNetUpdateRate(f64),
@@ -352,7 +466,7 @@ impl LiveSession {
     /// effect on their next loop iteration (at most a few milliseconds later).
     /// Applies `cmd`. Changes to the running session are also recorded as a
     /// `SessionChanged` record (what changed, from what to what), so recordings show them.
-    pub fn command(&mut self, cmd: Command) -> Result<(), String> {
+    pub fn command(&mut self, cmd: Command) -> Result<Outcome, CommandError> {
         let what = self.describe(&cmd);
         let before = what
             .as_ref()
@@ -367,9 +481,9 @@ impl LiveSession {
             Command::ChangeBindings { bindings, .. } => Some(bindings.clone()),
             _ => None,
         };
-        self.apply(cmd)?;
+        let outcome = self.apply(cmd)?;
         let (Some(what), Some((before, bindings_before))) = (what, before) else {
-            return Ok(());
+            return Ok(outcome);
         };
         let mut diff = match link {
             Some((c, direction)) => {
@@ -392,11 +506,11 @@ impl LiveSession {
             }
             None => preset_diff(&before, &self.preset),
         };
-        if let Some(new) = &new_bindings {
-            diff.extend(bindings_diff(&bindings_before, new));
-        }
+        // A binding change, or a pitfall switch that changed the binding list.
+        let now_bindings = new_bindings.map_or_else(|| self.bindings(), Arc::new);
+        diff.extend(bindings_diff(&bindings_before, &now_bindings));
         if what.is_empty() && diff.is_empty() {
-            return Ok(()); // set to what it was
+            return Ok(Outcome::NoChange); // set to what it was
         }
         let text = match (what.is_empty(), diff.is_empty()) {
             (true, _) => diff.join("; "),
@@ -408,7 +522,99 @@ impl LiveSession {
             machine: Machine::Server,
             event: Event::SessionChanged { what: text },
         });
-        Ok(())
+        Ok(outcome)
+    }
+
+    /// Brings the running session to `target`'s settings with the commands that change what
+    /// differs (each recorded as a `SessionChanged`). Settings only a restart can apply
+    /// ([`RESTART_ONLY`]) are not applied: the outcome names them, and nothing was changed.
+    /// The one place that decides what may change live (the lessons and the panels use it).
+    pub fn change_to(&mut self, target: &Preset) -> Result<Outcome, CommandError> {
+        target.validate().map_err(invalid)?;
+        let restart = restart_keys(&self.preset, target);
+        if !restart.is_empty() {
+            return Ok(Outcome::NeedsRestart(restart));
+        }
+        let mut outcome = Outcome::NoChange;
+        if target.faults != self.preset.faults {
+            outcome = outcome.max(self.command(Command::SetFaults(target.faults.clone()))?);
+        }
+        if target.bindings != self.preset.bindings {
+            let bindings = target
+                .checked_bindings()
+                .map_err(|e| CommandError::Invalid {
+                    key: "bindings".into(),
+                    expected: e,
+                })?;
+            outcome = outcome.max(self.command(Command::ChangeBindings {
+                bindings,
+                consistent: true,
+            })?);
+        }
+        for client in self.client_ids() {
+            let up = target.link_params(client, true);
+            let down = target.link_params(client, false);
+            let (now_up, now_down) = (
+                self.preset.link_params(client, true),
+                self.preset.link_params(client, false),
+            );
+            let sends: Vec<(Direction, LinkParams)> =
+                if up == down && (up != now_up || down != now_down) {
+                    vec![(Direction::Both, up)]
+                } else {
+                    let mut v = Vec::new();
+                    if up != now_up {
+                        v.push((Direction::Up, up));
+                    }
+                    if down != now_down {
+                        v.push((Direction::Down, down));
+                    }
+                    v
+                };
+            for (direction, params) in sends {
+                outcome = outcome.max(self.command(Command::SetLink {
+                    client,
+                    direction,
+                    params,
+                })?);
+            }
+        }
+        // The effective links now equal the target's: keep its base link and overrides.
+        self.preset.link = target.link.clone();
+        self.preset.link_overrides = target.link_overrides.clone();
+        if target.smoothing != self.preset.smoothing {
+            outcome = outcome.max(self.command(Command::SetSmoothing(target.smoothing))?);
+        }
+        if target.world != self.preset.world {
+            outcome = outcome.max(self.command(Command::SetWorld(target.world.clone()))?);
+        }
+        if target.gmc != self.preset.gmc {
+            outcome = outcome.max(self.command(Command::SetGmc(target.gmc))?);
+        }
+        if target.net_update_rate != self.preset.net_update_rate {
+            outcome = outcome.max(self.command(Command::SetNetUpdateRate(target.net_update_rate))?);
+        }
+        if target.hook_trace != self.preset.hook_trace {
+            outcome = outcome.max(self.command(Command::HookTrace(target.hook_trace))?);
+        }
+        if target.value_trace != self.preset.value_trace {
+            outcome = outcome.max(self.command(Command::ValueTrace(target.value_trace))?);
+        }
+        // Names and lesson material change nothing that runs.
+        self.preset.title = target.title.clone();
+        self.preset.description = target.description.clone();
+        self.preset.lesson = target.lesson.clone();
+        self.preset.seconds = target.seconds;
+        Ok(outcome)
+    }
+
+    /// The preset with `edit` applied, validated like a preset file (the one table of
+    /// ranges): what a settings command would make the session run with.
+    fn validated(&self, edit: impl FnOnce(&mut Preset)) -> Result<Preset, CommandError> {
+        let mut p = self.preset.clone();
+        edit(&mut p);
+        p.validate().map_err(invalid)?;
+        Ok(p)
     }
 
     /// What a command changes, named (empty: the settings' difference says it); `None` for
@@ -442,7 +648,7 @@ impl LiveSession {
         }
     }
 
-    fn apply(&mut self, cmd: Command) -> Result<(), String> {
+    fn apply(&mut self, cmd: Command) -> Result<Outcome, CommandError> {
         match cmd {
             Command::SetLink {
                 client,
@@ -451,7 +657,10 @@ impl LiveSession {
             } => {
                 params
                     .validate()
-                    .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
+                    .map_err(|(f, e)| invalid((format!("link.{f}"), e)))?;
+                if !self.clients.contains_key(&client) {
+                    return Err(CommandError::NoSuchClient(client));
+                }
                 // Remembered as an override, so restarted threads get it too. It replaces
                 // the overrides it covers, so dragging a slider does not pile them up.
                 self.preset.link_overrides.retain(|o| {
@@ -473,28 +682,37 @@ impl LiveSession {
                 }
             }
             Command::SetGmc(g) => {
-                self.preset.gmc = g;
+                self.preset = self.validated(|p| p.gmc = g)?;
                 self.to_everyone(|| ThreadCmd::SetGmc(g));
             }
             Command::SetFaults(f) => {
+                // Binding mistakes change the binding list: the session switches to the list
+                // the new switches make, at the next move boundary, everywhere.
+                let binding_switch = f.unbound_member != self.preset.faults.unbound_member
+                    || f.dash_always_combine != self.preset.faults.dash_always_combine
+                    || f.proxy_value_not_simulated != self.preset.faults.proxy_value_not_simulated;
+                let p = self.validated(|p| p.faults = f.clone())?;
                 self.preset.faults = f.clone();
                 self.to_everyone(|| ThreadCmd::SetFaults(f.clone()));
+                if binding_switch {
+                    let bindings = p.checked_bindings().map_err(|e| CommandError::Invalid {
+                        key: "bindings".into(),
+                        expected: e,
+                    })?;
+                    self.define_layout(bindings, true)?;
+                    return Ok(Outcome::AtNextMoveBoundary);
+                }
             }
             Command::SetWorld(w) => {
-                self.preset.world = w.clone();
+                self.preset = self.validated(|p| p.world = w.clone())?;
                 self.to_server(ThreadCmd::SetWorld(w));
             }
             Command::SetSmoothing(sm) => {
-                self.preset.smoothing = sm;
+                self.preset = self.validated(|p| p.smoothing = sm)?;
                 self.to_everyone(|| ThreadCmd::SetSmoothing(sm));
             }
             Command::SetNetUpdateRate(rate) => {
-                if !(rate > 0.0 && rate.is_finite()) {
-                    return Err(format!(
-                        "net update rate: expected a number > 0, got {rate}"
-                    ));
-                }
-                self.preset.net_update_rate = rate;
+                self.preset = self.validated(|p| p.net_update_rate = rate)?;
                 self.to_server(ThreadCmd::SetNetUpdateRate(rate));
             }
             Command::HookTrace(on) => {
@@ -509,43 +727,13 @@ impl LiveSession {
                 bindings,
                 consistent,
             } => {
-                let b = Arc::new(bindings);
                 if consistent {
-                    self.layout_version = self
-                        .layout_version
-                        .checked_add(1)
-                        .ok_or("too many binding changes in one session (255)")?;
-                    let v = self.layout_version;
-                    self.to_server(ThreadCmd::DefineLayout {
-                        version: v,
-                        bindings: b.clone(),
-                        select: true,
-                    });
-                    self.client_layouts.push((v, b.clone(), true));
-                    for id in self.client_ids() {
-                        self.to_client(
-                            id,
-                            ThreadCmd::DefineLayout {
-                                version: v,
-                                bindings: b.clone(),
-                                select: true,
-                            },
-                        );
-                    }
-                } else {
-                    let v = self.layout_version;
-                    self.client_layouts.push((v, b.clone(), false));
-                    for id in self.client_ids() {
-                        self.to_client(
-                            id,
-                            ThreadCmd::DefineLayout {
-                                version: v,
-                                bindings: b.clone(),
-                                select: false,
-                            },
-                        );
-                    }
+                    // The preset keeps the list as overrides of the demo pawn's bindings, so
+                    // saving it or restarting keeps the change.
+                    self.preset.set_binding_list(bindings.list());
                 }
+                self.define_layout(bindings, consistent)?;
+                return Ok(Outcome::AtNextMoveBoundary);
             }
             Command::Pause => self.clock.pause(),
             Command::Resume => {
@@ -555,24 +743,32 @@ impl LiveSession {
             Command::AddClient => {
                 let id = self.clients.keys().next_back().map_or(0, |k| k + 1);
                 if id >= 64 {
-                    return Err("at most 64 clients".into());
+                    return Err(CommandError::TooManyClients);
                 }
-                self.start_client(id, 0.0)?;
+                self.start_client(id, 0.0).map_err(CommandError::Socket)?;
             }
             Command::RemoveClient(id) => {
-                let mut w = self.clients.remove(&id).ok_or(format!("no client {id}"))?;
+                let mut w = self
+                    .clients
+                    .remove(&id)
+                    .ok_or(CommandError::NoSuchClient(id))?;
                 w.stop();
             }
             Command::RestartClient(id) => {
-                let mut w = self.clients.remove(&id).ok_or(format!("no client {id}"))?;
+                let mut w = self
+                    .clients
+                    .remove(&id)
+                    .ok_or(CommandError::NoSuchClient(id))?;
                 w.stop();
-                self.start_client(id, 0.0)?;
+                self.start_client(id, 0.0).map_err(CommandError::Socket)?;
             }
             Command::RestartServer => {
                 self.server.stop();
                 let port = self.server_addr.port();
                 let endpoint = Endpoint::bind_loopback(port).map_err(|e| {
-                    format!("cannot bind the server socket again on port {port}: {e}")
+                    CommandError::Socket(format!(
+                        "cannot bind the server socket again on port {port}: {e}"
+                    ))
                 })?;
                 let now = self.clock.now();
                 self.clock
@@ -594,7 +790,43 @@ impl LiveSession {
                     now,
                 );
             }
-            Command::Drive { client, input } => self.to_client(client, ThreadCmd::Drive(input)),
+            Command::Drive { client, input } => {
+                if !self.clients.contains_key(&client) {
+                    return Err(CommandError::NoSuchClient(client));
+                }
+                self.to_client(client, ThreadCmd::Drive(input));
+            }
+        }
+        Ok(Outcome::AppliedNow)
+    }
+
+    /// A new binding list. Consistent: the server and every client define it as the next
+    /// layout version and switch at their next move boundary. Not consistent: the clients
+    /// redefine the current version (the binding-mismatch pitfall).
+    fn define_layout(&mut self, bindings: Bindings, consistent: bool) -> Result<(), CommandError> {
+        let b = Arc::new(bindings);
+        if consistent {
+            self.layout_version = self
+                .layout_version
+                .checked_add(1)
+                .ok_or(CommandError::TooManyLayouts)?;
+            self.to_server(ThreadCmd::DefineLayout {
+                version: self.layout_version,
+                bindings: b.clone(),
+                select: true,
+            });
+        }
+        let v = self.layout_version;
+        self.client_layouts.push((v, b.clone(), consistent));
+        for id in self.client_ids() {
+            self.to_client(
+                id,
+                ThreadCmd::DefineLayout {
+                    version: v,
+                    bindings: b.clone(),
+                    select: consistent,
+                },
+            );
         }
         Ok(())
     }

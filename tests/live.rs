@@ -330,7 +330,8 @@ fn live_changes_reach_the_threads() {
         "the pitfall switch recorded",
         |r| {
             matches!(&r.event, Event::SessionChanged { what }
-            if what == "faults.unbound_member: false -> true")
+            if what.starts_with("faults.unbound_member: false -> true")
+                && what.contains("binding move_ramp removed"))
         },
     );
     // Add a client.
@@ -370,5 +371,50 @@ fn repeated_link_changes_replace_their_override() {
     assert_eq!(o.len(), 2, "{o:?}");
     assert_eq!(s.preset().link_params(0, true).latency_ms, 7.0);
     assert_eq!(s.preset().link_params(0, false).latency_ms, 49.0);
+    s.stop();
+}
+
+#[test]
+fn the_session_decides_what_changes_live_and_refuses_bad_values() {
+    use movescope::live::{CommandError, Outcome};
+    let _g = serial();
+    let p = preset(&["clients=2", "ai_pawns=0"]);
+    let mut s = LiveSession::start(&p).expect("starts");
+    // A value preset validation refuses is refused, naming the key; nothing changes.
+    let mut g = s.preset().gmc;
+    g.world_time_update_interval = 0.0;
+    let err = s.command(Command::SetGmc(g)).unwrap_err();
+    assert!(
+        matches!(&err, CommandError::Invalid { key, .. } if key == "gmc.world_time_update_interval"),
+        "{err}"
+    );
+    assert_eq!(s.preset().gmc.world_time_update_interval, 0.01);
+    assert_eq!(
+        s.command(Command::RemoveClient(9)).unwrap_err(),
+        CommandError::NoSuchClient(9)
+    );
+    // Live settings change live; a binding mistake applies at the next move boundary.
+    let mut target = s.preset().clone();
+    target.link.latency_ms = 40.0;
+    target.smoothing.buffer_time = 0.2;
+    assert_eq!(s.change_to(&target).unwrap(), Outcome::AppliedNow);
+    assert_eq!(s.preset().link_params(1, false).latency_ms, 40.0);
+    assert_eq!(s.preset().smoothing.buffer_time, 0.2);
+    target.faults.dash_always_combine = true;
+    assert_eq!(s.change_to(&target).unwrap(), Outcome::AtNextMoveBoundary);
+    assert_eq!(
+        s.bindings().by_name("input_dash").unwrap().combine,
+        movescope::model::binding::CombineMode::AlwaysCombine
+    );
+    // The same again changes nothing.
+    assert_eq!(s.change_to(&target).unwrap(), Outcome::NoChange);
+    // A restart-only setting is named, and nothing is applied.
+    target.clients = 3;
+    target.link.latency_ms = 80.0;
+    assert_eq!(
+        s.change_to(&target).unwrap(),
+        Outcome::NeedsRestart(vec!["clients".into()])
+    );
+    assert_eq!(s.preset().link.latency_ms, 40.0);
     s.stop();
 }
