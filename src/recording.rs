@@ -289,6 +289,15 @@ enum ToWriter {
     Finish(Footer),
 }
 
+impl ToWriter {
+    fn records(&self) -> usize {
+        match self {
+            ToWriter::Chunk(j) => j.records.len(),
+            ToWriter::Finish(_) => 0,
+        }
+    }
+}
+
 /// What a finished recording holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordingStats {
@@ -314,6 +323,12 @@ pub struct Recorder {
     chunk_start: f64,
     seq: u32,
     records: u64,
+    /// Chunks the writer has not taken yet (only when [`Recorder::never_block`] was asked).
+    backlog: std::collections::VecDeque<ToWriter>,
+    backlog_records: usize,
+    /// `Some(bytes)`: `push` never blocks; chunks wait in the backlog, up to this many bytes
+    /// of records, when the writer lags.
+    backlog_limit: Option<usize>,
 }
 
 impl Recorder {
@@ -351,7 +366,47 @@ impl Recorder {
             chunk_start: 0.0,
             seq: 0,
             records: 0,
+            backlog: std::collections::VecDeque::new(),
+            backlog_records: 0,
+            backlog_limit: None,
         })
+    }
+
+    /// `push` and `flush` never block from now on (for a UI thread): when the writer lags,
+    /// finished chunks wait in memory, up to `limit_bytes` of records, and are handed over as
+    /// the writer catches up. Past the limit the recording stops with an error saying so;
+    /// nothing is dropped silently.
+    pub fn never_block(&mut self, limit_bytes: usize) {
+        self.backlog_limit = Some(limit_bytes);
+    }
+
+    /// Records waiting for the writer (0 unless it lags).
+    pub fn lagging(&self) -> usize {
+        self.backlog_records
+    }
+
+    /// Hands waiting chunks to the writer while it takes them without blocking.
+    fn drain_backlog(&mut self) -> Result<(), String> {
+        while let Some(msg) = self.backlog.pop_front() {
+            let Some(tx) = self.tx.as_ref() else {
+                return Err("the recorder stopped".into());
+            };
+            let n = msg.records();
+            match tx.try_send(msg) {
+                Ok(()) => self.backlog_records -= n,
+                Err(crossbeam_channel::TrySendError::Full(back)) => {
+                    self.backlog.push_front(back);
+                    return Ok(());
+                }
+                Err(crossbeam_channel::TrySendError::Disconnected(_)) => {
+                    return Err(self
+                        .join()
+                        .err()
+                        .unwrap_or_else(|| "the recorder stopped".into()));
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -365,6 +420,9 @@ impl Recorder {
 
     /// Adds one record; closes the chunk when it spans [`CHUNK_SECONDS`].
     pub fn push(&mut self, r: &Record) -> Result<(), String> {
+        if !self.backlog.is_empty() {
+            self.drain_backlog()?;
+        }
         if self.count > 0
             && (r.t - self.chunk_start >= CHUNK_SECONDS || self.pending.len() >= MAX_PENDING)
         {
@@ -405,6 +463,32 @@ impl Recorder {
     }
 
     fn send(&mut self, msg: ToWriter) -> Result<(), String> {
+        if let Some(limit) = self.backlog_limit
+            && !matches!(msg, ToWriter::Finish(_))
+        {
+            self.backlog_records += msg.records();
+            self.backlog.push_back(msg);
+            self.drain_backlog()?;
+            let bytes = self.backlog_records * std::mem::size_of::<Record>();
+            if bytes > limit {
+                let waiting = self.backlog_records;
+                self.backlog.clear();
+                self.backlog_records = 0;
+                let _ = self.join();
+                return Err(format!(
+                    "the recording's writer fell behind by more than {} MB: recording stopped, the last {waiting} records were not written",
+                    limit >> 20
+                ));
+            }
+            return Ok(());
+        }
+        // Anything waiting goes first, in order.
+        while let Some(m) = self.backlog.pop_front() {
+            self.backlog_records -= m.records();
+            if self.tx.as_ref().is_none_or(|tx| tx.send(m).is_err()) {
+                break;
+            }
+        }
         let sent = self.tx.as_ref().is_some_and(|tx| tx.send(msg).is_ok());
         if sent {
             Ok(())
@@ -418,6 +502,15 @@ impl Recorder {
     }
 
     fn join(&mut self) -> Result<RecordingStats, String> {
+        // Chunks still waiting go to the writer first (blocking: the writer is ending).
+        while let Some(msg) = self.backlog.pop_front() {
+            self.backlog_records -= msg.records();
+            if self.tx.as_ref().is_none_or(|tx| tx.send(msg).is_err()) {
+                self.backlog.clear();
+                self.backlog_records = 0;
+                break;
+            }
+        }
         self.tx = None;
         match self.writer.take() {
             Some(h) => h
