@@ -4,7 +4,7 @@
 mod common;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use movescope::app::{AppOptions, MovescopeApp};
 use movescope::preset::Preset;
 
@@ -200,12 +200,10 @@ fn the_app_records_a_live_session() {
         std::thread::yield_now();
     }
     h.get_by_label("Stop recording").click();
-    h.run_steps(2);
-    assert!(
-        h.state().status().contains("recorded"),
-        "{}",
-        h.state().status()
-    );
+    // The recording is finished on a job thread; the status line says when it is done.
+    step_until(&mut h, "the recording was finished", |a| {
+        a.status().contains("recorded")
+    });
     let rec = movescope::recording::Recording::open(&path).unwrap();
     assert!(rec.footer.is_some(), "finished with an index");
     let (records, damage) = rec.load_all();
@@ -329,8 +327,10 @@ fn the_journey_of_the_move_at_the_cursor() {
     let (_dir, path) = recording_with_cursor("j.msrec", 3.0);
     let mut h = opened(path);
     h.get_by_label("Move journey").click();
-    h.run_steps(4);
-    // The journey shows at once; the bound values follow from a background re-simulation.
+    h.run_steps(2);
+    // The journey shows first (traced on a job); the bound values follow from a background
+    // re-simulation.
+    step_until(&mut h, "the journey was traced", |a| a.lineage().is_some());
     let first = h
         .state()
         .lineage()
@@ -420,4 +420,223 @@ fn the_doctor_explains_the_opened_recording() {
         (l.client, l.move_id),
         (r.diagnoses[0].client, r.diagnoses[0].move_id)
     );
+}
+
+/// A live app of `clients` clients where client 0's link is 100 ms / 10 ms both ways and the
+/// others' are 0 / 0.
+fn harness_with_client0_at_100ms(clients: u16) -> Harness<'static, MovescopeApp> {
+    let mut preset = Preset {
+        clients,
+        ai_pawns: 0,
+        ..Preset::default()
+    };
+    preset.link.latency_ms = 0.0;
+    preset.link.jitter_ms = 0.0;
+    preset.link_overrides.push(movescope::preset::LinkOverride {
+        client: 0,
+        direction: movescope::preset::Direction::Both,
+        link: movescope::sim::link::LinkParams {
+            latency_ms: 100.0,
+            jitter_ms: 10.0,
+            ..preset.link.clone()
+        },
+    });
+    let options = AppOptions::live(preset, "test");
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(3);
+    h
+}
+
+/// The slider (or number field) labelled `label`.
+fn number<'a>(h: &'a Harness<'static, MovescopeApp>, label: &'a str) -> egui_kittest::Node<'a> {
+    h.get_all_by_label(label)
+        .find(|n| n.accesskit_node().numeric_value().is_some())
+        .unwrap_or_else(|| panic!("no number labelled {label}"))
+}
+
+/// The number a slider (by its label) shows.
+fn slider_value(h: &Harness<'static, MovescopeApp>, label: &str) -> Option<f64> {
+    number(h, label).accesskit_node().numeric_value()
+}
+
+/// The button labelled `label`.
+fn button<'a>(h: &'a Harness<'static, MovescopeApp>, label: &'a str) -> egui_kittest::Node<'a> {
+    h.get_by_role_and_label(egui::accesskit::Role::Button, label)
+}
+
+#[test]
+fn opening_and_closing_panes_and_windows_sends_no_command() {
+    let mut h = harness();
+    h.run_steps(3);
+    // Windows toggled from the top bar and the controls, each opened and closed.
+    for name in [
+        "Bindings table",
+        "GMC settings",
+        "Lessons",
+        "Doctor",
+        "What if…",
+        "Help",
+    ] {
+        button(&h, name).click();
+        h.run_steps(4);
+        button(&h, name).click();
+        h.run_steps(3);
+    }
+    // Collapsed sections opened and closed.
+    for header in ["Session", "Presets", "more link settings"] {
+        h.get_by_label(header).click();
+        h.run_steps(3);
+        h.get_by_label(header).click();
+        h.run_steps(2);
+    }
+    // Dialogs opened and cancelled.
+    h.get_by_label("Open…").click();
+    h.run_steps(3);
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    h.get_by_label("Export CSV…").click();
+    h.run_steps(3);
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().commands_sent(),
+        &[] as &[String],
+        "looking changed nothing"
+    );
+    let changes = h
+        .state()
+        .store()
+        .log()
+        .iter()
+        .filter(|e| e.kind == movescope::store::MarkKind::Change)
+        .count();
+    assert_eq!(changes, 0, "no session change in the record stream");
+    let p = h.state().session().unwrap().preset();
+    assert_eq!(
+        p,
+        &Preset {
+            clients: 1,
+            ai_pawns: 0,
+            ..Preset::default()
+        }
+    );
+}
+
+#[test]
+fn gmc_settings_shows_and_keeps_the_default_world_time_interval() {
+    let mut h = harness();
+    assert_eq!(
+        h.state()
+            .session()
+            .unwrap()
+            .preset()
+            .gmc
+            .world_time_update_interval,
+        0.01
+    );
+    button(&h, "GMC settings").click();
+    h.run_steps(4);
+    assert_eq!(
+        slider_value(&h, "WorldTimeUpdateInterval (s)"),
+        Some(0.01),
+        "the editor shows GMC's default"
+    );
+    button(&h, "GMC settings").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state()
+            .session()
+            .unwrap()
+            .preset()
+            .gmc
+            .world_time_update_interval,
+        0.01,
+        "opening the window clamped nothing"
+    );
+    assert!(h.state().commands_sent().is_empty());
+}
+
+#[test]
+fn a_profile_for_one_client_shows_that_clients_numbers() {
+    let mut h = harness_with_client0_at_100ms(3);
+    // All clients: latency differs (0 and 100): the editor says so.
+    h.get_by_label_contains("mixed: 0–100");
+    h.get_by_label("link of").click();
+    h.run_steps(2);
+    h.get_by_label("client 1").click();
+    h.run_steps(2);
+    assert_eq!(slider_value(&h, "latency ms"), Some(0.0));
+    h.get_by_label("profile").click();
+    h.run_steps(2);
+    h.get_by_label("Home Satellite").click();
+    h.run_steps(3);
+    let p = h.state().session().unwrap().preset();
+    assert_eq!(p.link_params(1, true).latency_ms, 100.0);
+    assert_eq!(p.link_params(1, false).latency_ms, 100.0);
+    assert_eq!(p.link_params(2, true).latency_ms, 0.0, "client 2 untouched");
+    assert_eq!(
+        slider_value(&h, "latency ms"),
+        Some(100.0),
+        "the editor shows client 1's link"
+    );
+    assert_eq!(slider_value(&h, "jitter ms"), Some(10.0));
+    h.get_by_label_contains("last change: applied now");
+}
+
+#[test]
+fn editing_jitter_for_all_clients_leaves_every_latency() {
+    let mut h = harness_with_client0_at_100ms(3);
+    let before: Vec<f64> = (0..3)
+        .map(|c| {
+            h.state()
+                .session()
+                .unwrap()
+                .preset()
+                .link_params(c, true)
+                .latency_ms
+        })
+        .collect();
+    assert_eq!(before, vec![100.0, 0.0, 0.0]);
+    // The jitter slider (all clients, both directions), moved with the keyboard.
+    number(&h, "jitter ms").increment_accesskit();
+    h.run_steps(3);
+    let p = h.state().session().unwrap().preset().clone();
+    for c in 0..3u16 {
+        for up in [true, false] {
+            let l = p.link_params(c, up);
+            assert_eq!(
+                l.latency_ms,
+                before[usize::from(c)],
+                "client {c} up {up}: latency kept"
+            );
+        }
+    }
+    let jitters: Vec<f64> = (0..3).map(|c| p.link_params(c, true).jitter_ms).collect();
+    assert!(
+        jitters.iter().all(|j| *j == jitters[0]),
+        "one jitter for all: {jitters:?}"
+    );
+    assert!(!h.state().commands_sent().is_empty(), "the edit was sent");
+}
+
+#[test]
+fn restart_only_settings_are_pending_until_applied() {
+    let mut h = harness();
+    h.get_by_label("Session").click();
+    h.run_steps(3);
+    number(&h, "clients").increment_accesskit();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().session().unwrap().preset().clients,
+        1,
+        "not applied yet"
+    );
+    assert!(h.state().commands_sent().is_empty());
+    h.get_by_label_contains("Pending until restart: clients 1 -> 2");
+    h.get_by_label("Restart with these").click();
+    h.run_steps(3);
+    assert_eq!(h.state().session().unwrap().preset().clients, 2);
+    assert!(h.query_by_label_contains("Pending until restart").is_none());
 }

@@ -4,17 +4,17 @@
 //! correction with its deviating values, where its values parted, and the evidence. Click a
 //! correction to move the cursor there; "journey" shows its move.
 
-use crossbeam_channel::{Receiver, bounded};
 use eframe::egui::{self, Color32, RichText};
 
 use super::MovescopeApp;
+use super::jobs::{Job, Poll};
 use crate::doctor::Report;
 use crate::timeline::TimeCommand;
 
 #[derive(Default)]
 pub struct DoctorState {
     pub open: bool,
-    running: Option<Receiver<Result<Report, String>>>,
+    running: Option<Job<Result<Report, String>>>,
     pub report: Option<Report>,
     /// What the report covers ("the whole recording", "the last 30 s of the live session").
     pub covers: String,
@@ -28,27 +28,18 @@ impl MovescopeApp {
     /// Examines the opened recording (in the background) or the live session's recent records.
     pub fn run_doctor(&mut self) {
         self.doctor.error = None;
-        match &self.opened {
+        let job = match &self.opened {
             Some(o) => {
                 let rec = o.recording.clone();
-                let (tx, rx) = bounded(1);
-                let spawned = std::thread::Builder::new()
-                    .name("doctor".into())
-                    .spawn(move || {
-                        let (records, damage) = rec.load_all();
-                        let mut report = crate::doctor::examine_recording(&rec, &records);
-                        if let Some(d) = damage {
-                            report.value_trace += &format!(" (the file is damaged: {d})");
-                        }
-                        let _ = tx.send(Ok(report));
-                    });
-                match spawned {
-                    Ok(_) => {
-                        self.doctor.running = Some(rx);
-                        self.doctor.covers = "the whole recording".into();
+                self.doctor.covers = "the whole recording".into();
+                Job::spawn("the doctor", move |_| {
+                    let (records, damage) = rec.load_all();
+                    let mut report = crate::doctor::examine_recording(&rec, &records);
+                    if let Some(d) = damage {
+                        report.value_trace += &format!(" (the file is damaged: {d})");
                     }
-                    Err(e) => self.doctor.error = Some(e.to_string()),
-                }
+                    Ok(report)
+                })
             }
             None => {
                 let bindings = self
@@ -64,8 +55,14 @@ impl MovescopeApp {
                         .zip(records.last())
                         .map_or(0.0, |(a, b)| b.t - a.t)
                 );
-                self.doctor.report = Some(crate::doctor::examine(&bindings, &records));
+                Job::spawn("the doctor", move |_| {
+                    Ok(crate::doctor::examine(&bindings, &records))
+                })
             }
+        };
+        match job {
+            Ok(j) => self.doctor.running = Some(j),
+            Err(e) => self.doctor.error = Some(e),
         }
     }
 
@@ -75,13 +72,20 @@ impl MovescopeApp {
     }
 
     pub(super) fn doctor_window(&mut self, ctx: &egui::Context) {
-        if let Some(rx) = &self.doctor.running
-            && let Ok(done) = rx.try_recv()
-        {
-            self.doctor.running = None;
-            match done {
-                Ok(r) => self.doctor.report = Some(r),
-                Err(e) => self.doctor.error = Some(e),
+        if let Some(job) = self.doctor.running.as_mut() {
+            match job.poll() {
+                Poll::Pending => ctx.request_repaint_after(std::time::Duration::from_millis(100)),
+                Poll::Ready(done) => {
+                    self.doctor.running = None;
+                    match done {
+                        Ok(r) => self.doctor.report = Some(r),
+                        Err(e) => self.doctor.error = Some(e),
+                    }
+                }
+                Poll::Lost => {
+                    self.doctor.running = None;
+                    self.doctor.error = Some("the doctor stopped without a report".into());
+                }
             }
         }
         if !self.doctor.open {

@@ -113,8 +113,12 @@ pub struct UiState {
     pub light: bool,
     pub window_s: f64,
     pub plots_shown: Vec<bool>,
-    /// The preset file last used (not set for the built-in default).
+    /// The preset last used (a file or a shipped name; never the default or a lesson's
+    /// scenario).
     pub last_preset: Option<String>,
+    /// Recordings opened or made, newest first (the Open dialog lists them).
+    #[serde(default)]
+    pub recent_recordings: Vec<String>,
 }
 
 /// Where the state is kept.
@@ -174,6 +178,7 @@ mod tests {
             window_s: 30.0,
             plots_shown: vec![true, false],
             last_preset: Some("presets/net-01-high-latency.ron".into()),
+            recent_recordings: vec!["recordings/a.msrec".into()],
         };
         let text = ron::ser::to_string_pretty(&state, ron::ser::PrettyConfig::new()).unwrap();
         let back: UiState = ron::from_str(&text).unwrap();

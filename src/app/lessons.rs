@@ -3,20 +3,30 @@
 //! question to answer before a change ("predict, then reveal"), and the change itself. A
 //! presenter mode enlarges everything for a projector.
 
-use std::path::PathBuf;
-
 use eframe::egui;
 use egui::{Color32, RichText};
 
 use super::MovescopeApp;
-use crate::live::Command;
-use crate::preset::{Direction, Preset};
+use super::action::Action;
+use crate::preset::Preset;
 
-/// A lesson as listed: its preset file and contents.
+/// Where a lesson's outcomes are shown.
+const ORIGIN: &str = "lessons";
+
+/// A lesson as listed: its preset's name (shipped name or local file) and contents.
 #[derive(Clone, Debug)]
 pub struct LessonEntry {
-    pub path: PathBuf,
+    pub name: String,
     pub preset: Preset,
+}
+
+/// A preset name reduced to what identifies a lesson: `presets/pitfall-01-x.ron`,
+/// `pitfall-01-x.ron` and `pitfall-01-x` are the same lesson.
+pub fn lesson_key(name: &str) -> String {
+    let base = std::path::Path::new(name.trim())
+        .file_name()
+        .map_or_else(|| name.to_string(), |n| n.to_string_lossy().to_string());
+    base.strip_suffix(".ron").unwrap_or(&base).to_string()
 }
 
 /// Where the learner is in a lesson.
@@ -35,20 +45,40 @@ pub struct LessonState {
     pub presenter: bool,
 }
 
-/// Every preset in `presets/` with lesson material, in lesson order.
+/// Every shipped preset with lesson material (built in: works from any folder), and local
+/// `presets/` files with lessons that are not shipped, in lesson order.
 pub fn shipped_lessons() -> Vec<LessonEntry> {
-    let mut v: Vec<LessonEntry> = std::fs::read_dir("presets")
+    let mut v: Vec<LessonEntry> = crate::shipped::PRESETS
+        .iter()
+        .filter_map(|(name, text)| {
+            let preset = Preset::from_ron(text, name).ok()?;
+            preset.lesson.as_ref()?;
+            Some(LessonEntry {
+                name: name.to_string(),
+                preset,
+            })
+        })
+        .collect();
+    let local = std::fs::read_dir("presets")
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-                .filter_map(|path| {
-                    let preset = Preset::load(&path).ok()?;
-                    preset.lesson.as_ref()?;
-                    Some(LessonEntry { path, preset })
-                })
-                .collect()
+                .collect::<Vec<_>>()
         })
         .unwrap_or_default();
+    for path in local {
+        if path.extension().is_none_or(|x| x != "ron") {
+            continue;
+        }
+        let name = path.display().to_string();
+        if v.iter().any(|e| lesson_key(&e.name) == lesson_key(&name)) {
+            continue;
+        }
+        if let Ok(preset) = Preset::load(&path)
+            && preset.lesson.is_some()
+        {
+            v.push(LessonEntry { name, preset });
+        }
+    }
     v.sort_by_key(|e| e.preset.lesson.as_ref().map_or(u32::MAX, |l| l.order));
     v
 }
@@ -69,7 +99,7 @@ impl MovescopeApp {
         self.lessons.current = Some(i);
         self.lessons.step = 0;
         self.reset_step();
-        self.start_preset(e.preset, e.path.display().to_string());
+        self.start_preset(e.preset, e.name.clone());
         self.show_focus();
     }
 
@@ -88,56 +118,21 @@ impl MovescopeApp {
         }
     }
 
-    /// Applies `key=value` changes to the running session: pitfall switches, links, smoothing,
-    /// world and GMC settings live; anything else by restarting with the changed preset.
-    pub(super) fn apply_sets(&mut self, sets: &[String]) {
-        let before = self.options.preset.clone();
-        let mut p = before.clone();
+    /// Applies `key=value` changes to the running session: the session decides what changes
+    /// live and what needs a restart ([`crate::live::LiveSession::change_to`]).
+    pub(super) fn apply_sets(&mut self, sets: &[String]) -> bool {
+        let mut p = self.shown_preset().clone();
         for kv in sets {
             if let Err(e) = p.set(kv) {
-                self.status = e.to_string();
-                return;
+                self.status = format!("error: {e}");
+                return false;
             }
         }
-        let mut rest = p.clone();
-        rest.faults = before.faults.clone();
-        rest.link = before.link.clone();
-        rest.smoothing = before.smoothing;
-        rest.world = before.world.clone();
-        rest.gmc = before.gmc;
-        if rest != before || self.session.is_none() {
-            let name = self.options.preset_name.clone();
-            self.start_preset(p, name);
-            return;
-        }
-        if p.faults != before.faults {
-            self.apply_faults(p.faults.clone());
-        }
-        if p.link != before.link {
-            let ids = self
-                .session
-                .as_ref()
-                .map(|s| s.client_ids())
-                .unwrap_or_default();
-            for client in ids {
-                self.command(Command::SetLink {
-                    client,
-                    direction: Direction::Both,
-                    params: p.link.clone(),
-                });
-            }
-        }
-        if p.smoothing != before.smoothing {
-            self.smoothing = p.smoothing.mode;
-            self.command(Command::SetSmoothing(p.smoothing));
-        }
-        if p.world != before.world {
-            self.command(Command::SetWorld(p.world.clone()));
-        }
-        if p.gmc != before.gmc {
-            self.command(Command::SetGmc(p.gmc));
-        }
-        self.options.preset = p;
+        self.actions.push(Action::ChangeTo {
+            origin: ORIGIN,
+            preset: Box::new(p),
+        });
+        true
     }
 
     pub(super) fn lessons_window(&mut self, ctx: &egui::Context) {
@@ -151,7 +146,7 @@ impl MovescopeApp {
         let mut start: Option<usize> = None;
         let mut sets: Option<Vec<String>> = None;
         let mut step_to: Option<usize> = None;
-        let mut fixed: Option<PathBuf> = None;
+        let mut fixed: Option<String> = None;
         egui::Window::new("Lessons")
             .open(&mut open)
             .default_width(460.0)
@@ -257,6 +252,7 @@ impl MovescopeApp {
                         }
                         if self.lessons.done {
                             ui.weak(format!("Done: {}", step.set.join(", ")));
+                            self.feedback.show(ui, ORIGIN);
                         }
                     }
                 }
@@ -289,7 +285,7 @@ impl MovescopeApp {
                             .on_hover_text(f.as_str())
                             .clicked()
                     {
-                        fixed = Some(PathBuf::from(f));
+                        fixed = Some(f.clone());
                     }
                 }
             });
@@ -297,8 +293,9 @@ impl MovescopeApp {
         if let Some(i) = start {
             self.start_lesson(i);
         }
-        if let Some(s) = sets {
-            self.apply_sets(&s);
+        if let Some(s) = sets
+            && self.apply_sets(&s)
+        {
             self.lessons.done = true;
         }
         if let Some(k) = step_to {
@@ -306,10 +303,8 @@ impl MovescopeApp {
             self.reset_step();
             self.show_focus();
         }
-        if let Some(path) = fixed
-            && self.start_preset_file(&path)
-        {
-            self.status = format!("started {}", path.display());
+        if let Some(name) = fixed {
+            self.actions.push(Action::StartNamed(name));
         }
     }
 }

@@ -16,21 +16,28 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use eframe::egui;
 use egui::{Color32, RichText};
 
-use crate::live::{Command, LiveSession};
-use crate::model::settings::{Faults, SmoothingMode};
+use crate::live::{Command, LiveSession, Outcome};
 use crate::model::telemetry::{Machine, Record};
-use crate::preset::{Direction, Preset};
+use crate::preset::Preset;
 use crate::recording::{Damage, Footer, Header, Recorder, Recording};
 use crate::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::store::{MarkKind, Metric, Store};
 use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
 
+pub mod action;
+mod bindings_window;
+mod controls;
 mod doctor_window;
+mod gmc_window;
+pub mod jobs;
 pub mod layout;
 mod lessons;
-mod panels;
+mod network;
 pub mod plots;
 mod whatif_window;
+
+use action::{Action, Feedback, SessionView};
+use jobs::{Job, Poll, StatusJobs};
 
 /// Longest the UI spends draining live telemetry per frame.
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
@@ -84,6 +91,9 @@ pub struct AppOptions {
     pub persist: bool,
     /// Recordings: run a what-if with these changes once loaded.
     pub whatif: Vec<String>,
+    /// The preset was reopened because it was used last (the top bar says so, with a way
+    /// back to the default).
+    pub reopened: bool,
 }
 
 impl AppOptions {
@@ -99,6 +109,7 @@ impl AppOptions {
             windows: Vec::new(),
             persist: false,
             whatif: Vec::new(),
+            reopened: false,
         }
     }
 }
@@ -120,6 +131,9 @@ pub(crate) fn color_of(m: Machine) -> Color32 {
     }
 }
 
+/// Opening (scanning) a recording.
+type OpenJob = Job<Result<Recording, String>>;
+
 enum ShotState {
     Waiting,
     Requested,
@@ -136,6 +150,9 @@ struct Opened {
     recording: Arc<Recording>,
     loader: Option<Receiver<LoadMsg>>,
     damage: Option<Damage>,
+    /// Where the cursor goes once the records around it are in the store.
+    start: f64,
+    placed: bool,
 }
 
 /// The CSV export dialog.
@@ -145,9 +162,13 @@ struct ExportDialog {
 }
 
 pub struct MovescopeApp {
+    /// How the app was started. `options.preset` is only what a session is started from:
+    /// once running, the session's own preset is the truth ([`Self::shown_preset`]).
     options: AppOptions,
     session: Option<LiveSession>,
     opened: Option<Opened>,
+    /// A recording being opened (scanned) on a job thread, with the cursor asked for.
+    opening: Option<(OpenJob, Option<f64>)>,
     error: Option<String>,
     store: Store,
     paused: bool,
@@ -160,9 +181,6 @@ pub struct MovescopeApp {
     recent: VecDeque<Record>,
     recorder: Option<Recorder>,
     record_started: Instant,
-    /// Edited copies of what the session runs with.
-    faults: Faults,
-    smoothing: SmoothingMode,
     /// When the view became worth a screenshot (session started, recording loaded).
     ready_since: Option<Instant>,
     shot: ShotState,
@@ -179,23 +197,17 @@ pub struct MovescopeApp {
     show_delays: bool,
     show_help: bool,
     open_dialog: Option<String>,
+    /// The Open dialog's list of recordings (read by a job when the dialog opens).
+    recordings_list: Option<Vec<PathBuf>>,
+    recordings_job: Option<Job<Vec<PathBuf>>>,
     export: Option<ExportDialog>,
     /// Timeline drag with Shift: where the range selection started.
     range_anchor: Option<f64>,
-    bindings_open: bool,
-    bindings_clients_only: bool,
-    bindings_error: Option<String>,
-    gmc_open: bool,
-    /// Network panel: which client (`None`: all) and which direction it edits.
-    net_target: Option<u16>,
-    net_direction: Direction,
-    outage_seconds: f64,
-    /// The client the keyboard drives, and the input last sent to it.
-    drive: Option<u16>,
+    controls: controls::ControlsPane,
+    gmc: gmc_window::GmcWindow,
+    bindings: bindings_window::BindingsWindow,
+    /// The input last sent to the driven client.
     last_drive: Option<crate::model::input::RawInput>,
-    /// Session settings staged until "Restart with these".
-    session_edit: Preset,
-    preset_path: String,
     light: bool,
     /// The theme the window was last set to.
     theme_applied: Option<bool>,
@@ -207,20 +219,31 @@ pub struct MovescopeApp {
     lineage: Option<Result<crate::lineage::Lineage, String>>,
     /// The shown lineage again, with its bound values, once a background re-simulation ends
     /// (dropped when another journey is asked for or the window closes).
-    lineage_job: Option<Receiver<crate::lineage::Lineage>>,
+    lineage_job: Option<Job<Option<crate::lineage::Lineage>>>,
+    /// The journey being traced (records read and matched on a job thread).
+    lineage_first: Option<Job<Traced>>,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
     journey_pending: bool,
+    /// Actions the panes asked for this frame, applied once after it ([`Self::apply_actions`]).
+    actions: Vec<Action>,
+    /// The outcome of each editor's last command.
+    feedback: Feedback,
+    /// Every command sent to a session, described (for tests and the status line).
+    commands_sent: Vec<String>,
+    /// File writes and other slow work whose result is a status line.
+    status_jobs: StatusJobs,
+    /// Recordings opened or made in this and earlier runs (newest first).
+    recent_recordings: Vec<String>,
 }
 
 impl MovescopeApp {
     pub fn new(options: AppOptions) -> Self {
         let (shot_tx, shot_rx) = bounded(2);
         let mut app = MovescopeApp {
-            faults: options.preset.faults.clone(),
-            smoothing: options.preset.smoothing.mode,
             options,
             session: None,
             opened: None,
+            opening: None,
             error: None,
             store: Store::new(None),
             paused: false,
@@ -246,19 +269,14 @@ impl MovescopeApp {
             show_delays: true,
             show_help: false,
             open_dialog: None,
+            recordings_list: None,
+            recordings_job: None,
             export: None,
             range_anchor: None,
-            bindings_open: false,
-            bindings_clients_only: false,
-            bindings_error: None,
-            gmc_open: false,
-            net_target: None,
-            net_direction: Direction::Both,
-            outage_seconds: 3.0,
-            drive: None,
+            controls: controls::ControlsPane::default(),
+            gmc: gmc_window::GmcWindow::default(),
+            bindings: bindings_window::BindingsWindow::default(),
             last_drive: None,
-            session_edit: Preset::default(),
-            preset_path: "presets/my-session.ron".into(),
             light: false,
             theme_applied: None,
             layout: layout::default_layout(),
@@ -267,7 +285,13 @@ impl MovescopeApp {
             doctor: doctor_window::DoctorState::default(),
             lineage: None,
             lineage_job: None,
+            lineage_first: None,
             journey_pending: false,
+            actions: Vec::new(),
+            feedback: Feedback::default(),
+            commands_sent: Vec::new(),
+            status_jobs: StatusJobs::default(),
+            recent_recordings: Vec::new(),
         };
         if app.options.persist
             && let Some(state) = layout::UiState::load()
@@ -282,8 +306,8 @@ impl MovescopeApp {
             if state.plots_shown.len() == app.plots.shown.len() {
                 app.plots.shown = state.plots_shown;
             }
+            app.recent_recordings = state.recent_recordings;
         }
-        app.session_edit = app.options.preset.clone();
         if !app.options.whatif.is_empty() {
             app.whatif.open = true;
             app.whatif.changes = app.options.whatif.join("\n");
@@ -291,8 +315,8 @@ impl MovescopeApp {
         }
         for w in app.options.windows.clone() {
             match w.as_str() {
-                "bindings" => app.bindings_open = true,
-                "gmc" => app.gmc_open = true,
+                "bindings" => app.bindings.open = true,
+                "gmc" => app.gmc.open = true,
                 "help" => app.show_help = true,
                 "whatif" => app.whatif.open = true,
                 "journey" => app.journey_pending = true,
@@ -301,12 +325,12 @@ impl MovescopeApp {
                     // Opened on a lesson's preset: that lesson is the current one.
                     app.lessons.open = true;
                     app.lessons.list = lessons::shipped_lessons();
-                    let name = std::path::Path::new(&app.options.preset_name);
+                    let name = lessons::lesson_key(&app.options.preset_name);
                     app.lessons.current = app
                         .lessons
                         .list
                         .iter()
-                        .position(|e| e.path == name || e.path.file_name() == name.file_name());
+                        .position(|e| lessons::lesson_key(&e.name) == name);
                 }
                 other => {
                     app.status = format!(
@@ -351,118 +375,84 @@ impl MovescopeApp {
         self.opened.as_ref().is_some_and(|o| o.loader.is_some())
     }
 
-    /// Records around `t` (from the recording's file, or a live session's recent records).
-    fn records_around(&self, t: f64, before: f64, after: f64) -> Result<Vec<Record>, String> {
-        match &self.opened {
-            Some(o) => crate::report::records_between(&o.recording, t - before, t + after),
-            None => Ok(self
-                .recent
-                .iter()
-                .filter(|r| r.t >= t - before && r.t <= t + after)
-                .cloned()
-                .collect()),
-        }
-    }
-
-    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`. Bound
-    /// values come from the value trace: recorded, traced live, or (a virtual-time recording
-    /// up to ten minutes in) re-simulated on a background thread — the journey shows at once,
-    /// and again with the values when the re-run ends.
+    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`. The records
+    /// are read and matched on a job thread; bound values come from the value trace:
+    /// recorded, traced live, or (a virtual-time recording up to ten minutes in)
+    /// re-simulated on a second job — the journey shows first, then again with its values.
     pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64) {
         self.lineage_job = None;
-        let records = match self.records_around(t, 3.0, 3.0) {
-            Ok(r) => r,
-            Err(e) => {
-                self.lineage = Some(Err(e));
-                return;
-            }
+        let source = match &self.opened {
+            Some(o) => TraceSource::File(o.recording.clone()),
+            None => TraceSource::Live {
+                records: self
+                    .recent
+                    .iter()
+                    .filter(|r| r.t >= t - 3.0 && r.t <= t + 3.0)
+                    .cloned()
+                    .collect(),
+                bindings: self
+                    .session
+                    .as_ref()
+                    .map(|s| s.bindings().list().to_vec())
+                    .unwrap_or_default(),
+            },
         };
-        let m = match move_id.or_else(|| crate::lineage::move_near(&records, client, t)) {
-            Some(m) => m,
-            None => {
-                self.lineage = Some(Err(format!("client {client} closed no move near {t:.2} s")));
-                return;
-            }
-        };
-        let traced = records
-            .iter()
-            .any(|r| matches!(r.event, crate::model::telemetry::Event::MoveValues(_)));
-        let missing = || format!("no records of client {client}'s move {m} near {t:.2} s");
-        let trace = |bindings: &[crate::model::binding::Binding], source: &str| {
-            crate::lineage::trace(bindings, &records, &[], source, client, m).ok_or_else(missing)
-        };
-        let Some(o) = &self.opened else {
-            let bindings = self
-                .session
-                .as_ref()
-                .map(|s| s.bindings().list().to_vec())
-                .unwrap_or_default();
-            let source = if traced {
-                "traced live"
-            } else {
-                "not traced (switch the value trace on in the Session panel)"
-            };
-            self.lineage = Some(trace(&bindings, source));
-            return;
-        };
-        let bindings = o.recording.header.bindings.clone();
-        let until = t + 3.0;
-        if traced {
-            self.lineage = Some(trace(&bindings, "recorded"));
-            return;
+        match Job::spawn(format!("tracing client {client}'s move"), move |_| {
+            trace_move(source, client, move_id, t)
+        }) {
+            Ok(j) => self.lineage_first = Some(j),
+            Err(e) => self.lineage = Some(Err(e)),
         }
-        if until > RESIMULATE_MAX_S {
-            self.lineage = Some(trace(
-                &bindings,
-                &format!(
-                    "not traced; re-simulating {until:.0} s is left to `movescope lineage` (the app re-simulates up to {RESIMULATE_MAX_S:.0} s)"
-                ),
-            ));
-            return;
-        }
-        let shown = trace(
-            &bindings,
-            &format!("not traced; re-simulating the first {until:.0} s for them"),
-        );
-        if shown.is_ok() {
-            let rec = o.recording.clone();
-            let (tx, rx) = bounded(1);
-            let spawned = std::thread::Builder::new()
-                .name("journey".into())
-                .spawn(move || {
-                    let (values, source) = match crate::report::records_between(&rec, 0.0, until) {
-                        Ok(from_start) => crate::valuetrace::of_recording(
-                            &rec,
-                            &from_start,
-                            Some(until),
-                            &|c, mv| c == client && mv == m,
-                        ),
-                        Err(e) => (Vec::new(), format!("not traced; re-simulation failed: {e}")),
-                    };
-                    if let Some(l) =
-                        crate::lineage::trace(&bindings, &records, &values, &source, client, m)
-                    {
-                        let _ = tx.send(l);
-                    }
-                });
-            match spawned {
-                Ok(_) => self.lineage_job = Some(rx),
-                Err(e) => {
-                    self.lineage = Some(shown.map(|mut l| {
-                        l.value_trace =
-                            format!("not traced; could not start the re-simulation: {e}");
-                        l
-                    }));
-                    return;
-                }
-            }
-        }
-        self.lineage = Some(shown);
     }
 
-    /// Whether a journey's bound values are still being re-simulated.
+    /// Polls the journey's jobs.
+    fn poll_lineage(&mut self, ctx: &egui::Context) {
+        if let Some(job) = self.lineage_first.as_mut() {
+            let traced = match job.poll() {
+                Poll::Pending => {
+                    ctx.request_repaint_after(Duration::from_millis(50));
+                    return;
+                }
+                Poll::Ready(t) => t,
+                Poll::Lost => Traced {
+                    shown: Err("tracing the move stopped without a result".into()),
+                    resimulate: None,
+                },
+            };
+            self.lineage_first = None;
+            let mut shown = traced.shown;
+            if let (Ok(l), Some(plan)) = (&mut shown, traced.resimulate) {
+                match Job::spawn("re-simulating for bound values", move |ctx| plan.run(ctx)) {
+                    Ok(j) => self.lineage_job = Some(j),
+                    Err(e) => {
+                        l.value_trace =
+                            format!("not traced; could not start the re-simulation: {e}")
+                    }
+                }
+            }
+            self.lineage = Some(shown);
+        }
+        if let Some(job) = self.lineage_job.as_mut() {
+            match job.poll() {
+                Poll::Ready(Some(l)) => {
+                    self.lineage = Some(Ok(l));
+                    self.lineage_job = None;
+                }
+                Poll::Ready(None) | Poll::Lost => {
+                    self.lineage_job = None;
+                    if let Some(Ok(l)) = &mut self.lineage {
+                        l.value_trace =
+                            "not traced; the re-simulation stopped without values".into();
+                    }
+                }
+                Poll::Pending => ctx.request_repaint_after(Duration::from_millis(100)),
+            }
+        }
+    }
+
+    /// Whether a journey is being traced, or its bound values re-simulated.
     pub fn is_tracing_values(&self) -> bool {
-        self.lineage_job.is_some()
+        self.lineage_job.is_some() || self.lineage_first.is_some()
     }
 
     /// The lineage shown (for tests and tools).
@@ -471,24 +461,7 @@ impl MovescopeApp {
     }
 
     fn lineage_window(&mut self, ctx: &egui::Context) {
-        if let Some(rx) = &self.lineage_job {
-            match rx.try_recv() {
-                Ok(l) => {
-                    self.lineage = Some(Ok(l));
-                    self.lineage_job = None;
-                }
-                Err(crossbeam_channel::TryRecvError::Disconnected) => {
-                    self.lineage_job = None;
-                    if let Some(Ok(l)) = &mut self.lineage {
-                        l.value_trace =
-                            "not traced; the re-simulation stopped without values".into();
-                    }
-                }
-                Err(crossbeam_channel::TryRecvError::Empty) => {
-                    ctx.request_repaint_after(Duration::from_millis(100));
-                }
-            }
-        }
+        self.poll_lineage(ctx);
         let tracing = self.lineage_job.is_some();
         let Some(l) = &self.lineage else { return };
         let mut open = true;
@@ -537,6 +510,7 @@ impl MovescopeApp {
         if !open {
             self.lineage = None;
             self.lineage_job = None;
+            self.lineage_first = None;
         }
     }
 
@@ -566,10 +540,59 @@ impl MovescopeApp {
         self.error = None;
     }
 
+    /// The settings shown: the live session's own preset (every change applied), a
+    /// recording's, or (when nothing runs) the preset the app was started with.
+    pub fn shown_preset(&self) -> &Preset {
+        if let Some(s) = &self.session {
+            return s.preset();
+        }
+        if let Some(o) = &self.opened {
+            return &o.recording.header.preset;
+        }
+        &self.options.preset
+    }
+
+    /// What the settings panes read (borrows only the fields it names, so a pane of the
+    /// app can be drawn with it).
+    fn session_view<'a>(
+        session: &'a Option<LiveSession>,
+        opened: &'a Option<Opened>,
+        options: &'a AppOptions,
+        time: &TimeControl,
+        feedback: &'a Feedback,
+    ) -> SessionView<'a> {
+        let preset = match (session, opened) {
+            (Some(s), _) => s.preset(),
+            (None, Some(o)) => &o.recording.header.preset,
+            (None, None) => &options.preset,
+        };
+        let client_ids = match session {
+            Some(s) => s.client_ids(),
+            None => preset.network_clients().collect(),
+        };
+        SessionView {
+            preset,
+            live: session.is_some(),
+            client_ids,
+            now: session.as_ref().map_or(time.cursor(), |s| s.clock().now()),
+            feedback,
+        }
+    }
+
+    /// Every command sent to a session so far, described (for tests and tools).
+    pub fn commands_sent(&self) -> &[String] {
+        &self.commands_sent
+    }
+
+    /// Starts `options.preset` live. The session takes the preset: from here on it is the
+    /// only copy that counts.
     fn start_live(&mut self) {
         self.stop_recording();
         self.opened = None;
+        self.opening = None;
         self.reset_view();
+        self.controls.session_changed();
+        self.feedback.clear();
         match LiveSession::start(&self.options.preset) {
             Ok(s) => {
                 self.session = Some(s);
@@ -581,54 +604,96 @@ impl MovescopeApp {
         }
     }
 
-    /// Starts `preset` live under `name`; the panels show its settings.
+    /// Starts `preset` live under `name` (empty: keep the current name).
     pub(super) fn start_preset(&mut self, preset: Preset, name: String) {
-        self.faults = preset.faults.clone();
-        self.smoothing = preset.smoothing.mode;
-        self.session_edit = preset.clone();
+        if let Some(s) = self.session.take() {
+            s.stop();
+        }
         self.options.preset = preset;
-        self.options.preset_name = name;
+        if !name.is_empty() {
+            self.options.preset_name = name;
+        }
+        self.options.reopened = false;
         self.start_live();
     }
 
-    /// Loads a preset file and starts it live (a load error goes to the status line).
-    pub(super) fn start_preset_file(&mut self, path: &Path) -> bool {
-        match Preset::load(path) {
-            Ok(p) => {
-                self.start_preset(p, path.display().to_string());
+    /// Loads a preset (a file, or a shipped preset by name) and starts it live (a load error
+    /// goes to the status line).
+    pub(super) fn start_preset_named(&mut self, name: &str) -> bool {
+        match Preset::find(name) {
+            Ok((p, name)) => {
+                self.status = format!("started {name}");
+                self.start_preset(p, name);
                 true
             }
             Err(e) => {
-                self.status = e.to_string();
+                self.status = format!("error: {e}");
                 false
             }
         }
     }
 
-    /// Stops any live session and loads `path` in the background.
+    /// Stops any live session once `path` is open, and loads it in the background. Opening
+    /// (which may scan a damaged file) runs on a job thread.
     pub fn open_recording(&mut self, path: &Path, at: Option<f64>) {
-        let recording = match Recording::open(path) {
-            Ok(r) => Arc::new(r),
-            Err(e) => {
-                self.status = e.to_string();
-                if self.session.is_none() && self.opened.is_none() {
-                    self.error = Some(e.to_string());
-                }
-                return;
+        let shown = path.to_path_buf();
+        match Job::spawn(format!("opening {}", path.display()), move |_| {
+            Recording::open(&shown).map_err(|e| e.to_string())
+        }) {
+            Ok(job) => {
+                self.status = job.what.clone();
+                self.opening = Some((job, at));
             }
+            Err(e) => self.status = format!("error: {e}"),
+        }
+    }
+
+    /// Polls the recording being opened; once open, shows it.
+    fn poll_opening(&mut self) {
+        let Some((job, at)) = self.opening.as_mut() else {
+            return;
         };
+        let at = *at;
+        let result = match job.poll() {
+            Poll::Pending => return,
+            Poll::Ready(r) => r,
+            Poll::Lost => Err(format!("{} stopped without a result", job.what)),
+        };
+        self.opening = None;
+        match result {
+            Ok(r) => self.show_recording(Arc::new(r), at),
+            Err(e) => {
+                self.status = format!("error: {e}");
+                if self.session.is_none() && self.opened.is_none() {
+                    self.error = Some(e);
+                }
+            }
+        }
+    }
+
+    /// Whether a recording is being opened (scanned) or loaded.
+    pub fn is_opening(&self) -> bool {
+        self.opening.is_some()
+    }
+
+    fn show_recording(&mut self, recording: Arc<Recording>, at: Option<f64>) {
         self.stop_recording();
         if let Some(s) = self.session.take() {
             s.stop();
         }
         self.reset_view();
+        self.controls.session_changed();
+        self.feedback.clear();
         self.store = Store::new(None);
         self.store.set_growing(true);
-        self.options.preset = recording.header.preset.clone();
         self.options.preset_name = recording.header.preset_name.clone();
-        self.faults = self.options.preset.faults.clone();
-        self.smoothing = self.options.preset.smoothing.mode;
+        self.options.reopened = false;
+        let path = recording.path.display().to_string();
+        self.recent_recordings.retain(|p| *p != path);
+        self.recent_recordings.insert(0, path);
+        self.recent_recordings.truncate(10);
         let start = at.or(recording.header.cursor).unwrap_or(recording.span().0);
+        // The cursor is placed once the store holds the records around it.
         self.time = TimeControl::at(start);
         self.ready_since = None;
         let (tx, rx) = bounded(8);
@@ -664,7 +729,7 @@ impl MovescopeApp {
                 let _ = tx.send(LoadMsg::Done(rec.damage.clone()));
             });
         if let Err(e) = spawned {
-            self.status = format!("cannot start loading: {e}");
+            self.status = format!("error: cannot start loading: {e}");
             return;
         }
         self.status = format!("loading {}", recording.describe());
@@ -672,15 +737,98 @@ impl MovescopeApp {
             recording,
             loader: Some(rx),
             damage: None,
+            start,
+            placed: false,
         });
     }
 
-    fn command(&mut self, cmd: Command) {
-        if let Some(s) = self.session.as_mut()
-            && let Err(e) = s.command(cmd)
-        {
-            self.status = e;
+    /// Sends a command to the live session; its outcome is shown at `origin` and kept in
+    /// [`Self::commands_sent`].
+    fn command(&mut self, origin: action::Origin, cmd: Command) {
+        let Some(s) = self.session.as_mut() else {
+            self.feedback
+                .set(origin, false, "refused: no live session".into());
+            return;
+        };
+        let described = format!("{cmd:?}");
+        let text: String = described.chars().take(200).collect();
+        match s.command(cmd) {
+            Ok(outcome) => {
+                self.commands_sent.push(text);
+                self.feedback.set(origin, true, outcome.describe());
+            }
+            Err(e) => {
+                self.commands_sent.push(format!("{text} (refused)"));
+                self.feedback.set(origin, false, e.to_string());
+                self.status = format!("error: {e}");
+            }
         }
+    }
+
+    /// Applies the actions queued during the frame, in order, in this one place.
+    fn apply_actions(&mut self) {
+        let actions = std::mem::take(&mut self.actions);
+        for a in actions {
+            match a {
+                Action::Session { origin, command } => self.command(origin, command),
+                Action::ChangeTo { origin, preset } => {
+                    let Some(s) = self.session.as_mut() else {
+                        let name = self.options.preset_name.clone();
+                        self.start_preset(*preset, name);
+                        continue;
+                    };
+                    match s.change_to(&preset) {
+                        Ok(Outcome::NeedsRestart(keys)) => {
+                            self.commands_sent
+                                .push(format!("restart for {}", keys.join(", ")));
+                            let name = self.options.preset_name.clone();
+                            self.start_preset(*preset, name);
+                            self.feedback.set(
+                                origin,
+                                true,
+                                format!("restarted the session ({})", keys.join(", ")),
+                            );
+                        }
+                        Ok(outcome) => {
+                            self.commands_sent.push("change to a preset".into());
+                            self.feedback.set(origin, true, outcome.describe());
+                        }
+                        Err(e) => {
+                            self.feedback.set(origin, false, e.to_string());
+                            self.status = format!("error: {e}");
+                        }
+                    }
+                }
+                Action::Start { preset, name } => self.start_preset(*preset, name),
+                Action::StartNamed(name) => {
+                    self.start_preset_named(&name);
+                }
+                Action::SavePreset(path) => self.save_preset(path),
+                Action::Time(cmd) => self.time_command(cmd),
+                Action::Journey { client, move_id, t } => self.show_lineage(client, move_id, t),
+                Action::OpenRecording(path) => self.open_recording(&path, None),
+            }
+        }
+    }
+
+    /// Writes the session's preset (every live change included) on a job thread.
+    fn save_preset(&mut self, path: PathBuf) {
+        let text = format!(
+            "// Saved by movescope from a live session.\n// Schema: docs/presets.md.\n{}\n",
+            self.shown_preset().to_ron()
+        );
+        let shown = path.display().to_string();
+        match Job::spawn(format!("saving {shown}"), move |_| {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(format!("preset saved to {}", path.display()))
+        }) {
+            Ok(job) => self.status_jobs.push(job),
+            Err(e) => self.status = format!("error: {e}"),
+        }
+        self.controls.refresh_presets();
     }
 
     fn take(&mut self, r: Record) {
@@ -688,7 +836,7 @@ impl MovescopeApp {
         if let Some(rec) = self.recorder.as_mut()
             && let Err(e) = rec.push(&r)
         {
-            self.status = format!("recording stopped: {e}");
+            self.status = format!("error: recording stopped: {e}");
             self.recorder = None;
         }
         if self.session.is_some() {
@@ -721,6 +869,15 @@ impl MovescopeApp {
                     for r in batch {
                         self.store.ingest(&r);
                     }
+                    // The cursor is placed once the store reaches it (not while it is empty).
+                    if let Some(o) = self.opened.as_mut()
+                        && !o.placed
+                        && self.store.latest() >= o.start
+                    {
+                        o.placed = true;
+                        let start = o.start;
+                        self.time.apply(TimeCommand::Seek(start), &self.store);
+                    }
                 }
                 Ok(LoadMsg::Done(damage)) => {
                     self.finish_loading(damage);
@@ -739,12 +896,18 @@ impl MovescopeApp {
         self.store.set_growing(false);
         // A --whatif run waits for it (and the screenshot waits for the what-if).
         self.ready_since = (!self.whatif.pending).then(Instant::now);
-        let t = self.time.cursor();
+        let t = match self.opened.as_mut() {
+            Some(o) if !o.placed => {
+                o.placed = true;
+                o.start
+            }
+            _ => self.time.cursor(),
+        };
         self.time.apply(TimeCommand::Seek(t), &self.store);
         if let Some(o) = self.opened.as_mut() {
             o.loader = None;
             self.status = match &damage {
-                Some(d) => format!("{}: {d}", o.recording.path.display()),
+                Some(d) => format!("error: {}: {d}", o.recording.path.display()),
                 None => format!("loaded {}", o.recording.describe()),
             };
             o.damage = damage;
@@ -752,23 +915,31 @@ impl MovescopeApp {
     }
 
     fn start_recording(&mut self, path: PathBuf) {
-        let header = match Header::new(&self.options.preset, &self.options.preset_name, "live") {
+        let header = match Header::new(self.shown_preset(), &self.options.preset_name, "live") {
             Ok(h) => h,
             Err(e) => {
-                self.status = format!("cannot record: {e}");
+                self.status = format!("error: cannot record: {e}");
                 return;
             }
         };
         match Recorder::create(&path, &header) {
-            Ok(r) => {
+            Ok(mut r) => {
+                // The UI thread never waits for the writer: when it lags, chunks wait in
+                // memory (up to 256 MB) and the top bar says so.
+                r.never_block(256 << 20);
                 self.status = format!("recording to {}", path.display());
+                let shown = path.display().to_string();
+                self.recent_recordings.retain(|p| *p != shown);
+                self.recent_recordings.insert(0, shown);
+                self.recent_recordings.truncate(10);
                 self.recorder = Some(r);
                 self.record_started = Instant::now();
             }
-            Err(e) => self.status = format!("cannot record: {e}"),
+            Err(e) => self.status = format!("error: cannot record: {e}"),
         }
     }
 
+    /// Finishes the recording on a job thread (the last chunk, the index, the trailer).
     fn stop_recording(&mut self) {
         if let Some(rec) = self.recorder.take() {
             let footer = Footer {
@@ -776,35 +947,65 @@ impl MovescopeApp {
                 wall_seconds: self.record_started.elapsed().as_secs_f64(),
                 dropped_records: self.session.as_ref().map_or(0, |s| s.telemetry_dropped()),
             };
-            self.status = match rec.finish(footer) {
-                Ok(stats) => format!(
-                    "recorded {} records to {} ({} KB)",
-                    stats.records,
-                    stats.path.display(),
-                    stats.bytes / 1024
-                ),
-                Err(e) => format!("recording failed: {e}"),
-            };
+            let what = format!("finishing {}", rec.path().display());
+            match Job::spawn(what, move |_| {
+                rec.finish(footer)
+                    .map(|stats| {
+                        format!(
+                            "recorded {} records to {} ({} KB)",
+                            stats.records,
+                            stats.path.display(),
+                            stats.bytes / 1024
+                        )
+                    })
+                    .map_err(|e| format!("recording failed: {e}"))
+            }) {
+                Ok(job) => self.status_jobs.push(job),
+                Err(e) => self.status = format!("error: {e}"),
+            }
         }
     }
 
+    /// Polls the status jobs and the screenshot channel.
     fn screenshots(&mut self, ctx: &egui::Context) {
+        for r in self.status_jobs.finished() {
+            self.status = match r {
+                Ok(t) => {
+                    if t.starts_with("preset saved") {
+                        self.controls.refresh_presets();
+                    }
+                    t
+                }
+                Err(e) => format!("error: {e}"),
+            };
+        }
+        if !self.status_jobs.is_empty() {
+            ctx.request_repaint_after(Duration::from_millis(50));
+        }
         if let Ok(img) = self.shot_rx.try_recv() {
             let path = self
                 .shot_path
                 .take()
                 .unwrap_or_else(|| PathBuf::from("movescope.png"));
-            match save_png(&path, &img) {
-                Ok(()) => self.status = format!("screenshot saved to {}", path.display()),
-                Err(e) => self.status = format!("screenshot failed: {e}"),
-            }
-            if matches!(self.shot, ShotState::Requested) && self.options.screenshot.is_some() {
+            let exiting =
+                matches!(self.shot, ShotState::Requested) && self.options.screenshot.is_some();
+            if exiting {
+                // `--screenshot`: written here, then the window closes.
                 self.shot = ShotState::Done;
-                if !self.status.starts_with("screenshot saved") {
-                    eprintln!("movescope: {}", self.status);
+                if let Err(e) = save_png(&path, &img) {
+                    eprintln!("movescope: screenshot failed: {e}");
                     std::process::exit(1);
                 }
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            } else {
+                let job = Job::spawn(format!("writing {}", path.display()), move |_| {
+                    save_png(&path, &img)
+                        .map(|()| format!("screenshot saved to {}", path.display()))
+                });
+                match job {
+                    Ok(j) => self.status_jobs.push(j),
+                    Err(e) => self.status = format!("error: {e}"),
+                }
             }
         }
         if let (Some(plan), ShotState::Waiting, Some(ready)) =
@@ -828,22 +1029,25 @@ impl MovescopeApp {
     }
 
     /// One action: a trimmed recording around the cursor, the preset, a Markdown summary and
-    /// a picture of the window, in a new folder under `reports/`.
+    /// a picture of the window, in a new folder under `reports/`. The picture is taken now;
+    /// reading the recording and writing the files run on a job thread.
     pub fn bug_report(&mut self, ctx: &egui::Context) {
         let cursor = self.time.cursor();
         let (t0, t1) = (cursor - REPORT_BEFORE, cursor + REPORT_AFTER);
-        let (header, window) = if let Some(o) = &self.opened {
-            match crate::report::records_between(&o.recording, t0, t1) {
-                Ok(w) => (o.recording.header.clone(), w),
-                Err(e) => {
-                    self.status = format!("bug report failed: {e}");
-                    return;
-                }
-            }
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let dir = PathBuf::from(REPORTS_DIR).join(format!("report-{stamp}"));
+        enum Source {
+            File(Arc<Recording>),
+            Live(Box<Header>, Vec<Record>),
+        }
+        let source = if let Some(o) = &self.opened {
+            Source::File(o.recording.clone())
         } else {
-            match Header::new(&self.options.preset, &self.options.preset_name, "live") {
-                Ok(h) => (
-                    h,
+            match Header::new(self.shown_preset(), &self.options.preset_name, "live") {
+                Ok(h) => Source::Live(
+                    Box::new(h),
                     self.recent
                         .iter()
                         .filter(|r| r.t >= t0 && r.t <= t1)
@@ -851,24 +1055,39 @@ impl MovescopeApp {
                         .collect(),
                 ),
                 Err(e) => {
-                    self.status = format!("bug report failed: {e}");
+                    self.status = format!("error: bug report failed: {e}");
                     return;
                 }
             }
         };
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let dir = PathBuf::from(REPORTS_DIR).join(format!("report-{stamp}"));
-        match crate::report::write_report(&dir, &header, &window, cursor) {
-            Ok(files) => {
-                self.request_screenshot(ctx, files.picture.clone());
-                self.status = format!(
-                    "bug report written to {} (recording, preset, summary.md, view.png)",
-                    dir.display()
-                );
+        let out = dir.clone();
+        let job = Job::spawn(
+            format!("writing the bug report {}", dir.display()),
+            move |_| {
+                let (header, window) = match source {
+                    Source::File(rec) => (
+                        rec.header.clone(),
+                        crate::report::records_between(&rec, t0, t1)
+                            .map_err(|e| format!("bug report failed: {e}"))?,
+                    ),
+                    Source::Live(h, w) => (*h, w),
+                };
+                crate::report::write_report(&out, &header, &window, cursor)
+                .map(|_| {
+                    format!(
+                        "bug report written to {} (session.msrec, preset.ron, summary.md, view.png)",
+                        out.display()
+                    )
+                })
+                .map_err(|e| format!("bug report failed: {e}"))
+            },
+        );
+        match job {
+            Ok(j) => {
+                self.status_jobs.push(j);
+                self.request_screenshot(ctx, dir.join("view.png"));
             }
-            Err(e) => self.status = format!("bug report failed: {e}"),
+            Err(e) => self.status = format!("error: {e}"),
         }
     }
 
@@ -882,8 +1101,26 @@ impl MovescopeApp {
             {
                 self.lessons.open = !self.lessons.open;
             }
-            ui.label(RichText::new(&self.options.preset.title).strong())
-                .on_hover_text(&self.options.preset.description);
+            let (title, description) = {
+                let p = self.shown_preset();
+                (p.title.clone(), p.description.clone())
+            };
+            ui.label(RichText::new(title).strong())
+                .on_hover_text(format!("{}\n\nPreset: {}", description, self.options.preset_name));
+            if self.options.reopened {
+                ui.colored_label(Color32::from_rgb(230, 160, 60), "reopened from last time")
+                    .on_hover_text(format!(
+                        "{} was the preset used last, so it opened again. The default preset is one click away.",
+                        self.options.preset_name
+                    ));
+                if ui
+                    .button("Default preset")
+                    .on_hover_text("Start the shipped default preset live.")
+                    .clicked()
+                {
+                    self.actions.push(Action::StartNamed("default".into()));
+                }
+            }
             ui.separator();
             if let Some(o) = &self.opened {
                 let name = o
@@ -906,7 +1143,12 @@ impl MovescopeApp {
                     .on_hover_text("Start the recording's preset live.")
                     .clicked()
                 {
-                    self.start_live();
+                    let preset = o.recording.header.preset.clone();
+                    let name = o.recording.header.preset_name.clone();
+                    self.actions.push(Action::Start {
+                        preset: Box::new(preset),
+                        name,
+                    });
                 }
             } else {
                 let now = self.session.as_ref().map_or(0.0, |s| s.clock().now());
@@ -923,12 +1165,20 @@ impl MovescopeApp {
                 {
                     self.toggle_pause();
                 }
-                if self.recorder.is_some() {
+                if let Some(rec) = &self.recorder {
+                    let lag = rec.lagging();
                     if ui
                         .button(RichText::new("Stop recording").color(Color32::RED))
+                        .on_hover_text(format!("Recording to {}", rec.path().display()))
                         .clicked()
                     {
                         self.stop_recording();
+                    }
+                    if lag > 0 {
+                        ui.colored_label(
+                            Color32::from_rgb(230, 160, 60),
+                            format!("disk lags: {lag} records waiting"),
+                        );
                     }
                 } else if ui
                     .button("Record")
@@ -952,6 +1202,8 @@ impl MovescopeApp {
                 .clicked()
             {
                 self.open_dialog = Some(format!("{RECORDINGS_DIR}/"));
+                self.recordings_list = None;
+                self.recordings_job = Job::spawn("listing recordings", |_| list_recordings()).ok();
             }
             ui.add(egui::Slider::new(&mut self.window_s, 5.0..=120.0).text("s shown"));
             if ui
@@ -1010,7 +1262,17 @@ impl MovescopeApp {
                     ui.colored_label(Color32::YELLOW, format!("{dropped} records dropped"));
                 }
             }
-            if !self.status.is_empty() {
+            for what in self.status_jobs.running() {
+                ui.spinner();
+                ui.label(what);
+            }
+            if let Some((job, _)) = &self.opening {
+                ui.spinner();
+                ui.label(&job.what);
+            }
+            if let Some(e) = self.status.strip_prefix("error: ") {
+                ui.colored_label(Color32::from_rgb(230, 80, 80), e);
+            } else if !self.status.is_empty() {
                 ui.label(&self.status);
             }
         });
@@ -1018,11 +1280,14 @@ impl MovescopeApp {
 
     fn toggle_pause(&mut self) {
         self.paused = !self.paused;
-        self.command(if self.paused {
-            Command::Pause
-        } else {
-            Command::Resume
-        });
+        self.command(
+            "pause",
+            if self.paused {
+                Command::Pause
+            } else {
+                Command::Resume
+            },
+        );
         if self.paused {
             // A paused session loses nothing if the app is killed now.
             if let Some(rec) = self.recorder.as_mut() {
@@ -1233,7 +1498,7 @@ impl MovescopeApp {
             )
         });
         // Space dashes while the keyboard drives a pawn.
-        if space && self.drive.is_none() {
+        if space && self.controls.drive.is_none() {
             if self.session.is_some() {
                 self.toggle_pause();
             } else {
@@ -1277,8 +1542,26 @@ impl MovescopeApp {
         self.lessons_window(ctx);
         self.whatif_window(ctx);
         self.doctor_window(ctx);
-        self.bindings_window(ctx);
-        self.gmc_window(ctx);
+        {
+            let bindings: Vec<crate::model::binding::Binding> = match &self.session {
+                Some(s) => s.bindings().list().to_vec(),
+                None => self
+                    .shown_preset()
+                    .bindings()
+                    .map(|b| b.list().to_vec())
+                    .unwrap_or_default(),
+            };
+            let view = Self::session_view(
+                &self.session,
+                &self.opened,
+                &self.options,
+                &self.time,
+                &self.feedback,
+            );
+            let mut actions = self.bindings.ui(ctx, &view, &bindings);
+            actions.extend(self.gmc.ui(ctx, &view));
+            self.actions.extend(actions);
+        }
         if self.show_help {
             let mut open = true;
             egui::Window::new("Help")
@@ -1325,30 +1608,50 @@ impl MovescopeApp {
                         keep = false;
                     }
                 });
-                ui.label(format!("In {RECORDINGS_DIR}/:"));
-                let mut files: Vec<PathBuf> = std::fs::read_dir(RECORDINGS_DIR)
-                    .map(|d| {
-                        d.filter_map(|e| e.ok().map(|e| e.path()))
-                            .filter(|p| {
-                                p.extension()
-                                    .is_some_and(|x| x == crate::recording::EXTENSION)
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                files.sort();
-                egui::ScrollArea::vertical()
-                    .max_height(240.0)
-                    .show(ui, |ui| {
-                        for f in files {
-                            if ui
-                                .selectable_label(false, f.display().to_string())
-                                .clicked()
-                            {
-                                chosen = Some(f);
-                            }
+                if !self.recent_recordings.is_empty() {
+                    ui.label(RichText::new("Recent").strong());
+                    for f in &self.recent_recordings {
+                        if ui.selectable_label(false, f).clicked() {
+                            chosen = Some(PathBuf::from(f));
                         }
-                    });
+                    }
+                }
+                let folder = std::env::current_dir()
+                    .map(|d| d.join(RECORDINGS_DIR))
+                    .unwrap_or_else(|_| PathBuf::from(RECORDINGS_DIR));
+                ui.label(RichText::new(format!("In {}:", folder.display())).strong());
+                if let Some(job) = self.recordings_job.as_mut() {
+                    match job.poll() {
+                        Poll::Ready(list) => {
+                            self.recordings_list = Some(list);
+                            self.recordings_job = None;
+                        }
+                        Poll::Lost => self.recordings_job = None,
+                        Poll::Pending => ui.ctx().request_repaint(),
+                    }
+                }
+                match &self.recordings_list {
+                    None => {
+                        ui.spinner();
+                    }
+                    Some(files) if files.is_empty() => {
+                        ui.weak("No recordings in this folder (Record in the top bar saves them here; or type a path above, or drop a .msrec file on the window).");
+                    }
+                    Some(files) => {
+                        egui::ScrollArea::vertical()
+                            .max_height(240.0)
+                            .show(ui, |ui| {
+                                for f in files {
+                                    if ui
+                                        .selectable_label(false, f.display().to_string())
+                                        .clicked()
+                                    {
+                                        chosen = Some(f.clone());
+                                    }
+                                }
+                            });
+                    }
+                }
             });
             if let Some(p) = chosen {
                 self.open_recording(&p, None);
@@ -1389,11 +1692,31 @@ impl MovescopeApp {
                             .filter(|(_, on)| *on)
                             .map(|(m, _)| *m)
                             .collect();
-                        self.status =
-                            match write_csv(&self.store, &metrics, t0, t1, Path::new(&dlg.path)) {
-                                Ok(n) => format!("wrote {n} rows to {}", dlg.path),
-                                Err(e) => format!("export failed: {e}"),
-                            };
+                        // The rows are gathered here (the store lives on this thread), the
+                        // file is written by a job.
+                        let mut rows = Vec::new();
+                        let gathered = crate::report::export_csv(
+                            &self.store,
+                            &metrics,
+                            &[],
+                            t0,
+                            t1,
+                            &mut rows,
+                        );
+                        let path = PathBuf::from(dlg.path.trim());
+                        match gathered {
+                            Ok(n) => {
+                                match Job::spawn(format!("writing {}", path.display()), move |_| {
+                                    write_file(&path, &rows)
+                                        .map(|()| format!("wrote {n} rows to {}", path.display()))
+                                        .map_err(|e| format!("export failed: {e}"))
+                                }) {
+                                    Ok(j) => self.status_jobs.push(j),
+                                    Err(e) => self.status = format!("error: {e}"),
+                                }
+                            }
+                            Err(e) => self.status = format!("error: export failed: {e}"),
+                        }
                         keep = false;
                     }
                     if ui.button("Cancel").clicked() {
@@ -1408,117 +1731,50 @@ impl MovescopeApp {
     }
 
     fn controls(&mut self, ui: &mut egui::Ui) {
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            if self.session.is_none() {
-                ui.label(
-                    "Viewing a recording: these are the settings it was recorded with. Start it \
-                     live (top bar) to change them.",
-                );
-            }
-            ui.add_enabled_ui(self.session.is_some(), |ui| self.control_widgets(ui));
-        });
-    }
-
-    fn control_widgets(&mut self, ui: &mut egui::Ui) {
-        {
-            ui.horizontal_wrapped(|ui| {
-                if ui
-                    .button("Bindings table")
-                    .on_hover_text("Every bound value with its type and modes, editable live.")
-                    .clicked()
-                {
-                    self.bindings_open = !self.bindings_open;
-                }
-                if ui
-                    .button("GMC settings")
-                    .on_hover_text("GMC's component settings and the smoothing parameters, live.")
-                    .clicked()
-                {
-                    self.gmc_open = !self.gmc_open;
-                }
-            });
-            self.session_section(ui);
-            self.presets_section(ui);
-            ui.separator();
-            ui.heading("Pitfall switches");
-            let mut f = self.faults.clone();
-            let mut changed = false;
-            {
-                let fields: [(&mut bool, &str); 10] = [
-                    (&mut f.unbound_member, Faults::EXPLAINED[0].1),
-                    (&mut f.wall_clock_in_tick, Faults::EXPLAINED[1].1),
-                    (&mut f.no_seal_after_one_shot, Faults::EXPLAINED[2].1),
-                    (&mut f.dash_always_combine, Faults::EXPLAINED[3].1),
-                    (&mut f.unguarded_side_effects, Faults::EXPLAINED[4].1),
-                    (&mut f.proxy_value_not_simulated, Faults::EXPLAINED[5].1),
-                    (&mut f.spawn_data_only_bound, Faults::EXPLAINED[6].1),
-                    (&mut f.transition_in_sync_applied, Faults::EXPLAINED[7].1),
-                    (&mut f.binding_mismatch, Faults::EXPLAINED[8].1),
-                    (&mut f.tick_reads_proxy_transform, Faults::EXPLAINED[9].1),
-                ];
-                for (i, (flag, explain)) in fields.into_iter().enumerate() {
-                    changed |= ui
-                        .checkbox(flag, Faults::EXPLAINED[i].0)
-                        .on_hover_text(explain)
-                        .changed();
-                }
-            }
-            if changed {
-                self.apply_faults(f);
-            }
-            ui.separator();
-            self.network_section(ui);
-            ui.separator();
-            ui.heading("Smoothing");
-            let before = self.smoothing;
-            for (m, explain) in [
-                (
-                    SmoothingMode::AdaptiveBufferedInterpolation,
-                    "GMC's default: show states latency + an adaptive buffer in the past.",
-                ),
-                (
-                    SmoothingMode::FixedDelayInterpolation,
-                    "A fixed total delay (0.15 s): runs dry, and extrapolates, when latency is higher.",
-                ),
-                (
-                    SmoothingMode::MatchLatest,
-                    "Show the newest state as it arrives: jerky.",
-                ),
-                (
-                    SmoothingMode::ForwardSimulation,
-                    "Run the prediction tick (simulated executions) from the newest state to now.",
-                ),
-            ] {
-                ui.radio_value(&mut self.smoothing, m, format!("{m:?}"))
-                    .on_hover_text(explain);
-            }
-            if self.smoothing != before {
-                let mut sm = self.options.preset.smoothing;
-                sm.mode = self.smoothing;
-                self.options.preset.smoothing = sm;
-                self.command(Command::SetSmoothing(sm));
-            }
-            ui.separator();
-            self.drive_section(ui);
+        let view = Self::session_view(
+            &self.session,
+            &self.opened,
+            &self.options,
+            &self.time,
+            &self.feedback,
+        );
+        let actions = self.controls.ui(ui, &view);
+        self.actions.extend(actions);
+        if std::mem::take(&mut self.controls.bindings_clicked) {
+            self.bindings.open = !self.bindings.open;
+        }
+        if std::mem::take(&mut self.controls.gmc_clicked) {
+            self.gmc.open = !self.gmc.open;
         }
     }
 
-    /// Tick pitfalls go to the threads as they are; binding mistakes need a binding change.
-    fn apply_faults(&mut self, f: Faults) {
-        let bindings_changed = f.unbound_member != self.faults.unbound_member
-            || f.dash_always_combine != self.faults.dash_always_combine
-            || f.proxy_value_not_simulated != self.faults.proxy_value_not_simulated;
-        self.faults = f.clone();
-        self.options.preset.faults = f.clone();
-        self.command(Command::SetFaults(f));
-        if bindings_changed {
-            match self.options.preset.bindings() {
-                Ok(b) => self.command(Command::ChangeBindings {
-                    bindings: b,
-                    consistent: true,
-                }),
-                Err((field, e)) => self.status = format!("`{field}`: {e}"),
+    /// Sends the keyboard's input to the driven client when it changes.
+    fn drive_keys(&mut self, ctx: &egui::Context) {
+        let Some(client) = self.controls.drive else {
+            self.last_drive = None;
+            return;
+        };
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let input = ctx.input(|i| {
+            let k = |key| i.key_down(key);
+            let x = f64::from(i8::from(k(egui::Key::D)) - i8::from(k(egui::Key::A)));
+            let y = f64::from(i8::from(k(egui::Key::W)) - i8::from(k(egui::Key::S)));
+            crate::model::input::RawInput {
+                dir: glam::DVec2::new(x, y).normalize_or_zero(),
+                dash: k(egui::Key::Space),
             }
+        });
+        if self.last_drive != Some(input) {
+            self.last_drive = Some(input);
+            self.command(
+                "drive",
+                Command::Drive {
+                    client,
+                    input: Some(input),
+                },
+            );
         }
     }
 
@@ -1801,18 +2057,31 @@ impl MovescopeApp {
 
 impl Drop for MovescopeApp {
     fn drop(&mut self) {
-        // Closing the window finishes the recording (index and all).
+        // Closing the window finishes the recording (index and all), and waits for every
+        // file being written.
         self.stop_recording();
+        for r in self.status_jobs.wait_all() {
+            if let Err(e) = r {
+                eprintln!("movescope: {e}");
+            }
+        }
         if self.options.persist {
-            let last_preset = std::path::Path::new(&self.options.preset_name)
-                .is_file()
-                .then(|| self.options.preset_name.clone());
+            // A lesson's scenario is never reopened by itself (the next workshop participant
+            // would start inside a pitfall), nor is the default (it opens anyway).
+            let name = &self.options.preset_name;
+            let last_preset = (self.session.is_some()
+                && self.shown_preset().lesson.is_none()
+                && name != crate::preset::DEFAULT_PRESET_NAME
+                && name != "default"
+                && Preset::find(name).is_ok())
+            .then(|| name.clone());
             let state = layout::UiState {
                 layout: self.layout.clone(),
                 light: self.light,
                 window_s: self.window_s,
                 plots_shown: self.plots.shown.clone(),
                 last_preset,
+                recent_recordings: self.recent_recordings.clone(),
             };
             if let Err(e) = state.save() {
                 eprintln!("movescope: could not save the layout: {e}");
@@ -1823,6 +2092,7 @@ impl Drop for MovescopeApp {
 
 impl eframe::App for MovescopeApp {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.poll_opening();
         self.drain();
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f64();
@@ -1850,7 +2120,10 @@ impl eframe::App for MovescopeApp {
         if let Some(p) = dropped.into_iter().next() {
             self.open_recording(&p, None);
         }
-        let busy = self.session.is_some() || self.is_loading() || self.time.is_playing();
+        let busy = self.session.is_some()
+            || self.is_loading()
+            || self.opening.is_some()
+            || self.time.is_playing();
         ctx.request_repaint_after(Duration::from_millis(if busy { 33 } else { 250 }));
     }
 
@@ -1862,6 +2135,7 @@ impl eframe::App for MovescopeApp {
             egui::CentralPanel::default().show(ui, |ui| {
                 ui.colored_label(Color32::RED, format!("The session could not start: {e}"));
             });
+            self.apply_actions();
             return;
         }
         egui::Panel::bottom("timeline")
@@ -1877,26 +2151,132 @@ impl eframe::App for MovescopeApp {
                 tree.ui(&mut layout::PaneBehavior { app: self }, ui);
                 self.layout = tree;
             });
+        // Everything the panes asked for this frame, in one place.
+        self.apply_actions();
     }
 }
 
-/// Writes a CSV export to `path` (creating its folder).
-fn write_csv(
-    store: &Store,
-    metrics: &[Metric],
-    t0: f64,
-    t1: f64,
-    path: &Path,
-) -> Result<usize, String> {
+/// Where a journey's records come from.
+enum TraceSource {
+    File(Arc<Recording>),
+    Live {
+        records: Vec<Record>,
+        bindings: Vec<crate::model::binding::Binding>,
+    },
+}
+
+/// A journey as first shown, and the re-simulation that adds its bound values (if any).
+struct Traced {
+    shown: Result<crate::lineage::Lineage, String>,
+    resimulate: Option<Resimulation>,
+}
+
+/// Re-simulating a virtual-time recording up to `until` for one move's bound values.
+struct Resimulation {
+    rec: Arc<Recording>,
+    records: Vec<Record>,
+    bindings: Vec<crate::model::binding::Binding>,
+    client: u16,
+    move_id: u32,
+    until: f64,
+}
+
+impl Resimulation {
+    fn run(self, ctx: &jobs::JobCtx) -> Option<crate::lineage::Lineage> {
+        let (client, m) = (self.client, self.move_id);
+        let (values, source) = match crate::report::records_between(&self.rec, 0.0, self.until) {
+            Ok(from_start) => {
+                if ctx.is_cancelled() {
+                    return None;
+                }
+                crate::valuetrace::of_recording(
+                    &self.rec,
+                    &from_start,
+                    Some(self.until),
+                    &|c, mv| c == client && mv == m,
+                )
+            }
+            Err(e) => (Vec::new(), format!("not traced; re-simulation failed: {e}")),
+        };
+        crate::lineage::trace(&self.bindings, &self.records, &values, &source, client, m)
+    }
+}
+
+/// Reads the records around `t` and traces `client`'s move (on a job thread).
+fn trace_move(source: TraceSource, client: u16, move_id: Option<u32>, t: f64) -> Traced {
+    let plain = |shown| Traced {
+        shown,
+        resimulate: None,
+    };
+    let (records, bindings, rec) = match source {
+        TraceSource::File(rec) => match crate::report::records_between(&rec, t - 3.0, t + 3.0) {
+            Ok(r) => (r, rec.header.bindings.clone(), Some(rec)),
+            Err(e) => return plain(Err(e)),
+        },
+        TraceSource::Live { records, bindings } => (records, bindings, None),
+    };
+    let Some(m) = move_id.or_else(|| crate::lineage::move_near(&records, client, t)) else {
+        return plain(Err(format!("client {client} closed no move near {t:.2} s")));
+    };
+    let traced = records
+        .iter()
+        .any(|r| matches!(r.event, crate::model::telemetry::Event::MoveValues(_)));
+    let trace = |source: &str| {
+        crate::lineage::trace(&bindings, &records, &[], source, client, m)
+            .ok_or_else(|| format!("no records of client {client}'s move {m} near {t:.2} s"))
+    };
+    let Some(rec) = rec else {
+        return plain(trace(if traced {
+            "traced live"
+        } else {
+            "not traced (switch the value trace on in the Session panel)"
+        }));
+    };
+    let until = t + 3.0;
+    if traced {
+        return plain(trace("recorded"));
+    }
+    if until > RESIMULATE_MAX_S {
+        return plain(trace(&format!(
+            "not traced; re-simulating {until:.0} s is left to `movescope lineage` (the app re-simulates up to {RESIMULATE_MAX_S:.0} s)"
+        )));
+    }
+    let shown = trace(&format!(
+        "not traced; re-simulating the first {until:.0} s for them"
+    ));
+    let resimulate = shown.is_ok().then(|| Resimulation {
+        rec,
+        records: records.clone(),
+        bindings: bindings.clone(),
+        client,
+        move_id: m,
+        until,
+    });
+    Traced { shown, resimulate }
+}
+
+/// Writes `bytes` to `path`, creating its folder.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut w = std::io::BufWriter::new(file);
-    let n = crate::report::export_csv(store, metrics, &[], t0, t1, &mut w)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    std::io::Write::flush(&mut w).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(n)
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The recordings in `recordings/` (for the Open dialog; run on a job thread).
+fn list_recordings() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(RECORDINGS_DIR)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|x| x == crate::recording::EXTENSION)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
 }
 
 /// Writes an RGBA PNG; refuses an image with a single colour (a blank window).
@@ -1908,6 +2288,9 @@ pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), St
     let first = img.pixels[0];
     if img.pixels.iter().all(|p| *p == first) {
         return Err("the screenshot is blank (one colour)".into());
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);

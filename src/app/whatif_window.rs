@@ -76,7 +76,7 @@ impl MovescopeApp {
                         crate::model::settings::Faults::EXPLAINED.iter().enumerate()
                     {
                         if ui.small_button(*name).on_hover_text(*explain).clicked() {
-                            let on = self.options.preset.faults.is_on(i);
+                            let on = self.shown_preset().faults.is_on(i);
                             if !self.whatif.changes.is_empty() && !self.whatif.changes.ends_with('\n') {
                                 self.whatif.changes.push('\n');
                             }

@@ -1,0 +1,94 @@
+//! Actions: what a pane or window asks for, as data. Panes read a [`SessionView`] and return
+//! actions; the app queues them during the frame and applies them once after it, in one place
+//! ([`super::MovescopeApp::apply_actions`]). No pane changes the session itself, so looking
+//! at a pane (opening, closing, hovering, scrolling) cannot change anything: only an action
+//! can, and an action is only made by a user's edit.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::live::Command;
+use crate::preset::Preset;
+use crate::timeline::TimeCommand;
+
+/// Which editor an action came from: its outcome is shown there.
+pub type Origin = &'static str;
+
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// A command to the running session; its outcome is shown at `origin`.
+    Session {
+        origin: Origin,
+        command: Command,
+    },
+    /// Bring the running session to this preset's settings (what may change live changes;
+    /// settings only a restart applies restart the session with it).
+    ChangeTo {
+        origin: Origin,
+        preset: Box<Preset>,
+    },
+    /// Stop the session and start this preset live under `name`.
+    Start {
+        preset: Box<Preset>,
+        name: String,
+    },
+    /// Load a preset (a file, or a shipped preset by name) and start it live.
+    StartNamed(String),
+    /// Save the session's preset (every live change included) to this file.
+    SavePreset(PathBuf),
+    Time(TimeCommand),
+    /// The journey of `client`'s move (`move_id`, or the one it closed nearest `t`).
+    Journey {
+        client: u16,
+        move_id: Option<u32>,
+        t: f64,
+    },
+    OpenRecording(PathBuf),
+}
+
+/// The newest outcome of each editor's last action ("applied now", "refused: …"), shown next
+/// to that editor.
+#[derive(Default, Debug)]
+pub struct Feedback {
+    by_origin: BTreeMap<Origin, (bool, String)>,
+}
+
+impl Feedback {
+    pub fn set(&mut self, origin: Origin, ok: bool, text: String) {
+        self.by_origin.insert(origin, (ok, text));
+    }
+
+    pub fn get(&self, origin: Origin) -> Option<&(bool, String)> {
+        self.by_origin.get(origin)
+    }
+
+    pub fn clear(&mut self) {
+        self.by_origin.clear();
+    }
+
+    /// Shows `origin`'s outcome, if any: weak when it went through, red when refused.
+    pub fn show(&self, ui: &mut eframe::egui::Ui, origin: Origin) {
+        if let Some((ok, text)) = self.get(origin) {
+            if *ok {
+                ui.weak(format!("last change: {text}"));
+            } else {
+                ui.colored_label(eframe::egui::Color32::from_rgb(220, 70, 70), text);
+            }
+        }
+    }
+}
+
+/// What the settings panes read: the session's own settings (live), or the settings a
+/// recording was made with. There is no other copy of the preset in the app.
+pub struct SessionView<'a> {
+    /// The effective settings: the live session's preset (every change applied), or the
+    /// recording's header.
+    pub preset: &'a Preset,
+    /// A live session runs: edits are possible.
+    pub live: bool,
+    /// The clients of the live session (or of the recording's preset).
+    pub client_ids: Vec<u16>,
+    /// Session time now (live) or at the cursor.
+    pub now: f64,
+    pub feedback: &'a Feedback,
+}

@@ -1,0 +1,518 @@
+//! The Controls pane: the session's settings (restart-only ones staged and visibly pending),
+//! presets (shipped ones built in, local `presets/` files added), pitfall switches, the
+//! network editor, smoothing, traces and driving a pawn. Every control shows the session's
+//! effective value; an edit is an [`Action`].
+
+use std::path::PathBuf;
+
+use eframe::egui;
+use egui::{Color32, RichText};
+
+use super::action::{Action, SessionView};
+use super::jobs::{Job, Poll};
+use super::network::NetworkPanel;
+use crate::live::{Command, restart_keys};
+use crate::model::settings::{Faults, NetMode, SmoothingMode};
+use crate::preset::Preset;
+use crate::ranges;
+
+pub const ORIGIN: &str = "controls";
+pub const SESSION_ORIGIN: &str = "session";
+
+/// A preset the Presets list offers.
+#[derive(Clone, Debug)]
+pub struct PresetEntry {
+    /// A shipped name (`net-01-high-latency`) or a local file's path.
+    pub name: String,
+    pub title: String,
+    pub local: bool,
+}
+
+/// The presets list: the shipped ones, then the files in `./presets/` that are not shipped
+/// (read on a job thread, when the section is first shown and on "Refresh").
+pub fn list_presets() -> Vec<PresetEntry> {
+    let mut out: Vec<PresetEntry> = crate::shipped::PRESETS
+        .iter()
+        .map(|(name, text)| PresetEntry {
+            name: name.to_string(),
+            title: Preset::from_ron(text, name)
+                .map(|p| p.title)
+                .unwrap_or_default(),
+            local: false,
+        })
+        .collect();
+    let mut local: Vec<PathBuf> = std::fs::read_dir("presets")
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+                .collect()
+        })
+        .unwrap_or_default();
+    local.sort();
+    for path in local {
+        let stem = path
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().to_string());
+        let shipped_same = crate::shipped::preset_text(&stem)
+            .is_some_and(|(_, text)| std::fs::read_to_string(&path).is_ok_and(|t| t == text));
+        if shipped_same {
+            continue;
+        }
+        let title =
+            Preset::load(&path).map_or_else(|e| format!("(does not load: {e})"), |p| p.title);
+        out.push(PresetEntry {
+            name: path.display().to_string(),
+            title,
+            local: true,
+        });
+    }
+    out
+}
+
+/// The restart-only settings as the user staged them.
+#[derive(Clone, Debug, PartialEq)]
+struct Staged {
+    net_mode: NetMode,
+    clients: u16,
+    ai_pawns: u16,
+    client_fps: f64,
+    server_fps: f64,
+    seed: u64,
+}
+
+impl Staged {
+    fn of(p: &Preset) -> Staged {
+        Staged {
+            net_mode: p.net_mode,
+            clients: p.clients,
+            ai_pawns: p.ai_pawns,
+            client_fps: p.client_fps,
+            server_fps: p.server_fps,
+            seed: p.seed,
+        }
+    }
+
+    fn onto(&self, p: &Preset) -> Preset {
+        let mut p = p.clone();
+        p.net_mode = self.net_mode;
+        p.clients = self.clients;
+        p.ai_pawns = self.ai_pawns;
+        p.client_fps = self.client_fps;
+        p.server_fps = self.server_fps;
+        p.seed = self.seed;
+        p
+    }
+}
+
+pub struct ControlsPane {
+    pub network: NetworkPanel,
+    /// Restart-only settings staged until "Restart with these" (`None`: nothing staged).
+    staged: Option<Staged>,
+    /// The Presets list (loaded by a job), and the job loading it.
+    presets: Option<Vec<PresetEntry>>,
+    presets_job: Option<Job<Vec<PresetEntry>>>,
+    /// The preset file field (open / save).
+    pub preset_path: String,
+    /// The client the keyboard drives.
+    pub drive: Option<u16>,
+    pub bindings_clicked: bool,
+    pub gmc_clicked: bool,
+}
+
+impl Default for ControlsPane {
+    fn default() -> Self {
+        ControlsPane {
+            network: NetworkPanel::default(),
+            staged: None,
+            presets: None,
+            presets_job: None,
+            preset_path: "presets/my-session.ron".into(),
+            drive: None,
+            bindings_clicked: false,
+            gmc_clicked: false,
+        }
+    }
+}
+
+impl ControlsPane {
+    /// Forgets what was staged for another session.
+    pub fn session_changed(&mut self) {
+        self.staged = None;
+    }
+
+    /// Lists the presets again (after a save).
+    pub fn refresh_presets(&mut self) {
+        self.presets_job = Job::spawn("listing presets", |_| list_presets()).ok();
+    }
+
+    /// Whether a restart-only setting is staged and differs from the session's.
+    pub fn has_pending(&self, p: &Preset) -> bool {
+        self.staged.as_ref().is_some_and(|s| *s != Staged::of(p))
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if let Some(job) = self.presets_job.as_mut() {
+            match job.poll() {
+                Poll::Ready(list) => {
+                    self.presets = Some(list);
+                    self.presets_job = None;
+                }
+                Poll::Lost => self.presets_job = None,
+                Poll::Pending => ui.ctx().request_repaint(),
+            }
+        }
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            if !view.live {
+                ui.label(
+                    "Viewing a recording: these are the settings it was recorded with. Start it \
+                     live (top bar) to change them.",
+                );
+            }
+            ui.horizontal_wrapped(|ui| {
+                if ui
+                    .button("Bindings table")
+                    .on_hover_text("Every bound value with its type and modes, editable live.")
+                    .clicked()
+                {
+                    self.bindings_clicked = true;
+                }
+                if ui
+                    .button("GMC settings")
+                    .on_hover_text("GMC's component settings and the smoothing parameters, live.")
+                    .clicked()
+                {
+                    self.gmc_clicked = true;
+                }
+            });
+            ui.add_enabled_ui(view.live, |ui| {
+                actions.extend(self.session_section(ui, view));
+            });
+            actions.extend(self.presets_section(ui, view));
+            ui.add_enabled_ui(view.live, |ui| {
+                ui.separator();
+                actions.extend(pitfall_switches(ui, view));
+                view.feedback.show(ui, ORIGIN);
+                ui.separator();
+                actions.extend(self.network.ui(ui, view));
+                ui.separator();
+                actions.extend(smoothing(ui, view));
+                ui.separator();
+                actions.extend(self.drive_section(ui, view));
+            });
+        });
+        if !view.live {
+            actions.retain(|a| matches!(a, Action::StartNamed(_)));
+        }
+        actions
+    }
+
+    /// Net mode, clients, AI pawns, frame rates and seed: staged, then applied by restarting
+    /// the session; the traces switch live.
+    fn session_section(&mut self, ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let p = view.preset;
+        // Pending settings stay visible with the section closed.
+        let title = if self.has_pending(p) {
+            RichText::new("Session (restart pending)").color(Color32::from_rgb(230, 160, 60))
+        } else {
+            RichText::new("Session")
+        };
+        egui::CollapsingHeader::new(title)
+            .id_salt("session section")
+            .default_open(false)
+            .show(ui, |ui| {
+                let mut s = self.staged.clone().unwrap_or_else(|| Staged::of(p));
+                let before = s.clone();
+                egui::ComboBox::from_label("net mode")
+                    .selected_text(format!("{:?}", s.net_mode))
+                    .show_ui(ui, |ui| {
+                        for (m, help) in [
+                            (NetMode::Dedicated, "A server with no player; every client predicts."),
+                            (NetMode::Listen, "Client 0 plays on the server: its pawn is authoritative, remote pawns are smoothed for display on the host."),
+                            (NetMode::Standalone, "Client 0 alone: no prediction, replay, combining or smoothing."),
+                        ] {
+                            ui.selectable_value(&mut s.net_mode, m, format!("{m:?}")).on_hover_text(help);
+                        }
+                    });
+                let r = ranges::of("clients");
+                ui.add(
+                    egui::Slider::new(&mut s.clients, r.min as u16..=r.max as u16)
+                        .clamping(egui::SliderClamping::Edits)
+                        .text("clients"),
+                );
+                let r = ranges::of("ai_pawns");
+                ui.add(
+                    egui::Slider::new(&mut s.ai_pawns, r.min as u16..=r.max as u16)
+                        .clamping(egui::SliderClamping::Edits)
+                        .text("AI pawns"),
+                );
+                ui.add(
+                    egui::Slider::new(&mut s.client_fps, ranges::of("client_fps").inclusive())
+                        .logarithmic(true)
+                        .clamping(egui::SliderClamping::Edits)
+                        .text("client fps"),
+                )
+                .on_hover_text("Frame rate of every client (combining: ~4 frames per move at 120 fps, 1 at 30).");
+                ui.add(
+                    egui::Slider::new(&mut s.server_fps, ranges::of("server_fps").inclusive())
+                        .logarithmic(true)
+                        .clamping(egui::SliderClamping::Edits)
+                        .text("server fps"),
+                );
+                ui.add(egui::DragValue::new(&mut s.seed).prefix("seed "))
+                    .accessible_name("seed")
+                    .on_hover_text("Seeds the input scripts and the links: the same seed replays the same virtual-time session.");
+                if s != before {
+                    self.staged = Some(s.clone());
+                }
+                let target = s.onto(p);
+                let pending = restart_keys(p, &target);
+                if !pending.is_empty() {
+                    let what: Vec<String> = pending
+                        .iter()
+                        .map(|k| {
+                            let get = |p: &Preset| {
+                                serde_json::to_value(p)
+                                    .ok()
+                                    .and_then(|v| v.get(k.as_str()).cloned())
+                                    .map_or_else(String::new, |v| v.to_string())
+                            };
+                            format!("{k} {} -> {}", get(p), get(&target))
+                        })
+                        .collect();
+                    ui.colored_label(
+                        Color32::from_rgb(230, 160, 60),
+                        format!("Pending until restart: {}", what.join(", ")),
+                    );
+                    ui.horizontal(|ui| {
+                        if ui
+                            .button("Restart with these")
+                            .on_hover_text("Stops the session and starts a new one with these settings (and the session's current pitfalls, network, bindings and GMC settings).")
+                            .clicked()
+                        {
+                            actions.push(Action::Start {
+                                preset: Box::new(target.clone()),
+                                name: String::new(),
+                            });
+                        }
+                        if ui.button("Discard").clicked() {
+                            self.staged = None;
+                        }
+                    });
+                }
+                ui.separator();
+                ui.label(RichText::new("Traces (live, verbose)").strong());
+                let mut hooks = p.hook_trace;
+                let mut values = p.value_trace;
+                if ui
+                    .checkbox(&mut hooks, "hook trace")
+                    .on_hover_text(
+                        "An event for every hook invocation (BindReplicationData, GenPredictionTick, \
+                         OnSyncDataApplied with its context, WorldTickEnd...): the move journey lists \
+                         the hooks of each execution; recordings keep them (`movescope inspect FILE \
+                         --events --kind Hook` prints them).",
+                    )
+                    .changed()
+                {
+                    actions.push(Action::Session {
+                        origin: SESSION_ORIGIN,
+                        command: Command::HookTrace(hooks),
+                    });
+                }
+                if ui
+                    .checkbox(&mut values, "value trace")
+                    .on_hover_text(
+                        "The owning pawn's values before a move, after each sub-step and at the end, \
+                         on its client (live, combined, replay) and on the server (remote): the move \
+                         journey shows them, and the desync doctor names the sub-step where a \
+                         corrected value first diverged. Recordings made with it keep them.",
+                    )
+                    .changed()
+                {
+                    actions.push(Action::Session {
+                        origin: SESSION_ORIGIN,
+                        command: Command::ValueTrace(values),
+                    });
+                }
+                // Below the controls, so a new line moves nothing the user aims at.
+                view.feedback.show(ui, SESSION_ORIGIN);
+            });
+        actions
+    }
+
+    /// The shipped presets and local preset files; open a preset file, save the session's.
+    fn presets_section(&mut self, ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let resp = egui::CollapsingHeader::new("Presets")
+            .default_open(false)
+            .show(ui, |ui| {
+                if self.presets.is_none() && self.presets_job.is_none() {
+                    self.refresh_presets();
+                }
+                match &self.presets {
+                    None => {
+                        ui.horizontal(|ui| {
+                            ui.spinner();
+                            ui.weak("listing presets…");
+                        });
+                    }
+                    Some(list) => {
+                        ui.weak("Built in (work from any folder); local files from ./presets/ below them.");
+                        egui::ScrollArea::vertical()
+                            .id_salt("presets list")
+                            .max_height(220.0)
+                            .show(ui, |ui| {
+                                for e in list {
+                                    let label = if e.local {
+                                        format!("{} (local)", e.name)
+                                    } else {
+                                        e.name.clone()
+                                    };
+                                    if ui
+                                        .selectable_label(false, label)
+                                        .on_hover_text(format!("{}\nStart it live.", e.title))
+                                        .clicked()
+                                    {
+                                        actions.push(Action::StartNamed(e.name.clone()));
+                                    }
+                                }
+                            });
+                    }
+                }
+                ui.horizontal(|ui| {
+                    ui.add(egui::TextEdit::singleline(&mut self.preset_path).desired_width(150.0))
+                        .accessible_name("preset file");
+                    if ui
+                        .button("Open")
+                        .on_hover_text("Load this preset file (or a shipped preset by name) and start it live.")
+                        .clicked()
+                    {
+                        actions.push(Action::StartNamed(self.preset_path.trim().to_string()));
+                    }
+                    if ui
+                        .add_enabled(view.live, egui::Button::new("Save"))
+                        .on_hover_text("Save the session's preset (with every live change) as RON to this file.")
+                        .clicked()
+                    {
+                        actions.push(Action::SavePreset(PathBuf::from(self.preset_path.trim())));
+                    }
+                    if ui.button("Refresh").on_hover_text("List ./presets/ again.").clicked() {
+                        self.refresh_presets();
+                    }
+                });
+            });
+        let _ = resp;
+        actions
+    }
+
+    /// WASD + Space drive one client's pawn instead of its input script.
+    fn drive_section(&mut self, ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
+        let mut actions = Vec::new();
+        ui.heading("Drive a pawn").on_hover_text(
+            "Take over one client's pawn with the keyboard (W A S D to move, Space to dash) instead of its input script. Click the world view first so the keys reach the app.",
+        );
+        let before = self.drive;
+        egui::ComboBox::from_label("drive")
+            .selected_text(match self.drive {
+                None => "nobody (scripts)".to_string(),
+                Some(c) => format!("client {c}"),
+            })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut self.drive, None, "nobody (scripts)");
+                for id in &view.client_ids {
+                    ui.selectable_value(&mut self.drive, Some(*id), format!("client {id}"));
+                }
+            });
+        if before != self.drive
+            && let Some(c) = before
+        {
+            actions.push(Action::Session {
+                origin: "drive",
+                command: Command::Drive {
+                    client: c,
+                    input: None,
+                },
+            });
+        }
+        if self.drive.is_some() {
+            ui.label("W A S D: move, Space: dash (Space no longer pauses).");
+        }
+        view.feedback.show(ui, "drive");
+        actions
+    }
+}
+
+/// The pitfall switches, as the session has them.
+fn pitfall_switches(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
+    ui.heading("Pitfall switches");
+    let mut f: Faults = view.preset.faults.clone();
+    let mut changed = false;
+    {
+        let fields: [(&mut bool, &str); 10] = [
+            (&mut f.unbound_member, Faults::EXPLAINED[0].1),
+            (&mut f.wall_clock_in_tick, Faults::EXPLAINED[1].1),
+            (&mut f.no_seal_after_one_shot, Faults::EXPLAINED[2].1),
+            (&mut f.dash_always_combine, Faults::EXPLAINED[3].1),
+            (&mut f.unguarded_side_effects, Faults::EXPLAINED[4].1),
+            (&mut f.proxy_value_not_simulated, Faults::EXPLAINED[5].1),
+            (&mut f.spawn_data_only_bound, Faults::EXPLAINED[6].1),
+            (&mut f.transition_in_sync_applied, Faults::EXPLAINED[7].1),
+            (&mut f.binding_mismatch, Faults::EXPLAINED[8].1),
+            (&mut f.tick_reads_proxy_transform, Faults::EXPLAINED[9].1),
+        ];
+        for (i, (flag, explain)) in fields.into_iter().enumerate() {
+            changed |= ui
+                .checkbox(flag, Faults::EXPLAINED[i].0)
+                .on_hover_text(explain)
+                .changed();
+        }
+    }
+    if changed {
+        vec![Action::Session {
+            origin: ORIGIN,
+            command: Command::SetFaults(f),
+        }]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The smoothing mode, as the session has it.
+fn smoothing(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
+    ui.heading("Smoothing");
+    let mut sm = view.preset.smoothing;
+    let mut changed = false;
+    for (m, explain) in [
+        (
+            SmoothingMode::AdaptiveBufferedInterpolation,
+            "GMC's default: show states latency + an adaptive buffer in the past.",
+        ),
+        (
+            SmoothingMode::FixedDelayInterpolation,
+            "A fixed total delay (0.15 s): runs dry, and extrapolates, when latency is higher.",
+        ),
+        (
+            SmoothingMode::MatchLatest,
+            "Show the newest state as it arrives: jerky.",
+        ),
+        (
+            SmoothingMode::ForwardSimulation,
+            "Run the prediction tick (simulated executions) from the newest state to now.",
+        ),
+    ] {
+        changed |= ui
+            .radio_value(&mut sm.mode, m, format!("{m:?}"))
+            .on_hover_text(explain)
+            .changed();
+    }
+    view.feedback.show(ui, "smoothing");
+    if changed {
+        vec![Action::Session {
+            origin: "smoothing",
+            command: Command::SetSmoothing(sm),
+        }]
+    } else {
+        Vec::new()
+    }
+}
