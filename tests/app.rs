@@ -562,7 +562,7 @@ fn gmc_settings_shows_and_keeps_the_default_world_time_interval() {
 fn a_profile_for_one_client_shows_that_clients_numbers() {
     let mut h = harness_with_client0_at_100ms(3);
     // All clients: latency differs (0 and 100): the editor says so.
-    h.get_by_label_contains("mixed: 0–100");
+    h.get_by_label_contains("latency ms: the selected links differ");
     h.get_by_label("link of").click();
     h.run_steps(2);
     h.get_by_label("client 1").click();

@@ -44,6 +44,36 @@ pub enum Action {
         t: f64,
     },
     OpenRecording(PathBuf),
+    /// Open or close a window (or switch the theme).
+    Toggle(Toggle),
+    /// Start the shown recording's preset live.
+    LiveFromRecording,
+    TogglePause,
+    /// Record the live session to a new file in `recordings/`.
+    StartRecording,
+    StopRecording,
+    /// Seconds of session the plots show.
+    WindowSeconds(f64),
+    /// Save a picture of the window in the working directory.
+    Screenshot,
+    BugReport,
+    ResetLayout,
+    /// The CSV export dialog.
+    OpenExport,
+}
+
+/// Windows the top bar and the controls open and close.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Toggle {
+    Lessons,
+    Open,
+    Doctor,
+    WhatIf,
+    Help,
+    Bindings,
+    Gmc,
+    /// Light or dark.
+    Theme,
 }
 
 /// The newest outcome of each editor's last action ("applied now", "refused: …"), shown next

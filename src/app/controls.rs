@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use eframe::egui;
 use egui::{Color32, RichText};
 
-use super::action::{Action, SessionView};
+use super::action::{Action, SessionView, Toggle};
 use super::jobs::{Job, Poll};
 use super::network::NetworkPanel;
 use crate::live::{Command, restart_keys};
@@ -115,8 +115,6 @@ pub struct ControlsPane {
     pub preset_path: String,
     /// The client the keyboard drives.
     pub drive: Option<u16>,
-    pub bindings_clicked: bool,
-    pub gmc_clicked: bool,
 }
 
 impl Default for ControlsPane {
@@ -128,8 +126,6 @@ impl Default for ControlsPane {
             presets_job: None,
             preset_path: "presets/my-session.ron".into(),
             drive: None,
-            bindings_clicked: false,
-            gmc_clicked: false,
         }
     }
 }
@@ -175,14 +171,14 @@ impl ControlsPane {
                     .on_hover_text("Every bound value with its type and modes, editable live.")
                     .clicked()
                 {
-                    self.bindings_clicked = true;
+                    actions.push(Action::Toggle(Toggle::Bindings));
                 }
                 if ui
                     .button("GMC settings")
                     .on_hover_text("GMC's component settings and the smoothing parameters, live.")
                     .clicked()
                 {
-                    self.gmc_clicked = true;
+                    actions.push(Action::Toggle(Toggle::Gmc));
                 }
             });
             ui.add_enabled_ui(view.live, |ui| {
@@ -202,7 +198,7 @@ impl ControlsPane {
             });
         });
         if !view.live {
-            actions.retain(|a| matches!(a, Action::StartNamed(_)));
+            actions.retain(|a| matches!(a, Action::StartNamed(_) | Action::Toggle(_)));
         }
         actions
     }
@@ -380,9 +376,12 @@ impl ControlsPane {
                             });
                     }
                 }
-                ui.horizontal(|ui| {
-                    ui.add(egui::TextEdit::singleline(&mut self.preset_path).desired_width(150.0))
-                        .accessible_name("preset file");
+                ui.add(
+                    egui::TextEdit::singleline(&mut self.preset_path)
+                        .desired_width(f32::INFINITY),
+                )
+                .accessible_name("preset file");
+                ui.horizontal_wrapped(|ui| {
                     if ui
                         .button("Open")
                         .on_hover_text("Load this preset file (or a shipped preset by name) and start it live.")

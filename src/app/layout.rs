@@ -11,7 +11,13 @@ use eframe::egui;
 use egui_tiles::{Container, SimplificationOptions, Tile, TileId, Tiles, Tree, UiResponse};
 use serde::{Deserialize, Serialize};
 
-use super::MovescopeApp;
+use super::action::{Action, SessionView};
+use super::controls::ControlsPane;
+use super::event_log::EventLog;
+use super::plots::{PlotsPanel, View};
+use super::world_view::WorldView;
+use crate::store::Store;
+use crate::timeline::TimeCommand;
 
 /// A pane of the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,8 +81,18 @@ pub fn is_complete(tree: &Tree<Pane>) -> bool {
     seen == [Pane::Controls, Pane::Plots, Pane::World, Pane::Log]
 }
 
+/// What the panes need for one frame: each pane's own state, and read-only views of the
+/// session and the store. Panes return actions; nothing else is changed through here.
 pub(super) struct PaneBehavior<'a> {
-    pub app: &'a mut MovescopeApp,
+    pub controls: &'a mut ControlsPane,
+    pub plots: &'a mut PlotsPanel,
+    pub world: &'a mut WorldView,
+    pub log: &'a mut EventLog,
+    pub view: SessionView<'a>,
+    pub plot_view: View,
+    pub store: &'a Store,
+    pub cursor: f64,
+    pub actions: &'a mut Vec<Action>,
 }
 
 impl egui_tiles::Behavior<Pane> for PaneBehavior<'_> {
@@ -85,11 +101,27 @@ impl egui_tiles::Behavior<Pane> for PaneBehavior<'_> {
         egui::Frame::new()
             .fill(fill)
             .inner_margin(egui::Margin::same(6))
-            .show(ui, |ui| match pane {
-                Pane::Controls => self.app.controls(ui),
-                Pane::Plots => self.app.plots(ui),
-                Pane::World => self.app.world_view(ui),
-                Pane::Log => self.app.event_log(ui),
+            .show(ui, |ui| {
+                let actions = match pane {
+                    Pane::Controls => self.controls.ui(ui, &self.view),
+                    Pane::Plots => match self.plots.show(ui, self.store, &self.plot_view) {
+                        Some(click) => {
+                            let mut a = vec![Action::Time(TimeCommand::Seek(click.t))];
+                            if let Some(client) = click.journey {
+                                a.push(Action::Journey {
+                                    client,
+                                    move_id: click.move_id,
+                                    t: click.t,
+                                });
+                            }
+                            a
+                        }
+                        None => Vec::new(),
+                    },
+                    Pane::World => self.world.ui(ui, self.store, self.cursor),
+                    Pane::Log => self.log.ui(ui, self.store, self.cursor),
+                };
+                self.actions.extend(actions);
             });
         UiResponse::None
     }

@@ -22,21 +22,26 @@ use crate::preset::Preset;
 use crate::recording::{Damage, Footer, Header, Recorder, Recording};
 use crate::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::store::{MarkKind, Metric, Store};
-use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
+use crate::timeline::{TimeCommand, TimeControl};
 
 pub mod action;
 mod bindings_window;
 mod controls;
 mod doctor_window;
+mod event_log;
 mod gmc_window;
 pub mod jobs;
+mod journey_window;
 pub mod layout;
 mod lessons;
 mod network;
 pub mod plots;
+mod timeline_bar;
+mod top_bar;
 mod whatif_window;
+mod world_view;
 
-use action::{Action, Feedback, SessionView};
+use action::{Action, Feedback, SessionView, Toggle};
 use jobs::{Job, Poll, StatusJobs};
 
 /// Longest the UI spends draining live telemetry per frame.
@@ -51,11 +56,6 @@ pub const RECORDINGS_DIR: &str = "recordings";
 pub const REPORTS_DIR: &str = "reports";
 /// Folder CSV exports are written to.
 pub const EXPORTS_DIR: &str = "exports";
-/// How far into a virtual-time recording the app re-simulates for a move's bound values (s).
-/// The re-run happens on a background thread when a journey is asked for (the journey shows
-/// at once, its values when the re-run is done): 600 s of the standard 8-client scenario,
-/// records loaded and re-simulated, take about 1.5 s and hold about 200 MB meanwhile.
-const RESIMULATE_MAX_S: f64 = 600.0;
 
 /// `--screenshot FILE --screenshot-after SECONDS`.
 #[derive(Clone, Debug)]
@@ -189,20 +189,15 @@ pub struct MovescopeApp {
     shot_path: Option<PathBuf>,
     status: String,
     plots: plots::PlotsPanel,
-    viewer: Machine,
-    show_trails: bool,
-    show_velocity: bool,
-    show_labels: bool,
-    show_ghost: bool,
-    show_delays: bool,
+    world: world_view::WorldView,
+    log: event_log::EventLog,
+    timeline: timeline_bar::TimelineBar,
     show_help: bool,
     open_dialog: Option<String>,
     /// The Open dialog's list of recordings (read by a job when the dialog opens).
     recordings_list: Option<Vec<PathBuf>>,
     recordings_job: Option<Job<Vec<PathBuf>>>,
     export: Option<ExportDialog>,
-    /// Timeline drag with Shift: where the range selection started.
-    range_anchor: Option<f64>,
     controls: controls::ControlsPane,
     gmc: gmc_window::GmcWindow,
     bindings: bindings_window::BindingsWindow,
@@ -215,13 +210,8 @@ pub struct MovescopeApp {
     lessons: lessons::LessonState,
     whatif: whatif_window::WhatIfState,
     doctor: doctor_window::DoctorState,
-    /// The move lineage shown (or why none could be).
-    lineage: Option<Result<crate::lineage::Lineage, String>>,
-    /// The shown lineage again, with its bound values, once a background re-simulation ends
-    /// (dropped when another journey is asked for or the window closes).
-    lineage_job: Option<Job<Option<crate::lineage::Lineage>>>,
-    /// The journey being traced (records read and matched on a job thread).
-    lineage_first: Option<Job<Traced>>,
+    /// The move journey window.
+    journey: journey_window::JourneyWindow,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
     journey_pending: bool,
     /// Actions the panes asked for this frame, applied once after it ([`Self::apply_actions`]).
@@ -261,18 +251,14 @@ impl MovescopeApp {
             shot_path: None,
             status: String::new(),
             plots: plots::PlotsPanel::default(),
-            viewer: Machine::Client(0),
-            show_trails: true,
-            show_velocity: true,
-            show_labels: true,
-            show_ghost: true,
-            show_delays: true,
+            world: world_view::WorldView::default(),
+            log: event_log::EventLog::default(),
+            timeline: timeline_bar::TimelineBar::default(),
             show_help: false,
             open_dialog: None,
             recordings_list: None,
             recordings_job: None,
             export: None,
-            range_anchor: None,
             controls: controls::ControlsPane::default(),
             gmc: gmc_window::GmcWindow::default(),
             bindings: bindings_window::BindingsWindow::default(),
@@ -283,9 +269,7 @@ impl MovescopeApp {
             lessons: lessons::LessonState::default(),
             whatif: whatif_window::WhatIfState::default(),
             doctor: doctor_window::DoctorState::default(),
-            lineage: None,
-            lineage_job: None,
-            lineage_first: None,
+            journey: journey_window::JourneyWindow::default(),
             journey_pending: false,
             actions: Vec::new(),
             feedback: Feedback::default(),
@@ -375,15 +359,12 @@ impl MovescopeApp {
         self.opened.as_ref().is_some_and(|o| o.loader.is_some())
     }
 
-    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`. The records
-    /// are read and matched on a job thread; bound values come from the value trace:
-    /// recorded, traced live, or (a virtual-time recording up to ten minutes in)
-    /// re-simulated on a second job — the journey shows first, then again with its values.
+    /// Traces a move of `client` (`move_id`, or the one it closed nearest `t`) in the move
+    /// journey window, from the opened recording or the live session's recent records.
     pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64) {
-        self.lineage_job = None;
         let source = match &self.opened {
-            Some(o) => TraceSource::File(o.recording.clone()),
-            None => TraceSource::Live {
+            Some(o) => journey_window::TraceSource::File(o.recording.clone()),
+            None => journey_window::TraceSource::Live {
                 records: self
                     .recent
                     .iter()
@@ -397,121 +378,17 @@ impl MovescopeApp {
                     .unwrap_or_default(),
             },
         };
-        match Job::spawn(format!("tracing client {client}'s move"), move |_| {
-            trace_move(source, client, move_id, t)
-        }) {
-            Ok(j) => self.lineage_first = Some(j),
-            Err(e) => self.lineage = Some(Err(e)),
-        }
-    }
-
-    /// Polls the journey's jobs.
-    fn poll_lineage(&mut self, ctx: &egui::Context) {
-        if let Some(job) = self.lineage_first.as_mut() {
-            let traced = match job.poll() {
-                Poll::Pending => {
-                    ctx.request_repaint_after(Duration::from_millis(50));
-                    return;
-                }
-                Poll::Ready(t) => t,
-                Poll::Lost => Traced {
-                    shown: Err("tracing the move stopped without a result".into()),
-                    resimulate: None,
-                },
-            };
-            self.lineage_first = None;
-            let mut shown = traced.shown;
-            if let (Ok(l), Some(plan)) = (&mut shown, traced.resimulate) {
-                match Job::spawn("re-simulating for bound values", move |ctx| plan.run(ctx)) {
-                    Ok(j) => self.lineage_job = Some(j),
-                    Err(e) => {
-                        l.value_trace =
-                            format!("not traced; could not start the re-simulation: {e}")
-                    }
-                }
-            }
-            self.lineage = Some(shown);
-        }
-        if let Some(job) = self.lineage_job.as_mut() {
-            match job.poll() {
-                Poll::Ready(Some(l)) => {
-                    self.lineage = Some(Ok(l));
-                    self.lineage_job = None;
-                }
-                Poll::Ready(None) | Poll::Lost => {
-                    self.lineage_job = None;
-                    if let Some(Ok(l)) = &mut self.lineage {
-                        l.value_trace =
-                            "not traced; the re-simulation stopped without values".into();
-                    }
-                }
-                Poll::Pending => ctx.request_repaint_after(Duration::from_millis(100)),
-            }
-        }
-    }
-
-    /// Whether a journey is being traced, or its bound values re-simulated.
-    pub fn is_tracing_values(&self) -> bool {
-        self.lineage_job.is_some() || self.lineage_first.is_some()
+        self.journey.trace(source, client, move_id, t);
     }
 
     /// The lineage shown (for tests and tools).
     pub fn lineage(&self) -> Option<&Result<crate::lineage::Lineage, String>> {
-        self.lineage.as_ref()
+        self.journey.shown()
     }
 
-    fn lineage_window(&mut self, ctx: &egui::Context) {
-        self.poll_lineage(ctx);
-        let tracing = self.lineage_job.is_some();
-        let Some(l) = &self.lineage else { return };
-        let mut open = true;
-        let mut seek = None;
-        egui::Window::new("Move lineage")
-            .open(&mut open)
-            .default_width(620.0)
-            .show(ctx, |ui| match l {
-                Err(e) => {
-                    ui.colored_label(Color32::from_rgb(230, 120, 80), e);
-                }
-                Ok(l) => {
-                    ui.label(RichText::new(format!("client {} move {}", l.client, l.move_id)).strong());
-                    ui.weak("Click a step to move the cursor there. (inferred): matched by timing or order, not by the move's id.");
-                    ui.horizontal(|ui| {
-                        if tracing {
-                            ui.spinner();
-                        }
-                        ui.weak(format!("Bound values in -> out of each execution: {}.", l.value_trace));
-                    });
-                    egui::ScrollArea::vertical().max_height(520.0).show(ui, |ui| {
-                        for st in &l.steps {
-                            let text = format!(
-                                "{:8.3} s  {:<9} {}{}",
-                                st.t,
-                                st.machine,
-                                st.what,
-                                if st.inferred { "  (inferred)" } else { "" }
-                            );
-                            if ui.selectable_label(false, text).clicked() {
-                                seek = Some(st.t);
-                            }
-                            if !st.hooks.is_empty() {
-                                ui.label(RichText::new(format!("      hooks: {}", st.hooks.join(", "))).weak());
-                            }
-                            if let Some(v) = &st.values {
-                                ui.label(RichText::new(v.to_text("      ")).monospace());
-                            }
-                        }
-                    });
-                }
-            });
-        if let Some(t) = seek {
-            self.time_command(TimeCommand::Seek(t));
-        }
-        if !open {
-            self.lineage = None;
-            self.lineage_job = None;
-            self.lineage_first = None;
-        }
+    /// Whether a journey is being traced, or its bound values re-simulated.
+    pub fn is_tracing_values(&self) -> bool {
+        self.journey.is_tracing()
     }
 
     /// The last what-if comparison (for tests and tools).
@@ -766,7 +643,7 @@ impl MovescopeApp {
     }
 
     /// Applies the actions queued during the frame, in order, in this one place.
-    fn apply_actions(&mut self) {
+    fn apply_actions(&mut self, ctx: &egui::Context) {
         let actions = std::mem::take(&mut self.actions);
         for a in actions {
             match a {
@@ -807,7 +684,64 @@ impl MovescopeApp {
                 Action::Time(cmd) => self.time_command(cmd),
                 Action::Journey { client, move_id, t } => self.show_lineage(client, move_id, t),
                 Action::OpenRecording(path) => self.open_recording(&path, None),
+                Action::Toggle(t) => self.toggle(t),
+                Action::LiveFromRecording => {
+                    if let Some(o) = &self.opened {
+                        let preset = o.recording.header.preset.clone();
+                        let name = o.recording.header.preset_name.clone();
+                        self.start_preset(preset, name);
+                    }
+                }
+                Action::TogglePause => self.toggle_pause(),
+                Action::StartRecording => {
+                    let stamp = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs());
+                    self.start_recording(
+                        PathBuf::from(RECORDINGS_DIR).join(format!("session-{stamp}.msrec")),
+                    );
+                }
+                Action::StopRecording => self.stop_recording(),
+                Action::WindowSeconds(s) => self.window_s = s.clamp(5.0, 120.0),
+                Action::Screenshot => {
+                    let name = format!("movescope-{:.0}.png", self.time.cursor() * 1000.0);
+                    self.request_screenshot(ctx, PathBuf::from(name));
+                }
+                Action::BugReport => self.bug_report(ctx),
+                Action::ResetLayout => self.layout = layout::default_layout(),
+                Action::OpenExport => {
+                    self.export = Some(ExportDialog {
+                        metrics: Metric::ALL.iter().map(|m| (*m, true)).collect(),
+                        path: String::new(),
+                    });
+                }
             }
+        }
+    }
+
+    /// Opens or closes a window (or switches the theme).
+    fn toggle(&mut self, t: Toggle) {
+        match t {
+            Toggle::Lessons => self.lessons.open = !self.lessons.open,
+            Toggle::Open => {
+                if self.open_dialog.take().is_none() {
+                    self.open_dialog = Some(format!("{RECORDINGS_DIR}/"));
+                    self.recordings_list = None;
+                    self.recordings_job =
+                        Job::spawn("listing recordings", |_| list_recordings()).ok();
+                }
+            }
+            Toggle::Doctor => {
+                self.doctor.open = !self.doctor.open;
+                if self.doctor.open && self.doctor.report.is_none() {
+                    self.run_doctor();
+                }
+            }
+            Toggle::WhatIf => self.whatif.open = !self.whatif.open,
+            Toggle::Help => self.show_help = !self.show_help,
+            Toggle::Bindings => self.bindings.open = !self.bindings.open,
+            Toggle::Gmc => self.gmc.open = !self.gmc.open,
+            Toggle::Theme => self.light = !self.light,
         }
     }
 
@@ -1092,190 +1026,40 @@ impl MovescopeApp {
     }
 
     fn top_bar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal_wrapped(|ui| {
-            ui.heading("movescope");
-            if ui
-                .button(RichText::new("Lessons").strong())
-                .on_hover_text("Workshop lessons: one scenario per pitfall and network lesson, walked through step by step.")
-                .clicked()
-            {
-                self.lessons.open = !self.lessons.open;
-            }
-            let (title, description) = {
-                let p = self.shown_preset();
-                (p.title.clone(), p.description.clone())
-            };
-            ui.label(RichText::new(title).strong())
-                .on_hover_text(format!("{}\n\nPreset: {}", description, self.options.preset_name));
-            if self.options.reopened {
-                ui.colored_label(Color32::from_rgb(230, 160, 60), "reopened from last time")
-                    .on_hover_text(format!(
-                        "{} was the preset used last, so it opened again. The default preset is one click away.",
-                        self.options.preset_name
-                    ));
-                if ui
-                    .button("Default preset")
-                    .on_hover_text("Start the shipped default preset live.")
-                    .clicked()
-                {
-                    self.actions.push(Action::StartNamed("default".into()));
-                }
-            }
-            ui.separator();
-            if let Some(o) = &self.opened {
-                let name = o
+        let preset = self.shown_preset();
+        let mut running = self.status_jobs.running();
+        if let Some((job, _)) = &self.opening {
+            running.push(job.what.clone());
+        }
+        let view = top_bar::TopView {
+            title: &preset.title,
+            description: &preset.description,
+            preset_name: &self.options.preset_name,
+            reopened: self.options.reopened,
+            recording: self.opened.as_ref().map(|o| top_bar::RecordingShown {
+                file_name: o
                     .recording
                     .path
                     .file_name()
-                    .map_or_else(String::new, |n| n.to_string_lossy().to_string());
-                ui.label(format!("recording {name}"))
-                    .on_hover_text(o.recording.describe());
-                if o.loader.is_some() {
-                    ui.spinner();
-                    ui.label(format!("{} records loaded", self.store.records()));
-                }
-                if let Some(d) = &o.damage {
-                    ui.colored_label(Color32::from_rgb(230, 140, 40), "damaged")
-                        .on_hover_text(d.to_string());
-                }
-                if ui
-                    .button("Live session")
-                    .on_hover_text("Start the recording's preset live.")
-                    .clicked()
-                {
-                    let preset = o.recording.header.preset.clone();
-                    let name = o.recording.header.preset_name.clone();
-                    self.actions.push(Action::Start {
-                        preset: Box::new(preset),
-                        name,
-                    });
-                }
-            } else {
-                let now = self.session.as_ref().map_or(0.0, |s| s.clock().now());
-                ui.label(format!("live, session time {now:.1} s"));
-                let label = if self.paused {
-                    "Resume (Space)"
-                } else {
-                    "Pause (Space)"
-                };
-                if ui
-                    .button(label)
-                    .on_hover_text("Pauses the simulation threads (the session clock stops).")
-                    .clicked()
-                {
-                    self.toggle_pause();
-                }
-                if let Some(rec) = &self.recorder {
-                    let lag = rec.lagging();
-                    if ui
-                        .button(RichText::new("Stop recording").color(Color32::RED))
-                        .on_hover_text(format!("Recording to {}", rec.path().display()))
-                        .clicked()
-                    {
-                        self.stop_recording();
-                    }
-                    if lag > 0 {
-                        ui.colored_label(
-                            Color32::from_rgb(230, 160, 60),
-                            format!("disk lags: {lag} records waiting"),
-                        );
-                    }
-                } else if ui
-                    .button("Record")
-                    .on_hover_text(format!(
-                        "Record the session to {RECORDINGS_DIR}/ (written every second)."
-                    ))
-                    .clicked()
-                {
-                    let stamp = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_secs());
-                    self.start_recording(
-                        PathBuf::from(RECORDINGS_DIR).join(format!("session-{stamp}.msrec")),
-                    );
-                }
-            }
-            ui.separator();
-            if ui
-                .button("Open…")
-                .on_hover_text("Open a recording (or drop a .msrec file on the window).")
-                .clicked()
-            {
-                self.open_dialog = Some(format!("{RECORDINGS_DIR}/"));
-                self.recordings_list = None;
-                self.recordings_job = Job::spawn("listing recordings", |_| list_recordings()).ok();
-            }
-            ui.add(egui::Slider::new(&mut self.window_s, 5.0..=120.0).text("s shown"));
-            if ui
-                .button("Save screenshot")
-                .on_hover_text("Saves a PNG of the window in the working directory.")
-                .clicked()
-            {
-                let name = format!("movescope-{:.0}.png", self.time.cursor() * 1000.0);
-                let ctx = ui.ctx().clone();
-                self.request_screenshot(&ctx, PathBuf::from(name));
-            }
-            if ui
-                .button("Bug report")
-                .on_hover_text(format!(
-                    "Writes {REPORTS_DIR}/report-…/: a picture of the window, the session from {REPORT_BEFORE} s before to {REPORT_AFTER} s after the cursor as a recording that opens at the cursor, the preset, and summary.md."
-                ))
-                .clicked()
-            {
-                let ctx = ui.ctx().clone();
-                self.bug_report(&ctx);
-            }
-            if ui
-                .button("Doctor")
-                .on_hover_text("The desync doctor: every correction explained, causes ranked, where values parted.")
-                .clicked()
-            {
-                self.doctor.open = !self.doctor.open;
-                if self.doctor.open && self.doctor.report.is_none() {
-                    self.run_doctor();
-                }
-            }
-            if ui
-                .button("What if…")
-                .on_hover_text("Re-run the opened recording with a change and compare, plots overlaid.")
-                .clicked()
-            {
-                self.whatif.open = !self.whatif.open;
-            }
-            let theme = if self.light { "Dark theme" } else { "Light theme" };
-            if ui.button(theme).clicked() {
-                self.light = !self.light;
-            }
-            if ui
-                .button("Reset layout")
-                .on_hover_text("Panes back to where they start (drag a pane's tab to move it; drag a border to resize).")
-                .clicked()
-            {
-                self.layout = layout::default_layout();
-            }
-            if ui.button("Help").clicked() {
-                self.show_help = !self.show_help;
-            }
-            if let Some(s) = self.session.as_ref() {
-                let dropped = s.telemetry_dropped();
-                if dropped > 0 {
-                    ui.colored_label(Color32::YELLOW, format!("{dropped} records dropped"));
-                }
-            }
-            for what in self.status_jobs.running() {
-                ui.spinner();
-                ui.label(what);
-            }
-            if let Some((job, _)) = &self.opening {
-                ui.spinner();
-                ui.label(&job.what);
-            }
-            if let Some(e) = self.status.strip_prefix("error: ") {
-                ui.colored_label(Color32::from_rgb(230, 80, 80), e);
-            } else if !self.status.is_empty() {
-                ui.label(&self.status);
-            }
-        });
+                    .map_or_else(String::new, |n| n.to_string_lossy().to_string()),
+                describe: o.recording.describe(),
+                loading: o.loader.is_some().then(|| self.store.records()),
+                damage: o.damage.as_ref().map(|d| d.to_string()),
+            }),
+            live_now: self.session.as_ref().map(|s| s.clock().now()),
+            paused: self.paused,
+            recording_to: self
+                .recorder
+                .as_ref()
+                .map(|r| (r.path().display().to_string(), r.lagging())),
+            window_s: self.window_s,
+            light: self.light,
+            dropped: self.session.as_ref().map_or(0, |s| s.telemetry_dropped()),
+            running,
+            status: &self.status,
+        };
+        let actions = top_bar::ui(ui, &view);
+        self.actions.extend(actions);
     }
 
     fn toggle_pause(&mut self) {
@@ -1298,189 +1082,10 @@ impl MovescopeApp {
 
     /// The machine whose frames and moves the step buttons use.
     fn step_machine(&self, moves: bool) -> Machine {
-        match (self.viewer, moves) {
-            (Machine::Server, true) => Machine::Client(0),
-            (m, _) => m,
-        }
+        timeline_bar::step_machine(self.world.viewer, moves)
     }
 
-    fn timeline(&mut self, ui: &mut egui::Ui) {
-        let (lo, hi) = (
-            self.store.earliest(),
-            self.store.latest().max(self.store.earliest()),
-        );
-        let mut cmds: Vec<TimeCommand> = Vec::new();
-        let mut journey: Option<u16> = None;
-        let all_marks = MarkKind::ALL.to_vec();
-        ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new("Timeline").strong()).on_hover_text(
-                "Every view shows the session at the cursor. Drag on the bar to seek, Shift+drag to select a range. Red: corrections, orange: corrections with replay, yellow: warnings, magenta: errors, blue: the session was changed (a setting, bindings, clients).",
-            );
-            ui.monospace(format!("{:9.3} s", self.time.cursor()));
-            if ui.button("<< mark").on_hover_text("Previous correction or warning (PageUp)").clicked() {
-                cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: false });
-            }
-            let mv = self.step_machine(true);
-            let fr = self.step_machine(false);
-            if ui.button("< move").on_hover_text(format!("Previous move closed by {mv} (Shift+Left)")).clicked() {
-                cmds.push(TimeCommand::StepMove { machine: mv, forward: false });
-            }
-            if ui.button("< frame").on_hover_text(format!("Previous frame of {fr} (Left)")).clicked() {
-                cmds.push(TimeCommand::StepFrame { machine: fr, forward: false });
-            }
-            let play = if self.time.is_playing() { "Pause" } else { "Play" };
-            if ui.button(play).on_hover_text("Play the timeline from the cursor (Space when viewing a recording)").clicked() {
-                cmds.push(TimeCommand::TogglePlay);
-            }
-            if ui.button("frame >").on_hover_text(format!("Next frame of {fr} (Right)")).clicked() {
-                cmds.push(TimeCommand::StepFrame { machine: fr, forward: true });
-            }
-            if ui.button("move >").on_hover_text(format!("Next move closed by {mv} (Shift+Right)")).clicked() {
-                cmds.push(TimeCommand::StepMove { machine: mv, forward: true });
-            }
-            if ui.button("mark >>").on_hover_text("Next correction or warning (PageDown)").clicked() {
-                cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: true });
-            }
-            if ui
-                .button("Move journey")
-                .on_hover_text(format!("The lineage of the move {mv} closed nearest the cursor: frames, sending, the link, the server, the reply, corrections and replays."))
-                .clicked()
-                && let Machine::Client(c) = mv
-            {
-                journey = Some(c);
-            }
-            let mut speed = self.time.speed();
-            egui::ComboBox::from_label("speed")
-                .selected_text(format!("{speed}×"))
-                .show_ui(ui, |ui| {
-                    for s in SPEEDS {
-                        ui.selectable_value(&mut speed, s, format!("{s}×"));
-                    }
-                });
-            if speed != self.time.speed() {
-                cmds.push(TimeCommand::SetSpeed(speed));
-            }
-            let follow_label = if self.session.is_some() { "Follow live (End)" } else { "Go to end (End)" };
-            if ui
-                .selectable_label(self.time.is_following(), follow_label)
-                .on_hover_text("Keep the cursor on the newest data.")
-                .clicked()
-            {
-                cmds.push(TimeCommand::FollowLive);
-            }
-            if let Some((a, b)) = self.time.range() {
-                ui.label(format!("range {a:.2}–{b:.2} s"));
-                if ui.small_button("clear").clicked() {
-                    cmds.push(TimeCommand::ClearRange);
-                }
-            }
-            if ui
-                .button("Export CSV…")
-                .on_hover_text("Export the selected range (or the shown window) of chosen series.")
-                .clicked()
-            {
-                self.export = Some(ExportDialog {
-                    metrics: Metric::ALL.iter().map(|m| (*m, true)).collect(),
-                    path: String::new(),
-                });
-            }
-        });
-        // The bar.
-        let width = ui.available_width();
-        let (rect, resp) =
-            ui.allocate_exact_size(egui::vec2(width, 26.0), egui::Sense::click_and_drag());
-        let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
-        let span = (hi - lo).max(1e-6);
-        let x_of = |t: f64| rect.left() + ((t - lo) / span) as f32 * rect.width();
-        let t_of = |x: f32| lo + f64::from((x - rect.left()) / rect.width()) * span;
-        if let Some((a, b)) = self.time.range() {
-            painter.rect_filled(
-                egui::Rect::from_x_y_ranges(x_of(a)..=x_of(b), rect.y_range()),
-                0.0,
-                Color32::from_rgba_unmultiplied(90, 140, 230, 60),
-            );
-        }
-        // Markers, one per pixel column and kind.
-        let cols = rect.width().max(1.0) as usize;
-        let mut seen = vec![[false; MarkKind::ALL.len()]; cols + 1];
-        for e in self.store.log() {
-            let c = ((x_of(e.t) - rect.left()).max(0.0) as usize).min(cols);
-            seen[c][e.kind as usize] = true;
-        }
-        for (c, kinds) in seen.iter().enumerate() {
-            for (k, on) in kinds.iter().enumerate() {
-                if !on {
-                    continue;
-                }
-                let (color, y0, y1) = match k {
-                    0 => (Color32::from_rgb(230, 60, 60), 0.0, 0.5),
-                    1 => (Color32::from_rgb(240, 150, 40), 0.0, 0.5),
-                    2 => (Color32::from_rgb(230, 210, 60), 0.5, 1.0),
-                    3 => (Color32::from_rgb(220, 60, 220), 0.5, 1.0),
-                    _ => (Color32::from_rgb(110, 160, 235), 0.0, 1.0),
-                };
-                let x = rect.left() + c as f32;
-                painter.line_segment(
-                    [
-                        egui::pos2(x, rect.top() + rect.height() * y0),
-                        egui::pos2(x, rect.top() + rect.height() * y1),
-                    ],
-                    egui::Stroke::new(1.0, color),
-                );
-            }
-        }
-        let cx = x_of(self.time.cursor());
-        painter.line_segment(
-            [egui::pos2(cx, rect.top()), egui::pos2(cx, rect.bottom())],
-            egui::Stroke::new(2.0, ui.visuals().strong_text_color()),
-        );
-        painter.text(
-            rect.left_bottom() + egui::vec2(3.0, -2.0),
-            egui::Align2::LEFT_BOTTOM,
-            format!("{lo:.1} s"),
-            egui::FontId::proportional(10.0),
-            ui.visuals().weak_text_color(),
-        );
-        painter.text(
-            rect.right_bottom() + egui::vec2(-3.0, -2.0),
-            egui::Align2::RIGHT_BOTTOM,
-            format!("{hi:.1} s"),
-            egui::FontId::proportional(10.0),
-            ui.visuals().weak_text_color(),
-        );
-        let shift = ui.input(|i| i.modifiers.shift);
-        if let Some(pos) = resp.interact_pointer_pos() {
-            let t = t_of(pos.x);
-            if shift {
-                let anchor = *self.range_anchor.get_or_insert(t);
-                cmds.push(TimeCommand::SelectRange(anchor, t));
-            } else if resp.clicked() || resp.dragged() {
-                cmds.push(TimeCommand::Seek(t));
-            }
-        }
-        if !resp.dragged() {
-            self.range_anchor = None;
-        }
-        for c in cmds {
-            self.time_command(c);
-        }
-        // `--window journey`: the journey of the move at the cursor, once there is one.
-        if self.journey_pending && (self.opened.is_some() || self.store.latest() > 2.0) {
-            self.journey_pending = false;
-            if journey.is_none() {
-                journey = Some(match self.step_machine(true) {
-                    Machine::Client(c) => c,
-                    Machine::Server => 0,
-                });
-            }
-        }
-        if let Some(c) = journey {
-            let t = self.time.cursor();
-            self.show_lineage(c, None, t);
-        }
-    }
-
+    /// Keys become actions (applied after the frame with the rest).
     fn keyboard(&mut self, ctx: &egui::Context) {
         if ctx.egui_wants_keyboard_input() {
             return;
@@ -1500,9 +1105,9 @@ impl MovescopeApp {
         // Space dashes while the keyboard drives a pawn.
         if space && self.controls.drive.is_none() {
             if self.session.is_some() {
-                self.toggle_pause();
+                self.actions.push(Action::TogglePause);
             } else {
-                self.time_command(TimeCommand::TogglePlay);
+                self.actions.push(Action::Time(TimeCommand::TogglePlay));
             }
         }
         for (pressed, forward) in [(left, false), (right, true)] {
@@ -1518,27 +1123,28 @@ impl MovescopeApp {
                         forward,
                     }
                 };
-                self.time_command(cmd);
+                self.actions.push(Action::Time(cmd));
             }
         }
         for (pressed, forward) in [(pgup, false), (pgdn, true)] {
             if pressed {
-                self.time_command(TimeCommand::JumpMark {
+                self.actions.push(Action::Time(TimeCommand::JumpMark {
                     kinds: MarkKind::ALL.to_vec(),
                     forward,
-                });
+                }));
             }
         }
         if end {
-            self.time_command(TimeCommand::FollowLive);
+            self.actions.push(Action::Time(TimeCommand::FollowLive));
         }
         if f1 {
-            self.show_help = !self.show_help;
+            self.actions.push(Action::Toggle(Toggle::Help));
         }
     }
 
     fn dialogs(&mut self, ctx: &egui::Context) {
-        self.lineage_window(ctx);
+        let actions = self.journey.ui(ctx);
+        self.actions.extend(actions);
         self.lessons_window(ctx);
         self.whatif_window(ctx);
         self.doctor_window(ctx);
@@ -1730,24 +1336,6 @@ impl MovescopeApp {
         }
     }
 
-    fn controls(&mut self, ui: &mut egui::Ui) {
-        let view = Self::session_view(
-            &self.session,
-            &self.opened,
-            &self.options,
-            &self.time,
-            &self.feedback,
-        );
-        let actions = self.controls.ui(ui, &view);
-        self.actions.extend(actions);
-        if std::mem::take(&mut self.controls.bindings_clicked) {
-            self.bindings.open = !self.bindings.open;
-        }
-        if std::mem::take(&mut self.controls.gmc_clicked) {
-            self.gmc.open = !self.gmc.open;
-        }
-    }
-
     /// Sends the keyboard's input to the driven client when it changes.
     fn drive_keys(&mut self, ctx: &egui::Context) {
         let Some(client) = self.controls.drive else {
@@ -1775,282 +1363,6 @@ impl MovescopeApp {
                     input: Some(input),
                 },
             );
-        }
-    }
-
-    /// Top-down view of every pawn as one machine shows it.
-    fn world_view(&mut self, ui: &mut egui::Ui) {
-        ui.weak("How to read this view (hover)").on_hover_text(
-            "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
-             other pawns are simulated proxies shown in the past (rings); the green ring is the \
-             server's authoritative pawn. Blue \"… ms ago\": how far in the past this machine shows \
-             its proxies. Red/green marks: a correction moved the pawn from where the client had \
-             it (red) to where the server put it (green). Seen from the server, hollow red marks \
-             mirror the server's side: the location a client claimed in a move against the \
-             server's result.",
-        );
-        let viewers = self.store.viewers();
-        egui::ComboBox::from_label("seen from")
-            .selected_text(self.viewer.to_string())
-            .show_ui(ui, |ui| {
-                for m in &viewers {
-                    ui.selectable_value(&mut self.viewer, *m, m.to_string());
-                }
-            });
-        ui.horizontal_wrapped(|ui| {
-            ui.checkbox(&mut self.show_trails, "trails");
-            ui.checkbox(&mut self.show_velocity, "velocity");
-            ui.checkbox(&mut self.show_labels, "labels");
-            ui.checkbox(&mut self.show_delays, "delays")
-                .on_hover_text("How far in the past each simulated proxy is shown (this machine's mean display delay).");
-            ui.checkbox(&mut self.show_ghost, "server ghost")
-                .on_hover_text("The server's authoritative pawn next to the client's prediction.");
-        });
-        if !viewers.contains(&self.viewer) {
-            ui.label(format!("No samples from {} yet.", self.viewer));
-        }
-        let side = ui.available_width().min(ui.available_height()).max(120.0);
-        let (rect, response) = ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::click());
-        let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
-        const HALF: f64 = 1600.0;
-        let to_screen = |p: glam::DVec3| {
-            egui::pos2(
-                rect.center().x + (p.x / HALF) as f32 * rect.width() / 2.0,
-                rect.center().y - (p.y / HALF) as f32 * rect.height() / 2.0,
-            )
-        };
-        let grid = egui::Stroke::new(1.0, Color32::from_gray(40));
-        for k in -3..=3 {
-            let d = f64::from(k) * 500.0;
-            painter.line_segment(
-                [
-                    to_screen(glam::DVec3::new(d, -HALF, 0.0)),
-                    to_screen(glam::DVec3::new(d, HALF, 0.0)),
-                ],
-                grid,
-            );
-            painter.line_segment(
-                [
-                    to_screen(glam::DVec3::new(-HALF, d, 0.0)),
-                    to_screen(glam::DVec3::new(HALF, d, 0.0)),
-                ],
-                grid,
-            );
-        }
-        let font = egui::FontId::proportional(11.0);
-        let cursor = self.time.cursor();
-        let pawns: Vec<crate::store::PawnView> = self.store.pawns_at(self.viewer, cursor);
-        let mut own: Option<u16> = None;
-        // A click on a player's pawn: the journey of that client's move at the cursor.
-        let picked = response
-            .interact_pointer_pos()
-            .filter(|_| response.clicked())
-            .and_then(|at| {
-                pawns
-                    .iter()
-                    .filter_map(|v| Some((v.owner?, to_screen(v.location).distance(at))))
-                    .filter(|(_, d)| *d < 14.0)
-                    .min_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(c, _)| c)
-            });
-        // How far in the past this machine shows its proxies (mean display delay at the cursor).
-        let delay = self
-            .store
-            .series(self.viewer, Metric::InterpDelay)
-            .and_then(|sr| sr.range(cursor - 1.0, cursor).last())
-            .map(|p| p[1]);
-        for v in &pawns {
-            let color = v
-                .owner
-                .map_or(Color32::from_gray(170), |o| color_of(Machine::Client(o)));
-            let at = to_screen(v.location);
-            if self.show_trails && v.trail.len() > 1 {
-                let pts: Vec<egui::Pos2> = v.trail.iter().map(|(_, p)| to_screen(*p)).collect();
-                painter.add(egui::Shape::line(
-                    pts,
-                    egui::Stroke::new(1.0, color.gamma_multiply(0.4)),
-                ));
-            }
-            match v.kind {
-                crate::model::telemetry::SampleKind::Predicted => {
-                    own = Some(v.pawn);
-                    painter.circle_filled(at, 7.0, color);
-                }
-                crate::model::telemetry::SampleKind::Displayed => {
-                    painter.circle_stroke(at, 7.0, egui::Stroke::new(2.0, color));
-                }
-                crate::model::telemetry::SampleKind::Authoritative => {
-                    painter.circle_filled(at, 6.0, color);
-                }
-            }
-            let yaw = v.yaw.to_radians();
-            let nose = at + egui::vec2(yaw.cos() as f32, -(yaw.sin() as f32)) * 11.0;
-            painter.line_segment([at, nose], egui::Stroke::new(2.0, color));
-            if self.show_velocity {
-                let tip = to_screen(v.location + v.velocity * 0.25);
-                painter.line_segment(
-                    [at, tip],
-                    egui::Stroke::new(1.0, Color32::from_rgb(230, 230, 120)),
-                );
-            }
-            if self.show_delays
-                && v.kind == crate::model::telemetry::SampleKind::Displayed
-                && let Some(d) = delay
-            {
-                painter.text(
-                    at + egui::vec2(9.0, 3.0),
-                    egui::Align2::LEFT_TOP,
-                    format!("{:.0} ms ago", d * 1000.0),
-                    egui::FontId::proportional(10.0),
-                    Color32::from_rgb(150, 190, 240),
-                );
-            }
-            if self.show_labels {
-                let who = match v.owner {
-                    Some(o) => format!("client {o}"),
-                    None => format!("AI {}", v.pawn),
-                };
-                let what = match v.kind {
-                    crate::model::telemetry::SampleKind::Predicted => {
-                        "autonomous proxy (predicted)"
-                    }
-                    crate::model::telemetry::SampleKind::Displayed => "simulated proxy",
-                    crate::model::telemetry::SampleKind::Authoritative => "server pawn",
-                };
-                // Labels near the right edge go to the pawn's left, so they stay readable.
-                let (offset, align) = if at.x > rect.right() - 170.0 {
-                    (egui::vec2(-9.0, -9.0), egui::Align2::RIGHT_BOTTOM)
-                } else {
-                    (egui::vec2(9.0, -9.0), egui::Align2::LEFT_BOTTOM)
-                };
-                painter.text(
-                    at + offset,
-                    align,
-                    format!("{who}: {what}"),
-                    font.clone(),
-                    Color32::from_gray(200),
-                );
-            }
-        }
-        if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own, self.viewer)
-            && let Some(g) = self.store.authoritative_at(pawn, cursor)
-        {
-            painter.circle_stroke(
-                to_screen(g.location),
-                9.0,
-                egui::Stroke::new(1.5, Color32::from_rgb(60, 200, 90)),
-            );
-        }
-        let now = cursor;
-        for m in self.store.corrections_between(now - 3.0, now) {
-            // A client sees its own corrections; the server view mirrors every correction the
-            // server found: the location a client claimed against the server's result.
-            let mirror = self.viewer == Machine::Server
-                && m.detected_by == crate::model::telemetry::DetectedBy::Server;
-            if m.machine != self.viewer && !mirror {
-                continue;
-            }
-            let fade = (1.0 - (now - m.t) / 3.0).clamp(0.0, 1.0) as f32;
-            let (p, a) = (to_screen(m.predicted), to_screen(m.authoritative));
-            painter.line_segment(
-                [p, a],
-                egui::Stroke::new(1.0, Color32::from_gray(200).gamma_multiply(fade)),
-            );
-            let red = Color32::from_rgb(230, 60, 60).gamma_multiply(fade);
-            if mirror {
-                // Hollow: a claim that arrived in a move, not where the server has the pawn.
-                painter.circle_stroke(p, 4.0, egui::Stroke::new(1.5, red));
-            } else {
-                painter.circle_filled(p, 4.0, red);
-            }
-            painter.circle_filled(a, 4.0, Color32::from_rgb(60, 200, 90).gamma_multiply(fade));
-            if mirror && self.show_labels {
-                painter.text(
-                    p + egui::vec2(6.0, 6.0),
-                    egui::Align2::LEFT_TOP,
-                    format!("{} claimed", m.machine),
-                    egui::FontId::proportional(10.0),
-                    red,
-                );
-            }
-        }
-        painter.text(
-            rect.left_bottom() + egui::vec2(6.0, -6.0),
-            egui::Align2::LEFT_BOTTOM,
-            "grid: 5 m   click a player's pawn: its move's journey",
-            font,
-            Color32::from_gray(120),
-        );
-        if let Some(c) = picked {
-            self.show_lineage(c, None, cursor);
-        }
-    }
-
-    fn plots(&mut self, ui: &mut egui::Ui) {
-        self.plots.focus = self.lesson_focus();
-        let view = plots::View::at(&self.time, self.window_s, self.placed_at);
-        self.placed_at = Some(self.time.cursor());
-        if let Some(click) = self.plots.show(ui, &self.store, &view) {
-            self.time_command(TimeCommand::Seek(click.t));
-            if let Some(c) = click.journey {
-                self.show_lineage(c, click.move_id, click.t);
-            }
-        }
-    }
-
-    fn event_log(&mut self, ui: &mut egui::Ui) {
-        ui.weak("What is listed (hover)").on_hover_text(
-            "Corrections (with every bound value that deviated: predicted vs authoritative), warnings, errors and changes made to the running session (blue: a setting, the bindings, clients; from what to what) up to the cursor. Click a line to move the cursor there.",
-        );
-        let cursor = self.time.cursor();
-        let upto = self.store.log_between(f64::NEG_INFINITY, cursor);
-        let shown = &upto[upto.len().saturating_sub(400)..];
-        let mut seek = None;
-        let mut trace: Option<(u16, u32, f64)> = None;
-        egui::ScrollArea::vertical()
-            .stick_to_bottom(true)
-            .show(ui, |ui| {
-                if shown.is_empty() {
-                    ui.weak("Nothing yet: corrections, warnings, errors and changes to the session appear here.");
-                }
-                for e in shown {
-                    let color = match e.kind {
-                        MarkKind::Error => Color32::from_rgb(220, 60, 60),
-                        MarkKind::Warning => Color32::from_rgb(210, 160, 40),
-                        MarkKind::Correction | MarkKind::Replay => ui.visuals().text_color(),
-                        MarkKind::Change => Color32::from_rgb(110, 160, 235),
-                    };
-                    let near = (cursor - e.t).abs() < 0.5;
-                    let text = RichText::new(format!("{:8.3} s  {}: {}", e.t, e.machine, e.text))
-                        .color(color);
-                    let text = if near {
-                        text.strong().color(ui.visuals().strong_text_color())
-                    } else {
-                        text
-                    };
-                    ui.horizontal_top(|ui| {
-                        // Long lines wrap instead of running out of the pane.
-                        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
-                        if let (Some(m), Machine::Client(c)) = (e.move_id, e.machine)
-                            && ui
-                                .small_button("journey")
-                                .on_hover_text(format!("The lineage of client {c}'s move {m}."))
-                                .clicked()
-                        {
-                            trace = Some((c, m, e.t));
-                        }
-                        if ui.selectable_label(false, text).clicked() {
-                            seek = Some(e.t);
-                        }
-                    });
-                }
-            });
-        if let Some((c, m, t)) = trace {
-            self.show_lineage(c, Some(m), t);
-        }
-        if let Some(t) = seek {
-            self.time_command(TimeCommand::Seek(t));
         }
     }
 }
@@ -2118,7 +1430,7 @@ impl eframe::App for MovescopeApp {
                 .collect()
         });
         if let Some(p) = dropped.into_iter().next() {
-            self.open_recording(&p, None);
+            self.actions.push(Action::OpenRecording(p));
         }
         let busy = self.session.is_some()
             || self.is_loading()
@@ -2135,124 +1447,62 @@ impl eframe::App for MovescopeApp {
             egui::CentralPanel::default().show(ui, |ui| {
                 ui.colored_label(Color32::RED, format!("The session could not start: {e}"));
             });
-            self.apply_actions();
+            self.apply_actions(&ctx);
             return;
         }
         egui::Panel::bottom("timeline")
             .resizable(false)
-            .show(ui, |ui| self.timeline(ui));
+            .show(ui, |ui| {
+                let actions = self.timeline.ui(
+                    ui,
+                    &self.store,
+                    &self.time,
+                    self.session.is_some(),
+                    self.world.viewer,
+                );
+                self.actions.extend(actions);
+            });
+        // `--window journey`: the journey of the move at the cursor, once there is one.
+        if self.journey_pending && (self.opened.is_some() || self.store.latest() > 2.0) {
+            self.journey_pending = false;
+            let client = match self.step_machine(true) {
+                Machine::Client(c) => c,
+                Machine::Server => 0,
+            };
+            self.actions.push(Action::Journey {
+                client,
+                move_id: None,
+                t: self.time.cursor(),
+            });
+        }
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
-                let mut tree = std::mem::replace(
-                    &mut self.layout,
-                    egui_tiles::Tree::empty(egui::Id::unique("movescope layout (in use)")),
-                );
-                tree.ui(&mut layout::PaneBehavior { app: self }, ui);
-                self.layout = tree;
+                self.plots.focus = self.lesson_focus();
+                let plot_view = plots::View::at(&self.time, self.window_s, self.placed_at);
+                self.placed_at = Some(self.time.cursor());
+                let mut behavior = layout::PaneBehavior {
+                    controls: &mut self.controls,
+                    plots: &mut self.plots,
+                    world: &mut self.world,
+                    log: &mut self.log,
+                    view: Self::session_view(
+                        &self.session,
+                        &self.opened,
+                        &self.options,
+                        &self.time,
+                        &self.feedback,
+                    ),
+                    plot_view,
+                    store: &self.store,
+                    cursor: self.time.cursor(),
+                    actions: &mut self.actions,
+                };
+                self.layout.ui(&mut behavior, ui);
             });
         // Everything the panes asked for this frame, in one place.
-        self.apply_actions();
+        self.apply_actions(&ctx);
     }
-}
-
-/// Where a journey's records come from.
-enum TraceSource {
-    File(Arc<Recording>),
-    Live {
-        records: Vec<Record>,
-        bindings: Vec<crate::model::binding::Binding>,
-    },
-}
-
-/// A journey as first shown, and the re-simulation that adds its bound values (if any).
-struct Traced {
-    shown: Result<crate::lineage::Lineage, String>,
-    resimulate: Option<Resimulation>,
-}
-
-/// Re-simulating a virtual-time recording up to `until` for one move's bound values.
-struct Resimulation {
-    rec: Arc<Recording>,
-    records: Vec<Record>,
-    bindings: Vec<crate::model::binding::Binding>,
-    client: u16,
-    move_id: u32,
-    until: f64,
-}
-
-impl Resimulation {
-    fn run(self, ctx: &jobs::JobCtx) -> Option<crate::lineage::Lineage> {
-        let (client, m) = (self.client, self.move_id);
-        let (values, source) = match crate::report::records_between(&self.rec, 0.0, self.until) {
-            Ok(from_start) => {
-                if ctx.is_cancelled() {
-                    return None;
-                }
-                crate::valuetrace::of_recording(
-                    &self.rec,
-                    &from_start,
-                    Some(self.until),
-                    &|c, mv| c == client && mv == m,
-                )
-            }
-            Err(e) => (Vec::new(), format!("not traced; re-simulation failed: {e}")),
-        };
-        crate::lineage::trace(&self.bindings, &self.records, &values, &source, client, m)
-    }
-}
-
-/// Reads the records around `t` and traces `client`'s move (on a job thread).
-fn trace_move(source: TraceSource, client: u16, move_id: Option<u32>, t: f64) -> Traced {
-    let plain = |shown| Traced {
-        shown,
-        resimulate: None,
-    };
-    let (records, bindings, rec) = match source {
-        TraceSource::File(rec) => match crate::report::records_between(&rec, t - 3.0, t + 3.0) {
-            Ok(r) => (r, rec.header.bindings.clone(), Some(rec)),
-            Err(e) => return plain(Err(e)),
-        },
-        TraceSource::Live { records, bindings } => (records, bindings, None),
-    };
-    let Some(m) = move_id.or_else(|| crate::lineage::move_near(&records, client, t)) else {
-        return plain(Err(format!("client {client} closed no move near {t:.2} s")));
-    };
-    let traced = records
-        .iter()
-        .any(|r| matches!(r.event, crate::model::telemetry::Event::MoveValues(_)));
-    let trace = |source: &str| {
-        crate::lineage::trace(&bindings, &records, &[], source, client, m)
-            .ok_or_else(|| format!("no records of client {client}'s move {m} near {t:.2} s"))
-    };
-    let Some(rec) = rec else {
-        return plain(trace(if traced {
-            "traced live"
-        } else {
-            "not traced (switch the value trace on in the Session panel)"
-        }));
-    };
-    let until = t + 3.0;
-    if traced {
-        return plain(trace("recorded"));
-    }
-    if until > RESIMULATE_MAX_S {
-        return plain(trace(&format!(
-            "not traced; re-simulating {until:.0} s is left to `movescope lineage` (the app re-simulates up to {RESIMULATE_MAX_S:.0} s)"
-        )));
-    }
-    let shown = trace(&format!(
-        "not traced; re-simulating the first {until:.0} s for them"
-    ));
-    let resimulate = shown.is_ok().then(|| Resimulation {
-        rec,
-        records: records.clone(),
-        bindings: bindings.clone(),
-        client,
-        move_id: m,
-        until,
-    });
-    Traced { shown, resimulate }
 }
 
 /// Writes `bytes` to `path`, creating its folder.

@@ -48,6 +48,8 @@ struct Field {
     get: fn(&LinkParams) -> f64,
     set: Setter,
     log: bool,
+    /// Decimals shown.
+    decimals: usize,
 }
 
 const MAIN_FIELDS: [Field; 3] = [
@@ -58,6 +60,7 @@ const MAIN_FIELDS: [Field; 3] = [
         get: |l| l.latency_ms,
         set: |l, v| l.latency_ms = v,
         log: true,
+        decimals: 0,
     },
     Field {
         key: "link.jitter_ms",
@@ -66,6 +69,7 @@ const MAIN_FIELDS: [Field; 3] = [
         get: |l| l.jitter_ms,
         set: |l, v| l.jitter_ms = v,
         log: true,
+        decimals: 0,
     },
     Field {
         key: "link.loss",
@@ -74,6 +78,7 @@ const MAIN_FIELDS: [Field; 3] = [
         get: |l| l.loss,
         set: |l, v| l.loss = v,
         log: false,
+        decimals: 3,
     },
 ];
 
@@ -85,6 +90,7 @@ const MORE_FIELDS: [Field; 4] = [
         get: |l| l.duplicate,
         set: |l, v| l.duplicate = v,
         log: false,
+        decimals: 3,
     },
     Field {
         key: "link.burst_enter",
@@ -93,6 +99,7 @@ const MORE_FIELDS: [Field; 4] = [
         get: |l| l.burst_enter,
         set: |l, v| l.burst_enter = v,
         log: false,
+        decimals: 3,
     },
     Field {
         key: "link.burst_exit",
@@ -101,6 +108,7 @@ const MORE_FIELDS: [Field; 4] = [
         get: |l| l.burst_exit,
         set: |l, v| l.burst_exit = v,
         log: false,
+        decimals: 3,
     },
     Field {
         key: "link.bandwidth_kbps",
@@ -109,6 +117,7 @@ const MORE_FIELDS: [Field; 4] = [
         get: |l| l.bandwidth_kbps,
         set: |l, v| l.bandwidth_kbps = v,
         log: true,
+        decimals: 0,
     },
 ];
 
@@ -262,6 +271,8 @@ impl NetworkPanel {
                 .accessible_name("direction");
         });
         let links = selected_links(view.preset, &view.client_ids, self.target, self.direction);
+        // Slider, value and label fit the pane's width.
+        ui.spacing_mut().slider_width = (ui.available_width() - 170.0).clamp(50.0, 220.0);
         if links.is_empty() {
             ui.weak("No client links in this session.");
             return actions;
@@ -423,6 +434,7 @@ fn field_row(ui: &mut egui::Ui, f: &Field, links: &[(u16, bool, LinkParams)]) ->
     let mut v = values.iter().copied().fold(f64::INFINITY, f64::min);
     let mut slider = egui::Slider::new(&mut v, range.inclusive())
         .logarithmic(f.log)
+        .fixed_decimals(f.decimals)
         .clamping(egui::SliderClamping::Edits)
         .text(f.label);
     if let Some(m) = mixed.clone() {
@@ -431,12 +443,13 @@ fn field_row(ui: &mut egui::Ui, f: &Field, links: &[(u16, bool, LinkParams)]) ->
     let resp = ui
         .add(slider)
         .on_hover_text(format!("{}\nAccepts {}.", f.help, range.expected()));
-    if let Some(m) = &mixed {
+    if mixed.is_some() {
         ui.label(
             RichText::new(format!(
-                "{}: {m} (the selected links differ; dragging sets them all)",
+                "{}: the selected links differ; a drag sets them all",
                 f.label
             ))
+            .small()
             .weak(),
         );
     }

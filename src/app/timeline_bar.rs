@@ -1,0 +1,201 @@
+//! The timeline bar: the cursor, stepping by frame, move and mark, play and speed, follow
+//! live, a range selection, and the bar itself with the session's marks (corrections,
+//! warnings, errors, changes). Dragging seeks; Shift+drag selects a range.
+
+use eframe::egui;
+use egui::{Color32, RichText};
+
+use super::action::Action;
+use crate::model::telemetry::Machine;
+use crate::store::{MarkKind, Store};
+use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
+
+/// The machine whose frames and moves the step buttons use: the viewed one, or client 0 for
+/// moves when the server is viewed.
+pub fn step_machine(viewer: Machine, moves: bool) -> Machine {
+    match (viewer, moves) {
+        (Machine::Server, true) => Machine::Client(0),
+        (m, _) => m,
+    }
+}
+
+#[derive(Default)]
+pub struct TimelineBar {
+    /// Timeline drag with Shift: where the range selection started.
+    range_anchor: Option<f64>,
+}
+
+impl TimelineBar {
+    /// The bar over `store` at `time`'s cursor; `live`: a session is running; `viewer`: the
+    /// machine the world view shows (its frames and moves are the steps).
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        store: &Store,
+        time: &TimeControl,
+        live: bool,
+        viewer: Machine,
+    ) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let (lo, hi) = (store.earliest(), store.latest().max(store.earliest()));
+        let mut cmds: Vec<TimeCommand> = Vec::new();
+        let mut journey: Option<u16> = None;
+        let all_marks = MarkKind::ALL.to_vec();
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new("Timeline").strong()).on_hover_text(
+                "Every view shows the session at the cursor. Drag on the bar to seek, Shift+drag to select a range. Red: corrections, orange: corrections with replay, yellow: warnings, magenta: errors, blue: the session was changed (a setting, bindings, clients).",
+            );
+            ui.monospace(format!("{:9.3} s", time.cursor()));
+            if ui.button("<< mark").on_hover_text("Previous correction or warning (PageUp)").clicked() {
+                cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: false });
+            }
+            let mv = step_machine(viewer, true);
+            let fr = step_machine(viewer, false);
+            if ui.button("< move").on_hover_text(format!("Previous move closed by {mv} (Shift+Left)")).clicked() {
+                cmds.push(TimeCommand::StepMove { machine: mv, forward: false });
+            }
+            if ui.button("< frame").on_hover_text(format!("Previous frame of {fr} (Left)")).clicked() {
+                cmds.push(TimeCommand::StepFrame { machine: fr, forward: false });
+            }
+            let play = if time.is_playing() { "Pause" } else { "Play" };
+            if ui.button(play).on_hover_text("Play the timeline from the cursor (Space when viewing a recording)").clicked() {
+                cmds.push(TimeCommand::TogglePlay);
+            }
+            if ui.button("frame >").on_hover_text(format!("Next frame of {fr} (Right)")).clicked() {
+                cmds.push(TimeCommand::StepFrame { machine: fr, forward: true });
+            }
+            if ui.button("move >").on_hover_text(format!("Next move closed by {mv} (Shift+Right)")).clicked() {
+                cmds.push(TimeCommand::StepMove { machine: mv, forward: true });
+            }
+            if ui.button("mark >>").on_hover_text("Next correction or warning (PageDown)").clicked() {
+                cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: true });
+            }
+            if ui
+                .button("Move journey")
+                .on_hover_text(format!("The lineage of the move {mv} closed nearest the cursor: frames, sending, the link, the server, the reply, corrections and replays."))
+                .clicked()
+                && let Machine::Client(c) = mv
+            {
+                journey = Some(c);
+            }
+            let mut speed = time.speed();
+            egui::ComboBox::from_label("speed")
+                .selected_text(format!("{speed}×"))
+                .show_ui(ui, |ui| {
+                    for s in SPEEDS {
+                        ui.selectable_value(&mut speed, s, format!("{s}×"));
+                    }
+                });
+            if speed != time.speed() {
+                cmds.push(TimeCommand::SetSpeed(speed));
+            }
+            let follow_label = if live { "Follow live (End)" } else { "Go to end (End)" };
+            if ui
+                .selectable_label(time.is_following(), follow_label)
+                .on_hover_text("Keep the cursor on the newest data.")
+                .clicked()
+            {
+                cmds.push(TimeCommand::FollowLive);
+            }
+            if let Some((a, b)) = time.range() {
+                ui.label(format!("range {a:.2}–{b:.2} s"));
+                if ui.small_button("clear").clicked() {
+                    cmds.push(TimeCommand::ClearRange);
+                }
+            }
+            if ui
+                .button("Export CSV…")
+                .on_hover_text("Export the selected range (or the shown window) of chosen series.")
+                .clicked()
+            {
+                actions.push(Action::OpenExport);
+            }
+        });
+        // The bar.
+        let width = ui.available_width();
+        let (rect, resp) =
+            ui.allocate_exact_size(egui::vec2(width, 26.0), egui::Sense::click_and_drag());
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
+        let span = (hi - lo).max(1e-6);
+        let x_of = |t: f64| rect.left() + ((t - lo) / span) as f32 * rect.width();
+        let t_of = |x: f32| lo + f64::from((x - rect.left()) / rect.width()) * span;
+        if let Some((a, b)) = time.range() {
+            painter.rect_filled(
+                egui::Rect::from_x_y_ranges(x_of(a)..=x_of(b), rect.y_range()),
+                0.0,
+                Color32::from_rgba_unmultiplied(90, 140, 230, 60),
+            );
+        }
+        // Markers, one per pixel column and kind.
+        let cols = rect.width().max(1.0) as usize;
+        let mut seen = vec![[false; MarkKind::ALL.len()]; cols + 1];
+        for e in store.log() {
+            let c = ((x_of(e.t) - rect.left()).max(0.0) as usize).min(cols);
+            seen[c][e.kind as usize] = true;
+        }
+        for (c, kinds) in seen.iter().enumerate() {
+            for (k, on) in kinds.iter().enumerate() {
+                if !on {
+                    continue;
+                }
+                let (color, y0, y1) = match k {
+                    0 => (Color32::from_rgb(230, 60, 60), 0.0, 0.5),
+                    1 => (Color32::from_rgb(240, 150, 40), 0.0, 0.5),
+                    2 => (Color32::from_rgb(230, 210, 60), 0.5, 1.0),
+                    3 => (Color32::from_rgb(220, 60, 220), 0.5, 1.0),
+                    _ => (Color32::from_rgb(110, 160, 235), 0.0, 1.0),
+                };
+                let x = rect.left() + c as f32;
+                painter.line_segment(
+                    [
+                        egui::pos2(x, rect.top() + rect.height() * y0),
+                        egui::pos2(x, rect.top() + rect.height() * y1),
+                    ],
+                    egui::Stroke::new(1.0, color),
+                );
+            }
+        }
+        let cx = x_of(time.cursor());
+        painter.line_segment(
+            [egui::pos2(cx, rect.top()), egui::pos2(cx, rect.bottom())],
+            egui::Stroke::new(2.0, ui.visuals().strong_text_color()),
+        );
+        painter.text(
+            rect.left_bottom() + egui::vec2(3.0, -2.0),
+            egui::Align2::LEFT_BOTTOM,
+            format!("{lo:.1} s"),
+            egui::FontId::proportional(10.0),
+            ui.visuals().weak_text_color(),
+        );
+        painter.text(
+            rect.right_bottom() + egui::vec2(-3.0, -2.0),
+            egui::Align2::RIGHT_BOTTOM,
+            format!("{hi:.1} s"),
+            egui::FontId::proportional(10.0),
+            ui.visuals().weak_text_color(),
+        );
+        let shift = ui.input(|i| i.modifiers.shift);
+        if let Some(pos) = resp.interact_pointer_pos() {
+            let t = t_of(pos.x);
+            if shift {
+                let anchor = *self.range_anchor.get_or_insert(t);
+                cmds.push(TimeCommand::SelectRange(anchor, t));
+            } else if resp.clicked() || resp.dragged() {
+                cmds.push(TimeCommand::Seek(t));
+            }
+        }
+        if !resp.dragged() {
+            self.range_anchor = None;
+        }
+        actions.extend(cmds.into_iter().map(Action::Time));
+        if let Some(client) = journey {
+            actions.push(Action::Journey {
+                client,
+                move_id: None,
+                t: time.cursor(),
+            });
+        }
+        actions
+    }
+}

@@ -1,0 +1,200 @@
+//! The top bar: what runs (the preset, live or a recording), pause, record, open, the seconds
+//! shown, screenshot, bug report, the doctor, what-if, theme, layout, help, and the status
+//! line (what the last action did; errors in red; work in progress with a spinner). It reads
+//! a [`TopView`] and returns actions.
+
+use eframe::egui;
+use egui::{Color32, RichText};
+
+use super::action::{Action, Toggle};
+use super::{RECORDINGS_DIR, REPORTS_DIR};
+use crate::report::{REPORT_AFTER, REPORT_BEFORE};
+
+/// A recording shown, as the top bar names it.
+pub struct RecordingShown {
+    pub file_name: String,
+    pub describe: String,
+    /// Records loaded so far, while loading.
+    pub loading: Option<u64>,
+    pub damage: Option<String>,
+}
+
+/// Everything the top bar shows.
+pub struct TopView<'a> {
+    pub title: &'a str,
+    pub description: &'a str,
+    pub preset_name: &'a str,
+    /// The preset was reopened because it was used last.
+    pub reopened: bool,
+    pub recording: Option<RecordingShown>,
+    /// Live: session time now.
+    pub live_now: Option<f64>,
+    pub paused: bool,
+    /// Live and recording: the file, and records waiting for the disk.
+    pub recording_to: Option<(String, usize)>,
+    pub window_s: f64,
+    pub light: bool,
+    pub dropped: u64,
+    /// Work in progress ("writing exports/a.csv").
+    pub running: Vec<String>,
+    pub status: &'a str,
+}
+
+pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
+    let mut actions = Vec::new();
+    ui.horizontal_wrapped(|ui| {
+        ui.heading("movescope");
+        if ui
+            .button(RichText::new("Lessons").strong())
+            .on_hover_text("Workshop lessons: one scenario per pitfall and network lesson, walked through step by step.")
+            .clicked()
+        {
+            actions.push(Action::Toggle(Toggle::Lessons));
+        }
+        ui.label(RichText::new(v.title).strong())
+            .on_hover_text(format!("{}\n\nPreset: {}", v.description, v.preset_name));
+        if v.reopened {
+            ui.colored_label(Color32::from_rgb(230, 160, 60), "reopened from last time")
+                .on_hover_text(format!(
+                    "{} was the preset used last, so it opened again. The default preset is one click away.",
+                    v.preset_name
+                ));
+            if ui
+                .button("Default preset")
+                .on_hover_text("Start the shipped default preset live.")
+                .clicked()
+            {
+                actions.push(Action::StartNamed("default".into()));
+            }
+        }
+        ui.separator();
+        if let Some(r) = &v.recording {
+            ui.label(format!("recording {}", r.file_name))
+                .on_hover_text(&r.describe);
+            if let Some(n) = r.loading {
+                ui.spinner();
+                ui.label(format!("{n} records loaded"));
+            }
+            if let Some(d) = &r.damage {
+                ui.colored_label(Color32::from_rgb(230, 140, 40), "damaged")
+                    .on_hover_text(d);
+            }
+            if ui
+                .button("Live session")
+                .on_hover_text("Start the recording's preset live.")
+                .clicked()
+            {
+                actions.push(Action::LiveFromRecording);
+            }
+        } else if let Some(now) = v.live_now {
+            ui.label(format!("live, session time {now:.1} s"));
+            let label = if v.paused {
+                "Resume (Space)"
+            } else {
+                "Pause (Space)"
+            };
+            if ui
+                .button(label)
+                .on_hover_text("Pauses the simulation threads (the session clock stops).")
+                .clicked()
+            {
+                actions.push(Action::TogglePause);
+            }
+            if let Some((path, lag)) = &v.recording_to {
+                if ui
+                    .button(RichText::new("Stop recording").color(Color32::RED))
+                    .on_hover_text(format!("Recording to {path}"))
+                    .clicked()
+                {
+                    actions.push(Action::StopRecording);
+                }
+                if *lag > 0 {
+                    ui.colored_label(
+                        Color32::from_rgb(230, 160, 60),
+                        format!("disk lags: {lag} records waiting"),
+                    );
+                }
+            } else if ui
+                .button("Record")
+                .on_hover_text(format!(
+                    "Record the session to {RECORDINGS_DIR}/ (written every second)."
+                ))
+                .clicked()
+            {
+                actions.push(Action::StartRecording);
+            }
+        }
+        ui.separator();
+        if ui
+            .button("Open…")
+            .on_hover_text("Open a recording (or drop a .msrec file on the window).")
+            .clicked()
+        {
+            actions.push(Action::Toggle(Toggle::Open));
+        }
+        let mut window_s = v.window_s;
+        if ui
+            .add(egui::Slider::new(&mut window_s, 5.0..=120.0).text("s shown"))
+            .changed()
+        {
+            actions.push(Action::WindowSeconds(window_s));
+        }
+        if ui
+            .button("Save screenshot")
+            .on_hover_text("Saves a PNG of the window in the working directory.")
+            .clicked()
+        {
+            actions.push(Action::Screenshot);
+        }
+        if ui
+            .button("Bug report")
+            .on_hover_text(format!(
+                "Writes {REPORTS_DIR}/report-…/: a picture of the window, the session from {REPORT_BEFORE} s before to {REPORT_AFTER} s after the cursor as a recording that opens at the cursor, the preset, and summary.md."
+            ))
+            .clicked()
+        {
+            actions.push(Action::BugReport);
+        }
+        if ui
+            .button("Doctor")
+            .on_hover_text("The desync doctor: every correction explained, causes ranked, where values parted.")
+            .clicked()
+        {
+            actions.push(Action::Toggle(Toggle::Doctor));
+        }
+        if ui
+            .button("What if…")
+            .on_hover_text("Re-run the opened recording with a change and compare, plots overlaid.")
+            .clicked()
+        {
+            actions.push(Action::Toggle(Toggle::WhatIf));
+        }
+        let theme = if v.light { "Dark theme" } else { "Light theme" };
+        if ui.button(theme).clicked() {
+            actions.push(Action::Toggle(Toggle::Theme));
+        }
+        if ui
+            .button("Reset layout")
+            .on_hover_text("Panes back to where they start (drag a pane's tab to move it; drag a border to resize).")
+            .clicked()
+        {
+            actions.push(Action::ResetLayout);
+        }
+        if ui.button("Help").clicked() {
+            actions.push(Action::Toggle(Toggle::Help));
+        }
+        if v.dropped > 0 {
+            ui.colored_label(Color32::YELLOW, format!("{} records dropped", v.dropped));
+        }
+        for what in &v.running {
+            ui.spinner();
+            ui.label(what);
+        }
+        if let Some(e) = v.status.strip_prefix("error: ") {
+            ui.colored_label(Color32::from_rgb(230, 80, 80), e);
+        } else if !v.status.is_empty() {
+            ui.label(v.status);
+        }
+    });
+    actions
+}
