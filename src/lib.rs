@@ -5,6 +5,7 @@
 //! folds telemetry into the run summary.
 
 pub mod app;
+pub mod control;
 pub mod doctor;
 pub mod lineage;
 pub mod live;
@@ -14,6 +15,7 @@ pub mod ranges;
 pub mod recording;
 pub mod report;
 pub mod rng;
+pub mod setup;
 pub mod shipped;
 pub mod sim;
 pub mod store;

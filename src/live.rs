@@ -13,15 +13,15 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
 
+use crate::control::{MachineCmd, Settings, To};
 use crate::model::binding::Bindings;
-use crate::model::client::Client;
-use crate::model::input::{InputScript, RawInput};
+use crate::model::input::RawInput;
 use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
-use crate::model::settings::{Faults, GmcSettings, SmoothingSettings, WorldSettings};
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
-use crate::preset::{Direction, Preset};
-use crate::rng::{Rng, derive_seed, purpose};
+use crate::preset::Preset;
+use crate::rng::{derive_seed, purpose};
+use crate::setup::{self, packet_record};
 use crate::sim::link::{Link, LinkParams};
 use crate::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, TransportEvent};
 
@@ -125,183 +125,11 @@ impl TelemetryTx {
     }
 }
 
-/// What the outside can change while a session runs.
-#[derive(Clone, Debug)]
-pub enum Command {
-    /// One client's link in one or both directions.
-    SetLink {
-        client: u16,
-        direction: Direction,
-        params: LinkParams,
-    },
-    SetGmc(GmcSettings),
-    /// Pitfall switches that live in the tick (binding mistakes go through `ChangeBindings`).
-    SetFaults(Faults),
-    SetWorld(WorldSettings),
-    /// Smoothing of simulated proxies.
-    SetSmoothing(SmoothingSettings),
-    /// State updates per second to proxies.
-    SetNetUpdateRate(f64),
-    /// Switch the hook trace on or off everywhere.
-    HookTrace(bool),
-    /// Switch the value trace on or off everywhere.
-    ValueTrace(bool),
-    /// A new binding list. Consistent: server and clients switch at the next move boundary.
-    /// Not consistent: only the clients change (the pitfall).
-    ChangeBindings {
-        bindings: Bindings,
-        consistent: bool,
-    },
-    Pause,
-    Resume,
-    AddClient,
-    /// Stops a client cleanly; the server drops it after its connection timeout.
-    RemoveClient(u16),
-    /// Kills a client and starts it again with a fresh socket and nonce (it rejoins).
-    RestartClient(u16),
-    /// Stops the server and starts a new one on the same port (clients rejoin).
-    RestartServer,
-    /// Drive a client's pawn from outside (keyboard) instead of its input script; `None`
-    /// hands it back to the script.
-    Drive {
-        client: u16,
-        input: Option<RawInput>,
-    },
-}
+pub use crate::control::{Command, CommandError, Outcome, RESTART_ONLY, restart_keys};
 
-/// What a command did to the running session.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Nothing changed: the session already ran with that value.
-    NoChange,
-    /// In effect at the threads' next loop iteration (a few milliseconds).
-    AppliedNow,
-    /// In effect at the next move boundary (binding lists switch between moves).
-    AtNextMoveBoundary,
-    /// These settings only take effect in a new session: nothing was applied.
-    NeedsRestart(Vec<String>),
-}
-
-impl Outcome {
-    /// The stronger of two outcomes (a restart over a move boundary over now over nothing).
-    fn max(self, other: Outcome) -> Outcome {
-        fn rank(o: &Outcome) -> u8 {
-            match o {
-                Outcome::NoChange => 0,
-                Outcome::AppliedNow => 1,
-                Outcome::AtNextMoveBoundary => 2,
-                Outcome::NeedsRestart(_) => 3,
-            }
-        }
-        if rank(&other) > rank(&self) {
-            other
-        } else {
-            self
-        }
-    }
-
-    /// In words, for editors and the status line.
-    pub fn describe(&self) -> String {
-        match self {
-            Outcome::NoChange => "no change".into(),
-            Outcome::AppliedNow => "applied now".into(),
-            Outcome::AtNextMoveBoundary => "applies at the next move boundary".into(),
-            Outcome::NeedsRestart(keys) => {
-                format!("needs a restart ({})", keys.join(", "))
-            }
-        }
-    }
-}
-
-/// Why a command was refused. Nothing was changed.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CommandError {
-    /// A value preset validation refuses: the key and what it expected.
-    Invalid {
-        key: String,
-        expected: String,
-    },
-    NoSuchClient(u16),
-    /// At most 64 clients.
-    TooManyClients,
-    /// At most 255 binding changes in one session (the layout version is a byte).
-    TooManyLayouts,
-    /// A socket could not be bound.
-    Socket(String),
-}
-
-impl std::fmt::Display for CommandError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CommandError::Invalid { key, expected } => {
-                write!(f, "refused: `{key}`: expected {expected}")
-            }
-            CommandError::NoSuchClient(c) => write!(f, "refused: there is no client {c}"),
-            CommandError::TooManyClients => write!(f, "refused: at most 64 clients"),
-            CommandError::TooManyLayouts => {
-                write!(f, "refused: too many binding changes in one session (255)")
-            }
-            CommandError::Socket(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for CommandError {}
-
-fn invalid((key, expected): (String, String)) -> CommandError {
-    CommandError::Invalid { key, expected }
-}
-
-/// Settings a running session cannot change: a new session (restart) applies them.
-pub const RESTART_ONLY: [&str; 13] = [
-    "net_mode",
-    "clients",
-    "ai_pawns",
-    "client_fps",
-    "client_fps_jitter",
-    "server_fps",
-    "seed",
-    "join_interval_s",
-    "world_time_replicators",
-    "world_view_rate",
-    "input",
-    "ai_input",
-    "client_overrides",
-];
-
-/// Which restart-only settings differ between two presets (top-level keys).
-pub fn restart_keys(a: &Preset, b: &Preset) -> Vec<String> {
-    let (Ok(serde_json::Value::Object(x)), Ok(serde_json::Value::Object(y))) =
-        (serde_json::to_value(a), serde_json::to_value(b))
-    else {
-        return Vec::new();
-    };
-    RESTART_ONLY
-        .iter()
-        .filter(|k| x.get(**k) != y.get(**k))
-        .map(|k| k.to_string())
-        .collect()
-}
-
+/// What a thread is told: a setting for its machine, or just to wake up.
 enum ThreadCmd {
-    SetSmoothing(SmoothingSettings),
-    SetNetUpdateRate(f64),
-    HookTrace(bool),
-    ValueTrace(bool),
-    SetLink(LinkParams),
-    SetClientLink {
-        client: u16,
-        params: LinkParams,
-    },
-    SetGmc(GmcSettings),
-    SetFaults(Faults),
-    SetWorld(WorldSettings),
-    DefineLayout {
-        version: u8,
-        bindings: Arc<Bindings>,
-        select: bool,
-    },
-    Drive(Option<RawInput>),
+    Do(MachineCmd),
     Wake,
 }
 
@@ -323,20 +151,15 @@ impl Worker {
 
 /// A running live session.
 pub struct LiveSession {
-    preset: Preset,
+    /// The session's effective settings and layouts (shared logic with the virtual-time
+    /// harness: [`crate::control`]).
+    settings: Settings,
     clock: Arc<SessionClock>,
     server_addr: SocketAddr,
     server: Worker,
     clients: BTreeMap<u16, Worker>,
-    nonces: u32,
-    layout_version: u8,
-    /// The binding list the session started with (layout version 0).
-    initial_bindings: Arc<Bindings>,
-    /// The list clients start with (differs only under `faults.binding_mismatch`).
-    client_bindings: Arc<Bindings>,
-    /// Layouts defined since, in order: (version, list, selected). Unselected entries are
-    /// client-only redefinitions (the pitfall).
-    client_layouts: Vec<(u8, Arc<Bindings>, bool)>,
+    /// Clients started after the session began (added or restarted): each gets a new nonce.
+    incarnations: u32,
     tele_tx: TelemetryTx,
     tele_rx: Receiver<Record>,
 }
@@ -344,7 +167,8 @@ pub struct LiveSession {
 impl LiveSession {
     /// Starts the server and the preset's clients on loopback.
     pub fn start(preset: &Preset) -> Result<LiveSession, String> {
-        let bindings = Arc::new(preset.checked_bindings()?);
+        let settings = Settings::new(preset)?;
+        let bindings = settings.initial_bindings().clone();
         let (tx, rx) = bounded(TELEMETRY_CAPACITY);
         let tele_tx = TelemetryTx {
             tx,
@@ -365,29 +189,24 @@ impl LiveSession {
             0.0,
         );
         let mut s = LiveSession {
-            preset: preset.clone(),
+            settings,
             clock,
             server_addr,
             server,
             clients: BTreeMap::new(),
-            nonces: 0,
-            layout_version: 0,
-            initial_bindings: bindings,
-            client_bindings: Arc::new(preset.client_bindings()?),
-            client_layouts: Vec::new(),
+            incarnations: 0,
             tele_tx,
             tele_rx: rx,
         };
         for i in preset.network_clients() {
-            let start = f64::from(i + 1) * preset.join_interval_s;
-            s.start_client(i, start)?;
+            s.start_client(i, setup::join_time(preset, i), 0)?;
         }
         Ok(s)
     }
 
     /// The preset as the session runs it now (live changes applied).
     pub fn preset(&self) -> &Preset {
-        &self.preset
+        self.settings.preset()
     }
 
     pub fn clock(&self) -> &Arc<SessionClock> {
@@ -401,11 +220,7 @@ impl LiveSession {
     /// The binding list the server uses now: the newest consistent binding change, or the
     /// list the session started with.
     pub fn bindings(&self) -> Arc<Bindings> {
-        self.client_layouts
-            .iter()
-            .rev()
-            .find(|(_, _, consistent)| *consistent)
-            .map_or_else(|| self.initial_bindings.clone(), |(_, b, _)| b.clone())
+        self.settings.bindings()
     }
 
     pub fn client_ids(&self) -> Vec<u16> {
@@ -422,18 +237,17 @@ impl LiveSession {
         &self.tele_rx
     }
 
-    fn start_client(&mut self, id: u16, start_delay: f64) -> Result<(), String> {
-        self.nonces += 1;
+    /// Starts client `id`: `incarnation` 0 for the clients the session starts with, the
+    /// session's next number for one added or restarted later.
+    fn start_client(&mut self, id: u16, start_delay: f64, incarnation: u32) -> Result<(), String> {
         let endpoint =
             Endpoint::bind_loopback(0).map_err(|e| format!("cannot bind a client socket: {e}"))?;
-        let nonce = derive_seed(self.preset.seed, purpose::CLIENT_NONCE, u64::from(id)) as u32
-            ^ self.nonces.wrapping_mul(0x9E37_79B9);
         let w = spawn_client(ClientSpawn {
-            preset: &self.preset,
+            preset: self.settings.preset(),
             id,
-            nonce,
-            bindings: self.client_bindings.clone(),
-            layouts: self.client_layouts.clone(),
+            incarnation,
+            bindings: self.settings.client_bindings().clone(),
+            layouts: self.settings.client_layouts().to_vec(),
             endpoint,
             server: self.server_addr,
             clock: self.clock.clone(),
@@ -462,305 +276,39 @@ impl LiveSession {
         }
     }
 
-    /// Applies a command. Changes reach the threads through their command channels and take
-    /// effect on their next loop iteration (at most a few milliseconds later).
-    /// Applies `cmd`. Changes to the running session are also recorded as a
-    /// `SessionChanged` record (what changed, from what to what), so recordings show them.
+    /// Applies `cmd`: validated and planned by the session's [`Settings`] (the same code the
+    /// virtual-time harness runs), carried to the threads through their command channels (in
+    /// effect at their next loop iteration, a few milliseconds later), and recorded as a
+    /// `SessionChanged` record (what changed, from what to what) so recordings show it.
     pub fn command(&mut self, cmd: Command) -> Result<Outcome, CommandError> {
-        let what = self.describe(&cmd);
-        let before = what
-            .as_ref()
-            .map(|_| (self.preset.clone(), self.bindings()));
-        let link = match &cmd {
-            Command::SetLink {
-                client, direction, ..
-            } => Some((*client, *direction)),
-            _ => None,
-        };
-        let new_bindings = match &cmd {
-            Command::ChangeBindings { bindings, .. } => Some(bindings.clone()),
-            _ => None,
-        };
-        let outcome = self.apply(cmd)?;
-        let (Some(what), Some((before, bindings_before))) = (what, before) else {
-            return Ok(outcome);
-        };
-        let mut diff = match link {
-            Some((c, direction)) => {
-                let mut d = Vec::new();
-                for (up, name) in [(true, "up"), (false, "down")] {
-                    let hit = match direction {
-                        Direction::Both => true,
-                        Direction::Up => up,
-                        Direction::Down => !up,
-                    };
-                    if hit {
-                        d.extend(
-                            json_diff(&before.link_params(c, up), &self.preset.link_params(c, up))
-                                .into_iter()
-                                .map(|x| format!("{name} {x}")),
-                        );
-                    }
-                }
-                d
-            }
-            None => preset_diff(&before, &self.preset),
-        };
-        // A binding change, or a pitfall switch that changed the binding list.
-        let now_bindings = new_bindings.map_or_else(|| self.bindings(), Arc::new);
-        diff.extend(bindings_diff(&bindings_before, &now_bindings));
-        if what.is_empty() && diff.is_empty() {
-            return Ok(Outcome::NoChange); // set to what it was
-        }
-        let text = match (what.is_empty(), diff.is_empty()) {
-            (true, _) => diff.join("; "),
-            (false, true) => what,
-            (false, false) => format!("{what}: {}", diff.join("; ")),
-        };
-        self.tele_tx.send(Record {
-            t: self.clock.now(),
-            machine: Machine::Server,
-            event: Event::SessionChanged { what: text },
-        });
-        Ok(outcome)
-    }
-
-    /// Brings the running session to `target`'s settings with the commands that change what
-    /// differs (each recorded as a `SessionChanged`). Settings only a restart can apply
-    /// ([`RESTART_ONLY`]) are not applied: the outcome names them, and nothing was changed.
-    /// The one place that decides what may change live (the lessons and the panels use it).
-    pub fn change_to(&mut self, target: &Preset) -> Result<Outcome, CommandError> {
-        target.validate().map_err(invalid)?;
-        let restart = restart_keys(&self.preset, target);
-        if !restart.is_empty() {
-            return Ok(Outcome::NeedsRestart(restart));
-        }
-        let mut outcome = Outcome::NoChange;
-        if target.faults != self.preset.faults {
-            outcome = outcome.max(self.command(Command::SetFaults(target.faults.clone()))?);
-        }
-        if target.bindings != self.preset.bindings {
-            let bindings = target
-                .checked_bindings()
-                .map_err(|e| CommandError::Invalid {
-                    key: "bindings".into(),
-                    expected: e,
-                })?;
-            outcome = outcome.max(self.command(Command::ChangeBindings {
-                bindings,
-                consistent: true,
-            })?);
-        }
-        for client in self.client_ids() {
-            let up = target.link_params(client, true);
-            let down = target.link_params(client, false);
-            let (now_up, now_down) = (
-                self.preset.link_params(client, true),
-                self.preset.link_params(client, false),
-            );
-            let sends: Vec<(Direction, LinkParams)> =
-                if up == down && (up != now_up || down != now_down) {
-                    vec![(Direction::Both, up)]
-                } else {
-                    let mut v = Vec::new();
-                    if up != now_up {
-                        v.push((Direction::Up, up));
-                    }
-                    if down != now_down {
-                        v.push((Direction::Down, down));
-                    }
-                    v
-                };
-            for (direction, params) in sends {
-                outcome = outcome.max(self.command(Command::SetLink {
-                    client,
-                    direction,
-                    params,
-                })?);
-            }
-        }
-        // The effective links now equal the target's: keep its base link and overrides.
-        self.preset.link = target.link.clone();
-        self.preset.link_overrides = target.link_overrides.clone();
-        if target.smoothing != self.preset.smoothing {
-            outcome = outcome.max(self.command(Command::SetSmoothing(target.smoothing))?);
-        }
-        if target.world != self.preset.world {
-            outcome = outcome.max(self.command(Command::SetWorld(target.world.clone()))?);
-        }
-        if target.gmc != self.preset.gmc {
-            outcome = outcome.max(self.command(Command::SetGmc(target.gmc))?);
-        }
-        if target.net_update_rate != self.preset.net_update_rate {
-            outcome = outcome.max(self.command(Command::SetNetUpdateRate(target.net_update_rate))?);
-        }
-        if target.hook_trace != self.preset.hook_trace {
-            outcome = outcome.max(self.command(Command::HookTrace(target.hook_trace))?);
-        }
-        if target.value_trace != self.preset.value_trace {
-            outcome = outcome.max(self.command(Command::ValueTrace(target.value_trace))?);
-        }
-        // Names and lesson material change nothing that runs.
-        self.preset.title = target.title.clone();
-        self.preset.description = target.description.clone();
-        self.preset.lesson = target.lesson.clone();
-        self.preset.seconds = target.seconds;
-        Ok(outcome)
-    }
-
-    /// The preset with `edit` applied, validated like a preset file (the one table of
-    /// ranges): what a settings command would make the session run with.
-    fn validated(&self, edit: impl FnOnce(&mut Preset)) -> Result<Preset, CommandError> {
-        let mut p = self.preset.clone();
-        edit(&mut p);
-        p.validate().map_err(invalid)?;
-        Ok(p)
-    }
-
-    /// What a command changes, named (empty: the settings' difference says it); `None` for
-    /// commands that change nothing about the session (pause, resume, driving a pawn).
-    fn describe(&self, cmd: &Command) -> Option<String> {
+        let ids = self.client_ids();
+        let planned = self.settings.plan(&cmd, &ids)?;
         match cmd {
-            Command::SetLink { client, .. } => Some(format!("client {client} link")),
-            Command::ChangeBindings { consistent, .. } => Some(
-                if *consistent {
-                    "binding list changed on the server and every client"
-                } else {
-                    "binding list changed on the clients only (the binding-mismatch pitfall)"
-                }
-                .to_string(),
-            ),
-            Command::AddClient => Some(format!(
-                "client {} added",
-                self.clients.keys().next_back().map_or(0, |k| k + 1)
-            )),
-            Command::RemoveClient(id) => Some(format!("client {id} removed")),
-            Command::RestartClient(id) => Some(format!("client {id} restarted (it rejoins)")),
-            Command::RestartServer => Some("server restarted (clients rejoin)".to_string()),
-            Command::SetGmc(_)
-            | Command::SetFaults(_)
-            | Command::SetWorld(_)
-            | Command::SetSmoothing(_)
-            | Command::SetNetUpdateRate(_)
-            | Command::HookTrace(_)
-            | Command::ValueTrace(_) => Some(String::new()),
-            Command::Pause | Command::Resume | Command::Drive { .. } => None,
-        }
-    }
-
-    fn apply(&mut self, cmd: Command) -> Result<Outcome, CommandError> {
-        match cmd {
-            Command::SetLink {
-                client,
-                direction,
-                params,
-            } => {
-                params
-                    .validate()
-                    .map_err(|(f, e)| invalid((format!("link.{f}"), e)))?;
-                if !self.clients.contains_key(&client) {
-                    return Err(CommandError::NoSuchClient(client));
-                }
-                // Remembered as an override, so restarted threads get it too. It replaces
-                // the overrides it covers, so dragging a slider does not pile them up.
-                self.preset.link_overrides.retain(|o| {
-                    o.client != client
-                        || !(direction == Direction::Both || o.direction == direction)
-                });
-                self.preset
-                    .link_overrides
-                    .push(crate::preset::LinkOverride {
-                        client,
-                        direction,
-                        link: params.clone(),
-                    });
-                if matches!(direction, Direction::Up | Direction::Both) {
-                    self.to_client(client, ThreadCmd::SetLink(params.clone()));
-                }
-                if matches!(direction, Direction::Down | Direction::Both) {
-                    self.to_server(ThreadCmd::SetClientLink { client, params });
-                }
-            }
-            Command::SetGmc(g) => {
-                self.preset = self.validated(|p| p.gmc = g)?;
-                self.to_everyone(|| ThreadCmd::SetGmc(g));
-            }
-            Command::SetFaults(f) => {
-                // Binding mistakes change the binding list: the session switches to the list
-                // the new switches make, at the next move boundary, everywhere.
-                let binding_switch = f.unbound_member != self.preset.faults.unbound_member
-                    || f.dash_always_combine != self.preset.faults.dash_always_combine
-                    || f.proxy_value_not_simulated != self.preset.faults.proxy_value_not_simulated;
-                let p = self.validated(|p| p.faults = f.clone())?;
-                self.preset.faults = f.clone();
-                self.to_everyone(|| ThreadCmd::SetFaults(f.clone()));
-                if binding_switch {
-                    let bindings = p.checked_bindings().map_err(|e| CommandError::Invalid {
-                        key: "bindings".into(),
-                        expected: e,
-                    })?;
-                    self.define_layout(bindings, true)?;
-                    return Ok(Outcome::AtNextMoveBoundary);
-                }
-            }
-            Command::SetWorld(w) => {
-                self.preset = self.validated(|p| p.world = w.clone())?;
-                self.to_server(ThreadCmd::SetWorld(w));
-            }
-            Command::SetSmoothing(sm) => {
-                self.preset = self.validated(|p| p.smoothing = sm)?;
-                self.to_everyone(|| ThreadCmd::SetSmoothing(sm));
-            }
-            Command::SetNetUpdateRate(rate) => {
-                self.preset = self.validated(|p| p.net_update_rate = rate)?;
-                self.to_server(ThreadCmd::SetNetUpdateRate(rate));
-            }
-            Command::HookTrace(on) => {
-                self.preset.hook_trace = on;
-                self.to_everyone(|| ThreadCmd::HookTrace(on));
-            }
-            Command::ValueTrace(on) => {
-                self.preset.value_trace = on;
-                self.to_everyone(|| ThreadCmd::ValueTrace(on));
-            }
-            Command::ChangeBindings {
-                bindings,
-                consistent,
-            } => {
-                if consistent {
-                    // The preset keeps the list as overrides of the demo pawn's bindings, so
-                    // saving it or restarting keeps the change.
-                    self.preset.set_binding_list(bindings.list());
-                }
-                self.define_layout(bindings, consistent)?;
-                return Ok(Outcome::AtNextMoveBoundary);
-            }
             Command::Pause => self.clock.pause(),
             Command::Resume => {
                 self.clock.resume();
                 self.to_everyone(|| ThreadCmd::Wake);
             }
             Command::AddClient => {
-                let id = self.clients.keys().next_back().map_or(0, |k| k + 1);
-                if id >= 64 {
-                    return Err(CommandError::TooManyClients);
-                }
-                self.start_client(id, 0.0).map_err(CommandError::Socket)?;
+                let id = Settings::next_client_id(&ids);
+                self.incarnations += 1;
+                let n = self.incarnations;
+                self.start_client(id, 0.0, n)
+                    .map_err(CommandError::Socket)?;
             }
             Command::RemoveClient(id) => {
-                let mut w = self
-                    .clients
-                    .remove(&id)
-                    .ok_or(CommandError::NoSuchClient(id))?;
-                w.stop();
+                if let Some(mut w) = self.clients.remove(&id) {
+                    w.stop();
+                }
             }
             Command::RestartClient(id) => {
-                let mut w = self
-                    .clients
-                    .remove(&id)
-                    .ok_or(CommandError::NoSuchClient(id))?;
-                w.stop();
-                self.start_client(id, 0.0).map_err(CommandError::Socket)?;
+                if let Some(mut w) = self.clients.remove(&id) {
+                    w.stop();
+                }
+                self.incarnations += 1;
+                let n = self.incarnations;
+                self.start_client(id, 0.0, n)
+                    .map_err(CommandError::Socket)?;
             }
             Command::RestartServer => {
                 self.server.stop();
@@ -774,61 +322,55 @@ impl LiveSession {
                 self.clock
                     .server_start
                     .store(now.to_bits(), Ordering::Release);
-                let layouts: Vec<(u8, Arc<Bindings>)> = self
-                    .client_layouts
-                    .iter()
-                    .filter(|(_, _, consistent)| *consistent)
-                    .map(|(v, b, _)| (*v, b.clone()))
-                    .collect();
                 self.server = spawn_server(
-                    &self.preset,
-                    self.initial_bindings.clone(),
-                    &layouts,
+                    self.settings.preset(),
+                    self.settings.initial_bindings().clone(),
+                    &self.settings.server_layouts(),
                     endpoint,
                     self.clock.clone(),
                     self.tele_tx.clone(),
                     now,
                 );
             }
-            Command::Drive { client, input } => {
-                if !self.clients.contains_key(&client) {
-                    return Err(CommandError::NoSuchClient(client));
+            _ => {}
+        }
+        for (to, c) in planned.sends {
+            match to {
+                To::Server => self.to_server(ThreadCmd::Do(c)),
+                To::Client(id) => self.to_client(id, ThreadCmd::Do(c)),
+                To::Clients => {
+                    for w in self.clients.values() {
+                        let _ = w.tx.try_send(ThreadCmd::Do(c.clone()));
+                    }
                 }
-                self.to_client(client, ThreadCmd::Drive(input));
+                To::Everyone => self.to_everyone(|| ThreadCmd::Do(c.clone())),
             }
         }
-        Ok(Outcome::AppliedNow)
-    }
-
-    /// A new binding list. Consistent: the server and every client define it as the next
-    /// layout version and switch at their next move boundary. Not consistent: the clients
-    /// redefine the current version (the binding-mismatch pitfall).
-    fn define_layout(&mut self, bindings: Bindings, consistent: bool) -> Result<(), CommandError> {
-        let b = Arc::new(bindings);
-        if consistent {
-            self.layout_version = self
-                .layout_version
-                .checked_add(1)
-                .ok_or(CommandError::TooManyLayouts)?;
-            self.to_server(ThreadCmd::DefineLayout {
-                version: self.layout_version,
-                bindings: b.clone(),
-                select: true,
+        if let Some(what) = planned.change {
+            self.tele_tx.send(Record {
+                t: self.clock.now(),
+                machine: Machine::Server,
+                event: Event::SessionChanged { what },
             });
         }
-        let v = self.layout_version;
-        self.client_layouts.push((v, b.clone(), consistent));
-        for id in self.client_ids() {
-            self.to_client(
-                id,
-                ThreadCmd::DefineLayout {
-                    version: v,
-                    bindings: b.clone(),
-                    select: consistent,
-                },
-            );
+        Ok(planned.outcome)
+    }
+
+    /// Brings the running session to `target`'s settings with the commands that change what
+    /// differs (each recorded as a `SessionChanged`). Settings only a restart can apply
+    /// ([`RESTART_ONLY`]) are not applied: the outcome names them, and nothing was changed.
+    /// What may change live is decided in one place ([`Settings::commands_to`]).
+    pub fn change_to(&mut self, target: &Preset) -> Result<Outcome, CommandError> {
+        let cmds = match self.settings.commands_to(target, &self.client_ids())? {
+            Ok(cmds) => cmds,
+            Err(keys) => return Ok(Outcome::NeedsRestart(keys)),
+        };
+        let mut outcome = Outcome::NoChange;
+        for c in cmds {
+            outcome = outcome.max(self.command(c)?);
         }
-        Ok(())
+        self.settings.adopt(target);
+        Ok(outcome)
     }
 
     /// Stops every thread and waits for them.
@@ -850,70 +392,6 @@ impl Drop for LiveSession {
     }
 }
 
-/// `key: old -> new` for every leaf that differs between two serializable values (dotted keys;
-/// arrays compare whole).
-fn json_diff<T: serde::Serialize>(a: &T, b: &T) -> Vec<String> {
-    fn walk(key: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
-        use serde_json::Value;
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                for (k, va) in x {
-                    let path = if key.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{key}.{k}")
-                    };
-                    match y.get(k) {
-                        Some(vb) => walk(&path, va, vb, out),
-                        None => out.push(format!("{path}: {va} -> (none)")),
-                    }
-                }
-            }
-            _ if a != b => out.push(format!("{key}: {a} -> {b}")),
-            _ => {}
-        }
-    }
-    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    walk("", &a, &b, &mut out);
-    out
-}
-
-/// The settings that differ between two presets (links are described by their command).
-fn preset_diff(a: &Preset, b: &Preset) -> Vec<String> {
-    json_diff(a, b)
-        .into_iter()
-        .filter(|d| !d.starts_with("link_overrides:") && !d.starts_with("lesson"))
-        .collect()
-}
-
-/// Bindings added, removed or changed (by name) between two binding lists.
-fn bindings_diff(a: &Bindings, b: &Bindings) -> Vec<String> {
-    let mut out = Vec::new();
-    for x in a.list() {
-        match b.list().iter().find(|y| y.name == x.name) {
-            None => out.push(format!("binding {} removed", x.name)),
-            Some(y) => out.extend(
-                json_diff(x, y)
-                    .into_iter()
-                    .filter(|d| !d.starts_with("name:"))
-                    .map(|d| format!("binding {} {d}", x.name)),
-            ),
-        }
-    }
-    for y in b.list() {
-        if !a.list().iter().any(|x| x.name == y.name) {
-            out.push(format!("binding {} added", y.name));
-        }
-    }
-    if out.is_empty() && a.list() != b.list() {
-        out.push("binding order changed".to_string());
-    }
-    out
-}
-
 /// Pushes model telemetry as records stamped with session time.
 fn forward(tele: &TelemetryTx, machine: Machine, offset: f64, scratch: &mut Vec<(f64, Event)>) {
     for (local, event) in scratch.drain(..) {
@@ -925,33 +403,6 @@ fn forward(tele: &TelemetryTx, machine: Machine, offset: f64, scratch: &mut Vec<
     }
 }
 
-fn packet_record(
-    t: f64,
-    from: Machine,
-    to: Machine,
-    bytes: usize,
-    fate: PacketFate,
-    kind: MsgKind,
-) -> Record {
-    let machine = if fate == PacketFate::Delivered {
-        to
-    } else {
-        from
-    };
-    Record {
-        t,
-        machine,
-        event: Event::Packet {
-            from,
-            to,
-            bytes: bytes as u32,
-            fate,
-            kind,
-        },
-    }
-}
-
-/// Reports datagrams the transport dropped before laminar since the last call.
 fn report_foreign(endpoint: &Endpoint, seen: &mut u64, tele: &TelemetryTx, t: f64, me: Machine) {
     let (foreign, _) = endpoint.drop_counts();
     while *seen < foreign {
@@ -985,7 +436,7 @@ fn sleep_until(endpoint: &Endpoint, clock: &SessionClock, until: f64) {
 struct ClientSpawn<'a> {
     preset: &'a Preset,
     id: u16,
-    nonce: u32,
+    incarnation: u32,
     bindings: Arc<Bindings>,
     layouts: Vec<(u8, Arc<Bindings>, bool)>,
     endpoint: Endpoint,
@@ -998,32 +449,15 @@ struct ClientSpawn<'a> {
 fn spawn_client(s: ClientSpawn) -> Worker {
     let (tx, rx) = bounded(COMMAND_CAPACITY);
     let stop = Arc::new(AtomicBool::new(false));
-    let p = s.preset;
-    let idx = u64::from(s.id);
-    let o = p.client_overrides.iter().find(|o| o.client == s.id);
-    let fps = o.and_then(|o| o.fps).unwrap_or(p.client_fps);
-    let fps_jitter = o.and_then(|o| o.fps_jitter).unwrap_or(p.client_fps_jitter);
-    let script = InputScript::new(
-        o.and_then(|o| o.input.clone())
-            .unwrap_or_else(|| p.input.clone()),
-        derive_seed(p.seed, purpose::CLIENT_INPUT, idx),
-    );
-    let mut frame_rng = Rng::new(derive_seed(p.seed, purpose::CLIENT_FRAMES, idx));
+    let setup::ClientSetup {
+        mut client,
+        script,
+        mut frames,
+        up,
+        down: _,
+    } = setup::client(s.preset, s.id, s.incarnation, s.bindings, &s.layouts);
     let mut endpoint = s.endpoint;
-    endpoint.set_link(
-        s.server,
-        Some(Link::new(
-            p.link_params(s.id, true),
-            derive_seed(p.seed, purpose::LINK_UP, idx),
-        )),
-    );
-    let mut client = Client::new(p.client_config(s.id, s.nonce, s.bindings));
-    for (v, b, select) in s.layouts {
-        client.define_layout(v, b);
-        if select {
-            client.use_layout(v);
-        }
-    }
+    endpoint.set_link(s.server, Some(up));
     let stop2 = stop.clone();
     let (clock, tele, server, start, id) = (s.clock, s.tele, s.server, s.start, s.id);
     let handle = std::thread::Builder::new()
@@ -1044,31 +478,14 @@ fn spawn_client(s: ClientSpawn) -> Worker {
                 let cmds = pending.take().into_iter().chain(rx.try_iter());
                 for c in cmds.collect::<Vec<_>>() {
                     match c {
-                        ThreadCmd::SetLink(params) => {
+                        ThreadCmd::Do(MachineCmd::UpLink(params)) => {
                             if let Some(l) = endpoint.link_mut(&server) {
                                 l.set_params(params);
                             }
                         }
-                        ThreadCmd::SetGmc(g) => client.set_gmc(g),
-                        ThreadCmd::SetFaults(f) => client.set_faults(f),
-                        ThreadCmd::DefineLayout {
-                            version,
-                            bindings,
-                            select,
-                        } => {
-                            client.define_layout(version, bindings);
-                            if select {
-                                client.use_layout(version);
-                            }
-                        }
-                        ThreadCmd::Drive(i) => drive = i,
-                        ThreadCmd::SetSmoothing(sm) => client.set_smoothing(sm),
-                        ThreadCmd::HookTrace(on) => client.set_hook_trace(on),
-                        ThreadCmd::ValueTrace(on) => client.set_value_trace(on),
-                        ThreadCmd::SetClientLink { .. }
-                        | ThreadCmd::SetWorld(_)
-                        | ThreadCmd::SetNetUpdateRate(_)
-                        | ThreadCmd::Wake => {}
+                        ThreadCmd::Do(MachineCmd::Drive(i)) => drive = i,
+                        ThreadCmd::Do(c) => c.apply_to_client(&mut client),
+                        ThreadCmd::Wake => {}
                     }
                 }
                 if clock.is_paused() {
@@ -1120,7 +537,7 @@ fn spawn_client(s: ClientSpawn) -> Worker {
                         RawInput::default()
                     };
                     client.frame(local, raw);
-                    let dt = (1.0 / fps) * (1.0 + fps_jitter * (2.0 * frame_rng.f64() - 1.0));
+                    let dt = frames.next_dt();
                     next_frame += dt;
                     if next_frame < t {
                         next_frame = t + dt; // fell behind: do not try to catch up
@@ -1225,31 +642,15 @@ fn spawn_server(
                 let cmds = pending.take().into_iter().chain(rx.try_iter());
                 for c in cmds.collect::<Vec<_>>() {
                     match c {
-                        ThreadCmd::SetClientLink { client, params } => {
+                        ThreadCmd::Do(MachineCmd::DownLink { client, params }) => {
                             if let Some(l) = addr_of.get(&client).and_then(|a| endpoint.link_mut(a))
                             {
                                 l.set_params(params.clone());
                             }
                             down_links.insert(client, params);
                         }
-                        ThreadCmd::SetGmc(g) => server.set_gmc(g),
-                        ThreadCmd::SetFaults(f) => server.set_faults(f),
-                        ThreadCmd::SetWorld(w) => server.set_world(w),
-                        ThreadCmd::DefineLayout {
-                            version,
-                            bindings,
-                            select,
-                        } => {
-                            server.define_layout(version, bindings);
-                            if select {
-                                server.use_layout(version);
-                            }
-                        }
-                        ThreadCmd::SetSmoothing(sm) => server.set_smoothing(sm),
-                        ThreadCmd::SetNetUpdateRate(r) => server.set_net_update_rate(r),
-                        ThreadCmd::HookTrace(on) => server.set_hook_trace(on),
-                        ThreadCmd::ValueTrace(on) => server.set_value_trace(on),
-                        ThreadCmd::SetLink(_) | ThreadCmd::Drive(_) | ThreadCmd::Wake => {}
+                        ThreadCmd::Do(c) => c.apply_to_server(&mut server),
+                        ThreadCmd::Wake => {}
                     }
                 }
                 if clock.is_paused() {

@@ -37,16 +37,19 @@ fn adaptive_delay_resyncs_when_latency_changes() {
     let p = preset(&["clients=2", "link.latency_ms=30"]);
     let mut session = Session::new(&p).unwrap();
     session.run_until(8.0, &mut |_| {});
-    for dir in [true, false] {
-        session.set_link(
-            0,
-            dir,
-            LinkParams {
-                latency_ms: 200.0,
-                ..Default::default()
+    session
+        .command(
+            movescope::control::Command::SetLink {
+                client: 0,
+                direction: movescope::preset::Direction::Both,
+                params: LinkParams {
+                    latency_ms: 200.0,
+                    ..Default::default()
+                },
             },
-        );
-    }
+            &mut |_| {},
+        )
+        .unwrap();
     let mut delays = Vec::new();
     session.run_until(16.0, &mut |r| {
         if let (Machine::Client(0), Event::ProxiesDisplayed(x)) = (r.machine, &r.event) {

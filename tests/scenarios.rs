@@ -1,6 +1,7 @@
 //! Scenario tests of the GMC model in virtual time: each pins one documented behaviour.
 //! Deterministic (seeded links, virtual clock) and fast.
 
+use movescope::control::Command;
 use movescope::model::telemetry::{Event, Machine, Record};
 use movescope::preset::Preset;
 use movescope::sim::harness::Session;
@@ -9,6 +10,7 @@ use movescope::summary::Summary;
 use proptest::prelude::*;
 
 mod common;
+
 use common::{preset, run, run_collect, total};
 
 #[test]
@@ -391,7 +393,15 @@ fn a_consistent_binding_change_applies_at_a_move_boundary_without_corrections() 
     let before = before.finish("deterministic", "t", p.seed, 15.0, 0.0);
     // Bind the dash AlwaysCombine, consistently.
     p.faults.dash_always_combine = true;
-    session.change_bindings(p.bindings().unwrap(), true);
+    session
+        .command(
+            Command::ChangeBindings {
+                bindings: p.bindings().unwrap(),
+                consistent: true,
+            },
+            &mut |_| {},
+        )
+        .unwrap();
     let mut after = Summary::default_builder(&p);
     session.run_until(45.0, &mut |r| after.record(&r));
     let after = after.finish("deterministic", "t", p.seed, 30.0, 0.0);
@@ -422,7 +432,15 @@ fn a_client_only_binding_change_corrupts_the_exchanged_states() {
         ),
         ..Default::default()
     });
-    session.change_bindings(p.bindings().unwrap(), false);
+    session
+        .command(
+            Command::ChangeBindings {
+                bindings: p.bindings().unwrap(),
+                consistent: false,
+            },
+            &mut |_| {},
+        )
+        .unwrap();
     let mut after = Summary::default_builder(&p);
     session.run_until(15.0, &mut |r| after.record(&r));
     let after = after.finish("deterministic", "t", p.seed, 10.0, 0.0);

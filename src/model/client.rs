@@ -338,7 +338,11 @@ impl Client {
         );
         match decoded {
             Ok((h, Datagram::Server(msg))) => {
-                if self.recv_window.accept(h.seq) {
+                // A restarted server numbers its datagrams from 1 again, so its Reset would
+                // look like an old duplicate for as long as the old numbering ran ahead. A
+                // Reset only makes the client join again, so it is taken whatever its number;
+                // rejoining starts a new window for the new server's numbering.
+                if matches!(msg, ServerMsg::Reset) || self.recv_window.accept(h.seq) {
                     self.handle_msg(now, msg);
                 } else {
                     self.telemetry.push((
@@ -533,6 +537,8 @@ impl Client {
         self.log(now, LogLevel::Warning, format!("{why}: joining again"));
         self.phase = Phase::Connecting { join_sent: None };
         self.last_heard = now;
+        // The server may have restarted its numbering.
+        self.recv_window = SeqWindow::default();
     }
 
     fn resync(&mut self, now: f64, server_time: f64) {

@@ -355,6 +355,23 @@ impl Server {
     }
 
     pub fn set_world(&mut self, world: WorldSettings) {
+        // The turret switched on or off while pawns play: their next hit is scheduled (from
+        // the server's last frame, as at a join) or cancelled.
+        let (was, period) = (self.cfg.world.turret_period_s, world.turret_period_s);
+        if was != period {
+            let now = self.last_frame.unwrap_or(0.0);
+            for p in self.pawns.iter_mut().filter(|p| p.owner.is_some()) {
+                p.next_turret = if period > 0.0 {
+                    if p.next_turret.is_finite() {
+                        p.next_turret
+                    } else {
+                        now + self.turret_rng.range(0.5, 0.5 + period)
+                    }
+                } else {
+                    f64::INFINITY
+                };
+            }
+        }
         self.cfg.world = world;
     }
 
@@ -405,6 +422,17 @@ impl Server {
             |s: &mut Self, reason: Rejection| s.telemetry.push((now, Event::Rejected { reason }));
         match decoded {
             Ok((h, Datagram::Client(msg))) => {
+                // A restarted client numbers its datagrams from 1 again: its join (a nonce
+                // the server has not seen from it) starts a new window, or it would look like
+                // an old duplicate for as long as the old numbering ran ahead.
+                if let ClientMsg::Join { nonce, .. } = &msg
+                    && self
+                        .clients
+                        .get(&h.sender)
+                        .is_some_and(|rc| rc.nonce != *nonce)
+                {
+                    self.recv_windows.remove(&h.sender);
+                }
                 if self.recv_windows.entry(h.sender).or_default().accept(h.seq) {
                     self.handle_msg(now, h.sender, msg);
                 } else {

@@ -7,15 +7,16 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::Arc;
 
+use crate::control::{Command, CommandError, MachineCmd, Outcome, Settings, To};
 use crate::model::binding::Bindings;
 use crate::model::client::Client;
 use crate::model::input::{InputScript, RawInput};
 use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
-use crate::model::telemetry::{Event, Machine, PacketFate, Record};
+use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
 use crate::preset::Preset;
-use crate::rng::{Rng, derive_seed, purpose};
-use crate::sim::link::{Fate, Link, LinkParams};
+use crate::setup::{self, FrameClock};
+use crate::sim::link::{Fate, Link};
 
 /// Seconds between clock-offset samples.
 pub const CLOCK_SAMPLE_INTERVAL: f64 = 0.1;
@@ -24,6 +25,9 @@ pub const CLOCK_SAMPLE_INTERVAL: f64 = 0.1;
 #[derive(Clone, Debug)]
 struct Packet {
     client: u16,
+    /// The incarnation of the client this packet is from or for (a packet of a removed or
+    /// restarted client's earlier incarnation is dropped, as its socket is gone).
+    generation: u32,
     /// Client to server.
     up: bool,
     bytes: Vec<u8>,
@@ -43,7 +47,10 @@ impl Packet {
 
 #[derive(Debug)]
 enum Action {
-    ClientFrame(u16),
+    /// A frame of client (id, generation).
+    ClientFrame(u16, u32),
+    /// A command, by its index in `Session::commands`.
+    Command(u32),
     ServerFrame,
     /// Packets in flight are kept in `Session::packets`; these are their slots.
     Deliver(u32),
@@ -106,11 +113,13 @@ struct ReliableChannel {
 
 struct ClientSlot {
     client: Client,
+    /// Bumped when the client is restarted (its earlier frames and packets are dropped).
+    generation: u32,
     start: f64,
     input: InputScript,
-    frame_rng: Rng,
-    fps: f64,
-    fps_jitter: f64,
+    frames: FrameClock,
+    /// Input from outside instead of the script (`Command::Drive`).
+    drive: Option<RawInput>,
     up: Link,
     down: Link,
     up_rel: ReliableChannel,
@@ -143,14 +152,27 @@ impl Clients {
             .enumerate()
             .filter_map(|(i, s)| Some((i as u16, s.as_ref()?)))
     }
-    fn values_mut(&mut self) -> impl Iterator<Item = &mut ClientSlot> {
-        self.0.iter_mut().filter_map(Option::as_mut)
+    fn remove(&mut self, i: u16) -> Option<ClientSlot> {
+        self.0.get_mut(usize::from(i)).and_then(Option::take)
+    }
+    fn ids(&self) -> Vec<u16> {
+        self.iter().map(|(i, _)| i).collect()
     }
 }
 
 /// A whole session in virtual time.
 pub struct Session {
-    bindings: Arc<Bindings>,
+    /// The session's effective settings and layouts: the same [`Settings`] the live session
+    /// keeps, changed only by [`Command`]s.
+    settings: Settings,
+    /// Session time at which the current server started (its world clock starts there).
+    server_start: f64,
+    /// Clients started after the session began (added or restarted): each gets a new nonce.
+    incarnations: u32,
+    /// Commands scheduled by [`Session::command_at`], by index (taken when applied).
+    commands: Vec<Option<Command>>,
+    /// The next generation of each client id (see [`ClientSlot::generation`]).
+    generations: Vec<u32>,
     now: f64,
     seq: u64,
     queue: BinaryHeap<Scheduled>,
@@ -174,11 +196,14 @@ type Sink<'a> = dyn FnMut(Record) + 'a;
 impl Session {
     /// Builds a session from a preset. Fails with the preset's validation message.
     pub fn new(preset: &Preset) -> Result<Session, String> {
-        let bindings = Arc::new(preset.checked_bindings()?);
-        let server = Server::new(preset.server_config(bindings.clone()));
-        let client_bindings = Arc::new(preset.client_bindings()?);
+        let settings = Settings::new(preset)?;
+        let server = Server::new(preset.server_config(settings.initial_bindings().clone()));
         let mut s = Session {
-            bindings: bindings.clone(),
+            settings,
+            server_start: 0.0,
+            incarnations: 0,
+            commands: Vec::new(),
+            generations: Vec::new(),
             now: 0.0,
             seq: 0,
             queue: BinaryHeap::new(),
@@ -190,45 +215,50 @@ impl Session {
             spare: Vec::new(),
         };
         for i in preset.network_clients() {
-            let o = preset.client_overrides.iter().find(|o| o.client == i);
-            let seed = preset.seed;
-            let idx = u64::from(i);
-            let start = f64::from(i + 1) * preset.join_interval_s;
-            s.clients.insert(
-                i,
-                ClientSlot {
-                    client: Client::new(preset.client_config(
-                        i,
-                        derive_seed(seed, purpose::CLIENT_NONCE, idx) as u32,
-                        client_bindings.clone(),
-                    )),
-                    start,
-                    input: InputScript::new(
-                        preset.input_for(i),
-                        derive_seed(seed, purpose::CLIENT_INPUT, idx),
-                    ),
-                    frame_rng: Rng::new(derive_seed(seed, purpose::CLIENT_FRAMES, idx)),
-                    fps: o.and_then(|o| o.fps).unwrap_or(preset.client_fps),
-                    fps_jitter: o
-                        .and_then(|o| o.fps_jitter)
-                        .unwrap_or(preset.client_fps_jitter),
-                    up: Link::new(
-                        preset.link_params(i, true),
-                        derive_seed(seed, purpose::LINK_UP, idx),
-                    ),
-                    down: Link::new(
-                        preset.link_params(i, false),
-                        derive_seed(seed, purpose::LINK_DOWN, idx),
-                    ),
-                    up_rel: ReliableChannel::default(),
-                    down_rel: ReliableChannel::default(),
-                },
-            );
-            s.schedule(start, Action::ClientFrame(i));
+            s.add_client(i, setup::join_time(preset, i), 0);
         }
         s.schedule(0.0, Action::ServerFrame);
         s.schedule(CLOCK_SAMPLE_INTERVAL, Action::ClockSample);
         Ok(s)
+    }
+
+    /// Sets up client `id` (incarnation 0: one the session starts with) to start at `start`.
+    fn add_client(&mut self, id: u16, start: f64, incarnation: u32) {
+        let setup::ClientSetup {
+            client,
+            script,
+            frames,
+            up,
+            down,
+        } = setup::client(
+            self.settings.preset(),
+            id,
+            incarnation,
+            self.settings.client_bindings().clone(),
+            self.settings.client_layouts(),
+        );
+        let i = usize::from(id);
+        if self.generations.len() <= i {
+            self.generations.resize(i + 1, 0);
+        }
+        let generation = self.generations[i];
+        self.generations[i] += 1;
+        self.clients.insert(
+            id,
+            ClientSlot {
+                client,
+                generation,
+                start,
+                input: script,
+                frames,
+                drive: None,
+                up,
+                down,
+                up_rel: ReliableChannel::default(),
+                down_rel: ReliableChannel::default(),
+            },
+        );
+        self.schedule(start, Action::ClientFrame(id, generation));
     }
 
     pub fn now(&self) -> f64 {
@@ -240,42 +270,144 @@ impl Session {
     pub fn client(&self, i: u16) -> Option<&Client> {
         self.clients.get(&i).map(|s| &s.client)
     }
-    pub fn bindings(&self) -> &Arc<Bindings> {
-        &self.bindings
+    /// The binding list the server uses now.
+    pub fn bindings(&self) -> Arc<Bindings> {
+        self.settings.bindings()
     }
 
-    /// Changes one direction of one client's link from now on.
-    pub fn set_link(&mut self, client: u16, up: bool, params: LinkParams) {
-        if let Some(s) = self.clients.get_mut(&client) {
-            if up {
-                s.up.set_params(params);
-            } else {
-                s.down.set_params(params);
-            }
-        }
+    /// The preset as the session runs it now (every command applied).
+    pub fn preset(&self) -> &Preset {
+        self.settings.preset()
     }
 
-    /// Changes the binding list while the session runs. Consistent: a new layout version is
-    /// defined on the server and every client; each client switches at its next new move and
-    /// the server executes every move with the layout it was made with. Inconsistent (the
-    /// pitfall): the clients redefine the version they are using and the server is not told.
-    pub fn change_bindings(&mut self, bindings: Bindings, consistent: bool) {
-        let b = Arc::new(bindings);
-        if consistent {
-            let v = self.server.layouts().next_version();
-            self.server.define_layout(v, b.clone());
-            self.server.use_layout(v);
-            for s in self.clients.values_mut() {
-                s.client.define_layout(v, b.clone());
-                s.client.use_layout(v);
+    /// The ids of the running clients.
+    pub fn client_ids(&self) -> Vec<u16> {
+        self.clients.ids()
+    }
+
+    /// Applies `cmd` now (at [`Self::now`]): the command vocabulary of live sessions, planned
+    /// by the same [`Settings`], so every live control runs in virtual time too. The
+    /// `SessionChanged` record goes to `sink`. Virtual time has no wall clock, so pausing
+    /// and resuming change nothing here.
+    pub fn command(
+        &mut self,
+        cmd: Command,
+        sink: &mut dyn FnMut(Record),
+    ) -> Result<Outcome, CommandError> {
+        let ids = self.clients.ids();
+        let planned = self.settings.plan(&cmd, &ids)?;
+        let now = self.now;
+        match cmd {
+            Command::AddClient => {
+                let id = Settings::next_client_id(&ids);
+                self.incarnations += 1;
+                self.add_client(id, now, self.incarnations);
             }
-        } else {
-            for s in self.clients.values_mut() {
-                let v = s.client.layouts().current();
-                s.client.define_layout(v, b.clone());
+            Command::RemoveClient(id) => {
+                // Its scheduled frames and packets in flight find no slot (or a later
+                // generation) and are dropped.
+                self.clients.remove(id);
+            }
+            Command::RestartClient(id) => {
+                self.incarnations += 1;
+                self.add_client(id, now, self.incarnations);
+            }
+            Command::RestartServer => {
+                let mut server = Server::new(
+                    self.settings
+                        .preset()
+                        .server_config(self.settings.initial_bindings().clone()),
+                );
+                for (v, b) in self.settings.server_layouts() {
+                    server.define_layout(v, b);
+                }
+                if let Some(v) = self.settings.server_layouts().last().map(|(v, _)| *v) {
+                    server.use_layout(v);
+                }
+                self.server = server;
+                self.server_start = now;
+            }
+            Command::Pause
+            | Command::Resume
+            | Command::Drive { .. }
+            | Command::SetLink { .. }
+            | Command::SetGmc(_)
+            | Command::SetFaults(_)
+            | Command::SetWorld(_)
+            | Command::SetSmoothing(_)
+            | Command::SetNetUpdateRate(_)
+            | Command::HookTrace(_)
+            | Command::ValueTrace(_)
+            | Command::ChangeBindings { .. } => {}
+        }
+        for (to, c) in planned.sends {
+            let server = matches!(to, To::Server | To::Everyone);
+            let clients: Vec<u16> = match to {
+                To::Server => Vec::new(),
+                To::Client(id) => vec![id],
+                To::Clients | To::Everyone => self.clients.ids(),
+            };
+            if server {
+                match &c {
+                    MachineCmd::DownLink { client, params } => {
+                        if let Some(slot) = self.clients.get_mut(client) {
+                            slot.down.set_params(params.clone());
+                        }
+                    }
+                    other => other.apply_to_server(&mut self.server),
+                }
+            }
+            for id in clients {
+                let Some(slot) = self.clients.get_mut(&id) else {
+                    continue;
+                };
+                match &c {
+                    MachineCmd::UpLink(params) => slot.up.set_params(params.clone()),
+                    MachineCmd::Drive(input) => slot.drive = *input,
+                    other => other.apply_to_client(&mut slot.client),
+                }
             }
         }
-        self.bindings = b;
+        self.collect_server(sink);
+        for id in self.clients.ids() {
+            self.collect_client(id, sink);
+        }
+        if let Some(what) = planned.change {
+            sink(Record {
+                t: now,
+                machine: Machine::Server,
+                event: Event::SessionChanged { what },
+            });
+        }
+        Ok(planned.outcome)
+    }
+
+    /// Schedules `cmd` at session time `t` (after the events already scheduled for `t`). A
+    /// command refused then is recorded as an error `Log` record of the server.
+    pub fn command_at(&mut self, t: f64, cmd: Command) {
+        self.commands.push(Some(cmd));
+        let i = (self.commands.len() - 1) as u32;
+        self.schedule(t.max(self.now), Action::Command(i));
+    }
+
+    /// Brings the session to `target`'s settings (what may change live changes; the outcome
+    /// names restart-only settings that differ, and then nothing changed): the same decision
+    /// as the live session's.
+    pub fn change_to(
+        &mut self,
+        target: &Preset,
+        sink: &mut dyn FnMut(Record),
+    ) -> Result<Outcome, CommandError> {
+        let cmds = match self.settings.commands_to(target, &self.clients.ids())? {
+            Ok(cmds) => cmds,
+            Err(keys) => return Ok(Outcome::NeedsRestart(keys)),
+        };
+        let mut outcome = Outcome::NoChange;
+        for c in cmds {
+            outcome = outcome.max(self.command(c, sink)?);
+        }
+        self.settings.adopt(target);
+        Ok(outcome)
     }
 
     fn schedule(&mut self, at: f64, action: Action) {
@@ -301,26 +433,45 @@ impl Session {
     fn dispatch(&mut self, action: Action, sink: &mut Sink) {
         let now = self.now;
         match action {
-            Action::ClientFrame(i) => {
-                let slot = self
+            Action::ClientFrame(i, generation) => {
+                // A removed or restarted client's earlier frames end here.
+                let Some(slot) = self
                     .clients
                     .get_mut(&i)
-                    .expect("scheduled for an existing client");
+                    .filter(|s| s.generation == generation)
+                else {
+                    return;
+                };
                 let local = now - slot.start;
                 let raw = if slot.client.is_playing() {
-                    slot.input.sample(local)
+                    // The script is sampled while driven too, so its stream stays the same.
+                    let scripted = slot.input.sample(local);
+                    slot.drive.unwrap_or(scripted)
                 } else {
                     RawInput::default()
                 };
                 slot.client.frame(local, raw);
-                let base = 1.0 / slot.fps;
-                let dt = base * (1.0 + slot.fps_jitter * (2.0 * slot.frame_rng.f64() - 1.0));
+                let dt = slot.frames.next_dt();
                 self.flush_client(i, sink);
                 self.collect_client(i, sink);
-                self.schedule(now + dt, Action::ClientFrame(i));
+                self.schedule(now + dt, Action::ClientFrame(i, generation));
+            }
+            Action::Command(k) => {
+                if let Some(cmd) = self.commands.get_mut(k as usize).and_then(Option::take)
+                    && let Err(e) = self.command(cmd, sink)
+                {
+                    sink(Record {
+                        t: now,
+                        machine: Machine::Server,
+                        event: Event::Log {
+                            level: LogLevel::Error,
+                            text: format!("command {e}"),
+                        },
+                    });
+                }
             }
             Action::ServerFrame => {
-                self.server.frame(now);
+                self.server.frame(now - self.server_start);
                 self.flush_server(sink);
                 self.collect_server(sink);
                 self.schedule(now + 1.0 / self.server_fps, Action::ServerFrame);
@@ -336,9 +487,10 @@ impl Session {
                 }
             }
             Action::ClockSample => {
+                let server_now = now - self.server_start;
                 for (i, s) in self.clients.iter() {
                     if s.client.is_playing() {
-                        let offset = s.client.synced_time(now - s.start) - now;
+                        let offset = s.client.synced_time(now - s.start) - server_now;
                         sink(Record {
                             t: now,
                             machine: Machine::Client(i),
@@ -352,10 +504,9 @@ impl Session {
     }
 
     fn collect_client(&mut self, i: u16, sink: &mut Sink) {
-        let slot = self
-            .clients
-            .get_mut(&i)
-            .expect("scheduled for an existing client");
+        let Some(slot) = self.clients.get_mut(&i) else {
+            return;
+        };
         let start = slot.start;
         slot.client.drain_telemetry_each(|local, event| {
             sink(Record {
@@ -367,9 +518,10 @@ impl Session {
     }
 
     fn collect_server(&mut self, sink: &mut Sink) {
+        let start = self.server_start;
         self.server.drain_telemetry_each(|t, event| {
             sink(Record {
-                t,
+                t: start + t,
                 machine: Machine::Server,
                 event,
             })
@@ -382,13 +534,13 @@ impl Session {
             .get_mut(&i)
             .and_then(|s| s.client.poll_transmit_reusing(&mut self.spare))
         {
+            let Some(slot) = self.clients.get_mut(&i) else {
+                return;
+            };
+            let generation = slot.generation;
             let reliable_seq = match tx.delivery {
                 Delivery::Reliable => {
-                    let ch = &mut self
-                        .clients
-                        .get_mut(&i)
-                        .expect("scheduled for an existing client")
-                        .up_rel;
+                    let ch = &mut slot.up_rel;
                     ch.next_seq += 1;
                     Some(ch.next_seq)
                 }
@@ -397,6 +549,7 @@ impl Session {
             self.transmit(
                 Packet {
                     client: i,
+                    generation,
                     up: true,
                     bytes: tx.bytes,
                     reliable_seq,
@@ -419,9 +572,11 @@ impl Session {
                 }
                 Delivery::Unreliable => None,
             };
+            let generation = slot.generation;
             self.transmit(
                 Packet {
                     client: to,
+                    generation,
                     up: false,
                     bytes: tx.bytes,
                     reliable_seq,
@@ -434,30 +589,27 @@ impl Session {
 
     fn packet_record(&self, pkt: &Packet, fate: PacketFate, sink: &mut Sink) {
         let (from, to) = pkt.endpoints();
-        let machine = if fate == PacketFate::Delivered {
-            to
-        } else {
-            from
-        };
-        sink(Record {
-            t: self.now,
-            machine,
-            event: Event::Packet {
-                from,
-                to,
-                bytes: pkt.bytes.len() as u32,
-                fate,
-                kind: pkt.kind,
-            },
-        });
+        sink(setup::packet_record(
+            self.now,
+            from,
+            to,
+            pkt.bytes.len(),
+            fate,
+            pkt.kind,
+        ));
     }
 
     fn transmit(&mut self, pkt: Packet, sink: &mut Sink) {
         let now = self.now;
-        let slot = self
+        let Some(slot) = self
             .clients
             .get_mut(&pkt.client)
-            .expect("scheduled for an existing client");
+            .filter(|s| s.generation == pkt.generation)
+        else {
+            // The client is gone (removed or restarted): its socket with it.
+            self.recycle(pkt.bytes);
+            return;
+        };
         let fate = if pkt.up {
             slot.up.send(now, pkt.bytes.len())
         } else {
@@ -515,6 +667,15 @@ impl Session {
     }
 
     fn deliver(&mut self, pkt: Packet, sink: &mut Sink) {
+        if self
+            .clients
+            .get(&pkt.client)
+            .is_none_or(|s| s.generation != pkt.generation)
+        {
+            // The client is gone (removed or restarted): its socket with it.
+            self.recycle(pkt.bytes);
+            return;
+        }
         self.packet_record(&pkt, PacketFate::Delivered, sink);
         let i = pkt.client;
         let up = pkt.up;
@@ -523,10 +684,9 @@ impl Session {
             self.recycle(pkt.bytes);
             return;
         };
-        let slot = self
-            .clients
-            .get_mut(&i)
-            .expect("scheduled for an existing client");
+        let Some(slot) = self.clients.get_mut(&i) else {
+            return;
+        };
         let ch = if up {
             &mut slot.up_rel
         } else {
@@ -560,14 +720,15 @@ impl Session {
     fn hand_over(&mut self, i: u16, up: bool, bytes: &[u8], sink: &mut Sink) {
         if up {
             // A malformed datagram is reported by the model's telemetry.
-            let _ = self.server.handle_datagram(self.now, bytes);
+            let _ = self
+                .server
+                .handle_datagram(self.now - self.server_start, bytes);
             self.flush_server(sink);
             self.collect_server(sink);
         } else {
-            let slot = self
-                .clients
-                .get_mut(&i)
-                .expect("scheduled for an existing client");
+            let Some(slot) = self.clients.get_mut(&i) else {
+                return;
+            };
             let _ = slot.client.handle_datagram(self.now - slot.start, bytes);
             self.collect_client(i, sink);
         }

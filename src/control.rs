@@ -1,0 +1,811 @@
+//! The one command vocabulary of a running session, for both drivers: the live threads and
+//! the virtual-time harness apply the same [`Command`]s through the same [`Settings`] (which
+//! validates a command, keeps the session's effective settings and binding layouts, and says
+//! what each machine must be told and which `SessionChanged` record to write). A driver only
+//! carries [`MachineCmd`]s to its machines and runs the lifecycle (clients added, removed,
+//! restarted; the server restarted) its own way. Pure: no clock, thread or socket.
+
+use std::sync::Arc;
+
+use crate::model::binding::Bindings;
+use crate::model::client::Client;
+use crate::model::input::RawInput;
+use crate::model::server::Server;
+use crate::model::settings::{Faults, GmcSettings, SmoothingSettings, WorldSettings};
+use crate::preset::{Direction, LinkOverride, Preset};
+use crate::sim::link::LinkParams;
+
+/// Most clients a session holds.
+pub const MAX_CLIENTS: u16 = 64;
+
+/// What the outside can change while a session runs.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// One client's link in one or both directions.
+    SetLink {
+        client: u16,
+        direction: Direction,
+        params: LinkParams,
+    },
+    SetGmc(GmcSettings),
+    /// Pitfall switches that live in the tick (binding mistakes go through `ChangeBindings`).
+    SetFaults(Faults),
+    SetWorld(WorldSettings),
+    /// Smoothing of simulated proxies.
+    SetSmoothing(SmoothingSettings),
+    /// State updates per second to proxies.
+    SetNetUpdateRate(f64),
+    /// Switch the hook trace on or off everywhere.
+    HookTrace(bool),
+    /// Switch the value trace on or off everywhere.
+    ValueTrace(bool),
+    /// A new binding list. Consistent: server and clients switch at the next move boundary.
+    /// Not consistent: only the clients change (the pitfall).
+    ChangeBindings {
+        bindings: Bindings,
+        consistent: bool,
+    },
+    Pause,
+    Resume,
+    AddClient,
+    /// Stops a client cleanly; the server drops it after its connection timeout.
+    RemoveClient(u16),
+    /// Kills a client and starts it again with a fresh socket and nonce (it rejoins).
+    RestartClient(u16),
+    /// Stops the server and starts a new one on the same port (clients rejoin).
+    RestartServer,
+    /// Drive a client's pawn from outside (keyboard) instead of its input script; `None`
+    /// hands it back to the script.
+    Drive {
+        client: u16,
+        input: Option<RawInput>,
+    },
+}
+
+/// What a command did to the running session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing changed: the session already ran with that value.
+    NoChange,
+    /// In effect now (live: at the threads' next loop iteration, a few milliseconds; virtual
+    /// time: at the command's time).
+    AppliedNow,
+    /// In effect at the next move boundary (binding lists switch between moves).
+    AtNextMoveBoundary,
+    /// These settings only take effect in a new session: nothing was applied.
+    NeedsRestart(Vec<String>),
+}
+
+impl Outcome {
+    /// The stronger of two outcomes (a restart over a move boundary over now over nothing).
+    pub fn max(self, other: Outcome) -> Outcome {
+        fn rank(o: &Outcome) -> u8 {
+            match o {
+                Outcome::NoChange => 0,
+                Outcome::AppliedNow => 1,
+                Outcome::AtNextMoveBoundary => 2,
+                Outcome::NeedsRestart(_) => 3,
+            }
+        }
+        if rank(&other) > rank(&self) {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// In words, for editors and the status line.
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::NoChange => "no change".into(),
+            Outcome::AppliedNow => "applied now".into(),
+            Outcome::AtNextMoveBoundary => "applies at the next move boundary".into(),
+            Outcome::NeedsRestart(keys) => {
+                format!("needs a restart ({})", keys.join(", "))
+            }
+        }
+    }
+}
+
+/// Why a command was refused. Nothing was changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CommandError {
+    /// A value preset validation refuses: the key and what it expected.
+    Invalid {
+        key: String,
+        expected: String,
+    },
+    NoSuchClient(u16),
+    /// At most 64 clients.
+    TooManyClients,
+    /// At most 255 binding changes in one session (the layout version is a byte).
+    TooManyLayouts,
+    /// A socket could not be bound.
+    Socket(String),
+}
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommandError::Invalid { key, expected } => {
+                write!(f, "refused: `{key}`: expected {expected}")
+            }
+            CommandError::NoSuchClient(c) => write!(f, "refused: there is no client {c}"),
+            CommandError::TooManyClients => write!(f, "refused: at most 64 clients"),
+            CommandError::TooManyLayouts => {
+                write!(f, "refused: too many binding changes in one session (255)")
+            }
+            CommandError::Socket(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+pub(crate) fn invalid((key, expected): (String, String)) -> CommandError {
+    CommandError::Invalid { key, expected }
+}
+
+/// Settings a running session cannot change: a new session (restart) applies them.
+pub const RESTART_ONLY: [&str; 13] = [
+    "net_mode",
+    "clients",
+    "ai_pawns",
+    "client_fps",
+    "client_fps_jitter",
+    "server_fps",
+    "seed",
+    "join_interval_s",
+    "world_time_replicators",
+    "world_view_rate",
+    "input",
+    "ai_input",
+    "client_overrides",
+];
+
+/// Which restart-only settings differ between two presets (top-level keys).
+pub fn restart_keys(a: &Preset, b: &Preset) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(x)), Ok(serde_json::Value::Object(y))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
+    else {
+        return Vec::new();
+    };
+    RESTART_ONLY
+        .iter()
+        .filter(|k| x.get(**k) != y.get(**k))
+        .map(|k| k.to_string())
+        .collect()
+}
+
+/// What one machine is told.
+#[derive(Clone, Debug)]
+pub enum MachineCmd {
+    /// A client's link up to the server (the client's side of it).
+    UpLink(LinkParams),
+    /// The server's link down to `client`.
+    DownLink {
+        client: u16,
+        params: LinkParams,
+    },
+    Gmc(GmcSettings),
+    Faults(Faults),
+    World(WorldSettings),
+    Smoothing(SmoothingSettings),
+    NetUpdateRate(f64),
+    HookTrace(bool),
+    ValueTrace(bool),
+    /// Define a binding layout version; `select`: use it from the next move.
+    DefineLayout {
+        version: u8,
+        bindings: Arc<Bindings>,
+        select: bool,
+    },
+    /// Drive the client's pawn with this input (`None`: its script again).
+    Drive(Option<RawInput>),
+}
+
+impl MachineCmd {
+    /// Applies a model setting to a client (links and driving are the driver's: they are
+    /// not the model's).
+    pub fn apply_to_client(&self, c: &mut Client) {
+        match self {
+            MachineCmd::Gmc(g) => c.set_gmc(*g),
+            MachineCmd::Faults(f) => c.set_faults(f.clone()),
+            MachineCmd::Smoothing(sm) => c.set_smoothing(*sm),
+            MachineCmd::HookTrace(on) => c.set_hook_trace(*on),
+            MachineCmd::ValueTrace(on) => c.set_value_trace(*on),
+            MachineCmd::DefineLayout {
+                version,
+                bindings,
+                select,
+            } => {
+                c.define_layout(*version, bindings.clone());
+                if *select {
+                    c.use_layout(*version);
+                }
+            }
+            MachineCmd::UpLink(_)
+            | MachineCmd::DownLink { .. }
+            | MachineCmd::World(_)
+            | MachineCmd::NetUpdateRate(_)
+            | MachineCmd::Drive(_) => {}
+        }
+    }
+
+    /// Applies a model setting to the server (links are the driver's).
+    pub fn apply_to_server(&self, s: &mut Server) {
+        match self {
+            MachineCmd::Gmc(g) => s.set_gmc(*g),
+            MachineCmd::Faults(f) => s.set_faults(f.clone()),
+            MachineCmd::World(w) => s.set_world(w.clone()),
+            MachineCmd::Smoothing(sm) => s.set_smoothing(*sm),
+            MachineCmd::NetUpdateRate(r) => s.set_net_update_rate(*r),
+            MachineCmd::HookTrace(on) => s.set_hook_trace(*on),
+            MachineCmd::ValueTrace(on) => s.set_value_trace(*on),
+            MachineCmd::DefineLayout {
+                version,
+                bindings,
+                select,
+            } => {
+                s.define_layout(*version, bindings.clone());
+                if *select {
+                    s.use_layout(*version);
+                }
+            }
+            MachineCmd::UpLink(_) | MachineCmd::DownLink { .. } | MachineCmd::Drive(_) => {}
+        }
+    }
+}
+
+/// Who a [`MachineCmd`] goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum To {
+    Server,
+    Client(u16),
+    /// Every client of the session.
+    Clients,
+    /// The server and every client.
+    Everyone,
+}
+
+/// What a command means for the session, once validated: what to tell which machine, its
+/// outcome, and the `SessionChanged` text to record (`None`: not a change of the session).
+#[derive(Debug)]
+pub struct Planned {
+    pub sends: Vec<(To, MachineCmd)>,
+    pub outcome: Outcome,
+    pub change: Option<String>,
+}
+
+/// The settings a running session has: its effective preset (every change applied) and its
+/// binding layouts. Both drivers keep one and change it only through [`Settings::plan`].
+#[derive(Clone, Debug)]
+pub struct Settings {
+    preset: Preset,
+    layout_version: u8,
+    /// The binding list the session started with (layout version 0).
+    initial_bindings: Arc<Bindings>,
+    /// The list clients start with (differs only under `faults.binding_mismatch`).
+    client_bindings: Arc<Bindings>,
+    /// Layouts defined since, in order: (version, list, selected). Unselected entries are
+    /// client-only redefinitions (the pitfall).
+    client_layouts: Vec<(u8, Arc<Bindings>, bool)>,
+}
+
+impl Settings {
+    /// The settings of a session starting with `preset` (validated).
+    pub fn new(preset: &Preset) -> Result<Settings, String> {
+        Ok(Settings {
+            initial_bindings: Arc::new(preset.checked_bindings()?),
+            client_bindings: Arc::new(preset.client_bindings()?),
+            preset: preset.clone(),
+            layout_version: 0,
+            client_layouts: Vec::new(),
+        })
+    }
+
+    /// The preset as the session runs it now.
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    /// The binding list the session started with (layout version 0 on the server).
+    pub fn initial_bindings(&self) -> &Arc<Bindings> {
+        &self.initial_bindings
+    }
+
+    /// The list a (re)started client makes first.
+    pub fn client_bindings(&self) -> &Arc<Bindings> {
+        &self.client_bindings
+    }
+
+    /// The layouts a (re)started client must define, in order (version, list, select).
+    pub fn client_layouts(&self) -> &[(u8, Arc<Bindings>, bool)] {
+        &self.client_layouts
+    }
+
+    /// The layouts a restarted server must define, in order.
+    pub fn server_layouts(&self) -> Vec<(u8, Arc<Bindings>)> {
+        self.client_layouts
+            .iter()
+            .filter(|(_, _, consistent)| *consistent)
+            .map(|(v, b, _)| (*v, b.clone()))
+            .collect()
+    }
+
+    /// The binding list the server uses now: the newest consistent binding change, or the
+    /// list the session started with.
+    pub fn bindings(&self) -> Arc<Bindings> {
+        self.client_layouts
+            .iter()
+            .rev()
+            .find(|(_, _, consistent)| *consistent)
+            .map_or_else(|| self.initial_bindings.clone(), |(_, b, _)| b.clone())
+    }
+
+    /// The preset with `edit` applied, validated like a preset file.
+    fn validated(&self, edit: impl FnOnce(&mut Preset)) -> Result<Preset, CommandError> {
+        let mut p = self.preset.clone();
+        edit(&mut p);
+        p.validate().map_err(invalid)?;
+        Ok(p)
+    }
+
+    /// The id `AddClient` gives the next client.
+    pub fn next_client_id(clients: &[u16]) -> u16 {
+        clients.iter().max().map_or(0, |k| k + 1)
+    }
+
+    /// Validates `cmd` against the session (its `clients`), changes the settings it changes,
+    /// and says what each machine must be told and what to record. Lifecycle commands
+    /// (adding, removing, restarting machines; pausing) change no setting: the driver does
+    /// them after this said they are valid.
+    pub fn plan(&mut self, cmd: &Command, clients: &[u16]) -> Result<Planned, CommandError> {
+        let before = (self.preset.clone(), self.bindings());
+        let has = |c: u16| clients.contains(&c);
+        let mut sends = Vec::new();
+        let mut outcome = Outcome::AppliedNow;
+        let mut new_bindings: Option<Arc<Bindings>> = None;
+        let what: Option<String> = match cmd {
+            Command::SetLink {
+                client,
+                direction,
+                params,
+            } => {
+                params
+                    .validate()
+                    .map_err(|(f, e)| invalid((format!("link.{f}"), e)))?;
+                if !has(*client) {
+                    return Err(CommandError::NoSuchClient(*client));
+                }
+                // Remembered as an override, so restarted machines get it too. It replaces
+                // the overrides it covers, so dragging a slider does not pile them up.
+                let (client, direction) = (*client, *direction);
+                self.preset.link_overrides.retain(|o| {
+                    o.client != client
+                        || !(direction == Direction::Both || o.direction == direction)
+                });
+                self.preset.link_overrides.push(LinkOverride {
+                    client,
+                    direction,
+                    link: params.clone(),
+                });
+                if matches!(direction, Direction::Up | Direction::Both) {
+                    sends.push((To::Client(client), MachineCmd::UpLink(params.clone())));
+                }
+                if matches!(direction, Direction::Down | Direction::Both) {
+                    sends.push((
+                        To::Server,
+                        MachineCmd::DownLink {
+                            client,
+                            params: params.clone(),
+                        },
+                    ));
+                }
+                Some(format!("client {client} link"))
+            }
+            Command::SetGmc(g) => {
+                self.preset = self.validated(|p| p.gmc = *g)?;
+                sends.push((To::Everyone, MachineCmd::Gmc(*g)));
+                Some(String::new())
+            }
+            Command::SetFaults(f) => {
+                // Binding mistakes change the binding list: the session switches to the list
+                // the new switches make, at the next move boundary, everywhere.
+                let old = &self.preset.faults;
+                let binding_switch = f.unbound_member != old.unbound_member
+                    || f.dash_always_combine != old.dash_always_combine
+                    || f.proxy_value_not_simulated != old.proxy_value_not_simulated;
+                let p = self.validated(|p| p.faults = f.clone())?;
+                let list = if binding_switch {
+                    Some(p.checked_bindings().map_err(|e| CommandError::Invalid {
+                        key: "bindings".into(),
+                        expected: e,
+                    })?)
+                } else {
+                    None
+                };
+                self.preset.faults = f.clone();
+                sends.push((To::Everyone, MachineCmd::Faults(f.clone())));
+                if let Some(list) = list {
+                    sends.extend(self.define_layout(list, true)?);
+                    outcome = Outcome::AtNextMoveBoundary;
+                }
+                Some(String::new())
+            }
+            Command::SetWorld(w) => {
+                self.preset = self.validated(|p| p.world = w.clone())?;
+                sends.push((To::Server, MachineCmd::World(w.clone())));
+                Some(String::new())
+            }
+            Command::SetSmoothing(sm) => {
+                self.preset = self.validated(|p| p.smoothing = *sm)?;
+                sends.push((To::Everyone, MachineCmd::Smoothing(*sm)));
+                Some(String::new())
+            }
+            Command::SetNetUpdateRate(rate) => {
+                self.preset = self.validated(|p| p.net_update_rate = *rate)?;
+                sends.push((To::Server, MachineCmd::NetUpdateRate(*rate)));
+                Some(String::new())
+            }
+            Command::HookTrace(on) => {
+                self.preset.hook_trace = *on;
+                sends.push((To::Everyone, MachineCmd::HookTrace(*on)));
+                Some(String::new())
+            }
+            Command::ValueTrace(on) => {
+                self.preset.value_trace = *on;
+                sends.push((To::Everyone, MachineCmd::ValueTrace(*on)));
+                Some(String::new())
+            }
+            Command::ChangeBindings {
+                bindings,
+                consistent,
+            } => {
+                if *consistent {
+                    // The preset keeps the list as overrides of the demo pawn's bindings, so
+                    // saving it or restarting keeps the change.
+                    self.preset.set_binding_list(bindings.list());
+                }
+                sends.extend(self.define_layout(bindings.clone(), *consistent)?);
+                new_bindings = Some(Arc::new(bindings.clone()));
+                outcome = Outcome::AtNextMoveBoundary;
+                Some(
+                    if *consistent {
+                        "binding list changed on the server and every client"
+                    } else {
+                        "binding list changed on the clients only (the binding-mismatch pitfall)"
+                    }
+                    .to_string(),
+                )
+            }
+            Command::AddClient => {
+                let id = Self::next_client_id(clients);
+                if id >= MAX_CLIENTS {
+                    return Err(CommandError::TooManyClients);
+                }
+                Some(format!("client {id} added"))
+            }
+            Command::RemoveClient(id) => {
+                if !has(*id) {
+                    return Err(CommandError::NoSuchClient(*id));
+                }
+                Some(format!("client {id} removed"))
+            }
+            Command::RestartClient(id) => {
+                if !has(*id) {
+                    return Err(CommandError::NoSuchClient(*id));
+                }
+                Some(format!("client {id} restarted (it rejoins)"))
+            }
+            Command::RestartServer => Some("server restarted (clients rejoin)".to_string()),
+            Command::Drive { client, input } => {
+                if !has(*client) {
+                    return Err(CommandError::NoSuchClient(*client));
+                }
+                sends.push((To::Client(*client), MachineCmd::Drive(*input)));
+                None
+            }
+            Command::Pause | Command::Resume => None,
+        };
+        let Some(what) = what else {
+            return Ok(Planned {
+                sends,
+                outcome,
+                change: None,
+            });
+        };
+        let (before, bindings_before) = before;
+        let mut diff = match cmd {
+            Command::SetLink {
+                client, direction, ..
+            } => {
+                let mut d = Vec::new();
+                for (up, name) in [(true, "up"), (false, "down")] {
+                    let hit = match direction {
+                        Direction::Both => true,
+                        Direction::Up => up,
+                        Direction::Down => !up,
+                    };
+                    if hit {
+                        d.extend(
+                            json_diff(
+                                &before.link_params(*client, up),
+                                &self.preset.link_params(*client, up),
+                            )
+                            .into_iter()
+                            .map(|x| format!("{name} {x}")),
+                        );
+                    }
+                }
+                d
+            }
+            _ => preset_diff(&before, &self.preset),
+        };
+        // A binding change, or a pitfall switch that changed the binding list.
+        let now_bindings = new_bindings.unwrap_or_else(|| self.bindings());
+        diff.extend(bindings_diff(&bindings_before, &now_bindings));
+        if what.is_empty() && diff.is_empty() {
+            // Set to what it was.
+            return Ok(Planned {
+                sends,
+                outcome: Outcome::NoChange,
+                change: None,
+            });
+        }
+        let text = match (what.is_empty(), diff.is_empty()) {
+            (true, _) => diff.join("; "),
+            (false, true) => what,
+            (false, false) => format!("{what}: {}", diff.join("; ")),
+        };
+        Ok(Planned {
+            sends,
+            outcome,
+            change: Some(text),
+        })
+    }
+
+    /// A new binding list. Consistent: the server and every client define it as the next
+    /// layout version and switch at their next move boundary. Not consistent: the clients
+    /// redefine the current version (the binding-mismatch pitfall).
+    fn define_layout(
+        &mut self,
+        bindings: Bindings,
+        consistent: bool,
+    ) -> Result<Vec<(To, MachineCmd)>, CommandError> {
+        let b = Arc::new(bindings);
+        if consistent {
+            self.layout_version = self
+                .layout_version
+                .checked_add(1)
+                .ok_or(CommandError::TooManyLayouts)?;
+        }
+        let version = self.layout_version;
+        self.client_layouts.push((version, b.clone(), consistent));
+        let define = MachineCmd::DefineLayout {
+            version,
+            bindings: b,
+            select: consistent,
+        };
+        Ok(if consistent {
+            vec![(To::Everyone, define)]
+        } else {
+            vec![(To::Clients, define)]
+        })
+    }
+
+    /// The commands that bring the session to `target`'s settings, or the restart-only
+    /// settings that differ (then nothing may be applied). The one place that decides what
+    /// may change live.
+    pub fn commands_to(
+        &self,
+        target: &Preset,
+        clients: &[u16],
+    ) -> Result<Result<Vec<Command>, Vec<String>>, CommandError> {
+        target.validate().map_err(invalid)?;
+        let restart = restart_keys(&self.preset, target);
+        if !restart.is_empty() {
+            return Ok(Err(restart));
+        }
+        let p = &self.preset;
+        let mut cmds = Vec::new();
+        if target.faults != p.faults {
+            cmds.push(Command::SetFaults(target.faults.clone()));
+        }
+        if target.bindings != p.bindings {
+            let bindings = target
+                .checked_bindings()
+                .map_err(|e| CommandError::Invalid {
+                    key: "bindings".into(),
+                    expected: e,
+                })?;
+            cmds.push(Command::ChangeBindings {
+                bindings,
+                consistent: true,
+            });
+        }
+        for &client in clients {
+            let (up, down) = (
+                target.link_params(client, true),
+                target.link_params(client, false),
+            );
+            let (now_up, now_down) = (p.link_params(client, true), p.link_params(client, false));
+            if up == down && (up != now_up || down != now_down) {
+                cmds.push(Command::SetLink {
+                    client,
+                    direction: Direction::Both,
+                    params: up,
+                });
+                continue;
+            }
+            if up != now_up {
+                cmds.push(Command::SetLink {
+                    client,
+                    direction: Direction::Up,
+                    params: up,
+                });
+            }
+            if down != now_down {
+                cmds.push(Command::SetLink {
+                    client,
+                    direction: Direction::Down,
+                    params: down,
+                });
+            }
+        }
+        if target.smoothing != p.smoothing {
+            cmds.push(Command::SetSmoothing(target.smoothing));
+        }
+        if target.world != p.world {
+            cmds.push(Command::SetWorld(target.world.clone()));
+        }
+        if target.gmc != p.gmc {
+            cmds.push(Command::SetGmc(target.gmc));
+        }
+        if target.net_update_rate != p.net_update_rate {
+            cmds.push(Command::SetNetUpdateRate(target.net_update_rate));
+        }
+        if target.hook_trace != p.hook_trace {
+            cmds.push(Command::HookTrace(target.hook_trace));
+        }
+        if target.value_trace != p.value_trace {
+            cmds.push(Command::ValueTrace(target.value_trace));
+        }
+        Ok(Ok(cmds))
+    }
+
+    /// After [`Self::commands_to`]'s commands ran: the effective links equal the target's, so
+    /// keep its base link and overrides; names and lesson material change nothing that runs.
+    pub fn adopt(&mut self, target: &Preset) {
+        self.preset.link = target.link.clone();
+        self.preset.link_overrides = target.link_overrides.clone();
+        self.preset.title = target.title.clone();
+        self.preset.description = target.description.clone();
+        self.preset.lesson = target.lesson.clone();
+        self.preset.seconds = target.seconds;
+    }
+}
+
+/// `key: old -> new` for every leaf that differs between two serializable values (dotted keys;
+/// arrays compare whole).
+fn json_diff<T: serde::Serialize>(a: &T, b: &T) -> Vec<String> {
+    fn walk(key: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value;
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, va) in x {
+                    let path = if key.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{key}.{k}")
+                    };
+                    match y.get(k) {
+                        Some(vb) => walk(&path, va, vb, out),
+                        None => out.push(format!("{path}: {va} -> (none)")),
+                    }
+                }
+            }
+            _ if a != b => out.push(format!("{key}: {a} -> {b}")),
+            _ => {}
+        }
+    }
+    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    walk("", &a, &b, &mut out);
+    out
+}
+
+/// The settings that differ between two presets (links are described by their command).
+fn preset_diff(a: &Preset, b: &Preset) -> Vec<String> {
+    json_diff(a, b)
+        .into_iter()
+        .filter(|d| !d.starts_with("link_overrides:") && !d.starts_with("lesson"))
+        .collect()
+}
+
+/// Bindings added, removed or changed (by name) between two binding lists.
+fn bindings_diff(a: &Bindings, b: &Bindings) -> Vec<String> {
+    let mut out = Vec::new();
+    for x in a.list() {
+        match b.list().iter().find(|y| y.name == x.name) {
+            None => out.push(format!("binding {} removed", x.name)),
+            Some(y) => out.extend(
+                json_diff(x, y)
+                    .into_iter()
+                    .filter(|d| !d.starts_with("name:"))
+                    .map(|d| format!("binding {} {d}", x.name)),
+            ),
+        }
+    }
+    for y in b.list() {
+        if !a.list().iter().any(|x| x.name == y.name) {
+            out.push(format!("binding {} added", y.name));
+        }
+    }
+    if out.is_empty() && a.list() != b.list() {
+        out.push("binding order changed".to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings::new(&Preset::default()).unwrap()
+    }
+
+    #[test]
+    fn a_refused_command_changes_nothing() {
+        let mut s = settings();
+        let before = s.preset().clone();
+        let mut g = before.gmc;
+        g.client_send_rate = f64::NAN;
+        let e = s.plan(&Command::SetGmc(g), &[0, 1, 2]).unwrap_err();
+        assert!(
+            matches!(e, CommandError::Invalid { ref key, .. } if key == "gmc.client_send_rate")
+        );
+        assert_eq!(s.preset(), &before);
+        assert_eq!(
+            s.plan(&Command::RemoveClient(7), &[0]).unwrap_err(),
+            CommandError::NoSuchClient(7)
+        );
+    }
+
+    #[test]
+    fn setting_a_value_to_itself_is_no_change_and_not_recorded() {
+        let mut s = settings();
+        let g = s.preset().gmc;
+        let p = s.plan(&Command::SetGmc(g), &[0]).unwrap();
+        assert_eq!(p.outcome, Outcome::NoChange);
+        assert!(p.change.is_none());
+    }
+
+    #[test]
+    fn a_binding_pitfall_switch_defines_a_new_layout_everywhere() {
+        let mut s = settings();
+        let mut f = s.preset().faults.clone();
+        f.unbound_member = true;
+        let p = s.plan(&Command::SetFaults(f), &[0]).unwrap();
+        assert_eq!(p.outcome, Outcome::AtNextMoveBoundary);
+        assert!(p.sends.iter().any(|(to, c)| *to == To::Everyone
+            && matches!(
+                c,
+                MachineCmd::DefineLayout {
+                    version: 1,
+                    select: true,
+                    ..
+                }
+            )));
+        assert!(s.bindings().by_name("move_ramp").is_none());
+        let text = p.change.unwrap();
+        assert!(
+            text.contains("faults.unbound_member: false -> true"),
+            "{text}"
+        );
+        assert!(text.contains("binding move_ramp removed"), "{text}");
+    }
+}
