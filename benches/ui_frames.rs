@@ -116,10 +116,15 @@ fn main() {
     // Seek to the middle, so the bug report and the export have a full window around it.
     h.state_mut()
         .time_command(movescope::timeline::TimeCommand::Seek(1800.0));
-    phases.push(frames_until(&mut h, "idle at 30 min", Duration::from_secs(10), {
-        let start = Instant::now();
-        move |_| start.elapsed() > Duration::from_millis(500)
-    }));
+    phases.push(frames_until(
+        &mut h,
+        "idle at 30 min",
+        Duration::from_secs(10),
+        {
+            let start = Instant::now();
+            move |_| start.elapsed() > Duration::from_millis(500)
+        },
+    ));
     h.get_by_label("Bug report").click();
     phases.push(frames_until(
         &mut h,

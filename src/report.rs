@@ -16,18 +16,27 @@ pub const NEAR: f64 = 5.0;
 /// Log entries the summary lists at most.
 const MAX_NEAR_ENTRIES: usize = 25;
 
-/// Writes `metrics` of `machines` (all machines when empty) with `t0 <= t <= t1` as CSV:
-/// one row per point, `series,machine,t_s,value,unit`. Returns the rows written.
-pub fn export_csv(
+/// The points of one series between two times, copied out of the store (so they can be
+/// written elsewhere, e.g. on a job thread).
+#[derive(Clone, Debug)]
+pub struct SeriesPoints {
+    pub metric: Metric,
+    pub machine: Machine,
+    /// Times (s).
+    pub t: Vec<f64>,
+    pub v: Vec<f64>,
+}
+
+/// The points of `metrics` (of `machines`, or every machine) with `t0 <= t <= t1`: plain
+/// copies, cheap next to formatting them.
+pub fn export_points(
     store: &Store,
     metrics: &[Metric],
     machines: &[Machine],
     t0: f64,
     t1: f64,
-    out: &mut dyn Write,
-) -> std::io::Result<usize> {
-    writeln!(out, "series,machine,t_s,value,unit")?;
-    let mut rows = 0;
+) -> Vec<SeriesPoints> {
+    let mut out = Vec::new();
     for &metric in metrics {
         for m in store.machines_with(metric) {
             if !machines.is_empty() && !machines.contains(&m) {
@@ -36,14 +45,48 @@ pub fn export_csv(
             let Some(series) = store.series(m, metric) else {
                 continue;
             };
-            for [t, v] in series.range(t0, t1) {
-                // `{}` prints the shortest text that reads back as the same f64.
-                writeln!(out, "{},{},{t},{v},{}", metric.name(), m, metric.unit())?;
-                rows += 1;
-            }
+            let (t, v) = series.range(t0, t1).map(|[t, v]| (t, v)).unzip();
+            out.push(SeriesPoints {
+                metric,
+                machine: m,
+                t,
+                v,
+            });
+        }
+    }
+    out
+}
+
+/// Writes points as CSV rows: `series,machine,t_s,value,unit`. Returns the number of rows.
+pub fn write_points_csv(points: &[SeriesPoints], out: &mut dyn Write) -> std::io::Result<usize> {
+    writeln!(out, "series,machine,t_s,value,unit")?;
+    let mut rows = 0;
+    for p in points {
+        for (t, v) in p.t.iter().zip(&p.v) {
+            // `{}` prints the shortest text that reads back as the same f64.
+            writeln!(
+                out,
+                "{},{},{t},{v},{}",
+                p.metric.name(),
+                p.machine,
+                p.metric.unit()
+            )?;
+            rows += 1;
         }
     }
     Ok(rows)
+}
+
+/// Writes the points of `metrics` between two times as CSV (see [`write_points_csv`]).
+pub fn export_csv(
+    store: &Store,
+    metrics: &[Metric],
+    machines: &[Machine],
+    t0: f64,
+    t1: f64,
+    out: &mut dyn Write,
+) -> std::io::Result<usize> {
+    write_points_csv(&export_points(store, metrics, machines, t0, t1), out)
 }
 
 /// The records of `rec` with `t0 <= t <= t1`, reading only the chunks that cover them.

@@ -60,6 +60,11 @@ pub enum Action {
     ResetLayout,
     /// The CSV export dialog.
     OpenExport,
+    /// Write these points as CSV to `path` (a job).
+    ExportCsv {
+        path: PathBuf,
+        points: Vec<crate::report::SeriesPoints>,
+    },
 }
 
 /// Windows the top bar and the controls open and close.

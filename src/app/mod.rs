@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 use eframe::egui;
-use egui::{Color32, RichText};
+use egui::Color32;
 
 use crate::live::{Command, LiveSession, Outcome};
 use crate::model::telemetry::{Machine, Record};
 use crate::preset::Preset;
 use crate::recording::{Damage, Footer, Header, Recorder, Recording};
 use crate::report::{REPORT_AFTER, REPORT_BEFORE};
-use crate::store::{MarkKind, Metric, Store};
+use crate::store::{MarkKind, Store};
 use crate::timeline::{TimeCommand, TimeControl};
 
 pub mod action;
@@ -29,12 +29,15 @@ mod bindings_window;
 mod controls;
 mod doctor_window;
 mod event_log;
+mod export_dialog;
 mod gmc_window;
+mod help_window;
 pub mod jobs;
 mod journey_window;
 pub mod layout;
 mod lessons;
 mod network;
+mod open_dialog;
 pub mod plots;
 mod timeline_bar;
 mod top_bar;
@@ -155,12 +158,6 @@ struct Opened {
     placed: bool,
 }
 
-/// The CSV export dialog.
-struct ExportDialog {
-    metrics: Vec<(Metric, bool)>,
-    path: String,
-}
-
 pub struct MovescopeApp {
     /// How the app was started. `options.preset` is only what a session is started from:
     /// once running, the session's own preset is the truth ([`Self::shown_preset`]).
@@ -193,11 +190,8 @@ pub struct MovescopeApp {
     log: event_log::EventLog,
     timeline: timeline_bar::TimelineBar,
     show_help: bool,
-    open_dialog: Option<String>,
-    /// The Open dialog's list of recordings (read by a job when the dialog opens).
-    recordings_list: Option<Vec<PathBuf>>,
-    recordings_job: Option<Job<Vec<PathBuf>>>,
-    export: Option<ExportDialog>,
+    open_dialog: Option<open_dialog::OpenDialog>,
+    export: Option<export_dialog::ExportDialog>,
     controls: controls::ControlsPane,
     gmc: gmc_window::GmcWindow,
     bindings: bindings_window::BindingsWindow,
@@ -256,8 +250,6 @@ impl MovescopeApp {
             timeline: timeline_bar::TimelineBar::default(),
             show_help: false,
             open_dialog: None,
-            recordings_list: None,
-            recordings_job: None,
             export: None,
             controls: controls::ControlsPane::default(),
             gmc: gmc_window::GmcWindow::default(),
@@ -710,10 +702,21 @@ impl MovescopeApp {
                 Action::BugReport => self.bug_report(ctx),
                 Action::ResetLayout => self.layout = layout::default_layout(),
                 Action::OpenExport => {
-                    self.export = Some(ExportDialog {
-                        metrics: Metric::ALL.iter().map(|m| (*m, true)).collect(),
-                        path: String::new(),
+                    self.export = Some(export_dialog::ExportDialog::default());
+                }
+                Action::ExportCsv { path, points } => {
+                    let job = Job::spawn(format!("writing {}", path.display()), move |_| {
+                        let mut text = Vec::new();
+                        let n = crate::report::write_points_csv(&points, &mut text)
+                            .map_err(|e| format!("export failed: {e}"))?;
+                        write_file(&path, &text)
+                            .map(|()| format!("wrote {n} rows to {}", path.display()))
+                            .map_err(|e| format!("export failed: {e}"))
                     });
+                    match job {
+                        Ok(j) => self.status_jobs.push(j),
+                        Err(e) => self.status = format!("error: {e}"),
+                    }
                 }
             }
         }
@@ -725,10 +728,7 @@ impl MovescopeApp {
             Toggle::Lessons => self.lessons.open = !self.lessons.open,
             Toggle::Open => {
                 if self.open_dialog.take().is_none() {
-                    self.open_dialog = Some(format!("{RECORDINGS_DIR}/"));
-                    self.recordings_list = None;
-                    self.recordings_job =
-                        Job::spawn("listing recordings", |_| list_recordings()).ok();
+                    self.open_dialog = Some(open_dialog::OpenDialog::new());
                 }
             }
             Toggle::Doctor => {
@@ -1169,169 +1169,20 @@ impl MovescopeApp {
             self.actions.extend(actions);
         }
         if self.show_help {
-            let mut open = true;
-            egui::Window::new("Help")
-                .open(&mut open)
-                .default_width(420.0)
-                .show(ctx, |ui| {
-                    ui.label("movescope runs GMC's move cycle: clients predict their pawns, the server re-runs every move and corrects the clients that diverged; everyone else's pawns are smoothed proxies. Hover any title for what it shows.");
-                    ui.separator();
-                    egui::Grid::new("keys").num_columns(2).show(ui, |ui| {
-                        for (k, what) in [
-                            ("Space", "pause/resume a live session; play/pause a recording"),
-                            ("Left / Right", "one frame back / forward (the viewed machine's frames)"),
-                            ("Shift+Left / Right", "previous / next move"),
-                            ("PageUp / PageDown", "previous / next correction or warning"),
-                            ("End", "follow live (or go to the end of a recording)"),
-                            ("Shift+drag on the timeline", "select a range (for CSV export)"),
-                            ("click a plot or a log line", "move the cursor there"),
-                            ("double-click a client's point", "the journey of its move (a correction plot: the corrected move)"),
-                            ("click a player's pawn", "in the world view: the journey of its move at the cursor"),
-                            ("Doctor (top bar)", "every correction explained: deviating values, where values parted, cause and evidence"),
-                            ("Session > value trace", "bound values in and out of every move execution, for journeys and the doctor"),
-                            ("drop a .msrec file", "open the recording"),
-                            ("F1", "this window"),
-                        ] {
-                            ui.monospace(k);
-                            ui.label(what);
-                            ui.end_row();
-                        }
-                    });
-                });
-            self.show_help = open;
+            self.show_help = help_window::ui(ctx);
         }
-        if let Some(mut path) = self.open_dialog.take() {
-            let mut keep = true;
-            let mut chosen: Option<PathBuf> = None;
-            egui::Window::new("Open recording").show(ctx, |ui| {
-                ui.horizontal(|ui| {
-                    ui.label("file");
-                    ui.text_edit_singleline(&mut path);
-                    if ui.button("Open").clicked() {
-                        chosen = Some(PathBuf::from(path.trim()));
-                    }
-                    if ui.button("Cancel").clicked() {
-                        keep = false;
-                    }
-                });
-                if !self.recent_recordings.is_empty() {
-                    ui.label(RichText::new("Recent").strong());
-                    for f in &self.recent_recordings {
-                        if ui.selectable_label(false, f).clicked() {
-                            chosen = Some(PathBuf::from(f));
-                        }
-                    }
-                }
-                let folder = std::env::current_dir()
-                    .map(|d| d.join(RECORDINGS_DIR))
-                    .unwrap_or_else(|_| PathBuf::from(RECORDINGS_DIR));
-                ui.label(RichText::new(format!("In {}:", folder.display())).strong());
-                if let Some(job) = self.recordings_job.as_mut() {
-                    match job.poll() {
-                        Poll::Ready(list) => {
-                            self.recordings_list = Some(list);
-                            self.recordings_job = None;
-                        }
-                        Poll::Lost => self.recordings_job = None,
-                        Poll::Pending => ui.ctx().request_repaint(),
-                    }
-                }
-                match &self.recordings_list {
-                    None => {
-                        ui.spinner();
-                    }
-                    Some(files) if files.is_empty() => {
-                        ui.weak("No recordings in this folder (Record in the top bar saves them here; or type a path above, or drop a .msrec file on the window).");
-                    }
-                    Some(files) => {
-                        egui::ScrollArea::vertical()
-                            .max_height(240.0)
-                            .show(ui, |ui| {
-                                for f in files {
-                                    if ui
-                                        .selectable_label(false, f.display().to_string())
-                                        .clicked()
-                                    {
-                                        chosen = Some(f.clone());
-                                    }
-                                }
-                            });
-                    }
-                }
-            });
-            if let Some(p) = chosen {
-                self.open_recording(&p, None);
-            } else if keep {
-                self.open_dialog = Some(path);
+        if let Some(dlg) = self.open_dialog.as_mut() {
+            let (keep, actions) = dlg.ui(ctx, &self.recent_recordings);
+            self.actions.extend(actions);
+            if !keep {
+                self.open_dialog = None;
             }
         }
-        if let Some(mut dlg) = self.export.take() {
-            let mut keep = true;
-            let (t0, t1) = self.time.range().unwrap_or((
-                (self.time.cursor() - self.window_s).max(self.store.earliest()),
-                self.time.cursor(),
-            ));
-            if dlg.path.is_empty() {
-                dlg.path = format!("{EXPORTS_DIR}/movescope-{t0:.1}-{t1:.1}.csv");
-            }
-            egui::Window::new("Export CSV").show(ctx, |ui| {
-                ui.label(format!(
-                    "{t0:.2}–{t1:.2} s ({}), one row per point: series, machine, t_s, value, unit",
-                    if self.time.range().is_some() {
-                        "the selected range"
-                    } else {
-                        "the window shown"
-                    }
-                ));
-                for (m, on) in &mut dlg.metrics {
-                    ui.checkbox(on, m.name()).on_hover_text(m.unit());
-                }
-                ui.horizontal(|ui| {
-                    ui.label("file");
-                    ui.text_edit_singleline(&mut dlg.path);
-                });
-                ui.horizontal(|ui| {
-                    if ui.button("Write").clicked() {
-                        let metrics: Vec<Metric> = dlg
-                            .metrics
-                            .iter()
-                            .filter(|(_, on)| *on)
-                            .map(|(m, _)| *m)
-                            .collect();
-                        // The rows are gathered here (the store lives on this thread), the
-                        // file is written by a job.
-                        let mut rows = Vec::new();
-                        let gathered = crate::report::export_csv(
-                            &self.store,
-                            &metrics,
-                            &[],
-                            t0,
-                            t1,
-                            &mut rows,
-                        );
-                        let path = PathBuf::from(dlg.path.trim());
-                        match gathered {
-                            Ok(n) => {
-                                match Job::spawn(format!("writing {}", path.display()), move |_| {
-                                    write_file(&path, &rows)
-                                        .map(|()| format!("wrote {n} rows to {}", path.display()))
-                                        .map_err(|e| format!("export failed: {e}"))
-                                }) {
-                                    Ok(j) => self.status_jobs.push(j),
-                                    Err(e) => self.status = format!("error: {e}"),
-                                }
-                            }
-                            Err(e) => self.status = format!("error: export failed: {e}"),
-                        }
-                        keep = false;
-                    }
-                    if ui.button("Cancel").clicked() {
-                        keep = false;
-                    }
-                });
-            });
-            if keep {
-                self.export = Some(dlg);
+        if let Some(dlg) = self.export.as_mut() {
+            let (keep, actions) = dlg.ui(ctx, &self.store, &self.time, self.window_s);
+            self.actions.extend(actions);
+            if !keep {
+                self.export = None;
             }
         }
     }
@@ -1511,22 +1362,6 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// The recordings in `recordings/` (for the Open dialog; run on a job thread).
-fn list_recordings() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(RECORDINGS_DIR)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.extension()
-                        .is_some_and(|x| x == crate::recording::EXTENSION)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
 }
 
 /// Writes an RGBA PNG; refuses an image with a single colour (a blank window).

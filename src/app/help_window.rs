@@ -1,0 +1,37 @@
+//! The help window: what movescope shows, and the keys.
+
+use eframe::egui;
+
+/// Shows the help window; returns whether it stays open.
+pub fn ui(ctx: &egui::Context) -> bool {
+    let mut open = true;
+    egui::Window::new("Help")
+            .open(&mut open)
+            .default_width(420.0)
+            .show(ctx, |ui| {
+                ui.label("movescope runs GMC's move cycle: clients predict their pawns, the server re-runs every move and corrects the clients that diverged; everyone else's pawns are smoothed proxies. Hover any title for what it shows.");
+                ui.separator();
+                egui::Grid::new("keys").num_columns(2).show(ui, |ui| {
+                    for (k, what) in [
+                        ("Space", "pause/resume a live session; play/pause a recording"),
+                        ("Left / Right", "one frame back / forward (the viewed machine's frames)"),
+                        ("Shift+Left / Right", "previous / next move"),
+                        ("PageUp / PageDown", "previous / next correction or warning"),
+                        ("End", "follow live (or go to the end of a recording)"),
+                        ("Shift+drag on the timeline", "select a range (for CSV export)"),
+                        ("click a plot or a log line", "move the cursor there"),
+                        ("double-click a client's point", "the journey of its move (a correction plot: the corrected move)"),
+                        ("click a player's pawn", "in the world view: the journey of its move at the cursor"),
+                        ("Doctor (top bar)", "every correction explained: deviating values, where values parted, cause and evidence"),
+                        ("Session > value trace", "bound values in and out of every move execution, for journeys and the doctor"),
+                        ("drop a .msrec file", "open the recording"),
+                        ("F1", "this window"),
+                    ] {
+                        ui.monospace(k);
+                        ui.label(what);
+                        ui.end_row();
+                    }
+                });
+            });
+    open
+}

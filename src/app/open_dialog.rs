@@ -1,0 +1,113 @@
+//! The Open dialog: a path field, the recordings opened or made recently, and the
+//! `recordings/` folder of the working directory (it says which folder; listed by a job).
+
+use std::path::PathBuf;
+
+use eframe::egui;
+use egui::RichText;
+
+use super::RECORDINGS_DIR;
+use super::action::Action;
+use super::jobs::{Job, Poll};
+
+pub struct OpenDialog {
+    path: String,
+    list: Option<Vec<PathBuf>>,
+    job: Option<Job<Vec<PathBuf>>>,
+}
+
+impl OpenDialog {
+    /// The dialog, listing the recordings folder on a job.
+    pub fn new() -> OpenDialog {
+        OpenDialog {
+            path: format!("{RECORDINGS_DIR}/"),
+            list: None,
+            job: Job::spawn("listing recordings", |_| list_recordings()).ok(),
+        }
+    }
+
+    /// Shows the dialog; returns whether it stays open, and what was chosen.
+    pub fn ui(&mut self, ctx: &egui::Context, recent: &[String]) -> (bool, Vec<Action>) {
+        let mut keep = true;
+        let mut chosen: Option<PathBuf> = None;
+        if let Some(job) = self.job.as_mut() {
+            match job.poll() {
+                Poll::Ready(list) => {
+                    self.list = Some(list);
+                    self.job = None;
+                }
+                Poll::Lost => {
+                    self.list = Some(Vec::new());
+                    self.job = None;
+                }
+                Poll::Pending => ctx.request_repaint(),
+            }
+        }
+        egui::Window::new("Open recording").show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                ui.label("file");
+                ui.text_edit_singleline(&mut self.path);
+                if ui.button("Open").clicked() {
+                    chosen = Some(PathBuf::from(self.path.trim()));
+                }
+                if ui.button("Cancel").clicked() {
+                    keep = false;
+                }
+            });
+            if !recent.is_empty() {
+                ui.label(RichText::new("Recent").strong());
+                for f in recent {
+                    if ui.selectable_label(false, f).clicked() {
+                        chosen = Some(PathBuf::from(f));
+                    }
+                }
+            }
+            let folder = std::env::current_dir()
+                .map(|d| d.join(RECORDINGS_DIR))
+                .unwrap_or_else(|_| PathBuf::from(RECORDINGS_DIR));
+            ui.label(RichText::new(format!("In {}:", folder.display())).strong());
+            match &self.list {
+                None => {
+                    ui.spinner();
+                }
+                Some(files) if files.is_empty() => {
+                    ui.weak("No recordings in this folder (Record in the top bar saves them here; or type a path above, or drop a .msrec file on the window).");
+                }
+                Some(files) => {
+                    egui::ScrollArea::vertical()
+                        .max_height(240.0)
+                        .show(ui, |ui| {
+                            for f in files {
+                                if ui
+                                    .selectable_label(false, f.display().to_string())
+                                    .clicked()
+                                {
+                                    chosen = Some(f.clone());
+                                }
+                            }
+                        });
+                }
+            }
+        });
+        match chosen {
+            Some(p) => (false, vec![Action::OpenRecording(p)]),
+            None => (keep, Vec::new()),
+        }
+    }
+}
+
+/// The recordings in `recordings/` (run on a job thread).
+fn list_recordings() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(RECORDINGS_DIR)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|x| x == crate::recording::EXTENSION)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
