@@ -138,7 +138,13 @@ fn main() {
         h.state().status()
     );
     h.get_by_label("Export CSV…").click();
-    h.step();
+    // The click is applied after its frame; the dialog shows once it has been sized.
+    for _ in 0..10 {
+        if h.query_by_label("Write").is_some() {
+            break;
+        }
+        h.step();
+    }
     h.get_by_label("Write").click();
     phases.push(frames_until(
         &mut h,

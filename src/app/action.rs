@@ -58,6 +58,8 @@ pub enum Action {
     Screenshot,
     BugReport,
     ResetLayout,
+    /// Show the plot with this title (a lesson step points at it).
+    ShowPlot(String),
     /// The CSV export dialog.
     OpenExport,
     /// Write these points as CSV to `path` (a job).

@@ -6,8 +6,7 @@
 use eframe::egui;
 use egui::{Color32, RichText};
 
-use super::MovescopeApp;
-use super::action::Action;
+use super::action::{Action, Feedback};
 use crate::preset::Preset;
 
 /// Where a lesson's outcomes are shown.
@@ -29,9 +28,9 @@ pub fn lesson_key(name: &str) -> String {
     base.strip_suffix(".ron").unwrap_or(&base).to_string()
 }
 
-/// Where the learner is in a lesson.
+/// The lessons window: where the learner is in a lesson.
 #[derive(Clone, Debug, Default)]
-pub struct LessonState {
+pub struct LessonsWindow {
     pub open: bool,
     pub list: Vec<LessonEntry>,
     /// Index into `list` of the running lesson.
@@ -43,6 +42,8 @@ pub struct LessonState {
     /// The current step's change was made.
     pub done: bool,
     pub presenter: bool,
+    /// Why the step's change could not be made.
+    error: Option<String>,
 }
 
 /// Every shipped preset with lesson material (built in: works from any folder), and local
@@ -83,64 +84,47 @@ pub fn shipped_lessons() -> Vec<LessonEntry> {
     v
 }
 
-impl MovescopeApp {
+impl LessonsWindow {
     /// The plot title the current lesson step points at, if any.
-    pub(super) fn lesson_focus(&self) -> Option<String> {
-        let l = &self.lessons;
-        let entry = l.list.get(l.current?)?;
-        let step = entry.preset.lesson.as_ref()?.steps.get(l.step)?;
+    pub fn focus(&self) -> Option<String> {
+        let entry = self.list.get(self.current?)?;
+        let step = entry.preset.lesson.as_ref()?.steps.get(self.step)?;
         step.look_at.clone()
     }
 
-    fn start_lesson(&mut self, i: usize) {
-        let Some(e) = self.lessons.list.get(i).cloned() else {
-            return;
-        };
-        self.lessons.current = Some(i);
-        self.lessons.step = 0;
-        self.reset_step();
-        self.start_preset(e.preset, e.name.clone());
-        self.show_focus();
+    /// The actions that make the step's plot visible.
+    fn show_focus(&self) -> Vec<Action> {
+        self.focus().map(Action::ShowPlot).into_iter().collect()
     }
 
     fn reset_step(&mut self) {
-        self.lessons.choice = None;
-        self.lessons.revealed = false;
-        self.lessons.done = false;
+        self.choice = None;
+        self.revealed = false;
+        self.done = false;
     }
 
-    /// Makes sure the plot the step points at is shown.
-    fn show_focus(&mut self) {
-        if let Some(title) = self.lesson_focus()
-            && let Some(i) = super::plots::PLOTS.iter().position(|p| p.title == title)
-        {
-            self.plots.shown[i] = true;
-        }
-    }
-
-    /// Applies `key=value` changes to the running session: the session decides what changes
-    /// live and what needs a restart ([`crate::live::LiveSession::change_to`]).
-    pub(super) fn apply_sets(&mut self, sets: &[String]) -> bool {
-        let mut p = self.shown_preset().clone();
+    /// `key=value` changes applied to the running session's settings (`preset`): one
+    /// `ChangeTo`, so the session decides what changes live and what needs a restart
+    /// ([`crate::live::LiveSession::change_to`]).
+    fn apply_sets(&mut self, preset: &Preset, sets: &[String]) -> Result<Action, String> {
+        let mut p = preset.clone();
         for kv in sets {
-            if let Err(e) = p.set(kv) {
-                self.status = format!("error: {e}");
-                return false;
-            }
+            p.set(kv).map_err(|e| e.to_string())?;
         }
-        self.actions.push(Action::ChangeTo {
+        Ok(Action::ChangeTo {
             origin: ORIGIN,
             preset: Box::new(p),
-        });
-        true
+        })
     }
 
-    pub(super) fn lessons_window(&mut self, ctx: &egui::Context) {
-        if !self.lessons.open {
-            return;
+    /// The window over the session's settings (`preset`); returns what the learner asked for.
+    pub fn ui(&mut self, ctx: &egui::Context, preset: &Preset, feedback: &Feedback) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if !self.open {
+            return actions;
         }
-        if self.lessons.list.is_empty() {
-            self.lessons.list = shipped_lessons();
+        if self.list.is_empty() {
+            self.list = shipped_lessons();
         }
         let mut open = true;
         let mut start: Option<usize> = None;
@@ -153,26 +137,26 @@ impl MovescopeApp {
             .default_pos(egui::pos2(300.0, 70.0))
             .show(ctx, |ui| {
                 ui.horizontal(|ui| {
-                    let mut presenter = self.lessons.presenter;
+                    let mut presenter = self.presenter;
                     if ui
                         .checkbox(&mut presenter, "presenter mode")
                         .on_hover_text("Larger text and plots, for a projector.")
                         .changed()
                     {
-                        self.lessons.presenter = presenter;
+                        self.presenter = presenter;
                         ctx.set_zoom_factor(if presenter { 1.4 } else { 1.0 });
                     }
                 });
-                let current = self.lessons.current;
+                let current = self.current;
                 egui::ComboBox::from_label("lesson")
                     .selected_text(
                         current
-                            .and_then(|i| self.lessons.list.get(i))
+                            .and_then(|i| self.list.get(i))
                             .map_or("choose a lesson".to_string(), |e| e.preset.title.clone()),
                     )
                     .height(500.0)
                     .show_ui(ui, |ui| {
-                        for (i, e) in self.lessons.list.iter().enumerate() {
+                        for (i, e) in self.list.iter().enumerate() {
                             if ui
                                 .selectable_label(current == Some(i), &e.preset.title)
                                 .on_hover_text(&e.preset.description)
@@ -182,7 +166,7 @@ impl MovescopeApp {
                             }
                         }
                     });
-                let Some(entry) = current.and_then(|i| self.lessons.list.get(i)) else {
+                let Some(entry) = current.and_then(|i| self.list.get(i)) else {
                     ui.label(
                         "Pick a lesson: it starts its scenario live and walks you through it.",
                     );
@@ -195,7 +179,7 @@ impl MovescopeApp {
                 ui.label(RichText::new(format!("Watch: {}", lesson.watch)).italics());
                 ui.separator();
                 let n = lesson.steps.len();
-                let k = self.lessons.step.min(n.saturating_sub(1));
+                let k = self.step.min(n.saturating_sub(1));
                 ui.label(RichText::new(format!("Step {} of {n}", k + 1)).strong());
                 if let Some(step) = lesson.steps.get(k) {
                     ui.label(&step.say);
@@ -209,20 +193,17 @@ impl MovescopeApp {
                     if let Some(q) = &step.question {
                         ui.label(RichText::new(q).strong());
                         for (i, c) in step.choices.iter().enumerate() {
-                            ui.radio_value(&mut self.lessons.choice, Some(i), c);
+                            ui.radio_value(&mut self.choice, Some(i), c);
                         }
-                        if !self.lessons.revealed
+                        if !self.revealed
                             && ui
-                                .add_enabled(
-                                    self.lessons.choice.is_some(),
-                                    egui::Button::new("Answer"),
-                                )
+                                .add_enabled(self.choice.is_some(), egui::Button::new("Answer"))
                                 .clicked()
                         {
-                            self.lessons.revealed = true;
+                            self.revealed = true;
                         }
-                        if self.lessons.revealed {
-                            let right = self.lessons.choice == step.answer;
+                        if self.revealed {
+                            let right = self.choice == step.answer;
                             ui.colored_label(
                                 if right {
                                     Color32::from_rgb(80, 200, 110)
@@ -234,25 +215,28 @@ impl MovescopeApp {
                         }
                     }
                     let show_reveal = if asked {
-                        self.lessons.revealed
+                        self.revealed
                     } else {
-                        step.set.is_empty() || self.lessons.done
+                        step.set.is_empty() || self.done
                     };
                     if show_reveal && !step.reveal.is_empty() {
                         ui.label(&step.reveal);
                     }
                     if !step.set.is_empty() {
-                        let ready = !asked || self.lessons.revealed;
+                        let ready = !asked || self.revealed;
                         if ui
-                            .add_enabled(ready && !self.lessons.done, egui::Button::new("Do it"))
+                            .add_enabled(ready && !self.done, egui::Button::new("Do it"))
                             .on_hover_text(step.set.join(", "))
                             .clicked()
                         {
                             sets = Some(step.set.clone());
                         }
-                        if self.lessons.done {
+                        if self.done {
                             ui.weak(format!("Done: {}", step.set.join(", ")));
-                            self.feedback.show(ui, ORIGIN);
+                            feedback.show(ui, ORIGIN);
+                        }
+                        if let Some(e) = &self.error {
+                            ui.colored_label(Color32::from_rgb(230, 80, 80), e);
                         }
                     }
                 }
@@ -289,22 +273,37 @@ impl MovescopeApp {
                     }
                 }
             });
-        self.lessons.open = open;
-        if let Some(i) = start {
-            self.start_lesson(i);
-        }
-        if let Some(s) = sets
-            && self.apply_sets(&s)
+        self.open = open;
+        if let Some(i) = start
+            && let Some(e) = self.list.get(i).cloned()
         {
-            self.lessons.done = true;
+            self.current = Some(i);
+            self.step = 0;
+            self.reset_step();
+            actions.push(Action::Start {
+                preset: Box::new(e.preset),
+                name: e.name,
+            });
+            actions.extend(self.show_focus());
+        }
+        if let Some(s) = sets {
+            match self.apply_sets(preset, &s) {
+                Ok(a) => {
+                    actions.push(a);
+                    self.done = true;
+                    self.error = None;
+                }
+                Err(e) => self.error = Some(e),
+            }
         }
         if let Some(k) = step_to {
-            self.lessons.step = k;
+            self.step = k;
             self.reset_step();
-            self.show_focus();
+            actions.extend(self.show_focus());
         }
         if let Some(name) = fixed {
-            self.actions.push(Action::StartNamed(name));
+            actions.push(Action::StartNamed(name));
         }
+        actions
     }
 }

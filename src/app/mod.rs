@@ -50,7 +50,7 @@ use jobs::{Job, Poll, StatusJobs};
 /// Longest the UI spends draining live telemetry per frame.
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
 /// Longest the UI spends loading a recording per frame (it stays responsive meanwhile).
-const LOAD_BUDGET: Duration = Duration::from_millis(25);
+const LOAD_BUDGET: Duration = Duration::from_millis(10);
 /// Seconds of history the store of a live session keeps by default.
 pub const RETENTION: f64 = 600.0;
 /// Folder recordings are saved in and opened from.
@@ -201,7 +201,7 @@ pub struct MovescopeApp {
     /// The theme the window was last set to.
     theme_applied: Option<bool>,
     layout: egui_tiles::Tree<layout::Pane>,
-    lessons: lessons::LessonState,
+    lessons: lessons::LessonsWindow,
     whatif: whatif_window::WhatIfState,
     doctor: doctor_window::DoctorState,
     /// The move journey window.
@@ -258,7 +258,7 @@ impl MovescopeApp {
             light: false,
             theme_applied: None,
             layout: layout::default_layout(),
-            lessons: lessons::LessonState::default(),
+            lessons: lessons::LessonsWindow::default(),
             whatif: whatif_window::WhatIfState::default(),
             doctor: doctor_window::DoctorState::default(),
             journey: journey_window::JourneyWindow::default(),
@@ -701,6 +701,11 @@ impl MovescopeApp {
                 }
                 Action::BugReport => self.bug_report(ctx),
                 Action::ResetLayout => self.layout = layout::default_layout(),
+                Action::ShowPlot(title) => {
+                    if let Some(i) = plots::PLOTS.iter().position(|p| p.title == title) {
+                        self.plots.shown[i] = true;
+                    }
+                }
                 Action::OpenExport => {
                     self.export = Some(export_dialog::ExportDialog::default());
                 }
@@ -1145,7 +1150,19 @@ impl MovescopeApp {
     fn dialogs(&mut self, ctx: &egui::Context) {
         let actions = self.journey.ui(ctx);
         self.actions.extend(actions);
-        self.lessons_window(ctx);
+        let actions = self.lessons.ui(
+            ctx,
+            Self::session_view(
+                &self.session,
+                &self.opened,
+                &self.options,
+                &self.time,
+                &self.feedback,
+            )
+            .preset,
+            &self.feedback,
+        );
+        self.actions.extend(actions);
         self.whatif_window(ctx);
         self.doctor_window(ctx);
         {
@@ -1329,7 +1346,7 @@ impl eframe::App for MovescopeApp {
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
-                self.plots.focus = self.lesson_focus();
+                self.plots.focus = self.lessons.focus();
                 let plot_view = plots::View::at(&self.time, self.window_s, self.placed_at);
                 self.placed_at = Some(self.time.cursor());
                 let mut behavior = layout::PaneBehavior {
