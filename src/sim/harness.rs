@@ -710,6 +710,7 @@ impl Session {
     }
 
     /// Keeps a finished datagram's buffer for a later datagram.
+    #[inline]
     fn recycle(&mut self, bytes: Vec<u8>) {
         if self.spare.len() < SPARE_BUFFERS {
             self.spare.push(bytes);
