@@ -500,6 +500,11 @@ fn opening_and_closing_panes_and_windows_sends_no_command() {
     h.run_steps(3);
     h.get_by_label("Cancel").click();
     h.run_steps(2);
+    // The journey window (traced on a job) and a tab of the world view.
+    h.get_by_label("Move journey").click();
+    h.run_steps(3);
+    h.get_by_label("seen from").click();
+    h.run_steps(2);
     assert_eq!(
         h.state().commands_sent(),
         &[] as &[String],

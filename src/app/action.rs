@@ -58,6 +58,10 @@ pub enum Action {
     Screenshot,
     BugReport,
     ResetLayout,
+    /// Run the doctor on what is shown (the recording, or the live session's recent records).
+    Examine,
+    /// Remove the what-if run drawn over the plots.
+    ClearOverlay,
     /// Show the plot with this title (a lesson step points at it).
     ShowPlot(String),
     /// The CSV export dialog.

@@ -4,15 +4,31 @@
 //! correction with its deviating values, where its values parted, and the evidence. Click a
 //! correction to move the cursor there; "journey" shows its move.
 
+use std::sync::Arc;
+
 use eframe::egui::{self, Color32, RichText};
 
-use super::MovescopeApp;
+use super::action::Action;
 use super::jobs::{Job, Poll};
 use crate::doctor::Report;
+use crate::model::binding::Binding;
+use crate::model::telemetry::Record;
+use crate::recording::Recording;
 use crate::timeline::TimeCommand;
 
+/// What the doctor examines.
+pub enum DoctorSource {
+    /// The whole recording (the value trace re-simulated where it can be).
+    Recording(Arc<Recording>),
+    /// A live session's recent records, with the binding list the server uses.
+    Live {
+        bindings: Vec<Binding>,
+        records: Vec<Record>,
+    },
+}
+
 #[derive(Default)]
-pub struct DoctorState {
+pub struct DoctorWindow {
     pub open: bool,
     running: Option<Job<Result<Report, String>>>,
     pub report: Option<Report>,
@@ -24,14 +40,13 @@ pub struct DoctorState {
 /// Corrections listed in the window (the rest are counted).
 const LISTED: usize = 300;
 
-impl MovescopeApp {
-    /// Examines the opened recording (in the background) or the live session's recent records.
-    pub fn run_doctor(&mut self) {
-        self.doctor.error = None;
-        let job = match &self.opened {
-            Some(o) => {
-                let rec = o.recording.clone();
-                self.doctor.covers = "the whole recording".into();
+impl DoctorWindow {
+    /// Examines `source` on a job (the report shows when it ends).
+    pub fn examine(&mut self, source: DoctorSource) {
+        self.error = None;
+        let job = match source {
+            DoctorSource::Recording(rec) => {
+                self.covers = "the whole recording".into();
                 Job::spawn("the doctor", move |_| {
                     let (records, damage) = rec.load_all();
                     let mut report = crate::doctor::examine_recording(&rec, &records);
@@ -41,14 +56,8 @@ impl MovescopeApp {
                     Ok(report)
                 })
             }
-            None => {
-                let bindings = self
-                    .session
-                    .as_ref()
-                    .map(|s| s.bindings().list().to_vec())
-                    .unwrap_or_default();
-                let records: Vec<_> = self.recent.iter().cloned().collect();
-                self.doctor.covers = format!(
+            DoctorSource::Live { bindings, records } => {
+                self.covers = format!(
                     "the live session's last {:.0} s",
                     records
                         .first()
@@ -61,43 +70,49 @@ impl MovescopeApp {
             }
         };
         match job {
-            Ok(j) => self.doctor.running = Some(j),
-            Err(e) => self.doctor.error = Some(e),
+            Ok(j) => self.running = Some(j),
+            Err(e) => self.error = Some(e),
         }
+    }
+
+    /// Forgets the report (another session or recording is shown).
+    pub fn reset(&mut self) {
+        self.running = None;
+        self.report = None;
+        self.error = None;
     }
 
     /// The doctor's last report (for tests and tools).
-    pub fn doctor_report(&self) -> Option<&Report> {
-        self.doctor.report.as_ref()
+    pub fn report(&self) -> Option<&Report> {
+        self.report.as_ref()
     }
 
-    pub(super) fn doctor_window(&mut self, ctx: &egui::Context) {
-        if let Some(job) = self.doctor.running.as_mut() {
+    /// The window; `recording`: a recording is shown (else a live session). Asks for an
+    /// examination (`Action::Examine`) when opened on a recording without a report.
+    pub fn ui(&mut self, ctx: &egui::Context, recording: bool) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if let Some(job) = self.running.as_mut() {
             match job.poll() {
                 Poll::Pending => ctx.request_repaint_after(std::time::Duration::from_millis(100)),
                 Poll::Ready(done) => {
-                    self.doctor.running = None;
+                    self.running = None;
                     match done {
-                        Ok(r) => self.doctor.report = Some(r),
-                        Err(e) => self.doctor.error = Some(e),
+                        Ok(r) => self.report = Some(r),
+                        Err(e) => self.error = Some(e),
                     }
                 }
                 Poll::Lost => {
-                    self.doctor.running = None;
-                    self.doctor.error = Some("the doctor stopped without a report".into());
+                    self.running = None;
+                    self.error = Some("the doctor stopped without a report".into());
                 }
             }
         }
-        if !self.doctor.open {
-            return;
+        if !self.open {
+            return actions;
         }
         // Opened on a recording (`--window doctor`, or the button): examine it once.
-        if self.doctor.report.is_none()
-            && self.doctor.running.is_none()
-            && self.doctor.error.is_none()
-            && self.opened.is_some()
-        {
-            self.run_doctor();
+        if self.report.is_none() && self.running.is_none() && self.error.is_none() && recording {
+            actions.push(Action::Examine);
         }
         let mut open = true;
         let mut run = false;
@@ -109,8 +124,8 @@ impl MovescopeApp {
             .show(ctx, |ui| {
                 ui.label("Every correction explained: which bound values deviated and by how much against their tolerance, where the move's values first parted (with the value trace), and the most likely cause from the checklist of GMC pitfalls, with its evidence (docs/doctor.md).");
                 ui.horizontal(|ui| {
-                    let busy = self.doctor.running.is_some();
-                    let what = if self.opened.is_some() { "Examine the recording" } else { "Examine the last 30 s" };
+                    let busy = self.running.is_some();
+                    let what = if recording { "Examine the recording" } else { "Examine the last 30 s" };
                     if ui.add_enabled(!busy, egui::Button::new(what)).clicked() {
                         run = true;
                     }
@@ -119,12 +134,12 @@ impl MovescopeApp {
                         ui.weak("re-simulating for the value trace if needed…");
                     }
                 });
-                if let Some(e) = &self.doctor.error {
+                if let Some(e) = &self.error {
                     ui.colored_label(Color32::from_rgb(230, 80, 80), e);
                 }
-                let Some(r) = &self.doctor.report else { return };
+                let Some(r) = &self.report else { return };
                 ui.separator();
-                ui.label(RichText::new(format!("{} corrections in {}.", r.corrections, self.doctor.covers)).strong());
+                ui.label(RichText::new(format!("{} corrections in {}.", r.corrections, self.covers)).strong());
                 ui.weak(format!("Value trace: {}.", r.value_trace));
                 egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
                     if !r.causes.is_empty() {
@@ -182,16 +197,21 @@ impl MovescopeApp {
                     }
                 });
             });
-        self.doctor.open = open;
+        self.open = open;
         if run {
-            self.run_doctor();
+            actions.push(Action::Examine);
         }
         if let Some(t) = seek {
-            self.time_command(TimeCommand::Seek(t));
+            actions.push(Action::Time(TimeCommand::Seek(t)));
         }
-        if let Some((c, m, t)) = journey {
-            self.time_command(TimeCommand::Seek(t));
-            self.show_lineage(c, Some(m), t);
+        if let Some((client, m, t)) = journey {
+            actions.push(Action::Time(TimeCommand::Seek(t)));
+            actions.push(Action::Journey {
+                client,
+                move_id: Some(m),
+                t,
+            });
         }
+        actions
     }
 }

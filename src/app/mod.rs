@@ -202,8 +202,8 @@ pub struct MovescopeApp {
     theme_applied: Option<bool>,
     layout: egui_tiles::Tree<layout::Pane>,
     lessons: lessons::LessonsWindow,
-    whatif: whatif_window::WhatIfState,
-    doctor: doctor_window::DoctorState,
+    whatif: whatif_window::WhatIfWindow,
+    doctor: doctor_window::DoctorWindow,
     /// The move journey window.
     journey: journey_window::JourneyWindow,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
@@ -259,8 +259,8 @@ impl MovescopeApp {
             theme_applied: None,
             layout: layout::default_layout(),
             lessons: lessons::LessonsWindow::default(),
-            whatif: whatif_window::WhatIfState::default(),
-            doctor: doctor_window::DoctorState::default(),
+            whatif: whatif_window::WhatIfWindow::default(),
+            doctor: doctor_window::DoctorWindow::default(),
             journey: journey_window::JourneyWindow::default(),
             journey_pending: false,
             actions: Vec::new(),
@@ -393,6 +393,27 @@ impl MovescopeApp {
         &self.status
     }
 
+    /// The doctor's last report (for tests and tools).
+    pub fn doctor_report(&self) -> Option<&crate::doctor::Report> {
+        self.doctor.report()
+    }
+
+    /// Runs the doctor on what is shown: the recording, or the live session's recent records.
+    fn examine(&mut self) {
+        let source = match &self.opened {
+            Some(o) => doctor_window::DoctorSource::Recording(o.recording.clone()),
+            None => doctor_window::DoctorSource::Live {
+                bindings: self
+                    .session
+                    .as_ref()
+                    .map(|s| s.bindings().list().to_vec())
+                    .unwrap_or_default(),
+                records: self.recent.iter().cloned().collect(),
+            },
+        };
+        self.doctor.examine(source);
+    }
+
     /// Applies a timeline command (the bar, the keyboard and clicks go through here).
     pub fn time_command(&mut self, cmd: TimeCommand) {
         self.time.apply(cmd, &self.store);
@@ -402,6 +423,7 @@ impl MovescopeApp {
         self.plots.overlay = None;
         self.plots.clear_cache();
         self.whatif.result = None;
+        self.doctor.reset();
         self.store = Store::new(self.options.retention);
         self.recent.clear();
         self.placed_at = None;
@@ -701,6 +723,11 @@ impl MovescopeApp {
                 }
                 Action::BugReport => self.bug_report(ctx),
                 Action::ResetLayout => self.layout = layout::default_layout(),
+                Action::Examine => self.examine(),
+                Action::ClearOverlay => {
+                    self.plots.overlay = None;
+                    self.plots.clear_cache();
+                }
                 Action::ShowPlot(title) => {
                     if let Some(i) = plots::PLOTS.iter().position(|p| p.title == title) {
                         self.plots.shown[i] = true;
@@ -739,7 +766,7 @@ impl MovescopeApp {
             Toggle::Doctor => {
                 self.doctor.open = !self.doctor.open;
                 if self.doctor.open && self.doctor.report.is_none() {
-                    self.run_doctor();
+                    self.examine();
                 }
             }
             Toggle::WhatIf => self.whatif.open = !self.whatif.open,
@@ -1163,8 +1190,39 @@ impl MovescopeApp {
             &self.feedback,
         );
         self.actions.extend(actions);
-        self.whatif_window(ctx);
-        self.doctor_window(ctx);
+        if let Some(store_b) = self.whatif.poll() {
+            self.plots.overlay = Some(store_b);
+            self.plots.clear_cache();
+        }
+        if self.ready_since.is_none()
+            && !self.whatif.is_running()
+            && !self.whatif.pending
+            && self.opened.as_ref().is_some_and(|o| o.loader.is_none())
+        {
+            // A `--whatif` run waited for its result before the screenshot.
+            self.ready_since = Some(Instant::now());
+        }
+        let loaded = self
+            .opened
+            .as_ref()
+            .filter(|o| o.loader.is_none())
+            .map(|o| o.recording.clone());
+        let view = whatif_window::WhatIfView {
+            recording: loaded,
+            faults: &Self::session_view(
+                &self.session,
+                &self.opened,
+                &self.options,
+                &self.time,
+                &self.feedback,
+            )
+            .preset
+            .faults,
+            overlay: self.plots.overlay.is_some(),
+        };
+        let mut actions = self.whatif.ui(ctx, &view);
+        actions.extend(self.doctor.ui(ctx, self.opened.is_some()));
+        self.actions.extend(actions);
         {
             let bindings: Vec<crate::model::binding::Binding> = match &self.session {
                 Some(s) => s.bindings().list().to_vec(),

@@ -1,57 +1,84 @@
 //! The what-if window: re-run the opened recording with changes (in virtual time, on a
 //! background thread) and draw the changed run over the original in every plot.
 
-use crossbeam_channel::{Receiver, bounded};
+use std::sync::Arc;
+
 use eframe::egui;
 
-use super::MovescopeApp;
+use super::action::Action;
+use super::jobs::{Job, Poll};
+use crate::model::settings::Faults;
+use crate::recording::Recording;
 use crate::store::Store;
 use crate::timeline::TimeCommand;
 use crate::whatif::Comparison;
 
 #[derive(Default)]
-pub struct WhatIfState {
+pub struct WhatIfWindow {
     pub open: bool,
     /// `key=value` changes, one per line.
     pub changes: String,
-    running: Option<Receiver<Result<(Comparison, Store), String>>>,
+    running: Option<Job<Result<(Comparison, Store), String>>>,
     pub result: Option<Comparison>,
     pub error: Option<String>,
     /// Run as soon as the recording has loaded (`movescope open FILE --whatif …`).
     pub pending: bool,
 }
 
-impl MovescopeApp {
-    pub(super) fn whatif_window(&mut self, ctx: &egui::Context) {
-        // A finished run.
-        if let Some(rx) = &self.whatif.running
-            && let Ok(done) = rx.try_recv()
-        {
-            self.whatif.running = None;
-            match done {
-                Ok((cmp, store_b)) => {
-                    self.plots.overlay = Some(store_b);
-                    self.plots.clear_cache();
-                    self.whatif.result = Some(cmp);
-                    self.whatif.error = None;
-                }
-                Err(e) => self.whatif.error = Some(e),
+/// What the what-if window needs to know of the app.
+pub struct WhatIfView<'a> {
+    /// The recording shown, once loaded.
+    pub recording: Option<Arc<Recording>>,
+    /// The pitfall switches the recording runs with.
+    pub faults: &'a Faults,
+    /// A changed run is drawn over the plots.
+    pub overlay: bool,
+}
+
+impl WhatIfWindow {
+    /// Polls a run; returns the changed run's store once it ended (the app overlays it).
+    pub fn poll(&mut self) -> Option<Store> {
+        let job = self.running.as_mut()?;
+        let done = match job.poll() {
+            Poll::Pending => return None,
+            Poll::Ready(done) => done,
+            Poll::Lost => Err("the what-if run stopped without a result".into()),
+        };
+        self.running = None;
+        match done {
+            Ok((cmp, store_b)) => {
+                self.result = Some(cmp);
+                self.error = None;
+                Some(store_b)
             }
-            if self.ready_since.is_none() {
-                self.ready_since = Some(std::time::Instant::now());
+            Err(e) => {
+                self.error = Some(e);
+                None
             }
         }
-        if !self.whatif.open {
-            return;
+    }
+
+    /// Whether a run is going on.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    pub fn ui(&mut self, ctx: &egui::Context, view: &WhatIfView) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if self.running.is_some() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+        if !self.open {
+            return actions;
         }
         let mut open = true;
-        let mut run = self.whatif.pending && !self.is_loading() && self.opened.is_some();
+        let mut run = self.pending && view.recording.is_some();
         if run {
-            self.whatif.pending = false;
+            self.pending = false;
         }
         let mut seek = None;
         let mut clear = false;
-        let recording = self.opened.as_ref().map(|o| o.recording.clone());
+        let recording = view.recording.clone();
         egui::Window::new("What if")
             .open(&mut open)
             .default_width(640.0)
@@ -65,7 +92,7 @@ impl MovescopeApp {
                 }
                 ui.label("Changes, one per line (as for --set), e.g. faults.unbound_member=false, link.latency_ms=150, gmc.use_client_replay=false:");
                 ui.add(
-                    egui::TextEdit::multiline(&mut self.whatif.changes)
+                    egui::TextEdit::multiline(&mut self.changes)
                         .desired_rows(3)
                         .desired_width(f32::INFINITY),
                 )
@@ -76,16 +103,16 @@ impl MovescopeApp {
                         crate::model::settings::Faults::EXPLAINED.iter().enumerate()
                     {
                         if ui.small_button(*name).on_hover_text(*explain).clicked() {
-                            let on = self.shown_preset().faults.is_on(i);
-                            if !self.whatif.changes.is_empty() && !self.whatif.changes.ends_with('\n') {
-                                self.whatif.changes.push('\n');
+                            let on = view.faults.is_on(i);
+                            if !self.changes.is_empty() && !self.changes.ends_with('\n') {
+                                self.changes.push('\n');
                             }
-                            self.whatif.changes += &format!("faults.{name}={}", !on);
+                            self.changes += &format!("faults.{name}={}", !on);
                         }
                     }
                 });
                 ui.horizontal(|ui| {
-                    let busy = self.whatif.running.is_some();
+                    let busy = self.running.is_some();
                     if ui
                         .add_enabled(recording.is_some() && !busy, egui::Button::new("Run B"))
                         .clicked()
@@ -96,16 +123,16 @@ impl MovescopeApp {
                         ui.spinner();
                     }
                     if ui
-                        .add_enabled(self.plots.overlay.is_some(), egui::Button::new("Clear B"))
+                        .add_enabled(view.overlay, egui::Button::new("Clear B"))
                         .clicked()
                     {
                         clear = true;
                     }
                 });
-                if let Some(e) = &self.whatif.error {
+                if let Some(e) = &self.error {
                     ui.colored_label(egui::Color32::from_rgb(230, 80, 80), e);
                 }
-                if let Some(c) = &self.whatif.result {
+                if let Some(c) = &self.result {
                     ui.separator();
                     ui.monospace(c.to_text());
                     if let Some(d) = &c.first_divergence
@@ -115,41 +142,35 @@ impl MovescopeApp {
                     }
                 }
             });
-        self.whatif.open = open;
+        self.open = open;
         if clear {
-            self.plots.overlay = None;
-            self.plots.clear_cache();
-            self.whatif.result = None;
+            self.result = None;
+            actions.push(Action::ClearOverlay);
         }
         if let Some(t) = seek {
-            self.time_command(TimeCommand::Seek(t));
+            actions.push(Action::Time(TimeCommand::Seek(t)));
         }
         if run && let Some(rec) = recording {
             let changes: Vec<String> = self
-                .whatif
                 .changes
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .map(String::from)
                 .collect();
-            let (tx, rx) = bounded(1);
-            let spawned = std::thread::Builder::new()
-                .name("what-if".into())
-                .spawn(move || {
-                    let out = crate::whatif::run(&rec, &changes).map(|w| {
-                        let mut store = Store::new(None);
-                        for r in &w.records_b {
-                            store.ingest(r);
-                        }
-                        (w.comparison, store)
-                    });
-                    let _ = tx.send(out);
-                });
-            match spawned {
-                Ok(_) => self.whatif.running = Some(rx),
-                Err(e) => self.whatif.error = Some(e.to_string()),
+            match Job::spawn("what-if", move |_| {
+                crate::whatif::run(&rec, &changes).map(|w| {
+                    let mut store = Store::new(None);
+                    for r in &w.records_b {
+                        store.ingest(r);
+                    }
+                    (w.comparison, store)
+                })
+            }) {
+                Ok(j) => self.running = Some(j),
+                Err(e) => self.error = Some(e),
             }
         }
+        actions
     }
 }
