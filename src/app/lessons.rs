@@ -49,6 +49,12 @@ pub struct LessonsWindow {
 /// Every shipped preset with lesson material (built in: works from any folder), and local
 /// `presets/` files with lessons that are not shipped, in lesson order.
 pub fn shipped_lessons() -> Vec<LessonEntry> {
+    lessons_with_local(std::path::Path::new("presets"))
+}
+
+/// The built-in lessons and those of the preset files in `local` (a folder that need not
+/// exist) that are not shipped, in lesson order.
+pub fn lessons_with_local(local: &std::path::Path) -> Vec<LessonEntry> {
     let mut v: Vec<LessonEntry> = crate::shipped::PRESETS
         .iter()
         .filter_map(|(name, text)| {
@@ -60,13 +66,13 @@ pub fn shipped_lessons() -> Vec<LessonEntry> {
             })
         })
         .collect();
-    let local = std::fs::read_dir("presets")
+    let files = std::fs::read_dir(local)
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-    for path in local {
+    for path in files {
         if path.extension().is_none_or(|x| x != "ron") {
             continue;
         }
@@ -305,5 +311,34 @@ impl LessonsWindow {
             actions.push(Action::StartNamed(name));
         }
         actions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lessons_are_there_without_a_presets_folder() {
+        let none = lessons_with_local(std::path::Path::new("/nonexistent/movescope/presets"));
+        // Every pitfall and network lesson, from the binary alone.
+        assert!(none.len() >= 15, "{}", none.len());
+        assert!(none.iter().any(|e| e.name == "pitfall-01-unbound-member"));
+        let orders: Vec<u32> = none
+            .iter()
+            .map(|e| e.preset.lesson.as_ref().unwrap().order)
+            .collect();
+        assert!(orders.windows(2).all(|w| w[0] <= w[1]), "in lesson order");
+        // The repository's own folder adds nothing: its files are the shipped ones.
+        let repo =
+            lessons_with_local(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("presets"));
+        assert_eq!(repo.len(), none.len());
+    }
+
+    #[test]
+    fn lesson_names_match_however_they_are_spelled() {
+        assert_eq!(lesson_key("presets/pitfall-01-x.ron"), "pitfall-01-x");
+        assert_eq!(lesson_key("pitfall-01-x.ron"), "pitfall-01-x");
+        assert_eq!(lesson_key("pitfall-01-x"), "pitfall-01-x");
     }
 }
