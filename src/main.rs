@@ -228,6 +228,13 @@ struct RunArgs {
     record: Option<PathBuf>,
 }
 
+/// `--seconds` of a bench (and `--hour-seconds`): the range of a run's length.
+fn bench_seconds(flag: &str, s: f64) -> Result<f64, String> {
+    movescope::ranges::check_as("seconds", flag, s)
+        .map_err(|(k, e)| format!("{k}: expected {e}"))?;
+    Ok(s)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -237,14 +244,16 @@ fn main() -> ExitCode {
             plots: true,
             seconds,
             ..
-        }) => bench_plots(seconds),
+        }) => bench_seconds("--seconds", seconds).and_then(bench_plots),
         Some(Command::Bench {
             recording: true,
             seconds,
             hour_seconds,
             ..
-        }) => bench_recording(seconds, hour_seconds),
-        Some(Command::Bench { seconds, .. }) => bench(seconds),
+        }) => bench_seconds("--seconds", seconds).and_then(|s| {
+            bench_seconds("--hour-seconds", hour_seconds).and_then(|h| bench_recording(s, h))
+        }),
+        Some(Command::Bench { seconds, .. }) => bench_seconds("--seconds", seconds).and_then(bench),
         Some(Command::Open {
             file,
             at,
@@ -380,9 +389,8 @@ fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
         preset.seed = seed;
     }
     if let Some(s) = args.seconds {
-        if !(s > 0.0 && s.is_finite()) {
-            return Err(format!("--seconds: expected a number > 0, got {s}"));
-        }
+        movescope::ranges::check_as("seconds", "--seconds", s)
+            .map_err(|(k, e)| format!("{k}: expected {e}"))?;
         preset.seconds = s;
     }
     Ok((preset, name))

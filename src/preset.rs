@@ -403,10 +403,55 @@ impl Preset {
         ] {
             check(key, v)?;
         }
+        // Input scripts: the players', the AI's, and each client's own.
+        let script = |path: &str, c: &InputScriptConfig| -> Result<(), (String, String)> {
+            for (field, v) in [
+                ("segment_min_s", c.segment_min_s),
+                ("segment_max_s", c.segment_max_s),
+                ("stop_chance", c.stop_chance),
+                ("dash_period_s", c.dash_period_s),
+            ] {
+                check_as(&format!("input.{field}"), &format!("{path}.{field}"), v)?;
+            }
+            if c.segment_min_s > c.segment_max_s {
+                return Err((
+                    format!("{path}.segment_max_s"),
+                    format!(
+                        "at least segment_min_s ({}), got {}",
+                        c.segment_min_s, c.segment_max_s
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        script("input", &self.input)?;
+        script("ai_input", &self.ai_input)?;
         for (i, o) in self.client_overrides.iter().enumerate() {
+            check_as(
+                "client",
+                &format!("client_overrides.{i}.client"),
+                f64::from(o.client),
+            )?;
             if let Some(fps) = o.fps {
                 check_as("client_fps", &format!("client_overrides.{i}.fps"), fps)?;
             }
+            if let Some(j) = o.fps_jitter {
+                check_as(
+                    "client_fps_jitter",
+                    &format!("client_overrides.{i}.fps_jitter"),
+                    j,
+                )?;
+            }
+            if let Some(input) = &o.input {
+                script(&format!("client_overrides.{i}.input"), input)?;
+            }
+        }
+        for (i, o) in self.link_overrides.iter().enumerate() {
+            check_as(
+                "client",
+                &format!("link_overrides.{i}.client"),
+                f64::from(o.client),
+            )?;
         }
         self.link
             .validate()

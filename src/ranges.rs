@@ -16,6 +16,8 @@ pub struct Range {
     pub min_exclusive: bool,
     /// The maximum itself is refused (`< max`).
     pub max_exclusive: bool,
+    /// 0 is accepted too (it switches the setting off), below `min`.
+    pub zero_off: bool,
     /// Why these bounds (shown with an error and in editors' tooltips).
     pub why: &'static str,
 }
@@ -28,7 +30,16 @@ impl Range {
             max,
             min_exclusive: false,
             max_exclusive: false,
+            zero_off: false,
             why,
+        }
+    }
+
+    /// 0 (off), or `[min, max]`.
+    const fn off_or(key: &'static str, min: f64, max: f64, why: &'static str) -> Range {
+        Range {
+            zero_off: true,
+            ..Range::closed(key, min, max, why)
         }
     }
 
@@ -40,12 +51,16 @@ impl Range {
             max,
             min_exclusive: true,
             max_exclusive: false,
+            zero_off: false,
             why,
         }
     }
 
     /// Whether `v` is accepted (NaN never is).
     pub fn contains(&self, v: f64) -> bool {
+        if self.zero_off && v == 0.0 {
+            return true;
+        }
         let low = if self.min_exclusive {
             v > self.min
         } else {
@@ -62,7 +77,8 @@ impl Range {
     /// What is expected, in words: "a number in (0, 60]".
     pub fn expected(&self) -> String {
         format!(
-            "a number in {}{}, {}{} ({})",
+            "{}a number in {}{}, {}{} ({})",
+            if self.zero_off { "0 (off) or " } else { "" },
             if self.min_exclusive { "(" } else { "[" },
             self.min,
             self.max,
@@ -130,8 +146,29 @@ pub const RANGES: &[Range] = &[
         max: 1.0,
         min_exclusive: false,
         max_exclusive: true,
+        zero_off: false,
         why: "a fraction of the frame time",
     },
+    Range::closed("client", 0.0, 63.0, "a client id (at most 64 clients)"),
+    Range::closed(
+        "input.segment_min_s",
+        0.01,
+        3600.0,
+        "seconds before the direction changes",
+    ),
+    Range::closed(
+        "input.segment_max_s",
+        0.01,
+        3600.0,
+        "seconds before the direction changes",
+    ),
+    Range::closed("input.stop_chance", 0.0, 1.0, "a probability"),
+    Range::off_or(
+        "input.dash_period_s",
+        0.05,
+        3600.0,
+        "seconds between dash presses",
+    ),
     Range::closed("server_fps", 1.0, 1000.0, FRAME_RATE),
     Range::closed("join_interval_s", 0.0, 60.0, "seconds between client joins"),
     Range::closed(
@@ -227,6 +264,19 @@ pub const RANGES: &[Range] = &[
     Range::closed("link.burst_loss_bad", 0.0, 1.0, "a probability"),
     Range::closed("link.burst_loss_good", 0.0, 1.0, "a probability"),
     Range::closed("link.bandwidth_kbps", 0.0, 1e7, "kbit/s; 0: unlimited"),
+    Range::closed(
+        "link.window.start_s",
+        0.0,
+        1e6,
+        "session seconds an outage or lag spike starts",
+    ),
+    Range::closed(
+        "link.window.duration_s",
+        0.0,
+        86_400.0,
+        "seconds an outage or lag spike lasts",
+    ),
+    Range::closed("link.lag_spikes.extra_ms", 0.0, 10_000.0, "milliseconds"),
 ];
 
 /// The range of `key` (a dotted preset key). Every key the editors and validation use is in
@@ -274,6 +324,22 @@ mod tests {
                 assert!(!r.contains(v), "{} accepts {v}", r.key);
             }
         }
+    }
+
+    #[test]
+    fn zero_switches_off_but_tiny_periods_are_refused() {
+        let r = of("input.dash_period_s");
+        assert!(r.contains(0.0) && r.contains(2.5));
+        assert!(
+            !r.contains(1e-20),
+            "a period below the minimum never ends a loop"
+        );
+        assert!(
+            r.check(1e-20)
+                .unwrap_err()
+                .1
+                .starts_with("0 (off) or a number in [0.05")
+        );
     }
 
     #[test]

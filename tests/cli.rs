@@ -260,3 +260,62 @@ fn a_preset_file_on_disk_wins_over_the_shipped_name() {
     let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(s["clients"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn values_that_would_hang_a_run_are_refused_with_key_range_and_value() {
+    for (args, key) in [
+        (
+            vec![
+                "run",
+                "--seconds",
+                "3",
+                "--set",
+                "input.dash_period_s=1e-20",
+            ],
+            "input.dash_period_s",
+        ),
+        (
+            vec!["run", "--seconds", "1", "--set", "client_fps=1e17"],
+            "client_fps",
+        ),
+        (
+            vec!["run", "--seconds", "1", "--set", "server_fps=1e9"],
+            "server_fps",
+        ),
+        (vec!["run", "--seconds", "1e9"], "--seconds"),
+        (vec!["bench", "--seconds", "NaN"], "--seconds"),
+        (
+            vec!["run", "--seconds", "1", "--set", "input.stop_chance=5"],
+            "input.stop_chance",
+        ),
+    ] {
+        let out = movescope(&args);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(key) && err.contains("a number in"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_nan_in_a_preset_file_is_refused_with_its_line() {
+    let dir = common::TempDir::new("cli-nan");
+    let path = dir.join("nan.ron");
+    std::fs::write(
+        &path,
+        "(\n  title: \"nan\",\n  description: \"NaN smoothing\",\n  smoothing: (min_delay: NaN),\n)\n",
+    )
+    .unwrap();
+    let p = path.display().to_string();
+    let out = movescope(&["run", "--seconds", "1", "--preset", &p]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nan.ron:4:")
+            && err.contains("smoothing.min_delay")
+            && err.contains("got NaN"),
+        "{err}"
+    );
+}

@@ -104,13 +104,6 @@ impl LinkParams {
         // The ranges are listed under `link.` in the one table; errors name the bare field
         // (the preset prefixes it with the link's own path).
         let check = |name: &str, v: f64| crate::ranges::check_as(&format!("link.{name}"), name, v);
-        let nonneg = |name: &str, v: f64| -> Result<(), (String, String)> {
-            if v >= 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err((name.to_string(), format!("a finite number ≥ 0, got {v}")))
-            }
-        };
         check("latency_ms", self.latency_ms)?;
         check("jitter_ms", self.jitter_ms)?;
         check("loss", self.loss)?;
@@ -120,11 +113,16 @@ impl LinkParams {
         check("burst_loss_good", self.burst_loss_good)?;
         check("duplicate", self.duplicate)?;
         check("bandwidth_kbps", self.bandwidth_kbps)?;
-        for w in &self.outages {
-            nonneg("outages.duration_s", w.duration_s)?;
+        for (i, w) in self.outages.iter().enumerate() {
+            let at = |f: &str| format!("outages.{i}.{f}");
+            crate::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
+            crate::ranges::check_as("link.window.duration_s", &at("duration_s"), w.duration_s)?;
         }
-        for s in &self.lag_spikes {
-            nonneg("lag_spikes.duration_s", s.duration_s)?;
+        for (i, w) in self.lag_spikes.iter().enumerate() {
+            let at = |f: &str| format!("lag_spikes.{i}.{f}");
+            crate::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
+            crate::ranges::check_as("link.window.duration_s", &at("duration_s"), w.duration_s)?;
+            crate::ranges::check_as("link.lag_spikes.extra_ms", &at("extra_ms"), w.extra_ms)?;
         }
         Ok(())
     }
