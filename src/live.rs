@@ -392,6 +392,30 @@ impl Drop for LiveSession {
     }
 }
 
+/// What a stopped machine's error record says (the summary, the app and `run --live` look
+/// for it).
+pub const STOPPED: &str = "stopped: it panicked";
+
+/// Runs a machine's thread; if it panics, the panic becomes an error record naming the
+/// machine and why (the thread ends, the session goes on without it).
+fn guarded(me: Machine, tele: &TelemetryTx, clock: &SessionClock, body: impl FnOnce()) {
+    if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        tele.send(Record {
+            t: clock.now(),
+            machine: me,
+            event: Event::Log {
+                level: LogLevel::Error,
+                text: format!("{me} {STOPPED}: {why}"),
+            },
+        });
+    }
+}
+
 /// Pushes model telemetry as records stamped with session time.
 fn forward(tele: &TelemetryTx, machine: Machine, offset: f64, scratch: &mut Vec<(f64, Event)>) {
     for (local, event) in scratch.drain(..) {
@@ -460,143 +484,146 @@ fn spawn_client(s: ClientSpawn) -> Worker {
     endpoint.set_link(s.server, Some(up));
     let stop2 = stop.clone();
     let (clock, tele, server, start, id) = (s.clock, s.tele, s.server, s.start, s.id);
+    let (guard_tele, guard_clock) = (tele.clone(), clock.clone());
     let handle = std::thread::Builder::new()
         .name(format!("client {id}"))
         .spawn(move || {
-            let me = Machine::Client(id);
-            let mut script = script;
-            let mut drive: Option<RawInput> = None;
-            let mut events = Vec::new();
-            let mut notes: Vec<LinkNote> = Vec::new();
-            let mut scratch = Vec::new();
-            let mut next_frame = start;
-            let mut next_keepalive = start;
-            let mut next_sample = start;
-            let mut foreign_seen = 0u64;
-            let mut pending: Option<ThreadCmd> = None;
-            while !stop2.load(Ordering::Acquire) {
-                let cmds = pending.take().into_iter().chain(rx.try_iter());
-                for c in cmds.collect::<Vec<_>>() {
-                    match c {
-                        ThreadCmd::Do(MachineCmd::UpLink(params)) => {
-                            if let Some(l) = endpoint.link_mut(&server) {
-                                l.set_params(params);
+            guarded(Machine::Client(id), &guard_tele, &guard_clock, move || {
+                let me = Machine::Client(id);
+                let mut script = script;
+                let mut drive: Option<RawInput> = None;
+                let mut events = Vec::new();
+                let mut notes: Vec<LinkNote> = Vec::new();
+                let mut scratch = Vec::new();
+                let mut next_frame = start;
+                let mut next_keepalive = start;
+                let mut next_sample = start;
+                let mut foreign_seen = 0u64;
+                let mut pending: Option<ThreadCmd> = None;
+                while !stop2.load(Ordering::Acquire) {
+                    let cmds = pending.take().into_iter().chain(rx.try_iter());
+                    for c in cmds.collect::<Vec<_>>() {
+                        match c {
+                            ThreadCmd::Do(MachineCmd::UpLink(params)) => {
+                                if let Some(l) = endpoint.link_mut(&server) {
+                                    l.set_params(params);
+                                }
                             }
+                            ThreadCmd::Do(MachineCmd::Drive(i)) => drive = i,
+                            ThreadCmd::Do(c) => c.apply_to_client(&mut client),
+                            ThreadCmd::Wake => {}
                         }
-                        ThreadCmd::Do(MachineCmd::Drive(i)) => drive = i,
-                        ThreadCmd::Do(c) => c.apply_to_client(&mut client),
-                        ThreadCmd::Wake => {}
                     }
-                }
-                if clock.is_paused() {
-                    pending = wait(&rx);
-                    continue;
-                }
-                let t = clock.now();
-                if t < start {
-                    sleep_until(&endpoint, &clock, start);
-                    continue;
-                }
-                let local = t - start;
-                endpoint.poll(t, clock.instant(t), &mut events);
-                for ev in events.drain(..) {
-                    match ev {
-                        TransportEvent::Datagram { bytes, .. } => {
-                            let kind = crate::model::wire::kind_of(&bytes);
-                            if kind != MsgKind::Transport {
-                                tele.send(packet_record(
+                    if clock.is_paused() {
+                        pending = wait(&rx);
+                        continue;
+                    }
+                    let t = clock.now();
+                    if t < start {
+                        sleep_until(&endpoint, &clock, start);
+                        continue;
+                    }
+                    let local = t - start;
+                    endpoint.poll(t, clock.instant(t), &mut events);
+                    for ev in events.drain(..) {
+                        match ev {
+                            TransportEvent::Datagram { bytes, .. } => {
+                                let kind = crate::model::wire::kind_of(&bytes);
+                                if kind != MsgKind::Transport {
+                                    tele.send(packet_record(
+                                        t,
+                                        Machine::Server,
+                                        me,
+                                        bytes.len(),
+                                        PacketFate::Delivered,
+                                        kind,
+                                    ));
+                                }
+                                let _ = client.handle_datagram(local, &bytes);
+                            }
+                            TransportEvent::TimedOut(_) | TransportEvent::Disconnected(_) => {
+                                tele.send(Record {
                                     t,
-                                    Machine::Server,
-                                    me,
-                                    bytes.len(),
-                                    PacketFate::Delivered,
-                                    kind,
-                                ));
+                                    machine: me,
+                                    event: Event::Log {
+                                        level: LogLevel::Warning,
+                                        text: "transport: the connection to the server timed out"
+                                            .into(),
+                                    },
+                                });
                             }
-                            let _ = client.handle_datagram(local, &bytes);
+                            TransportEvent::Connected(_) => {}
                         }
-                        TransportEvent::TimedOut(_) | TransportEvent::Disconnected(_) => {
-                            tele.send(Record {
-                                t,
-                                machine: me,
-                                event: Event::Log {
-                                    level: LogLevel::Warning,
-                                    text: "transport: the connection to the server timed out"
-                                        .into(),
-                                },
-                            });
+                    }
+                    if t >= next_frame {
+                        let raw = if client.is_playing() {
+                            let scripted = script.sample(local);
+                            drive.unwrap_or(scripted)
+                        } else {
+                            RawInput::default()
+                        };
+                        client.frame(local, raw);
+                        let dt = frames.next_dt();
+                        next_frame += dt;
+                        if next_frame < t {
+                            next_frame = t + dt; // fell behind: do not try to catch up
                         }
-                        TransportEvent::Connected(_) => {}
                     }
-                }
-                if t >= next_frame {
-                    let raw = if client.is_playing() {
-                        let scripted = script.sample(local);
-                        drive.unwrap_or(scripted)
-                    } else {
-                        RawInput::default()
-                    };
-                    client.frame(local, raw);
-                    let dt = frames.next_dt();
-                    next_frame += dt;
-                    if next_frame < t {
-                        next_frame = t + dt; // fell behind: do not try to catch up
-                    }
-                }
-                while let Some(txm) = client.poll_transmit() {
-                    tele.send(packet_record(
-                        t,
-                        me,
-                        Machine::Server,
-                        txm.bytes.len(),
-                        PacketFate::Sent,
-                        txm.kind,
-                    ));
-                    endpoint.send(server, txm.bytes, txm.delivery == Delivery::Reliable);
-                }
-                if t >= next_keepalive {
-                    next_keepalive = t + KEEPALIVE_INTERVAL.as_secs_f64();
-                    endpoint.send(
-                        server,
-                        crate::model::wire::encode_keepalive(&crate::model::wire::Header {
-                            sender: id,
-                            seq: 0,
-                            layout: 0,
-                        }),
-                        true,
-                    );
-                }
-                if t >= next_sample {
-                    next_sample = t + crate::sim::harness::CLOCK_SAMPLE_INTERVAL;
-                    if client.is_playing() {
-                        tele.send(Record {
-                            t,
-                            machine: me,
-                            event: Event::ClockOffset {
-                                offset: client.synced_time(local) - clock.server_time(t),
-                            },
-                        });
-                    }
-                }
-                endpoint.poll(t, clock.instant(t), &mut events);
-                endpoint.take_notes(&mut notes);
-                for n in notes.drain(..) {
-                    if n.fate != PacketFate::Sent {
+                    while let Some(txm) = client.poll_transmit() {
                         tele.send(packet_record(
                             t,
                             me,
                             Machine::Server,
-                            n.bytes,
-                            n.fate,
-                            MsgKind::Transport,
+                            txm.bytes.len(),
+                            PacketFate::Sent,
+                            txm.kind,
                         ));
+                        endpoint.send(server, txm.bytes, txm.delivery == Delivery::Reliable);
                     }
+                    if t >= next_keepalive {
+                        next_keepalive = t + KEEPALIVE_INTERVAL.as_secs_f64();
+                        endpoint.send(
+                            server,
+                            crate::model::wire::encode_keepalive(&crate::model::wire::Header {
+                                sender: id,
+                                seq: 0,
+                                layout: 0,
+                            }),
+                            true,
+                        );
+                    }
+                    if t >= next_sample {
+                        next_sample = t + crate::sim::harness::CLOCK_SAMPLE_INTERVAL;
+                        if client.is_playing() {
+                            tele.send(Record {
+                                t,
+                                machine: me,
+                                event: Event::ClockOffset {
+                                    offset: client.synced_time(local) - clock.server_time(t),
+                                },
+                            });
+                        }
+                    }
+                    endpoint.poll(t, clock.instant(t), &mut events);
+                    endpoint.take_notes(&mut notes);
+                    for n in notes.drain(..) {
+                        if n.fate != PacketFate::Sent {
+                            tele.send(packet_record(
+                                t,
+                                me,
+                                Machine::Server,
+                                n.bytes,
+                                n.fate,
+                                MsgKind::Transport,
+                            ));
+                        }
+                    }
+                    report_foreign(&endpoint, &mut foreign_seen, &tele, t, me);
+                    client.drain_telemetry(&mut scratch);
+                    forward(&tele, me, start, &mut scratch);
+                    sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
                 }
-                report_foreign(&endpoint, &mut foreign_seen, &tele, t, me);
-                client.drain_telemetry(&mut scratch);
-                forward(&tele, me, start, &mut scratch);
-                sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
-            }
+            })
         })
         .expect("spawning a thread");
     Worker {
@@ -625,150 +652,155 @@ fn spawn_server(
     let preset = p.clone();
     let fps = p.server_fps;
     let stop2 = stop.clone();
+    let (guard_tele, guard_clock) = (tele.clone(), clock.clone());
     let handle = std::thread::Builder::new()
         .name("server".into())
         .spawn(move || {
-            let mut endpoint = endpoint;
-            let mut addr_of: BTreeMap<u16, SocketAddr> = BTreeMap::new();
-            let mut down_links: BTreeMap<u16, LinkParams> = BTreeMap::new();
-            let mut events = Vec::new();
-            let mut notes: Vec<LinkNote> = Vec::new();
-            let mut scratch = Vec::new();
-            let mut next_frame = start;
-            let mut next_keepalive = start;
-            let mut foreign_seen = 0u64;
-            let mut pending: Option<ThreadCmd> = None;
-            while !stop2.load(Ordering::Acquire) {
-                let cmds = pending.take().into_iter().chain(rx.try_iter());
-                for c in cmds.collect::<Vec<_>>() {
-                    match c {
-                        ThreadCmd::Do(MachineCmd::DownLink { client, params }) => {
-                            if let Some(l) = addr_of.get(&client).and_then(|a| endpoint.link_mut(a))
-                            {
-                                l.set_params(params.clone());
+            guarded(Machine::Server, &guard_tele, &guard_clock, move || {
+                let mut endpoint = endpoint;
+                let mut addr_of: BTreeMap<u16, SocketAddr> = BTreeMap::new();
+                let mut down_links: BTreeMap<u16, LinkParams> = BTreeMap::new();
+                let mut events = Vec::new();
+                let mut notes: Vec<LinkNote> = Vec::new();
+                let mut scratch = Vec::new();
+                let mut next_frame = start;
+                let mut next_keepalive = start;
+                let mut foreign_seen = 0u64;
+                let mut pending: Option<ThreadCmd> = None;
+                while !stop2.load(Ordering::Acquire) {
+                    let cmds = pending.take().into_iter().chain(rx.try_iter());
+                    for c in cmds.collect::<Vec<_>>() {
+                        match c {
+                            ThreadCmd::Do(MachineCmd::DownLink { client, params }) => {
+                                if let Some(l) =
+                                    addr_of.get(&client).and_then(|a| endpoint.link_mut(a))
+                                {
+                                    l.set_params(params.clone());
+                                }
+                                down_links.insert(client, params);
                             }
-                            down_links.insert(client, params);
+                            ThreadCmd::Do(c) => c.apply_to_server(&mut server),
+                            ThreadCmd::Wake => {}
                         }
-                        ThreadCmd::Do(c) => c.apply_to_server(&mut server),
-                        ThreadCmd::Wake => {}
                     }
-                }
-                if clock.is_paused() {
-                    pending = wait(&rx);
-                    continue;
-                }
-                let t = clock.now();
-                let local = t - start;
-                endpoint.poll(t, clock.instant(t), &mut events);
-                for ev in events.drain(..) {
-                    match ev {
-                        TransportEvent::Datagram { from, bytes } => {
-                            let len = bytes.len();
-                            if let Ok(sender) = server.handle_datagram(local, &bytes) {
-                                let kind = crate::model::wire::kind_of(&bytes);
-                                if kind != MsgKind::Transport {
-                                    tele.send(packet_record(
+                    if clock.is_paused() {
+                        pending = wait(&rx);
+                        continue;
+                    }
+                    let t = clock.now();
+                    let local = t - start;
+                    endpoint.poll(t, clock.instant(t), &mut events);
+                    for ev in events.drain(..) {
+                        match ev {
+                            TransportEvent::Datagram { from, bytes } => {
+                                let len = bytes.len();
+                                if let Ok(sender) = server.handle_datagram(local, &bytes) {
+                                    let kind = crate::model::wire::kind_of(&bytes);
+                                    if kind != MsgKind::Transport {
+                                        tele.send(packet_record(
+                                            t,
+                                            Machine::Client(sender),
+                                            Machine::Server,
+                                            len,
+                                            PacketFate::Delivered,
+                                            kind,
+                                        ));
+                                    }
+                                    if addr_of.get(&sender) != Some(&from) {
+                                        addr_of.insert(sender, from);
+                                        let params = down_links
+                                            .get(&sender)
+                                            .cloned()
+                                            .unwrap_or_else(|| preset.link_params(sender, false));
+                                        endpoint.set_link(
+                                            from,
+                                            Some(Link::new(
+                                                params,
+                                                derive_seed(
+                                                    preset.seed,
+                                                    purpose::LINK_DOWN,
+                                                    u64::from(sender),
+                                                ),
+                                            )),
+                                        );
+                                    }
+                                }
+                            }
+                            TransportEvent::TimedOut(a) | TransportEvent::Disconnected(a) => {
+                                if let Some((&id, _)) = addr_of.iter().find(|(_, x)| **x == a) {
+                                    tele.send(Record {
                                         t,
-                                        Machine::Client(sender),
-                                        Machine::Server,
-                                        len,
-                                        PacketFate::Delivered,
-                                        kind,
-                                    ));
-                                }
-                                if addr_of.get(&sender) != Some(&from) {
-                                    addr_of.insert(sender, from);
-                                    let params = down_links
-                                        .get(&sender)
-                                        .cloned()
-                                        .unwrap_or_else(|| preset.link_params(sender, false));
-                                    endpoint.set_link(
-                                        from,
-                                        Some(Link::new(
-                                            params,
-                                            derive_seed(
-                                                preset.seed,
-                                                purpose::LINK_DOWN,
-                                                u64::from(sender),
+                                        machine: Machine::Server,
+                                        event: Event::Log {
+                                            level: LogLevel::Warning,
+                                            text: format!(
+                                                "transport: the connection to client {id} timed out"
                                             ),
-                                        )),
-                                    );
+                                        },
+                                    });
                                 }
                             }
+                            TransportEvent::Connected(_) => {}
                         }
-                        TransportEvent::TimedOut(a) | TransportEvent::Disconnected(a) => {
-                            if let Some((&id, _)) = addr_of.iter().find(|(_, x)| **x == a) {
-                                tele.send(Record {
-                                    t,
-                                    machine: Machine::Server,
-                                    event: Event::Log {
-                                        level: LogLevel::Warning,
-                                        text: format!(
-                                            "transport: the connection to client {id} timed out"
-                                        ),
-                                    },
-                                });
+                    }
+                    if t >= next_frame {
+                        server.frame(local);
+                        next_frame += 1.0 / fps;
+                        if next_frame < t {
+                            next_frame = t + 1.0 / fps;
+                        }
+                    }
+                    while let Some((to, txm)) = server.poll_transmit() {
+                        if let Some(a) = addr_of.get(&to) {
+                            tele.send(packet_record(
+                                t,
+                                Machine::Server,
+                                Machine::Client(to),
+                                txm.bytes.len(),
+                                PacketFate::Sent,
+                                txm.kind,
+                            ));
+                            endpoint.send(*a, txm.bytes, txm.delivery == Delivery::Reliable);
+                        }
+                    }
+                    if t >= next_keepalive {
+                        next_keepalive = t + KEEPALIVE_INTERVAL.as_secs_f64();
+                        let ka =
+                            crate::model::wire::encode_keepalive(&crate::model::wire::Header {
+                                sender: crate::model::wire::SERVER_SENDER,
+                                seq: 0,
+                                layout: 0,
+                            });
+                        for id in server.client_ids() {
+                            if let Some(a) = addr_of.get(&id) {
+                                endpoint.send(*a, ka.clone(), true);
                             }
                         }
-                        TransportEvent::Connected(_) => {}
                     }
-                }
-                if t >= next_frame {
-                    server.frame(local);
-                    next_frame += 1.0 / fps;
-                    if next_frame < t {
-                        next_frame = t + 1.0 / fps;
-                    }
-                }
-                while let Some((to, txm)) = server.poll_transmit() {
-                    if let Some(a) = addr_of.get(&to) {
-                        tele.send(packet_record(
-                            t,
-                            Machine::Server,
-                            Machine::Client(to),
-                            txm.bytes.len(),
-                            PacketFate::Sent,
-                            txm.kind,
-                        ));
-                        endpoint.send(*a, txm.bytes, txm.delivery == Delivery::Reliable);
-                    }
-                }
-                if t >= next_keepalive {
-                    next_keepalive = t + KEEPALIVE_INTERVAL.as_secs_f64();
-                    let ka = crate::model::wire::encode_keepalive(&crate::model::wire::Header {
-                        sender: crate::model::wire::SERVER_SENDER,
-                        seq: 0,
-                        layout: 0,
-                    });
-                    for id in server.client_ids() {
-                        if let Some(a) = addr_of.get(&id) {
-                            endpoint.send(*a, ka.clone(), true);
+                    endpoint.poll(t, clock.instant(t), &mut events);
+                    endpoint.take_notes(&mut notes);
+                    for n in notes.drain(..) {
+                        if n.fate != PacketFate::Sent {
+                            let to = addr_of
+                                .iter()
+                                .find(|(_, a)| **a == n.to)
+                                .map_or(Machine::Server, |(id, _)| Machine::Client(*id));
+                            tele.send(packet_record(
+                                t,
+                                Machine::Server,
+                                to,
+                                n.bytes,
+                                n.fate,
+                                MsgKind::Transport,
+                            ));
                         }
                     }
+                    report_foreign(&endpoint, &mut foreign_seen, &tele, t, Machine::Server);
+                    server.drain_telemetry(&mut scratch);
+                    forward(&tele, Machine::Server, start, &mut scratch);
+                    sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
                 }
-                endpoint.poll(t, clock.instant(t), &mut events);
-                endpoint.take_notes(&mut notes);
-                for n in notes.drain(..) {
-                    if n.fate != PacketFate::Sent {
-                        let to = addr_of
-                            .iter()
-                            .find(|(_, a)| **a == n.to)
-                            .map_or(Machine::Server, |(id, _)| Machine::Client(*id));
-                        tele.send(packet_record(
-                            t,
-                            Machine::Server,
-                            to,
-                            n.bytes,
-                            n.fate,
-                            MsgKind::Transport,
-                        ));
-                    }
-                }
-                report_foreign(&endpoint, &mut foreign_seen, &tele, t, Machine::Server);
-                server.drain_telemetry(&mut scratch);
-                forward(&tele, Machine::Server, start, &mut scratch);
-                sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
-            }
+            })
         })
         .expect("spawning a thread");
     Worker {
@@ -820,4 +852,38 @@ pub fn run_live(
     );
     summary.note_dropped(dropped);
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_machine_becomes_an_error_record_naming_it() {
+        let (tx, rx) = bounded(16);
+        let tele = TelemetryTx {
+            tx,
+            oldest: rx.clone(),
+            dropped: Arc::new(AtomicU64::new(0)),
+        };
+        let clock = SessionClock::new();
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        guarded(Machine::Client(2), &tele, &clock, || {
+            panic!("a bad value");
+        });
+        std::panic::set_hook(prev);
+        let r = rx.try_recv().expect("an error record");
+        assert_eq!(r.machine, Machine::Client(2));
+        match r.event {
+            Event::Log { level, text } => {
+                assert_eq!(level, LogLevel::Error);
+                assert_eq!(text, format!("client 2 {STOPPED}: a bad value"));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A thread that ends normally says nothing.
+        guarded(Machine::Server, &tele, &clock, || {});
+        assert!(rx.try_recv().is_err());
+    }
 }

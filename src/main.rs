@@ -434,7 +434,25 @@ fn run(args: RunArgs) -> Result<(), String> {
             stats.bytes
         );
     }
-    write_summary(&summary, args.summary_json.as_deref())
+    write_summary(&summary, args.summary_json.as_deref())?;
+    // A machine whose thread panicked is an error of the run, after the summary is written.
+    let stopped: Vec<&String> = summary
+        .errors
+        .iter()
+        .filter(|e| e.contains(movescope::live::STOPPED))
+        .collect();
+    if !stopped.is_empty() {
+        return Err(format!(
+            "{} machine(s) stopped during the run: {}",
+            stopped.len(),
+            stopped
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    Ok(())
 }
 
 /// `inspect --events`: the records as JSON lines, filtered.

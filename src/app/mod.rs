@@ -799,6 +799,15 @@ impl MovescopeApp {
 
     fn take(&mut self, r: Record) {
         self.store.ingest(&r);
+        // A machine that stopped is said in the top bar, not only in the log.
+        if let crate::model::telemetry::Event::Log {
+            level: crate::model::telemetry::LogLevel::Error,
+            text,
+        } = &r.event
+            && text.contains(crate::live::STOPPED)
+        {
+            self.status = format!("error: {text}");
+        }
         if let Some(rec) = self.recorder.as_mut()
             && let Err(e) = rec.push(&r)
         {
