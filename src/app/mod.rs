@@ -1313,15 +1313,10 @@ impl Drop for MovescopeApp {
             }
         }
         if self.options.persist {
-            // A lesson's scenario is never reopened by itself (the next workshop participant
-            // would start inside a pitfall), nor is the default (it opens anyway).
-            let name = &self.options.preset_name;
-            let last_preset = (self.session.is_some()
-                && self.shown_preset().lesson.is_none()
-                && name != crate::preset::DEFAULT_PRESET_NAME
-                && name != "default"
-                && Preset::find(name).is_ok())
-            .then(|| name.clone());
+            let last_preset = self
+                .session
+                .as_ref()
+                .and_then(|s| remembered_preset(&self.options.preset_name, s.preset()));
             let state = layout::UiState {
                 layout: self.layout.clone(),
                 light: self.light,
@@ -1440,6 +1435,17 @@ impl eframe::App for MovescopeApp {
     }
 }
 
+/// The preset the next plain start reopens, if any: the one running under `name` — never a
+/// lesson's scenario (the next workshop participant would start inside a pitfall), nor the
+/// default (it opens anyway), nor one that cannot be found again.
+fn remembered_preset(name: &str, running: &Preset) -> Option<String> {
+    (running.lesson.is_none()
+        && name != crate::preset::DEFAULT_PRESET_NAME
+        && name != "default"
+        && Preset::find(name).is_ok())
+    .then(|| name.to_string())
+}
+
 /// Writes `bytes` to `path`, creating its folder.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -1485,4 +1491,34 @@ pub fn run(options: AppOptions) -> Result<(), String> {
         Box::new(move |_cc| Ok(Box::new(MovescopeApp::new(options)))),
     )
     .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lesson_or_the_default_is_never_reopened() {
+        let (lesson, name) = Preset::find("pitfall-01-unbound-member").unwrap();
+        assert_eq!(remembered_preset(&name, &lesson), None);
+        let (net, name) = Preset::find("net-01-high-latency").unwrap();
+        // The network presets are lessons too.
+        assert_eq!(
+            remembered_preset(&name, &net),
+            net.lesson.is_none().then(|| name.clone())
+        );
+        let plain = Preset::builtin_default();
+        assert_eq!(remembered_preset("default", &plain), None);
+        assert_eq!(
+            remembered_preset(crate::preset::DEFAULT_PRESET_NAME, &plain),
+            None
+        );
+        assert_eq!(remembered_preset("no-such-preset", &plain), None);
+        let mut edited = plain.clone();
+        edited.title = "mine".into();
+        assert_eq!(
+            remembered_preset("pitfall-01-unbound-member-fixed", &edited),
+            Some("pitfall-01-unbound-member-fixed".to_string())
+        );
+    }
 }
