@@ -40,9 +40,11 @@ pub struct TopView<'a> {
     pub status: &'a str,
 }
 
+/// One row at 1280×800 and up: the buttons first, in fixed places (the rarer ones in the View
+/// menu), then what runs and the status line, cut to the width left (hover for all of it).
 pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
     let mut actions = Vec::new();
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
         ui.heading("movescope");
         if ui
             .button(RichText::new("Lessons").strong())
@@ -51,34 +53,8 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
         {
             actions.push(Action::Toggle(Toggle::Lessons));
         }
-        ui.label(RichText::new(v.title).strong())
-            .on_hover_text(format!("{}\n\nPreset: {}", v.description, v.preset_name));
-        if v.reopened {
-            ui.colored_label(Color32::from_rgb(230, 160, 60), "reopened from last time")
-                .on_hover_text(format!(
-                    "{} was the preset used last, so it opened again. The default preset is one click away.",
-                    v.preset_name
-                ));
-            if ui
-                .button("Default preset")
-                .on_hover_text("Start the shipped default preset live.")
-                .clicked()
-            {
-                actions.push(Action::StartNamed("default".into()));
-            }
-        }
         ui.separator();
-        if let Some(r) = &v.recording {
-            ui.label(format!("recording {}", r.file_name))
-                .on_hover_text(&r.describe);
-            if let Some(n) = r.loading {
-                ui.spinner();
-                ui.label(format!("{n} records loaded"));
-            }
-            if let Some(d) = &r.damage {
-                ui.colored_label(Color32::from_rgb(230, 140, 40), "damaged")
-                    .on_hover_text(d);
-            }
+        if v.recording.is_some() {
             if ui
                 .button("Live session")
                 .on_hover_text("Start the recording's preset live.")
@@ -86,8 +62,7 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             {
                 actions.push(Action::LiveFromRecording);
             }
-        } else if let Some(now) = v.live_now {
-            ui.label(format!("live, session time {now:.1} s"));
+        } else if v.live_now.is_some() {
             let label = if v.paused {
                 "Resume (Space)"
             } else {
@@ -100,19 +75,13 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             {
                 actions.push(Action::TogglePause);
             }
-            if let Some((path, lag)) = &v.recording_to {
+            if let Some((path, _)) = &v.recording_to {
                 if ui
                     .button(RichText::new("Stop recording").color(Color32::RED))
                     .on_hover_text(format!("Recording to {path}"))
                     .clicked()
                 {
                     actions.push(Action::StopRecording);
-                }
-                if *lag > 0 {
-                    ui.colored_label(
-                        Color32::from_rgb(230, 160, 60),
-                        format!("disk lags: {lag} records waiting"),
-                    );
                 }
             } else if ui
                 .button("Record")
@@ -124,7 +93,6 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 actions.push(Action::StartRecording);
             }
         }
-        ui.separator();
         if ui
             .button("Open…")
             .on_hover_text("Open a recording (or drop a .msrec file on the window).")
@@ -132,20 +100,7 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
         {
             actions.push(Action::Toggle(Toggle::Open));
         }
-        let mut window_s = v.window_s;
-        if ui
-            .add(egui::Slider::new(&mut window_s, 5.0..=120.0).text("s shown"))
-            .changed()
-        {
-            actions.push(Action::WindowSeconds(window_s));
-        }
-        if ui
-            .button("Save screenshot")
-            .on_hover_text("Saves a PNG of the window in the working directory.")
-            .clicked()
-        {
-            actions.push(Action::Screenshot);
-        }
+        ui.separator();
         if ui
             .button("Bug report")
             .on_hover_text(format!(
@@ -169,31 +124,95 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
         {
             actions.push(Action::Toggle(Toggle::WhatIf));
         }
-        let theme = if v.light { "Dark theme" } else { "Light theme" };
-        if ui.button(theme).clicked() {
-            actions.push(Action::Toggle(Toggle::Theme));
-        }
-        if ui
-            .button("Reset layout")
-            .on_hover_text("Panes back to where they start (drag a pane's tab to move it; drag a border to resize).")
-            .clicked()
-        {
-            actions.push(Action::ResetLayout);
-        }
+        ui.menu_button("View", |ui| {
+            let mut window_s = v.window_s;
+            if ui
+                .add(egui::Slider::new(&mut window_s, 5.0..=120.0).text("s shown"))
+                .on_hover_text("Seconds of the session the plots show.")
+                .changed()
+            {
+                actions.push(Action::WindowSeconds(window_s));
+            }
+            if ui
+                .button("Save screenshot")
+                .on_hover_text("Saves a PNG of the window in the working directory.")
+                .clicked()
+            {
+                actions.push(Action::Screenshot);
+                ui.close();
+            }
+            let theme = if v.light { "Dark theme" } else { "Light theme" };
+            if ui.button(theme).clicked() {
+                actions.push(Action::Toggle(Toggle::Theme));
+                ui.close();
+            }
+            if ui
+                .button("Reset layout")
+                .on_hover_text("Panes back to where they start (drag a pane's tab to move it; drag a border to resize).")
+                .clicked()
+            {
+                actions.push(Action::ResetLayout);
+                ui.close();
+            }
+        });
         if ui.button("Help").clicked() {
             actions.push(Action::Toggle(Toggle::Help));
+        }
+        ui.separator();
+        // What runs, then the status: they change length, so they come last and are cut to
+        // the width left (hover for everything).
+        ui.add(egui::Label::new(RichText::new(v.title).strong()).truncate())
+            .on_hover_text(format!("{}\n\nPreset: {}", v.description, v.preset_name));
+        if v.reopened {
+            ui.colored_label(Color32::from_rgb(230, 160, 60), "reopened from last time")
+                .on_hover_text(format!(
+                    "{} was the preset used last, so it opened again. The default preset is one click away.",
+                    v.preset_name
+                ));
+            if ui
+                .button("Default preset")
+                .on_hover_text("Start the shipped default preset live.")
+                .clicked()
+            {
+                actions.push(Action::StartNamed("default".into()));
+            }
+        }
+        if let Some(r) = &v.recording {
+            ui.add(egui::Label::new(format!("recording {}", r.file_name)).truncate())
+                .on_hover_text(&r.describe);
+            if let Some(n) = r.loading {
+                ui.spinner();
+                ui.label(format!("{n} records loaded"));
+            }
+            if let Some(d) = &r.damage {
+                ui.colored_label(Color32::from_rgb(230, 140, 40), "damaged")
+                    .on_hover_text(d);
+            }
+        } else if let Some(now) = v.live_now {
+            ui.label(format!("live, {now:.1} s"))
+                .on_hover_text("A live session: session time now.");
+        }
+        if let Some((_, lag)) = &v.recording_to
+            && *lag > 0
+        {
+            ui.colored_label(
+                Color32::from_rgb(230, 160, 60),
+                format!("disk lags: {lag} records waiting"),
+            );
         }
         if v.dropped > 0 {
             ui.colored_label(Color32::YELLOW, format!("{} records dropped", v.dropped));
         }
         for what in &v.running {
             ui.spinner();
-            ui.label(what);
+            ui.add(egui::Label::new(what).truncate());
         }
         if let Some(e) = v.status.strip_prefix("error: ") {
-            ui.colored_label(Color32::from_rgb(230, 80, 80), e);
+            ui.add(egui::Label::new(RichText::new(e).color(Color32::from_rgb(230, 80, 80))).truncate())
+                .on_hover_text(e);
         } else if !v.status.is_empty() {
-            ui.label(v.status);
+            ui.add(egui::Label::new(v.status).truncate())
+                .on_hover_text(v.status);
         }
     });
     actions
