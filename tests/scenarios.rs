@@ -258,10 +258,22 @@ fn no_world_time_replicator_warns_and_clocks_disagree() {
 }
 
 #[test]
-fn two_world_time_replicators_are_an_error() {
-    let s = run(&["world_time_replicators=2"], 3.0);
+fn two_world_time_replicators_are_an_error_and_clocks_stay_apart() {
+    // The document: the clock is synchronized only if exactly one replicator exists; two is
+    // an error. The clocks stay in their own domains, as with none.
+    let s = run(&["world_time_replicators=2", "link.latency_ms=30"], 10.0);
     assert_eq!(s.errors.len(), 3, "{:?}", s.errors);
     assert!(s.errors[0].contains("exactly one"));
+    for c in &s.clients {
+        let off = c.clock_offset_ms_mean.expect("sampled");
+        assert!(
+            off < -200.0,
+            "client {} offset {off}: not synchronized",
+            c.id
+        );
+        let age = c.move_age_ms_mean.expect("moves executed");
+        assert!(age > 200.0, "moves look {age} ms old on the server");
+    }
 }
 
 #[test]

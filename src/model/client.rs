@@ -396,8 +396,12 @@ impl Client {
                 replicator,
                 server_time,
             } => {
-                // With several replicators the client follows the first (docs/model.md).
-                if replicator == 0 && server_time > self.last_world_time {
+                // The clock is synchronized only when exactly one replicator exists: with none
+                // or several, GMC leaves every clock in its own domain (docs/model.md).
+                if self.replicators == Some(1)
+                    && replicator == 0
+                    && server_time > self.last_world_time
+                {
                     self.last_world_time = server_time;
                     self.resync(now, server_time);
                 }
@@ -452,7 +456,8 @@ impl Client {
                             LogLevel::Error,
                             format!(
                                 "LogGMCReplication: {n} AGMC_WorldTimeReplicator actors found; \
-                                 exactly one must exist"
+                                 exactly one must exist: this client's clock is never \
+                                 synchronized and its move timestamps are in its own time domain"
                             ),
                         ),
                     }
@@ -542,7 +547,7 @@ impl Client {
     }
 
     fn resync(&mut self, now: f64, server_time: f64) {
-        if self.replicators == Some(0) {
+        if self.replicators != Some(1) {
             return;
         }
         let latency = self.rtt.or(self.join_rtt).unwrap_or(0.0) / 2.0;
