@@ -262,8 +262,14 @@ impl ControlsPane {
                 if s != before {
                     self.staged = Some(s.clone());
                 }
+                // Only a staged edit is compared (serializing two presets is not for every
+                // frame of an untouched section).
                 let target = s.onto(p);
-                let pending = restart_keys(p, &target);
+                let pending = if s != Staged::of(p) {
+                    restart_keys(p, &target)
+                } else {
+                    Vec::new()
+                };
                 if !pending.is_empty() {
                     let what: Vec<String> = pending
                         .iter()
