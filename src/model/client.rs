@@ -1095,6 +1095,9 @@ impl Client {
                     };
                 let mb = self.bindings_of(m.layout).clone();
                 let start = self.values;
+                if gmc.roll_back_client_pawns {
+                    self.rollback_swap(now, id, true);
+                }
                 self.sync_applied(now, NetContext::LocalClientPawn_PreReplayMoveExecution, id);
                 self.values.copy_fields(&input, mb.input);
                 if let Some(t) = self.value_trace.as_mut() {
@@ -1118,6 +1121,9 @@ impl Client {
                 self.trace_values(now, id, Execution::Replay);
                 self.tick_hooks(now, id, n, Execution::Replay);
                 self.sync_applied(now, NetContext::LocalClientPawn_PostReplayMoveExecution, id);
+                if gmc.roll_back_client_pawns {
+                    self.rollback_swap(now, id, false);
+                }
                 let output = self.values;
                 if let Some(m) = match slot {
                     Some(i) => self.history.get_mut(i),
@@ -1188,6 +1194,34 @@ impl Client {
 
     /// GMC loaded a state into the pawn: OnSyncDataApplied. Under the
     /// `transition_in_sync_applied` pitfall the dash transition is detected here.
+    /// The hook trace of a rollback around a replayed move (bRollBackClientPawns): every proxy
+    /// is swapped to its state at the move's view time (OnPawnRolledBack, then
+    /// OnSyncDataApplied with RollbackSwap) and back after the move (RollbackSwap).
+    fn rollback_swap(&mut self, now: f64, move_id: u32, back_in_time: bool) {
+        if !self.hook_trace {
+            return;
+        }
+        for pawn in self.proxies.keys() {
+            if back_in_time {
+                self.telemetry.push((
+                    now,
+                    Event::hook(Hook::OnPawnRolledBack, pawn, move_id, 0, None, None),
+                ));
+            }
+            self.telemetry.push((
+                now,
+                Event::hook(
+                    Hook::OnSyncDataApplied,
+                    pawn,
+                    move_id,
+                    0,
+                    None,
+                    Some(NetContext::RollbackSwap),
+                ),
+            ));
+        }
+    }
+
     fn sync_applied(&mut self, now: f64, context: NetContext, move_id: u32) {
         self.hook(
             now,
@@ -1309,6 +1343,9 @@ impl Client {
             Some(self.proxies.values_mut().chain(own))
         };
         for p in proxies.into_iter().flatten() {
+            // Each simulated execution reports only what it raised itself (not what the live
+            // move or the previous proxy left in the buffer).
+            self.tick_out.clear();
             let sim = forward.then_some(SimulationCtx {
                 gmc: &self.cfg.gmc,
                 faults: &self.cfg.faults,

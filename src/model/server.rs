@@ -616,6 +616,38 @@ impl Server {
         }
     }
 
+    /// The hook trace of a rollback around a remote move: every pawn but the mover is swapped
+    /// to its historical state (OnPawnRolledBack, then OnSyncDataApplied with RollbackSwap) and
+    /// back after the move (OnSyncDataApplied with RollbackSwap).
+    fn rollback_swap(&mut self, now: f64, mover: usize, move_id: u32, back_in_time: bool) {
+        if !self.hook_trace {
+            return;
+        }
+        for i in 0..self.pawns.len() {
+            if i == mover {
+                continue;
+            }
+            let id = self.pawns[i].id;
+            if back_in_time {
+                self.telemetry.push((
+                    now,
+                    Event::hook(Hook::OnPawnRolledBack, id, move_id, 0, None, None),
+                ));
+            }
+            self.telemetry.push((
+                now,
+                Event::hook(
+                    Hook::OnSyncDataApplied,
+                    id,
+                    move_id,
+                    0,
+                    None,
+                    Some(NetContext::RollbackSwap),
+                ),
+            ));
+        }
+    }
+
     /// The server's verdict on a dash by `client`'s pawn in move `move_id`: the nearest other
     /// pawn in reach, with every other pawn rolled back to the client's view time
     /// (bRollBackServerPawns) or where they are now.
@@ -634,21 +666,6 @@ impl Server {
                 (self.pawns[i].id, at)
             })
             .collect();
-        if roll {
-            for (id, _) in &others {
-                self.trace(
-                    now,
-                    Event::hook(
-                        Hook::OnSyncDataApplied,
-                        *id,
-                        m.id,
-                        0,
-                        Some(Execution::Simulated),
-                        Some(NetContext::RollbackSwap),
-                    ),
-                );
-            }
-        }
         let target = super::pawn::tag_target(from, others.into_iter());
         self.telemetry.push((
             now,
@@ -1085,7 +1102,23 @@ impl Server {
         reports: Option<&mut Vec<DeviationReport>>,
     ) {
         let pawn_id = self.pawns[pawn_idx].id;
-        let others = self.others(pawn_id);
+        // bRollBackServerPawns: for the whole execution (tick and hit check) the other pawns
+        // stand where the moving client saw them, at its view time.
+        let roll = self.cfg.gmc.roll_back_server_pawns;
+        let others = if roll {
+            let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
+            self.rollback_swap(now, pawn_idx, m.id, true);
+            if self.cfg.faults.tick_reads_proxy_transform {
+                (0..self.pawns.len())
+                    .filter(|&i| i != pawn_idx)
+                    .map(|i| self.location_at(i, view))
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        } else {
+            self.others(pawn_id)
+        };
         self.trace(
             now,
             Event::hook(
@@ -1202,6 +1235,9 @@ impl Server {
                 Some(NetContext::ServerPawn_PostRemoteMoveExecution),
             ),
         );
+        if roll {
+            self.rollback_swap(now, pawn_idx, m.id, false);
+        }
         let p = &self.pawns[pawn_idx];
         self.telemetry.push((
             now,

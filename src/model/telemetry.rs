@@ -37,6 +37,9 @@ pub enum Hook {
     GenSimulationTick,
     OnSyncDataApplied,
     WorldTickEnd,
+    /// A pawn other than the one moving was rolled back to the mover's view time
+    /// (bRollBackServerPawns / bRollBackClientPawns).
+    OnPawnRolledBack,
 }
 
 /// The context OnSyncDataApplied reports (names after GMC's `EGMC_NetContext` where the source
