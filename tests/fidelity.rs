@@ -3,7 +3,7 @@
 //! claim and runs in virtual time. docs/model.md has the table of claims and tests.
 
 use movescope::model::pawn::Execution;
-use movescope::model::telemetry::{Event, Hook, Machine, NetContext, Record};
+use movescope::model::telemetry::{Event, Hook, Machine, NetContext, Record, Role};
 use movescope::preset::Preset;
 use movescope::sim::run_deterministic;
 use movescope::summary::Summary;
@@ -162,5 +162,262 @@ fn rollback_puts_other_pawns_at_the_movers_view_time_while_a_move_runs() {
             .count(),
         0,
         "no rollback when both switches are off"
+    );
+}
+
+/// The own pawn of each client, from its Role records.
+fn own_pawns(records: &[Record]) -> std::collections::HashMap<u16, u16> {
+    records
+        .iter()
+        .filter_map(|r| match (r.machine, &r.event) {
+            (
+                Machine::Client(c),
+                Event::Role {
+                    pawn,
+                    role: Role::AutonomousProxy | Role::AutonomousProxyNotPredicted,
+                },
+            ) => Some((c, *pawn)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "Simulated proxies … GenSimulationTick(DeltaTime) runs once per frame for cosmetics. The
+/// same path serves an autonomous proxy whose bUseClientPrediction is false: it is smoothed
+/// like a proxy and gets GenSimulationTick instead of predicted moves."
+#[test]
+fn an_owner_without_prediction_is_smoothed_like_a_proxy_and_gets_gen_simulation_tick() {
+    let (s, records) = run_collect(&["gmc.use_client_prediction=false", "hook_trace=true"], 5.0);
+    let own = own_pawns(&records);
+    assert_eq!(own.len(), s.clients.len());
+    let mut simulation_ticks = 0;
+    for (machine, hook, pawn, ctx) in hooks(&records) {
+        let Machine::Client(c) = machine else {
+            continue;
+        };
+        if own.get(&c) != Some(&pawn) {
+            continue;
+        }
+        match hook {
+            Hook::PreLocalMoveExecution | Hook::GenPredictionTick | Hook::GenAncillaryTick => {
+                panic!("client {c} ran {hook:?} on its unpredicted pawn {pawn}")
+            }
+            Hook::OnSyncDataApplied => assert_eq!(
+                ctx,
+                Some(NetContext::RemoteClientPawn_Simulation),
+                "client {c}: an unpredicted owner's pawn is loaded only by smoothing"
+            ),
+            Hook::GenSimulationTick => simulation_ticks += 1,
+            _ => {}
+        }
+    }
+    assert!(
+        simulation_ticks > 3 * 200,
+        "GenSimulationTick on own pawns: {simulation_ticks}"
+    );
+    // It still sends its input: the server executes its moves.
+    assert!(
+        s.server.remote_moves_executed > 300,
+        "{}",
+        s.server.remote_moves_executed
+    );
+}
+
+/// "OnSyncDataApplied … fires each time GMC loads a state into the pawn: before and after a
+/// local move, … around remote-move execution on the server, on every smoothing step of a
+/// simulated proxy (RemoteClientPawn_Simulation), and during rollback swaps."
+#[test]
+fn on_sync_data_applied_fires_before_and_after_every_local_move() {
+    let (_, records) = run_collect(&["hook_trace=true", "ai_pawns=2"], 5.0);
+    let own = own_pawns(&records);
+    let mut pre = 0;
+    let mut post = 0;
+    let mut ancillary = 0;
+    let mut server_pre = 0;
+    let mut server_post = 0;
+    for (machine, hook, pawn, ctx) in hooks(&records) {
+        match (machine, hook, ctx) {
+            (Machine::Client(c), Hook::OnSyncDataApplied, Some(x)) if own[&c] == pawn => match x {
+                NetContext::LocalClientPawn_PreLocalMoveExecution => pre += 1,
+                NetContext::LocalClientPawn_PostLocalMoveExecution => post += 1,
+                _ => {}
+            },
+            (Machine::Client(c), Hook::GenAncillaryTick, _) if own[&c] == pawn => ancillary += 1,
+            (Machine::Server, Hook::OnSyncDataApplied, Some(x)) => match x {
+                NetContext::ServerPawn_PreLocalMoveExecution => server_pre += 1,
+                NetContext::ServerPawn_PostLocalMoveExecution => server_post += 1,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    // Every local move, fresh or combined re-run, loads before and after.
+    assert!(ancillary > 3 * 250, "local moves: {ancillary}");
+    assert_eq!(pre, ancillary, "a load before every local move");
+    assert_eq!(post, ancillary, "a load after every local move");
+    // AI moves on the server too.
+    let ai_moves = records
+        .iter()
+        .filter(|r| matches!(r.event, Event::LocalMoveExecuted { .. }))
+        .count();
+    assert!(ai_moves > 2 * 250);
+    assert_eq!(server_pre, ai_moves);
+    assert_eq!(server_post, ai_moves);
+
+    // No smoothing load for a proxy inside PostSpawnSmoothingPause (nothing is applied), while
+    // its GenSimulationTick runs every frame.
+    let pause = Preset::default().gmc.post_spawn_smoothing_pause;
+    let mut spawned: std::collections::HashMap<(Machine, u16), f64> = Default::default();
+    let mut ticks_in_pause = 0;
+    for r in &records {
+        match &r.event {
+            Event::ProxySpawned { pawn, .. } => {
+                spawned.insert((r.machine, *pawn), r.t);
+            }
+            Event::Hook {
+                hook,
+                pawn,
+                context,
+                ..
+            } => {
+                let Some(&at) = spawned.get(&(r.machine, *pawn)) else {
+                    continue;
+                };
+                let in_pause = r.t - at < pause - 1e-9;
+                if *context == Some(NetContext::RemoteClientPawn_Simulation) {
+                    assert!(
+                        !in_pause,
+                        "{} loaded pawn {pawn} {:.3} s after its spawn",
+                        r.machine,
+                        r.t - at
+                    );
+                }
+                if *hook == Hook::GenSimulationTick && in_pause {
+                    ticks_in_pause += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(!spawned.is_empty());
+    assert!(
+        ticks_in_pause > 0,
+        "GenSimulationTick runs during the pause"
+    );
+}
+
+/// "PreLocalMoveExecution … owning client and server-controlled pawns, before the move's
+/// input is saved — last chance to write input values for this move."
+#[test]
+fn pre_local_move_execution_runs_before_the_input_is_saved() {
+    let (_, records) = run_collect(&["hook_trace=true", "client_fps=120"], 3.0);
+    let own = own_pawns(&records);
+    // Client 0's own-pawn hooks, frame by frame.
+    let mut frames: Vec<Vec<(Hook, u32, Option<NetContext>)>> = Vec::new();
+    let mut last_t = f64::NAN;
+    for r in &records {
+        let (
+            Machine::Client(0),
+            Event::Hook {
+                hook,
+                pawn,
+                move_id,
+                context,
+                ..
+            },
+        ) = (r.machine, &r.event)
+        else {
+            continue;
+        };
+        if *pawn != own[&0] || matches!(hook, Hook::WorldTickEnd | Hook::BindReplicationData) {
+            continue;
+        }
+        if r.t != last_t {
+            frames.push(Vec::new());
+            last_t = r.t;
+        }
+        frames
+            .last_mut()
+            .expect("pushed")
+            .push((*hook, *move_id, *context));
+    }
+    let mut combined = 0;
+    let mut checked = 0;
+    for f in &frames {
+        let Some(i) = f.iter().position(|h| h.0 == Hook::PreLocalMoveExecution) else {
+            continue;
+        };
+        checked += 1;
+        let id = f[i].1;
+        // The input is saved (the Pre load), then the tick runs, all for that same move.
+        assert_eq!(
+            f[i + 1],
+            (
+                Hook::OnSyncDataApplied,
+                id,
+                Some(NetContext::LocalClientPawn_PreLocalMoveExecution)
+            ),
+            "{f:?}"
+        );
+        assert_eq!(f[i + 2].0, Hook::GenPredictionTick, "{f:?}");
+        assert_eq!(
+            f[i + 2].1,
+            id,
+            "PreLocalMoveExecution names the move the frame went into"
+        );
+        if i + 2 < f.len()
+            && frames
+                .iter()
+                .filter(|g| g.iter().any(|h| h.1 == id))
+                .count()
+                > 1
+        {
+            combined += 1;
+        }
+    }
+    assert!(checked > 300, "frames checked: {checked}");
+    assert!(combined > 100, "combined frames among them: {combined}");
+}
+
+/// "While the bound inputs allow combining and the accumulated delta stays within
+/// MaxCombinedDeltaTime … the newest frame is merged into the pending move", and a move's delta
+/// is "clamped to MaxMoveDeltaTime, 0.05 s": a combined move never exceeds MaxMoveDeltaTime,
+/// or the time of the frames it absorbed past it would be lost.
+#[test]
+fn a_combined_move_never_exceeds_max_move_delta_time() {
+    let (s, records) = run_collect(&["client_fps=120", "gmc.max_combined_delta_time=0.1"], 10.0);
+    let mut frames_max = 0;
+    for r in &records {
+        if let Event::MoveClosed { delta, frames, .. } = r.event {
+            assert!(delta <= 0.05 + 1e-9, "a combined move of {delta} s");
+            frames_max = frames_max.max(frames);
+        }
+    }
+    assert!(
+        (5..=7).contains(&frames_max),
+        "frames per move: {frames_max}"
+    );
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("MaxCombinedDeltaTime")),
+        "the cap is said: {:?}",
+        s.warnings
+    );
+    // The pawn keeps its speed: the moves' deltas add up to the session's time.
+    let sum: f64 = records
+        .iter()
+        .filter(|r| r.machine == Machine::Client(0))
+        .filter_map(|r| match r.event {
+            Event::MoveClosed { delta, .. } => Some(delta),
+            _ => None,
+        })
+        .sum();
+    assert!(sum > 9.5, "time moved by client 0's moves: {sum}");
+    let fine = run(&["client_fps=120"], 10.0);
+    assert!(
+        fine.warnings
+            .iter()
+            .all(|w| !w.contains("MaxCombinedDeltaTime"))
     );
 }

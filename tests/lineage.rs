@@ -200,6 +200,7 @@ fn with_the_hook_trace_each_execution_lists_its_hooks_in_order() {
         live.hooks,
         [
             "PreLocalMoveExecution",
+            "OnSyncDataApplied(LocalClientPawn_PreLocalMoveExecution)",
             "GenPredictionTick[0]",
             "GenAncillaryTick",
             "OnSyncDataApplied(LocalClientPawn_PostLocalMoveExecution)"

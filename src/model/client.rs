@@ -636,14 +636,24 @@ impl Client {
     fn local_move(&mut self, now: f64, dt: f64, raw: RawInput) {
         let gmc = self.cfg.gmc;
         let layout = self.layouts.current();
+        let ts = quantize_time(self.synced_time(now)).max(self.last_timestamp);
+        self.last_timestamp = ts;
+        // Without client prediction the owner runs no local move (it is smoothed like a proxy
+        // and gets GenSimulationTick); the frame's input is still saved and sent.
+        let predicting = gmc.use_client_prediction;
+
+        // PreLocalMoveExecution runs first, before the input is saved: what it writes (the
+        // demo pawn: the frame's stick and dash) is the move's input and takes part in
+        // combining. The trace entry is patched with the move the frame ends up in.
+        let pre_hook = (predicting && self.hook_trace).then(|| {
+            self.hook(now, Hook::PreLocalMoveExecution, 0, 0, None, None);
+            self.telemetry.len() - 1
+        });
         // Borrowed, not cloned (an atomic count per frame): only its masks are needed once
         // the hooks run.
         let b = &**self.layouts.current_bindings();
         let (bound, input_mask) = (b.bound, b.input);
-        let ts = quantize_time(self.synced_time(now)).max(self.last_timestamp);
-        self.last_timestamp = ts;
-
-        // PreLocalMoveExecution: the frame's input, at wire precision (docs/model.md).
+        // The input is saved at wire precision (docs/model.md).
         let mut frame_input = self.values;
         frame_input.input_move = raw.dir;
         frame_input.input_dash = raw.dash;
@@ -652,7 +662,7 @@ impl Client {
         let merge = match &self.current {
             Some(cur) => {
                 cur.layout == layout
-                    && ts - cur.prev_timestamp <= gmc.max_combined_delta_time + 1e-9
+                    && ts - cur.prev_timestamp <= gmc.combine_limit() + 1e-9
                     && inputs_combine(b, &cur.input, &frame_input)
             }
             None => false,
@@ -668,7 +678,11 @@ impl Client {
         } else {
             self.next_move_id
         };
-        self.hook(now, Hook::PreLocalMoveExecution, move_id, 0, None, None);
+        if let Some((_, Event::Hook { move_id: id, .. })) =
+            pre_hook.and_then(|i| self.telemetry.get_mut(i))
+        {
+            *id = move_id;
+        }
         let exec = if merge {
             let cur = self.current.as_mut().expect("merge implies a current move");
             cur.timestamp = ts;
@@ -681,11 +695,6 @@ impl Client {
             // combined input.
             self.values.copy_fields(&cur.start, bound);
             self.values.copy_fields(&cur.input, input_mask);
-            self.sync_applied(
-                now,
-                NetContext::LocalClientPawn_PreLocalMoveExecution,
-                move_id,
-            );
             Execution::Combined
         } else {
             self.close_current(now);
@@ -711,6 +720,15 @@ impl Client {
             self.current = Some(mv);
             Execution::Live
         };
+        if predicting {
+            // The move's start state with its input is loaded: a fresh move and a combined
+            // re-run alike.
+            self.sync_applied(
+                now,
+                NetContext::LocalClientPawn_PreLocalMoveExecution,
+                move_id,
+            );
+        }
 
         let others = if self.cfg.faults.tick_reads_proxy_transform {
             self.proxy_locations()
@@ -725,7 +743,7 @@ impl Client {
         }
         // Without client prediction the tick does not run here: the move only carries input,
         // and the pawn is shown from server states.
-        let n = if !gmc.use_client_prediction {
+        let n = if !predicting {
             self.tick_out.clear();
             0
         } else {
@@ -750,8 +768,8 @@ impl Client {
         if self.tick_out.seal {
             cur.sealed = true;
         }
-        let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.max_combined_delta_time;
-        if gmc.use_client_prediction {
+        let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.combine_limit();
+        if predicting {
             self.trace_values(now, move_id, exec);
         }
         emit_one_shots(
@@ -780,15 +798,17 @@ impl Client {
             self.telemetry
                 .push((now, Event::HitClaim { move_id, target }));
         }
-        // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1): the
-        // demo pawn has no work in it; the hook trace records the call.
-        self.tick_hooks(now, move_id, n, exec);
-        self.hook(now, Hook::GenAncillaryTick, move_id, 0, Some(exec), None);
-        self.sync_applied(
-            now,
-            NetContext::LocalClientPawn_PostLocalMoveExecution,
-            move_id,
-        );
+        if predicting {
+            // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1):
+            // the demo pawn has no work in it; the hook trace records the call.
+            self.tick_hooks(now, move_id, n, exec);
+            self.hook(now, Hook::GenAncillaryTick, move_id, 0, Some(exec), None);
+            self.sync_applied(
+                now,
+                NetContext::LocalClientPawn_PostLocalMoveExecution,
+                move_id,
+            );
+        }
         if close {
             // No later frame will fit (or the move was sealed): complete it now so it can be
             // sent without waiting a frame.
@@ -1412,19 +1432,34 @@ impl Client {
             });
         }
         if self.hook_trace {
-            let pawns: Vec<u16> = self.proxies.keys().collect();
-            for pawn in pawns {
-                self.telemetry.push((
-                    now,
-                    Event::Hook {
-                        hook: Hook::OnSyncDataApplied,
-                        pawn,
-                        move_id: 0,
-                        iteration: 0,
-                        exec: None,
-                        context: Some(NetContext::RemoteClientPawn_Simulation),
-                    },
-                ));
+            // Every smoothed pawn that had a state applied this frame (not those inside
+            // PostSpawnSmoothingPause): the proxies, and the own pawn without prediction.
+            let own = if self.cfg.gmc.use_client_prediction {
+                None
+            } else {
+                self.own_proxy.as_ref()
+            };
+            let pawns: Vec<(u16, bool)> = self
+                .proxies
+                .values()
+                .chain(own)
+                .map(|p| (p.pawn, p.applies_state()))
+                .collect();
+            for (pawn, applied) in pawns {
+                if applied {
+                    self.telemetry.push((
+                        now,
+                        Event::Hook {
+                            hook: Hook::OnSyncDataApplied,
+                            pawn,
+                            move_id: 0,
+                            iteration: 0,
+                            exec: None,
+                            context: Some(NetContext::RemoteClientPawn_Simulation),
+                        },
+                    ));
+                }
+                // GenSimulationTick runs every frame, also inside the spawn pause.
                 self.telemetry.push((
                     now,
                     Event::Hook {

@@ -698,6 +698,12 @@ impl Proxy {
         };
     }
 
+    /// Whether the last update applied a replicated state (false inside
+    /// PostSpawnSmoothingPause or before any state arrived).
+    pub fn applies_state(&self) -> bool {
+        !matches!(self.view, View::Paused)
+    }
+
     /// The buffered state at server time `at` (interpolated; the nearest end outside the
     /// buffer): what a rollback swaps in.
     pub fn values_at(&self, at: f64, bindings: &Bindings) -> PawnValues {

@@ -138,6 +138,8 @@ pub struct Server {
     last_world_time_sent: Option<f64>,
     next_pawn_id: u16,
     layout_errors: BTreeMap<u16, u32>,
+    /// The MaxCombinedDeltaTime > MaxMoveDeltaTime warning was logged for these settings.
+    combine_warned: bool,
     turret_rng: Rng,
     tick_out: TickOutput,
     next_net_update: f64,
@@ -247,6 +249,7 @@ impl Server {
             last_world_time_sent: None,
             next_pawn_id,
             layout_errors: BTreeMap::new(),
+            combine_warned: false,
             turret_rng,
             tick_out: TickOutput::default(),
             next_net_update: 0.0,
@@ -473,6 +476,22 @@ impl Server {
         let dt = now - self.last_frame.unwrap_or(now);
         self.last_frame = Some(now);
         self.telemetry.push((now, Event::Frame { dt }));
+        if self.cfg.gmc.max_combined_delta_time > self.cfg.gmc.max_move_delta_time {
+            if !self.combine_warned {
+                self.combine_warned = true;
+                if let Some(text) = self.cfg.gmc.combine_warning() {
+                    self.telemetry.push((
+                        now,
+                        Event::Log {
+                            level: super::telemetry::LogLevel::Warning,
+                            text,
+                        },
+                    ));
+                }
+            }
+        } else {
+            self.combine_warned = false;
+        }
 
         let mut inbox = std::mem::take(&mut self.inbox);
         for (from, msg) in inbox.drain(..) {
@@ -1274,6 +1293,20 @@ impl Server {
         let b = self.layouts.current_bindings();
         let input = input.quantized(b.list(), b.input);
         p.values.copy_fields(&input, b.input);
+        if self.hook_trace {
+            self.telemetry.push((
+                now,
+                Event::hook(
+                    Hook::OnSyncDataApplied,
+                    pawn_id,
+                    0,
+                    0,
+                    None,
+                    Some(NetContext::ServerPawn_PreLocalMoveExecution),
+                ),
+            ));
+        }
+        let p = &mut self.pawns[i];
         let n = run_move(
             &mut p.values,
             delta,
@@ -1305,6 +1338,17 @@ impl Server {
             },
         ));
         self.tick_hooks(now, pawn_id, 0, n, Execution::ServerLocal);
+        self.trace(
+            now,
+            Event::hook(
+                Hook::OnSyncDataApplied,
+                pawn_id,
+                0,
+                0,
+                None,
+                Some(NetContext::ServerPawn_PostLocalMoveExecution),
+            ),
+        );
     }
 
     /// The next message to send, typed (tests and tools).

@@ -46,6 +46,27 @@ pub struct GmcSettings {
     pub roll_back_client_pawns: bool,
 }
 
+impl GmcSettings {
+    /// The delta up to which a pending move absorbs frames: MaxCombinedDeltaTime, capped at
+    /// MaxMoveDeltaTime. A combined move longer than MaxMoveDeltaTime would have its delta
+    /// clamped and lose the rest of its frames' time (the pawn would run slow).
+    pub fn combine_limit(&self) -> f64 {
+        self.max_combined_delta_time.min(self.max_move_delta_time)
+    }
+
+    /// The warning for a MaxCombinedDeltaTime above MaxMoveDeltaTime, if it is.
+    pub fn combine_warning(&self) -> Option<String> {
+        (self.max_combined_delta_time > self.max_move_delta_time).then(|| {
+            format!(
+                "MaxCombinedDeltaTime {} s is above MaxMoveDeltaTime {} s: moves combine only \
+                 up to {} s (a longer combined move would have its delta clamped and the pawn \
+                 would lose time)",
+                self.max_combined_delta_time, self.max_move_delta_time, self.max_move_delta_time
+            )
+        })
+    }
+}
+
 impl Default for GmcSettings {
     fn default() -> Self {
         GmcSettings {

@@ -56,6 +56,10 @@ pub enum NetContext {
     ServerPawn_PostRemoteMoveExecution,
     RemoteClientPawn_Simulation,
     RollbackSwap,
+    /// Around a local move of a pawn the server controls (AI, listen host, standalone); the
+    /// document names no context for these loads, so these two names are the simulator's.
+    ServerPawn_PreLocalMoveExecution,
+    ServerPawn_PostLocalMoveExecution,
 }
 
 /// A pawn's net role on one machine.
