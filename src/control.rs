@@ -72,6 +72,10 @@ pub enum Outcome {
     AppliedNow,
     /// In effect at the next move boundary (binding lists switch between moves).
     AtNextMoveBoundary,
+    /// A new binding list: bindings are made once per pawn (BindReplicationData), so every
+    /// pawn was respawned with it on every machine, as a new build would (the server and the
+    /// clients restarted; the session, its plots and its recording go on).
+    Respawned,
     /// These settings only take effect in a new session: nothing was applied.
     NeedsRestart(Vec<String>),
 }
@@ -84,7 +88,8 @@ impl Outcome {
                 Outcome::NoChange => 0,
                 Outcome::AppliedNow => 1,
                 Outcome::AtNextMoveBoundary => 2,
-                Outcome::NeedsRestart(_) => 3,
+                Outcome::Respawned => 3,
+                Outcome::NeedsRestart(_) => 4,
             }
         }
         if rank(&other) > rank(&self) {
@@ -100,6 +105,9 @@ impl Outcome {
             Outcome::NoChange => "no change".into(),
             Outcome::AppliedNow => "applied now".into(),
             Outcome::AtNextMoveBoundary => "applies at the next move boundary".into(),
+            Outcome::Respawned => {
+                "every pawn respawned with the new bindings (as a new build would)".into()
+            }
             Outcome::NeedsRestart(keys) => {
                 format!("needs a restart ({})", keys.join(", "))
             }
@@ -273,6 +281,9 @@ pub enum To {
 #[derive(Debug)]
 pub struct Planned {
     pub sends: Vec<(To, MachineCmd)>,
+    /// Restart the server and every client with the session's binding layouts (a binding
+    /// list change: GMC binds once per pawn, so a new list means new pawns everywhere).
+    pub respawn: bool,
     pub outcome: Outcome,
     pub change: Option<String>,
 }
@@ -366,6 +377,7 @@ impl Settings {
         let mut sends = Vec::new();
         let mut outcome = Outcome::AppliedNow;
         let mut new_bindings: Option<Arc<Bindings>> = None;
+        let mut respawn = false;
         let what: Option<String> = match cmd {
             Command::SetLink {
                 client,
@@ -428,8 +440,10 @@ impl Settings {
                 self.preset.faults = f.clone();
                 sends.push((To::Everyone, MachineCmd::Faults(f.clone())));
                 if let Some(list) = list {
-                    sends.extend(self.define_layout(list, true)?);
-                    outcome = Outcome::AtNextMoveBoundary;
+                    // A member bound or unbound is a new build: new pawns everywhere.
+                    self.define_layout(list, true)?;
+                    respawn = true;
+                    outcome = Outcome::Respawned;
                 }
                 Some(String::new())
             }
@@ -462,17 +476,34 @@ impl Settings {
                 bindings,
                 consistent,
             } => {
+                if *consistent && *bindings == *self.bindings() {
+                    // The list the session binds already: no new build.
+                    return Ok(Planned {
+                        sends,
+                        respawn: false,
+                        outcome: Outcome::NoChange,
+                        change: None,
+                    });
+                }
                 if *consistent {
                     // The preset keeps the list as overrides of the demo pawn's bindings, so
                     // saving it or restarting keeps the change.
                     self.preset.set_binding_list(bindings.list());
                 }
-                sends.extend(self.define_layout(bindings.clone(), *consistent)?);
+                let define = self.define_layout(bindings.clone(), *consistent)?;
+                if *consistent {
+                    // Bindings are made once per pawn: the restarted machines define it.
+                    respawn = true;
+                    outcome = Outcome::Respawned;
+                } else {
+                    sends.extend(define);
+                    outcome = Outcome::AtNextMoveBoundary;
+                }
                 new_bindings = Some(Arc::new(bindings.clone()));
-                outcome = Outcome::AtNextMoveBoundary;
                 Some(
                     if *consistent {
-                        "binding list changed on the server and every client"
+                        "binding list changed: every pawn respawned with it on the server and \
+                         every client (a new build)"
                     } else {
                         "binding list changed on the clients only (the binding-mismatch pitfall)"
                     }
@@ -511,6 +542,7 @@ impl Settings {
         let Some(what) = what else {
             return Ok(Planned {
                 sends,
+                respawn,
                 outcome,
                 change: None,
             });
@@ -549,6 +581,7 @@ impl Settings {
             // Set to what it was.
             return Ok(Planned {
                 sends,
+                respawn: false,
                 outcome: Outcome::NoChange,
                 change: None,
             });
@@ -560,6 +593,7 @@ impl Settings {
         };
         Ok(Planned {
             sends,
+            respawn,
             outcome,
             change: Some(text),
         })
@@ -785,21 +819,21 @@ mod tests {
     }
 
     #[test]
-    fn a_binding_pitfall_switch_defines_a_new_layout_everywhere() {
+    fn a_binding_pitfall_switch_respawns_every_pawn_with_a_new_layout() {
         let mut s = settings();
         let mut f = s.preset().faults.clone();
         f.unbound_member = true;
         let p = s.plan(&Command::SetFaults(f), &[0]).unwrap();
-        assert_eq!(p.outcome, Outcome::AtNextMoveBoundary);
-        assert!(p.sends.iter().any(|(to, c)| *to == To::Everyone
-            && matches!(
-                c,
-                MachineCmd::DefineLayout {
-                    version: 1,
-                    select: true,
-                    ..
-                }
-            )));
+        assert_eq!(p.outcome, Outcome::Respawned);
+        assert!(p.respawn);
+        // No machine's layout is swapped under a running pawn: the restarted machines bind
+        // the new list.
+        assert!(
+            !p.sends
+                .iter()
+                .any(|(_, c)| matches!(c, MachineCmd::DefineLayout { .. }))
+        );
+        assert_eq!(s.server_layouts().last().map(|(v, _)| *v), Some(1));
         assert!(s.bindings().by_name("move_ramp").is_none());
         let text = p.change.unwrap();
         assert!(

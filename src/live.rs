@@ -301,38 +301,16 @@ impl LiveSession {
                     w.stop();
                 }
             }
-            Command::RestartClient(id) => {
-                if let Some(mut w) = self.clients.remove(&id) {
-                    w.stop();
-                }
-                self.incarnations += 1;
-                let n = self.incarnations;
-                self.start_client(id, 0.0, n)
-                    .map_err(CommandError::Socket)?;
-            }
-            Command::RestartServer => {
-                self.server.stop();
-                let port = self.server_addr.port();
-                let endpoint = Endpoint::bind_loopback(port).map_err(|e| {
-                    CommandError::Socket(format!(
-                        "cannot bind the server socket again on port {port}: {e}"
-                    ))
-                })?;
-                let now = self.clock.now();
-                self.clock
-                    .server_start
-                    .store(now.to_bits(), Ordering::Release);
-                self.server = spawn_server(
-                    self.settings.preset(),
-                    self.settings.initial_bindings().clone(),
-                    &self.settings.server_layouts(),
-                    endpoint,
-                    self.clock.clone(),
-                    self.tele_tx.clone(),
-                    now,
-                );
-            }
+            Command::RestartClient(id) => self.restart_client(id)?,
+            Command::RestartServer => self.restart_server()?,
             _ => {}
+        }
+        if planned.respawn {
+            // A new binding list: new pawns everywhere, as a new build would have.
+            self.restart_server()?;
+            for id in ids {
+                self.restart_client(id)?;
+            }
         }
         for (to, c) in planned.sends {
             match to {
@@ -354,6 +332,42 @@ impl LiveSession {
             });
         }
         Ok(planned.outcome)
+    }
+
+    /// Client `id`'s thread stopped and a new incarnation started (it joins again).
+    fn restart_client(&mut self, id: u16) -> Result<(), CommandError> {
+        if let Some(mut w) = self.clients.remove(&id) {
+            w.stop();
+        }
+        self.incarnations += 1;
+        let n = self.incarnations;
+        self.start_client(id, 0.0, n).map_err(CommandError::Socket)
+    }
+
+    /// The server thread stopped and a new one started on the same port with the session's
+    /// settings and binding layouts (clients rejoin it).
+    fn restart_server(&mut self) -> Result<(), CommandError> {
+        self.server.stop();
+        let port = self.server_addr.port();
+        let endpoint = Endpoint::bind_loopback(port).map_err(|e| {
+            CommandError::Socket(format!(
+                "cannot bind the server socket again on port {port}: {e}"
+            ))
+        })?;
+        let now = self.clock.now();
+        self.clock
+            .server_start
+            .store(now.to_bits(), Ordering::Release);
+        self.server = spawn_server(
+            self.settings.preset(),
+            self.settings.initial_bindings().clone(),
+            &self.settings.server_layouts(),
+            endpoint,
+            self.clock.clone(),
+            self.tele_tx.clone(),
+            now,
+        );
+        Ok(())
     }
 
     /// Brings the running session to `target`'s settings with the commands that change what

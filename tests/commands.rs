@@ -145,7 +145,7 @@ fn a_tick_pitfall_switched_on_live_makes_corrections() {
 }
 
 #[test]
-fn a_binding_pitfall_switched_on_live_changes_the_binding_list_at_a_move_boundary() {
+fn a_binding_pitfall_switched_on_live_respawns_every_pawn_with_the_new_list() {
     let mut f = Preset::default().faults;
     f.unbound_member = true;
     let (outcome, _, at, after) = around(
@@ -154,7 +154,7 @@ fn a_binding_pitfall_switched_on_live_changes_the_binding_list_at_a_move_boundar
         Command::SetFaults(f),
         14.0,
     );
-    assert_eq!(outcome, Outcome::AtNextMoveBoundary);
+    assert_eq!(outcome, Outcome::Respawned);
     let c = changes(&at);
     assert!(
         c[0].contains("faults.unbound_member: false -> true")
@@ -259,10 +259,10 @@ fn a_consistent_binding_change_is_recorded_with_what_changed() {
         },
         6.0,
     );
-    assert_eq!(outcome, Outcome::AtNextMoveBoundary);
+    assert_eq!(outcome, Outcome::Respawned);
     let c = changes(&at);
     assert!(
-        c[0].starts_with("binding list changed on the server and every client")
+        c[0].starts_with("binding list changed: every pawn respawned")
             && c[0].contains("binding input_dash combine"),
         "{c:?}"
     );

@@ -421,3 +421,84 @@ fn a_combined_move_never_exceeds_max_move_delta_time() {
             .all(|w| !w.contains("MaxCombinedDeltaTime"))
     );
 }
+
+/// "BindReplicationData … every machine, once, before any net serialization – the only place
+/// to bind"; "Bindings cannot be removed once made". A binding edit is a new build: every
+/// pawn is respawned with the new list on every machine; nothing is swapped under a running
+/// pawn. The clients-only edit stays the binding-mismatch pitfall.
+#[test]
+fn bindings_are_made_once_per_pawn_so_a_binding_edit_respawns_every_pawn() {
+    use movescope::control::{Command, Outcome};
+    use movescope::sim::harness::Session;
+    let mut p = common::preset(&["hook_trace=true", "link.latency_ms=30"]);
+    let mut records = Vec::new();
+    let mut s = Session::new(&p).expect("valid");
+    s.run_until(5.0, &mut |r| records.push(r));
+    let binds_before = hooks(&records)
+        .filter(|h| h.1 == Hook::BindReplicationData)
+        .count();
+    // Every machine binds every pawn it has once: 3 clients and the server, 5 pawns each.
+    assert_eq!(binds_before, 4 * 5, "BindReplicationData before the edit");
+    p.faults.dash_always_combine = true;
+    let cut = records.len();
+    let outcome = s
+        .command(
+            Command::ChangeBindings {
+                bindings: p.bindings().expect("valid"),
+                consistent: true,
+            },
+            &mut |r| records.push(r),
+        )
+        .expect("accepted");
+    assert_eq!(outcome, Outcome::Respawned);
+    s.run_until(12.0, &mut |r| records.push(r));
+    let after = &records[cut..];
+    let changed = after
+        .iter()
+        .find_map(|r| match &r.event {
+            Event::SessionChanged { what } => Some(what.clone()),
+            _ => None,
+        })
+        .expect("the respawn is marked");
+    assert!(changed.contains("every pawn respawned"), "{changed}");
+    // Every pawn bound again on every machine, with the new list; the session goes on.
+    let binds_after = hooks(after)
+        .filter(|h| h.1 == Hook::BindReplicationData)
+        .count();
+    assert_eq!(binds_after, 4 * 5, "BindReplicationData after the edit");
+    let moves_after = after
+        .iter()
+        .filter(|r| matches!(r.event, Event::RemoteMoveExecuted(_)))
+        .count();
+    assert!(moves_after > 300, "moves after the respawn: {moves_after}");
+    let corrections = after
+        .iter()
+        .filter(|r| matches!(r.event, Event::Correction { .. }))
+        .count();
+    assert_eq!(corrections, 0, "a consistent new build does not correct");
+    assert_eq!(
+        s.server()
+            .bindings()
+            .by_name("input_dash")
+            .map(|b| b.combine),
+        p.bindings()
+            .expect("valid")
+            .by_name("input_dash")
+            .map(|b| b.combine),
+        "the server's pawns use the new list"
+    );
+
+    // Clients only: no respawn, the mismatch pitfall.
+    let mut s = Session::new(&common::preset(&["link.latency_ms=30"])).expect("valid");
+    s.run_until(3.0, &mut |_| {});
+    let outcome = s
+        .command(
+            Command::ChangeBindings {
+                bindings: p.bindings().expect("valid"),
+                consistent: false,
+            },
+            &mut |_| {},
+        )
+        .expect("accepted");
+    assert_eq!(outcome, Outcome::AtNextMoveBoundary);
+}

@@ -396,7 +396,7 @@ fn cases(default: u32) -> u32 {
 }
 
 #[test]
-fn a_consistent_binding_change_applies_at_a_move_boundary_without_corrections() {
+fn a_consistent_binding_change_respawns_the_pawns_without_corrections() {
     let mut p = preset(&["client_fps=120", "link.latency_ms=40"]);
     p.clients = 2;
     let mut session = Session::new(&p).unwrap();

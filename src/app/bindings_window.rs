@@ -1,6 +1,7 @@
 //! The bindings table: every value the demo pawn binds, with its type and modes, editable
-//! live. An edit is one binding change (consistent, or the clients only for the
-//! binding-mismatch pitfall), applied at the next move boundary.
+//! live. An edit is one binding change: consistent (GMC binds once per pawn, so every pawn is
+//! respawned with the new list on every machine, as a new build would), or the clients only
+//! (the binding-mismatch pitfall, switched at the clients' next move boundary).
 
 use eframe::egui;
 use egui::{Color32, RichText};
@@ -138,7 +139,8 @@ impl BindingsWindow {
             .default_width(1260.0)
             .default_pos(egui::pos2(10.0, 60.0))
             .show(ctx, |ui| {
-                ui.label("Every value the demo pawn binds (GMC's Bind* calls), in binding order. Hover a cell for what the mode does and what goes wrong with it; a change applies at the next move boundary on the server and every client.");
+                ui.label("Every value the demo pawn binds (GMC's Bind* calls), in binding order. Hover a cell for what the mode does and what goes wrong with it.");
+                ui.label(RichText::new("GMC binds once per pawn (BindReplicationData): an edit respawns every pawn with the new list on the server and every client, as a new build would. The session, its plots and its recording go on; the timeline marks the respawn.").italics());
                 ui.horizontal(|ui| {
                     ui.checkbox(&mut self.clients_only, "apply to the clients only")
                         .on_hover_text("The binding-mismatch pitfall: the clients switch to the edited list, the server keeps its own. Exchanged states are read with the wrong layout.");

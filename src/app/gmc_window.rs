@@ -79,7 +79,7 @@ impl GmcWindow {
                     egui::Grid::new("gmc").num_columns(2).striped(true).show(ui, |ui| {
                         gmc_edit |= num(ui, "MaxTimeStep (s)", "A move whose delta is larger is sub-stepped into slices of at most this.", "gmc.max_time_step", &mut g.max_time_step, 0.001);
                         gmc_edit |= num(ui, "MaxMoveDeltaTime (s)", "A move's delta (from timestamps) is clamped to this.", "gmc.max_move_delta_time", &mut g.max_move_delta_time, 0.001);
-                        gmc_edit |= num(ui, "MaxCombinedDeltaTime (s)", "A pending move absorbs frames while its delta stays within this.", "gmc.max_combined_delta_time", &mut g.max_combined_delta_time, 0.001);
+                        gmc_edit |= num(ui, "MaxCombinedDeltaTime (s)", "A pending move absorbs frames while its delta stays within this (and within MaxMoveDeltaTime: a longer combined move would lose time).", "gmc.max_combined_delta_time", &mut g.max_combined_delta_time, 0.001);
                         gmc_edit |= num(ui, "ClientSendRate (1/s)", "Completed moves are sent at most this often, batched.", "gmc.client_send_rate", &mut g.client_send_rate, 1.0);
                         gmc_edit |= num(ui, "WorldTimeUpdateInterval (s)", "How often each world-time replicator sends the server clock (GMC's default: 0.01).", "gmc.world_time_update_interval", &mut g.world_time_update_interval, 0.005);
                         gmc_edit |= num(ui, "PostSpawnSmoothingPause (s)", "A new proxy shows no replicated state for this long.", "gmc.post_spawn_smoothing_pause", &mut g.post_spawn_smoothing_pause, 0.05);
@@ -89,11 +89,14 @@ impl GmcWindow {
                         gmc_edit |= int(ui, "MoveHistoryMaxSize", "Moves kept on the client for replay.", "gmc.move_history_max_size", &mut g.move_history_max_size);
                         gmc_edit |= int(ui, "reliable pending threshold", "movescope's choice: pending reliable move packets beyond which moves are sent unreliably.", "gmc.reliable_pending_threshold", &mut g.reliable_pending_threshold);
                     });
+                    if let Some(w) = p.gmc.combine_warning() {
+                        ui.colored_label(ui.visuals().warn_fg_color, w);
+                    }
                     for (flag, name, help) in [
                         (&mut g.use_client_replay, "bUseClientReplay", "Re-execute pending moves after adopting a correction. Off: the pawn snaps to the server's old state and stays behind."),
                         (&mut g.force_full_validation, "ForceFullSyncDataValidation", "List every deviating value in a correction, not only the first."),
                         (&mut g.use_client_prediction, "bUseClientPrediction", "Off: the owning client shows its pawn smoothed, like a proxy (input lag of a round trip)."),
-                        (&mut g.roll_back_server_pawns, "bRollBackServerPawns", "The server checks a mover's hits against the other pawns as that client saw them."),
+                        (&mut g.roll_back_server_pawns, "bRollBackServerPawns", "While a client's move runs on the server (its tick and its hit check), the other pawns stand where that client saw them."),
                         (&mut g.roll_back_client_pawns, "bRollBackClientPawns", "A replaying client reads the other pawns as they were at the move's view time."),
                     ] {
                         gmc_edit |= ui.checkbox(flag, name).on_hover_text(help).changed();

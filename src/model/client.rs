@@ -484,6 +484,12 @@ impl Client {
                                 role: Role::SimulatedProxy,
                             },
                         ));
+                        if self.hook_trace {
+                            self.telemetry.push((
+                                now,
+                                Event::hook(Hook::BindReplicationData, pawn, 0, 0, None, None),
+                            ));
+                        }
                     }
                 }
             }

@@ -234,6 +234,13 @@ impl Server {
                     role: Role::LocallyControlledServerPawn,
                 },
             ));
+            if hook_trace {
+                // Every machine binds once per pawn, before any net serialization.
+                telemetry.push((
+                    0.0,
+                    Event::hook(Hook::BindReplicationData, p.id, 0, 0, None, None),
+                ));
+            }
         }
         Server {
             layouts: Layouts::new(cfg.bindings.clone()),
@@ -945,6 +952,10 @@ impl Server {
                         role: Role::RemotelyControlledServerPawn,
                     },
                 ));
+                self.trace(
+                    now,
+                    Event::hook(Hook::BindReplicationData, id, 0, 0, None, None),
+                );
                 self.clients.insert(
                     from,
                     RemoteClient {

@@ -312,21 +312,7 @@ impl Session {
                 self.incarnations += 1;
                 self.add_client(id, now, self.incarnations);
             }
-            Command::RestartServer => {
-                let mut server = Server::new(
-                    self.settings
-                        .preset()
-                        .server_config(self.settings.initial_bindings().clone()),
-                );
-                for (v, b) in self.settings.server_layouts() {
-                    server.define_layout(v, b);
-                }
-                if let Some(v) = self.settings.server_layouts().last().map(|(v, _)| *v) {
-                    server.use_layout(v);
-                }
-                self.server = server;
-                self.server_start = now;
-            }
+            Command::RestartServer => self.restart_server(now),
             Command::Pause
             | Command::Resume
             | Command::Drive { .. }
@@ -339,6 +325,14 @@ impl Session {
             | Command::HookTrace(_)
             | Command::ValueTrace(_)
             | Command::ChangeBindings { .. } => {}
+        }
+        if planned.respawn {
+            // A new binding list: new pawns everywhere, as a new build would have.
+            self.restart_server(now);
+            for id in self.clients.ids() {
+                self.incarnations += 1;
+                self.add_client(id, now, self.incarnations);
+            }
         }
         for (to, c) in planned.sends {
             let server = matches!(to, To::Server | To::Everyone);
@@ -380,6 +374,23 @@ impl Session {
             });
         }
         Ok(planned.outcome)
+    }
+
+    /// A new server with the session's settings and binding layouts; clients rejoin it.
+    fn restart_server(&mut self, now: f64) {
+        let mut server = Server::new(
+            self.settings
+                .preset()
+                .server_config(self.settings.initial_bindings().clone()),
+        );
+        for (v, b) in self.settings.server_layouts() {
+            server.define_layout(v, b);
+        }
+        if let Some(v) = self.settings.server_layouts().last().map(|(v, _)| *v) {
+            server.use_layout(v);
+        }
+        self.server = server;
+        self.server_start = now;
     }
 
     /// Schedules `cmd` at session time `t` (after the events already scheduled for `t`). A
