@@ -34,6 +34,8 @@ pub mod purpose {
     pub const SPAWN: u64 = 7;
     pub const CLIENT_NONCE: u64 = 8;
     pub const SMOOTHING: u64 = 9;
+    /// The random number a tick reads without a bound seed (a pitfall switch).
+    pub const TICK_RANDOM: u64 = 10;
 }
 
 /// xoshiro256++: fast, small, good statistical quality for simulation.

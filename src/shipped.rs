@@ -58,6 +58,22 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../presets/pitfall-02b-reads-displayed-pawns-fixed.ron"),
     ),
     (
+        "pitfall-02c-frame-delta-in-tick",
+        include_str!("../presets/pitfall-02c-frame-delta-in-tick.ron"),
+    ),
+    (
+        "pitfall-02c-frame-delta-in-tick-fixed",
+        include_str!("../presets/pitfall-02c-frame-delta-in-tick-fixed.ron"),
+    ),
+    (
+        "pitfall-02d-unseeded-random-in-tick",
+        include_str!("../presets/pitfall-02d-unseeded-random-in-tick.ron"),
+    ),
+    (
+        "pitfall-02d-unseeded-random-in-tick-fixed",
+        include_str!("../presets/pitfall-02d-unseeded-random-in-tick-fixed.ron"),
+    ),
+    (
         "pitfall-03-one-shot-not-sealed",
         include_str!("../presets/pitfall-03-one-shot-not-sealed.ron"),
     ),

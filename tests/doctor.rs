@@ -41,6 +41,14 @@ fn corrections_get_the_right_cause() {
             "pitfall-02b-reads-displayed-pawns",
             Cause::ReadsDisplayedPawns,
         ),
+        (
+            "pitfall-02c-frame-delta-in-tick",
+            Cause::NonDeterministicTick,
+        ),
+        (
+            "pitfall-02d-unseeded-random-in-tick",
+            Cause::NonDeterministicTick,
+        ),
         ("pitfall-10-binding-mismatch", Cause::BindingMismatch),
         ("pitfall-11-standalone-only-fixed", Cause::UnboundMember),
     ] {
@@ -90,6 +98,8 @@ fn fixed_variants_and_standalone_are_clean() {
         "pitfall-01-unbound-member-fixed",
         "pitfall-02a-wall-clock-in-tick-fixed",
         "pitfall-02b-reads-displayed-pawns-fixed",
+        "pitfall-02c-frame-delta-in-tick-fixed",
+        "pitfall-02d-unseeded-random-in-tick-fixed",
         "pitfall-03-one-shot-not-sealed-fixed",
         "pitfall-04-dash-always-combine-fixed",
         "pitfall-05-unguarded-side-effects-fixed",

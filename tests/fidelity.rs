@@ -46,8 +46,14 @@ fn hooks(
 /// must not touch gameplay state outside the bound set."
 #[test]
 fn simulated_moves_must_not_touch_gameplay_state_outside_the_bound_set() {
+    for mode in ["ForwardSimulation", "LocalSimulation"] {
+        simulated_executions_play_no_guarded_side_effect(mode);
+    }
+}
+
+fn simulated_executions_play_no_guarded_side_effect(mode: &str) {
     let base = ["link.latency_ms=50"];
-    let (fwd, records) = run_collect(&[base[0], "smoothing.mode=ForwardSimulation"], 20.0);
+    let (fwd, records) = run_collect(&[base[0], &format!("smoothing.mode={mode}")], 20.0);
     let interp = run(&[base[0]], 20.0);
     let simulated_effects = records
         .iter()
@@ -77,11 +83,14 @@ fn simulated_moves_must_not_touch_gameplay_state_outside_the_bound_set() {
             )
         })
         .count();
-    assert!(simulated_shots > 0, "forward simulation raised one-shots");
+    assert!(
+        simulated_shots > 0,
+        "{mode}: simulated executions raised one-shots"
+    );
     for (f, i) in fwd.clients.iter().zip(&interp.clients) {
         assert_eq!(
             f.side_effects, i.side_effects,
-            "client {}: side effects are the same whatever the smoothing mode",
+            "{mode}, client {}: side effects are the same whatever the smoothing mode",
             f.id
         );
     }
@@ -501,4 +510,64 @@ fn bindings_are_made_once_per_pawn_so_a_binding_edit_respawns_every_pawn() {
         )
         .expect("accepted");
     assert_eq!(outcome, Outcome::AtNextMoveBoundary);
+}
+
+/// "IsSimulatedMove() is true when GMC runs the prediction tick for display or rollback only
+/// (the ForwardSimulation and LocalSimulation smoothing modes, …)": both modes show proxies
+/// in the present, computed by simulated executions, close to where the server has them.
+#[test]
+fn local_simulation_shows_proxies_in_the_present_by_simulated_executions() {
+    let gap = |mode: &str| {
+        let (_, records) = run_collect(
+            &[
+                "link.latency_ms=60",
+                "ai_pawns=3",
+                "world_view_rate=20",
+                &format!("smoothing.mode={mode}"),
+            ],
+            15.0,
+        );
+        // Client 0's displayed proxies against the server's pawns at the same instant.
+        let mut server: std::collections::HashMap<u16, Vec<(f64, glam::DVec3)>> =
+            Default::default();
+        for r in &records {
+            if let (Machine::Server, Event::PawnSample(p)) = (r.machine, &r.event) {
+                server.entry(p.pawn).or_default().push((r.t, p.location));
+            }
+        }
+        // Where the server had `pawn` at `t` (between its samples).
+        let server_at = |pawn: u16, t: f64| {
+            let s = server.get(&pawn)?;
+            let k = s.partition_point(|(st, _)| *st <= t);
+            let (t0, a) = *s.get(k.checked_sub(1)?)?;
+            let (t1, b) = *s.get(k)?;
+            Some(a.lerp(b, (t - t0) / (t1 - t0)))
+        };
+        let mut sum = 0.0;
+        let mut n = 0;
+        for r in &records {
+            if let (Machine::Client(0), Event::PawnSample(p)) = (r.machine, &r.event) {
+                if p.kind != movescope::model::telemetry::SampleKind::Displayed || r.t < 3.0 {
+                    continue;
+                }
+                if let Some(at) = server_at(p.pawn, r.t) {
+                    sum += at.distance(p.location);
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 100, "{mode}: samples {n}");
+        sum / n as f64
+    };
+    let interpolated = gap("AdaptiveBufferedInterpolation");
+    let local = gap("LocalSimulation");
+    let forward = gap("ForwardSimulation");
+    assert!(
+        local < interpolated * 0.6,
+        "LocalSimulation {local:.1} vs interpolation {interpolated:.1} (cm behind the server)"
+    );
+    assert!(
+        (local - forward).abs() < interpolated * 0.3,
+        "LocalSimulation {local:.1} and ForwardSimulation {forward:.1} show the present"
+    );
 }

@@ -257,6 +257,56 @@ fn restarting_the_server_and_a_client_rejoins() {
 }
 
 #[test]
+fn a_binding_edit_respawns_every_pawn_over_udp_and_moves_flow_with_the_new_list() {
+    let _g = serial();
+    let mut p = preset(&["clients=2", "ai_pawns=1"]);
+    let mut s = LiveSession::start(&p).expect("starts");
+    let mut joined = 0;
+    until(&s, Duration::from_secs(10), "both clients to join", |r| {
+        joined += usize::from(matches!(r.event, Event::Joined { .. }));
+        joined == 2
+    });
+    p.faults.dash_always_combine = true;
+    let outcome = s
+        .command(Command::ChangeBindings {
+            bindings: p.bindings().expect("valid"),
+            consistent: true,
+        })
+        .expect("accepted");
+    assert_eq!(outcome, movescope::live::Outcome::Respawned);
+    let mut back = std::collections::BTreeSet::new();
+    let mut respawn_marked = false;
+    until(
+        &s,
+        Duration::from_secs(15),
+        "the respawn marked and both clients joined to the new server",
+        |r| {
+            match &r.event {
+                Event::SessionChanged { what } => {
+                    respawn_marked |= what.contains("every pawn respawned")
+                }
+                Event::Joined { client, .. } => {
+                    back.insert(*client);
+                }
+                _ => {}
+            }
+            respawn_marked && back.len() == 2
+        },
+    );
+    until(
+        &s,
+        Duration::from_secs(10),
+        "moves on the respawned pawns",
+        |r| matches!(&r.event, Event::RemoteMoveExecuted(x) if x.client == 1),
+    );
+    assert_eq!(
+        s.bindings().by_name("input_dash").expect("bound").combine,
+        movescope::model::binding::CombineMode::AlwaysCombine
+    );
+    s.stop();
+}
+
+#[test]
 fn live_changes_reach_the_threads() {
     let _g = serial();
     let p = preset(&["clients=1", "ai_pawns=0"]);
@@ -393,7 +443,7 @@ fn the_session_decides_what_changes_live_and_refuses_bad_values() {
         s.command(Command::RemoveClient(9)).unwrap_err(),
         CommandError::NoSuchClient(9)
     );
-    // Live settings change live; a binding mistake applies at the next move boundary.
+    // Live settings change live; a binding mistake respawns every pawn with the new list.
     let mut target = s.preset().clone();
     target.link.latency_ms = 40.0;
     target.smoothing.buffer_time = 0.2;
@@ -401,7 +451,7 @@ fn the_session_decides_what_changes_live_and_refuses_bad_values() {
     assert_eq!(s.preset().link_params(1, false).latency_ms, 40.0);
     assert_eq!(s.preset().smoothing.buffer_time, 0.2);
     target.faults.dash_always_combine = true;
-    assert_eq!(s.change_to(&target).unwrap(), Outcome::AtNextMoveBoundary);
+    assert_eq!(s.change_to(&target).unwrap(), Outcome::Respawned);
     assert_eq!(
         s.bindings().by_name("input_dash").unwrap().combine,
         movescope::model::binding::CombineMode::AlwaysCombine

@@ -454,7 +454,7 @@ fn pitfall_switches(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
     let mut f: Faults = view.preset.faults.clone();
     let mut changed = false;
     {
-        let fields: [(&mut bool, &str); 10] = [
+        let fields: [(&mut bool, &str); 12] = [
             (&mut f.unbound_member, Faults::EXPLAINED[0].1),
             (&mut f.wall_clock_in_tick, Faults::EXPLAINED[1].1),
             (&mut f.no_seal_after_one_shot, Faults::EXPLAINED[2].1),
@@ -465,6 +465,8 @@ fn pitfall_switches(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
             (&mut f.transition_in_sync_applied, Faults::EXPLAINED[7].1),
             (&mut f.binding_mismatch, Faults::EXPLAINED[8].1),
             (&mut f.tick_reads_proxy_transform, Faults::EXPLAINED[9].1),
+            (&mut f.frame_delta_in_tick, Faults::EXPLAINED[10].1),
+            (&mut f.unseeded_random_in_tick, Faults::EXPLAINED[11].1),
         ];
         for (i, (flag, explain)) in fields.into_iter().enumerate() {
             changed |= ui
@@ -503,7 +505,11 @@ fn smoothing(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
         ),
         (
             SmoothingMode::ForwardSimulation,
-            "Run the prediction tick (simulated executions) from the newest state to now.",
+            "Run the prediction tick (simulated executions) from the newest state to now, every frame.",
+        ),
+        (
+            SmoothingMode::LocalSimulation,
+            "Run the prediction tick (simulated executions) on a local copy, one frame at a time; each arriving state restarts it.",
         ),
     ] {
         changed |= ui

@@ -13,8 +13,8 @@ use super::messages::{
 };
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::proxy::{Proxy, ProxyList, SimulationCtx};
+use super::settings::SmoothingSettings;
 use super::settings::{Faults, GmcSettings};
-use super::settings::{SmoothingMode, SmoothingSettings};
 use super::telemetry::{
     DetectedBy, Deviation, Event, Hook, LogLevel, MoveValues, NetContext, Rejection, Role,
     SampleKind,
@@ -104,6 +104,10 @@ pub struct Client {
     /// The own pawn shown from server states when client prediction is off.
     own_proxy: Option<Proxy>,
     rng: Rng,
+    /// The generator a tick reads without a bound seed (`unseeded_random_in_tick`).
+    tick_rng: Rng,
+    /// This frame's delta (what a tick reading the frame delta gets).
+    frame_dt: f64,
     hook_trace: bool,
     /// Sub-step values of the execution running, when the value trace is on.
     value_trace: Option<Vec<PawnValues>>,
@@ -160,6 +164,12 @@ impl Client {
             steady: None,
             own_proxy: None,
             rng: Rng::new(cfg.seed),
+            tick_rng: Rng::new(crate::rng::derive_seed(
+                cfg.seed,
+                crate::rng::purpose::TICK_RANDOM,
+                0,
+            )),
+            frame_dt: 0.0,
             hook_trace: cfg.hook_trace,
             value_trace: cfg.value_trace.then(Vec::new),
             last_seen_dash: None,
@@ -575,6 +585,7 @@ impl Client {
     pub fn frame(&mut self, now: f64, raw: RawInput) {
         let dt = now - self.last_frame.unwrap_or(now);
         self.last_frame = Some(now);
+        self.frame_dt = dt;
         self.telemetry.push((now, Event::Frame { dt }));
 
         let mut inbox = std::mem::take(&mut self.inbox);
@@ -741,6 +752,7 @@ impl Client {
         } else {
             Vec::new()
         };
+        let random = self.tick_random();
         let cur = self.current.as_mut().expect("a current move exists");
         // The value trace starts with the values at entry (no copy when it is off).
         if let Some(t) = self.value_trace.as_mut() {
@@ -761,6 +773,8 @@ impl Client {
                     move_timestamp: cur.timestamp,
                     world_time: ts,
                     others: &others,
+                    frame_delta: dt,
+                    random,
                 },
                 &gmc,
                 &self.cfg.faults,
@@ -1130,6 +1144,7 @@ impl Client {
                     t.clear();
                     t.push(self.values);
                 }
+                let random = self.tick_random();
                 let n = run_move(
                     &mut self.values,
                     delta,
@@ -1138,6 +1153,8 @@ impl Client {
                         move_timestamp: timestamp,
                         world_time: ts_now,
                         others: &others,
+                        frame_delta: self.frame_dt,
+                        random,
                     },
                     &gmc,
                     &self.cfg.faults,
@@ -1248,6 +1265,16 @@ impl Client {
         }
     }
 
+    /// What a tick reading a random number without a bound seed gets (a draw only under
+    /// that pitfall, so the generator's stream is untouched otherwise).
+    fn tick_random(&mut self) -> f64 {
+        if self.cfg.faults.unseeded_random_in_tick {
+            self.tick_rng.f64()
+        } else {
+            0.5
+        }
+    }
+
     fn sync_applied(&mut self, now: f64, context: NetContext, move_id: u32) {
         self.hook(
             now,
@@ -1324,7 +1351,7 @@ impl Client {
         } else {
             self.own_proxy.as_mut()
         };
-        let forward = cfg.mode == SmoothingMode::ForwardSimulation;
+        let forward = cfg.mode.simulates();
         // Proxies may take the quick update when nothing they were updated with changed.
         let same_settings = self.proxy_settings == Some((cfg, pause));
         self.proxy_settings = Some((cfg, pause));

@@ -55,6 +55,10 @@ pub struct MoveClock<'a> {
     pub world_time: f64,
     /// Other pawns' locations as this machine has them.
     pub others: &'a [glam::DVec3],
+    /// The executing machine's frame delta (split evenly over the iterations).
+    pub frame_delta: f64,
+    /// A number in [0, 1) from the executing machine's own generator.
+    pub random: f64,
 }
 
 /// Runs `GenPredictionTick` for one move, sub-stepped. One-shots raised by any iteration
@@ -82,6 +86,8 @@ pub fn run_move(
             iteration: i,
             iterations: n,
             others: clock.others,
+            frame_delta: clock.frame_delta / f64::from(n),
+            random: clock.random,
         };
         gen_prediction_tick(values, slice, &ctx, faults, out);
         if let Some(t) = trace.as_deref_mut() {

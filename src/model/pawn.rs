@@ -451,6 +451,12 @@ pub struct TickCtx<'a> {
     /// Other pawns' locations as this machine has them (displayed proxies on a client,
     /// authoritative on the server). Only the `tick_reads_proxy_transform` pitfall reads them.
     pub others: &'a [DVec3],
+    /// This iteration's share of the executing machine's frame delta. Only the
+    /// `frame_delta_in_tick` pitfall reads it.
+    pub frame_delta: f64,
+    /// A number in [0, 1) from the executing machine's own generator (no bound seed). Only
+    /// the `unseeded_random_in_tick` pitfall reads it.
+    pub random: f64,
 }
 
 /// One-shot events the demo pawn raises inside a move.
@@ -515,6 +521,12 @@ pub fn gen_prediction_tick(
     out: &mut TickOutput,
 ) {
     let live = ctx.exec.is_live();
+    // Right: the move's delta. Wrong (pitfall 2): the frame's.
+    let dt = if faults.frame_delta_in_tick {
+        ctx.frame_delta
+    } else {
+        dt
+    };
     let raise = |kind: OneShotKind, out: &mut TickOutput| {
         out.one_shots.push(OneShot {
             kind,
@@ -558,7 +570,13 @@ pub fn gen_prediction_tick(
     } else {
         1.0
     };
-    let desired = dir * MAX_SPEED * ramp * gust * crowd;
+    // Pitfall: a random number without a bound seed (each machine draws its own).
+    let luck = if faults.unseeded_random_in_tick {
+        0.85 + 0.3 * ctx.random
+    } else {
+        1.0
+    };
+    let desired = dir * MAX_SPEED * ramp * gust * crowd * luck;
 
     if v.input_dash && v.dash_cooldown <= 0.0 {
         let vel = v.velocity.truncate();
@@ -652,6 +670,8 @@ mod tests {
             iteration: 0,
             iterations: 1,
             others: &[],
+            frame_delta: 0.01,
+            random: 0.5,
         }
     }
 

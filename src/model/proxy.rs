@@ -297,6 +297,9 @@ pub struct Proxy {
     quick_stale: bool,
     /// GenSimulationTick's unbound copy of the last `dash_count` it reacted to.
     pub last_effect_count: Option<u8>,
+    /// LocalSimulation: the local copy's (server time, values) and the newest received
+    /// state's time it started from.
+    local: Option<(f64, PawnValues, f64)>,
 }
 
 impl Proxy {
@@ -330,6 +333,7 @@ impl Proxy {
             quick_newest: 0.0,
             quick_stale: false,
             last_effect_count: None,
+            local: None,
         }
     }
 
@@ -522,7 +526,7 @@ impl Proxy {
             }
             SmoothingMode::FixedDelayInterpolation => cfg.fixed_delay,
             SmoothingMode::MatchLatest => (server_now - newest_t).max(0.0),
-            SmoothingMode::ForwardSimulation => 0.0,
+            SmoothingMode::ForwardSimulation | SmoothingMode::LocalSimulation => 0.0,
         };
         let at = server_now - delay;
         let mut frame = ProxyFrame {
@@ -537,19 +541,25 @@ impl Proxy {
         };
         // The view is changed in place; `previous` is the view extrapolation ended with.
         let previous = match cfg.mode {
-            SmoothingMode::MatchLatest | SmoothingMode::ForwardSimulation => {
-                let v = if cfg.mode == SmoothingMode::MatchLatest {
-                    newest(self)
-                } else {
-                    match sim {
-                        Some(ctx) => forward_simulate(
-                            &newest(self),
-                            (at - newest_t).clamp(0.0, 0.5),
-                            at,
-                            ctx,
-                        ),
-                        None => newest(self),
+            SmoothingMode::MatchLatest
+            | SmoothingMode::ForwardSimulation
+            | SmoothingMode::LocalSimulation => {
+                let v = match (cfg.mode, sim) {
+                    (SmoothingMode::ForwardSimulation, Some(ctx)) => {
+                        forward_simulate(&newest(self), (at - newest_t).clamp(0.0, 0.5), at, ctx)
                     }
+                    (SmoothingMode::LocalSimulation, Some(ctx)) => {
+                        // Continue the local copy from where the last frame left it, or
+                        // from a state that arrived since.
+                        let (from_t, from) = match self.local {
+                            Some((t, v, base)) if base == newest_t && t <= at => (t, v),
+                            _ => (newest_t, newest(self)),
+                        };
+                        let v = forward_simulate(&from, (at - from_t).clamp(0.0, 0.5), at, ctx);
+                        self.local = Some((at, v, newest_t));
+                        v
+                    }
+                    _ => newest(self),
                 };
                 let old = std::mem::replace(&mut self.view, View::Eager(v));
                 was_extrapolating.then_some(old)
@@ -941,6 +951,8 @@ fn forward_simulate(newest: &PawnValues, ahead: f64, at: f64, ctx: SimulationCtx
             iteration: i,
             iterations: n,
             others: &[],
+            frame_delta: dt,
+            random: 0.5,
         };
         gen_prediction_tick(&mut v, dt, &tick, ctx.faults, ctx.out);
     }

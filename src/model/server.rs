@@ -140,6 +140,10 @@ pub struct Server {
     layout_errors: BTreeMap<u16, u32>,
     /// The MaxCombinedDeltaTime > MaxMoveDeltaTime warning was logged for these settings.
     combine_warned: bool,
+    /// The generator a tick reads without a bound seed (`unseeded_random_in_tick`).
+    tick_rng: Rng,
+    /// This frame's delta (what a tick reading the frame delta gets).
+    frame_dt: f64,
     turret_rng: Rng,
     tick_out: TickOutput,
     next_net_update: f64,
@@ -224,6 +228,7 @@ impl Server {
             u64::from(u16::MAX),
         ));
         let hook_trace = cfg.hook_trace;
+        let tick_rng = Rng::new(derive_seed(cfg.seed, purpose::TICK_RANDOM, u64::MAX));
         let value_trace = cfg.value_trace.then(Vec::new);
         let mut telemetry = Vec::new();
         for p in &pawns {
@@ -257,6 +262,8 @@ impl Server {
             next_pawn_id,
             layout_errors: BTreeMap::new(),
             combine_warned: false,
+            tick_rng,
+            frame_dt: 0.0,
             turret_rng,
             tick_out: TickOutput::default(),
             next_net_update: 0.0,
@@ -482,6 +489,7 @@ impl Server {
     pub fn frame(&mut self, now: f64) {
         let dt = now - self.last_frame.unwrap_or(now);
         self.last_frame = Some(now);
+        self.frame_dt = dt;
         self.telemetry.push((now, Event::Frame { dt }));
         if self.cfg.gmc.max_combined_delta_time > self.cfg.gmc.max_move_delta_time {
             if !self.combine_warned {
@@ -639,6 +647,16 @@ impl Server {
             (Some((_, a)), _) => *a,
             (None, Some((_, b))) => *b,
             (None, None) => self.pawns[i].values.location,
+        }
+    }
+
+    /// What a tick reading a random number without a bound seed gets (a draw only under
+    /// that pitfall).
+    fn tick_random(&mut self) -> f64 {
+        if self.cfg.faults.unseeded_random_in_tick {
+            self.tick_rng.f64()
+        } else {
+            0.5
         }
     }
 
@@ -1160,6 +1178,7 @@ impl Server {
                 Some(NetContext::ServerPawn_PreRemoteMoveExecution),
             ),
         );
+        let (frame_delta, random) = (self.frame_dt, self.tick_random());
         let world = &self.cfg.world;
         let p = &mut self.pawns[pawn_idx];
         // The client's input for client-authoritative input values; server-owned inputs keep
@@ -1188,6 +1207,8 @@ impl Server {
                 move_timestamp: m.timestamp,
                 world_time: now,
                 others: &others,
+                frame_delta,
+                random,
             },
             &self.cfg.gmc,
             &self.cfg.faults,
@@ -1317,6 +1338,7 @@ impl Server {
                 ),
             ));
         }
+        let random = self.tick_random();
         let p = &mut self.pawns[i];
         let n = run_move(
             &mut p.values,
@@ -1326,6 +1348,8 @@ impl Server {
                 move_timestamp: now,
                 world_time: now,
                 others: &others,
+                frame_delta: dt,
+                random,
             },
             &self.cfg.gmc,
             &self.cfg.faults,

@@ -117,11 +117,16 @@ pub struct Faults {
     /// The tick slows the pawn near other pawns, reading their transforms as this machine
     /// displays them.
     pub tick_reads_proxy_transform: bool,
+    /// The tick integrates with the frame's delta time instead of the move's.
+    pub frame_delta_in_tick: bool,
+    /// The tick varies the speed with a random number from an unbound seed (each machine's
+    /// own generator).
+    pub unseeded_random_in_tick: bool,
 }
 
 impl Faults {
     /// The switches in [`Faults::EXPLAINED`] order.
-    pub fn flags(&self) -> [bool; 10] {
+    pub fn flags(&self) -> [bool; 12] {
         [
             self.unbound_member,
             self.wall_clock_in_tick,
@@ -133,6 +138,8 @@ impl Faults {
             self.transition_in_sync_applied,
             self.binding_mismatch,
             self.tick_reads_proxy_transform,
+            self.frame_delta_in_tick,
+            self.unseeded_random_in_tick,
         ]
     }
 
@@ -142,7 +149,7 @@ impl Faults {
     }
 
     /// (key, one-line explanation) for every switch, in display order.
-    pub const EXPLAINED: [(&'static str, &'static str); 10] = [
+    pub const EXPLAINED: [(&'static str, &'static str); 12] = [
         (
             "unbound_member",
             "The tick writes `move_ramp` without binding it: combined re-runs and replays start from its newest value, so client and server diverge and corrections follow.",
@@ -182,6 +189,14 @@ impl Faults {
         (
             "tick_reads_proxy_transform",
             "The tick slows the pawn near other pawns as this machine displays them: proxies are in the past, so client and server disagree.",
+        ),
+        (
+            "frame_delta_in_tick",
+            "The tick integrates with the frame's delta time instead of the move's: a combined move, a replay and the server's execution each use another frame's delta, so results differ.",
+        ),
+        (
+            "unseeded_random_in_tick",
+            "The tick varies the speed with a random number from an unbound seed: each machine draws its own, so every execution computes something else.",
         ),
     ];
 
@@ -241,6 +256,20 @@ pub enum SmoothingMode {
     /// Run the prediction tick as a simulated execution (`IsSimulatedMove`) from the newest
     /// state up to the present.
     ForwardSimulation,
+    /// Run the prediction tick as a simulated execution (`IsSimulatedMove`) on a local copy
+    /// of the proxy, one frame at a time, restarting from each newly received state
+    /// (movescope's reading of GMC's LocalSimulation; docs/model.md).
+    LocalSimulation,
+}
+
+impl SmoothingMode {
+    /// The modes that run the prediction tick as simulated executions (`IsSimulatedMove`).
+    pub fn simulates(self) -> bool {
+        matches!(
+            self,
+            SmoothingMode::ForwardSimulation | SmoothingMode::LocalSimulation
+        )
+    }
 }
 
 /// What a proxy does when its buffer runs dry.
