@@ -23,7 +23,7 @@ use crate::model::pawn::{
 };
 use crate::model::settings::Faults;
 use crate::model::telemetry::{
-    DetectedBy, Event, LogLevel, Machine, MoveValues, Record, SampleKind,
+    DetectedBy, Event, LogLevel, Machine, MoveValues, Record, Role, SampleKind,
 };
 use crate::recording::Recording;
 
@@ -52,6 +52,9 @@ pub enum Cause {
     /// The tick depends on something that differs between client and server: wall-clock or
     /// world time, frame delta, unseeded random.
     NonDeterministicTick,
+    /// The owning client predicted its first moves without a server-authoritative value it
+    /// only gets with its first server update (spawn data that travels only bound).
+    BeforeFirstServerUpdate,
 }
 
 impl Cause {
@@ -84,6 +87,9 @@ impl Cause {
             Cause::NonDeterministicTick => {
                 "the tick reads something client and server do not share (wall-clock time, frame delta, unseeded random)"
             }
+            Cause::BeforeFirstServerUpdate => {
+                "the owning client predicted its first moves before its first server update, without a server-authoritative value that only travels bound (it is not also an actor property)"
+            }
         }
     }
 
@@ -96,6 +102,7 @@ impl Cause {
             Cause::OneShotReRaised => Some("no_seal_after_one_shot"),
             Cause::ReadsDisplayedPawns => Some("tick_reads_proxy_transform"),
             Cause::NonDeterministicTick => Some("wall_clock_in_tick"),
+            Cause::BeforeFirstServerUpdate => Some("spawn_data_only_bound"),
             Cause::ClockDomains => Some("world_time_replicators"),
             Cause::ServerDecidedOutcome | Cause::MovesSkipped => None,
         }
@@ -449,6 +456,9 @@ fn examine_with(
     let mut transitions_real = 0usize;
     let mut proxy_effects = 0usize;
     let mut session_changes = Vec::new();
+    // Per client, each (re)join's time and the last move id of the first batch it sent after
+    // (0 until it sent one): the moves it predicted before any server update.
+    let mut first_batch: BTreeMap<u16, Vec<(f64, u32)>> = BTreeMap::new();
     for r in records {
         match (&r.machine, &r.event) {
             (_, Event::SessionChanged { what }) => session_changes.push((r.t, what.clone())),
@@ -480,6 +490,20 @@ fn examine_with(
                 moves.insert((*c, *move_id), (*frames, *substeps));
             }
             (Machine::Client(c), Event::DashPressed) => presses.entry(*c).or_default().push(r.t),
+            (
+                Machine::Client(c),
+                Event::Role {
+                    role: Role::AutonomousProxy,
+                    ..
+                },
+            ) => first_batch.entry(*c).or_default().push((r.t, 0)),
+            (Machine::Client(c), Event::MovesSent { new_moves, .. }) => {
+                if let Some(last) = first_batch.get_mut(c).and_then(|v| v.last_mut())
+                    && last.1 == 0
+                {
+                    last.1 = u32::from(*new_moves);
+                }
+            }
             (Machine::Client(c), Event::OneShot { exec, .. }) if exec.is_live() => {
                 *client_one_shots.entry(*c).or_default() += 1;
             }
@@ -686,6 +710,22 @@ fn examine_with(
                     } else {
                         format!("; {}", unbound_entry.join("; "))
                     }
+                ),
+            )
+        } else if let Some(last) = first_batch
+            .get(&c)
+            .and_then(|v| v.iter().rev().find(|(t, _)| *t <= r.t))
+            .map(|(_, last)| *last)
+            .filter(|last| *move_id <= *last)
+        {
+            (
+                Cause::BeforeFirstServerUpdate,
+                format!(
+                    "move {move_id} was in the first batch client {c} sent after joining (moves 1 to {last}), predicted before any server update reached it; {} differed",
+                    devs.iter()
+                        .map(|d| d.binding.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )
         } else if dash_always_combine && lost_press && (dash_values || near(presses.get(&c), r.t)) {

@@ -405,16 +405,20 @@ pub fn trace(
             Some(s) => s.values = Some(ev),
             None => {
                 let what = match v.exec {
-                    crate::model::pawn::Execution::Live => {
-                        format!("executed live, {} sub-step(s)", v.substeps.len())
-                    }
-                    crate::model::pawn::Execution::Combined => format!(
-                        "re-executed with the next frame merged (combined), {} sub-step(s)",
+                    e @ crate::model::pawn::Execution::Live => format!(
+                        "executed live ({}), {} sub-step(s)",
+                        e.queries(),
+                        v.substeps.len()
+                    ),
+                    e @ crate::model::pawn::Execution::Combined => format!(
+                        "re-executed with the next frame merged ({}), {} sub-step(s)",
+                        e.queries(),
                         v.substeps.len()
                     ),
                     e => format!(
-                        "executed ({}), {} sub-step(s)",
+                        "executed ({}: {}), {} sub-step(s)",
                         format!("{e:?}").to_lowercase(),
+                        e.queries(),
                         v.substeps.len()
                     ),
                 };
@@ -467,13 +471,40 @@ pub fn trace(
         if *hook == Hook::GenPredictionTick {
             name += &format!("[{iteration}]");
         }
+        if *hook == Hook::GenAncillaryTick
+            && let Some((local, combined)) = exec.and_then(|e| e.ancillary_args())
+        {
+            name += &format!("(bLocalMove={local}, bCombinedClientMove={combined})");
+        }
         if let Some(x) = context {
             name += &format!("({x:?})");
         }
         let machine = r.machine.to_string();
+        // A replay and a local move can run in the same frame: a hook goes to the execution
+        // of its own kind (replay hooks, with their rollback swaps, to the replay step).
+        let replay_hook = *exec == Some(Execution::Replay)
+            || matches!(
+                context,
+                Some(
+                    NetContext::LocalClientPawn_PreReplayMoveExecution
+                        | NetContext::LocalClientPawn_PostReplayMoveExecution
+                        | NetContext::RollbackSwap
+                )
+            );
+        let kind_matches = |s: &Step| {
+            r.machine == Machine::Server
+                || s.what.starts_with("re-run in the replay") == replay_hook
+        };
         let at = steps
             .iter()
-            .rposition(|s| s.t == r.t && s.machine == machine && s.values.is_some())
+            .rposition(|s| {
+                s.t == r.t && s.machine == machine && s.values.is_some() && kind_matches(s)
+            })
+            .or_else(|| {
+                steps
+                    .iter()
+                    .rposition(|s| s.t == r.t && s.machine == machine && s.values.is_some())
+            })
             .or_else(|| {
                 steps.iter().rposition(|s| {
                     s.t == r.t

@@ -571,3 +571,101 @@ fn local_simulation_shows_proxies_in_the_present_by_simulated_executions() {
         "LocalSimulation {local:.1} and ForwardSimulation {forward:.1} show the present"
     );
 }
+
+/// "GenAncillaryTick(float DeltaTime, bool bLocalMove, bool bCombinedClientMove) … owning
+/// client and server, after the move … bCombinedClientMove is true on the client when the move
+/// was re-executed rather than newly enqueued; always false on the server"; replays: "IsLocalMove()
+/// is false; GenAncillaryTick is not called for replayed moves."
+#[test]
+fn executions_are_labelled_with_the_documents_role_queries() {
+    let p = common::preset(&[
+        "client_fps=120",
+        "hook_trace=true",
+        "value_trace=true",
+        "world.turret_period_s=1",
+        "link.latency_ms=40",
+    ]);
+    let (_, records) = run_preset(&p, 6.0);
+    let b = p.checked_bindings().expect("valid");
+    let (mut combined, mut server, mut replays) = (0, 0, 0);
+    for m in 20..200 {
+        let Some(l) = movescope::lineage::trace(b.list(), &records, &[], "recorded", 0, m) else {
+            continue;
+        };
+        for s in &l.steps {
+            let ancillary: Vec<&String> = s
+                .hooks
+                .iter()
+                .filter(|h| h.starts_with("GenAncillaryTick"))
+                .collect();
+            if s.what.starts_with("re-executed with the next frame merged") {
+                assert!(s.what.contains("IsLocalMove, IsCombinedMove"), "{}", s.what);
+                assert_eq!(
+                    ancillary,
+                    ["GenAncillaryTick(bLocalMove=true, bCombinedClientMove=true)"]
+                );
+                combined += 1;
+            } else if s.what.starts_with("executed on the server") {
+                assert_eq!(
+                    ancillary,
+                    ["GenAncillaryTick(bLocalMove=false, bCombinedClientMove=false)"]
+                );
+                server += 1;
+            } else if s.what.starts_with("re-run in the replay") {
+                assert!(
+                    ancillary.is_empty(),
+                    "no GenAncillaryTick in a replay: {:?}",
+                    s.hooks
+                );
+                replays += 1;
+            }
+        }
+    }
+    assert!(combined > 50, "combined re-runs: {combined}");
+    assert!(server > 50, "server executions: {server}");
+    assert!(replays > 0, "replayed moves: {replays}");
+}
+
+/// "The owning client is in a similar position for server-authoritative bound values until
+/// its first server update arrives": a value that travels only bound is missing from the
+/// owner's first predicted moves, and its first reply corrects it.
+#[test]
+fn the_owner_lacks_server_authoritative_values_until_its_first_server_update() {
+    use movescope::doctor::Cause;
+    let only_bound = shipped("pitfall-07-spawn-data-only-bound", &["value_trace=true"]);
+    let (_, records) = run_preset(&only_bound, 10.0);
+    let team_corrections: Vec<(u16, u32)> = records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (
+                Machine::Client(c),
+                Event::Correction {
+                    move_id,
+                    deviations,
+                    ..
+                },
+            ) if deviations.iter().any(|d| &*d.binding == "team") => Some((*c, *move_id)),
+            _ => None,
+        })
+        .collect();
+    // One per client, on one of its very first moves.
+    assert_eq!(team_corrections.len(), 3, "{team_corrections:?}");
+    assert!(
+        team_corrections.iter().all(|(_, m)| *m <= 3),
+        "{team_corrections:?}"
+    );
+    let b = only_bound.checked_bindings().expect("valid");
+    let report = movescope::doctor::examine(b.list(), &records);
+    let first = report
+        .diagnoses
+        .iter()
+        .filter(|d| d.deviations.iter().any(|v| v.binding == "team"))
+        .map(|d| d.cause)
+        .collect::<Vec<_>>();
+    assert_eq!(first, vec![Cause::BeforeFirstServerUpdate; 3]);
+
+    // Sent also as an actor property, the team seeds the owner's bound copy at spawn.
+    let fixed = shipped("pitfall-07-spawn-data-only-bound-fixed", &[]);
+    let (s, _) = run_preset(&fixed, 10.0);
+    assert_eq!(total(&s, |c| c.corrections), 0);
+}

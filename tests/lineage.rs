@@ -202,7 +202,7 @@ fn with_the_hook_trace_each_execution_lists_its_hooks_in_order() {
             "PreLocalMoveExecution",
             "OnSyncDataApplied(LocalClientPawn_PreLocalMoveExecution)",
             "GenPredictionTick[0]",
-            "GenAncillaryTick",
+            "GenAncillaryTick(bLocalMove=true, bCombinedClientMove=false)",
             "OnSyncDataApplied(LocalClientPawn_PostLocalMoveExecution)"
         ],
         "{text}"

@@ -435,6 +435,30 @@ impl Execution {
     pub fn is_live(self) -> bool {
         !matches!(self, Execution::Replay | Execution::Simulated)
     }
+
+    /// The role queries true during this execution, in the document's words (labels for the
+    /// journey and the doctor).
+    pub fn queries(self) -> &'static str {
+        match self {
+            Execution::Live => "IsLocalMove",
+            Execution::Combined => "IsLocalMove, IsCombinedMove",
+            Execution::Replay => "CL_IsReplaying",
+            Execution::Remote => "SV_IsExecutingRemoteMoves",
+            Execution::ServerLocal => "IsLocallyControlledServerPawn, IsLocalMove",
+            Execution::Simulated => "IsSimulatedMove",
+        }
+    }
+
+    /// GenAncillaryTick's arguments `(bLocalMove, bCombinedClientMove)` after this execution;
+    /// `None` where it is not called (replays, simulated executions).
+    pub fn ancillary_args(self) -> Option<(bool, bool)> {
+        match self {
+            Execution::Live | Execution::ServerLocal => Some((true, false)),
+            Execution::Combined => Some((true, true)),
+            Execution::Remote => Some((false, false)),
+            Execution::Replay | Execution::Simulated => None,
+        }
+    }
 }
 
 /// What the tick knows besides the pawn's members.

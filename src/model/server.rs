@@ -1009,7 +1009,14 @@ impl Server {
         };
         let p = &self.pawns[pawn_idx];
         let b = self.layouts.current_bindings();
-        let spawn = p.values.quantized(b.list(), b.bound);
+        // What the owning client has of its pawn before the first server update: the actor's
+        // spawn transform and what travels as ordinary actor properties. Server-authoritative
+        // bound values arrive with the first update; the team also travels as an actor
+        // property and seeds the bound copy, unless only bound (`spawn_data_only_bound`).
+        let mut spawn = p.values.quantized(b.list(), b.bound);
+        if self.cfg.faults.spawn_data_only_bound {
+            spawn.team = 0;
+        }
         self.outbox.push_back((
             from,
             ServerMsg::Welcome {
