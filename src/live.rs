@@ -441,17 +441,59 @@ fn forward(tele: &TelemetryTx, machine: Machine, offset: f64, scratch: &mut Vec<
     }
 }
 
-fn report_foreign(endpoint: &Endpoint, seen: &mut u64, tele: &TelemetryTx, t: f64, me: Machine) {
-    let (foreign, _) = endpoint.drop_counts();
-    while *seen < foreign {
-        *seen += 1;
-        tele.send(Record {
-            t,
-            machine: me,
-            event: Event::Rejected {
-                reason: crate::model::telemetry::Rejection::Foreign,
-            },
-        });
+/// Reports what the transport's gate dropped since the last call, by kind, as `Rejected`
+/// records of machine `me`.
+fn report_foreign(
+    endpoint: &Endpoint,
+    seen: &mut crate::transport::DropCounts,
+    tele: &TelemetryTx,
+    t: f64,
+    me: Machine,
+) {
+    use crate::model::telemetry::Rejection;
+    let now = endpoint.drops();
+    for (was, is, reason) in [
+        (&mut seen.foreign, now.foreign, Rejection::Foreign),
+        (
+            &mut seen.wrong_source,
+            now.wrong_source,
+            Rejection::WrongSource,
+        ),
+        (&mut seen.unadmitted, now.unadmitted, Rejection::Unadmitted),
+        (
+            &mut seen.rate_limited,
+            now.rate_limited,
+            Rejection::RateLimited,
+        ),
+    ] {
+        if *was == 0 && is > 0 {
+            tele.send(Record {
+                t,
+                machine: me,
+                event: Event::Log {
+                    level: LogLevel::Warning,
+                    text: format!(
+                        "transport: dropping datagrams ({}); the summary counts them",
+                        match reason {
+                            Rejection::Foreign => "not movescope's",
+                            Rejection::WrongSource => "from an unexpected address",
+                            Rejection::Unadmitted => "from an address that did not join",
+                            _ => "over a sender's rate limit",
+                        }
+                    ),
+                },
+            });
+        }
+        while *was < is {
+            *was += 1;
+            tele.send(Record {
+                t,
+                machine: me,
+                event: Event::Rejected {
+                    reason: reason.clone(),
+                },
+            });
+        }
     }
 }
 
@@ -495,6 +537,8 @@ fn spawn_client(s: ClientSpawn) -> Worker {
         down: _,
     } = setup::client(s.preset, s.id, s.incarnation, s.bindings, &s.layouts);
     let mut endpoint = s.endpoint;
+    // A client hears only its server: anything else is dropped before laminar.
+    endpoint.only_from(s.server);
     endpoint.set_link(s.server, Some(up));
     let stop2 = stop.clone();
     let (clock, tele, server, start, id) = (s.clock, s.tele, s.server, s.start, s.id);
@@ -512,7 +556,7 @@ fn spawn_client(s: ClientSpawn) -> Worker {
                 let mut next_frame = start;
                 let mut next_keepalive = start;
                 let mut next_sample = start;
-                let mut foreign_seen = 0u64;
+                let mut foreign_seen = crate::transport::DropCounts::default();
                 let mut pending: Option<ThreadCmd> = None;
                 while !stop2.load(Ordering::Acquire) {
                     let cmds = pending.take().into_iter().chain(rx.try_iter());
@@ -679,7 +723,7 @@ fn spawn_server(
                 let mut scratch = Vec::new();
                 let mut next_frame = start;
                 let mut next_keepalive = start;
-                let mut foreign_seen = 0u64;
+                let mut foreign_seen = crate::transport::DropCounts::default();
                 let mut pending: Option<ThreadCmd> = None;
                 while !stop2.load(Ordering::Acquire) {
                     let cmds = pending.take().into_iter().chain(rx.try_iter());
@@ -708,7 +752,32 @@ fn spawn_server(
                         match ev {
                             TransportEvent::Datagram { from, bytes } => {
                                 let len = bytes.len();
+                                // A client's messages count only from the address it joined
+                                // from; only a join may come from a new one. (A client this
+                                // server does not know is answered by the model with a reset,
+                                // so it joins again: after a server restart, all of them.)
+                                let kind = crate::model::wire::kind_of(&bytes);
+                                let claimed = crate::model::wire::peek_header(&bytes)
+                                    .map(|(_, h)| h.sender)
+                                    .ok();
+                                if kind != MsgKind::Join
+                                    && claimed
+                                        .and_then(|c| addr_of.get(&c))
+                                        .is_some_and(|a| *a != from)
+                                {
+                                    tele.send(Record {
+                                        t,
+                                        machine: Machine::Server,
+                                        event: Event::Rejected {
+                                            reason: crate::model::telemetry::Rejection::WrongSource,
+                                        },
+                                    });
+                                    continue;
+                                }
                                 if let Ok(sender) = server.handle_datagram(local, &bytes) {
+                                    if kind == MsgKind::Join {
+                                        endpoint.admit(from);
+                                    }
                                     let kind = crate::model::wire::kind_of(&bytes);
                                     if kind != MsgKind::Transport {
                                         tele.send(packet_record(
@@ -721,7 +790,10 @@ fn spawn_server(
                                         ));
                                     }
                                     if addr_of.get(&sender) != Some(&from) {
-                                        addr_of.insert(sender, from);
+                                        if let Some(old) = addr_of.insert(sender, from) {
+                                            // A restarted client: its old address is done.
+                                            endpoint.forget(old);
+                                        }
                                         let params = down_links
                                             .get(&sender)
                                             .cloned()

@@ -84,6 +84,13 @@ pub struct PacketSummary {
     pub duplicates_dropped: u64,
     /// Received datagrams dropped because they could not be decoded.
     pub malformed: u64,
+    /// Live: received datagrams dropped before the transport, by kind — not laminar's
+    /// (`foreign`), from an address that is not the expected peer's (`wrong_source`), from an
+    /// address the server did not admit (`unadmitted`), over a sender's rate (`rate_limited`).
+    pub foreign: u64,
+    pub wrong_source: u64,
+    pub unadmitted: u64,
+    pub rate_limited: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -197,7 +204,11 @@ impl SummaryBuilder {
             },
             (_, Event::Rejected { reason }) => match reason {
                 Rejection::Duplicate => self.packets.duplicates_dropped += 1,
-                Rejection::Malformed(_) | Rejection::Foreign => self.packets.malformed += 1,
+                Rejection::Malformed(_) => self.packets.malformed += 1,
+                Rejection::Foreign => self.packets.foreign += 1,
+                Rejection::WrongSource => self.packets.wrong_source += 1,
+                Rejection::Unadmitted => self.packets.unadmitted += 1,
+                Rejection::RateLimited => self.packets.rate_limited += 1,
             },
             (m, Event::Role { pawn, role }) => {
                 let roles = self

@@ -12,8 +12,17 @@
 //!   produces one;
 //! - every unknown address costs laminar a connection (~1.5 MB): datagrams that do not carry
 //!   laminar's protocol id are dropped and counted before laminar sees them.
+//!
+//! The gate in front of laminar (what a datagram from anyone on the machine can do):
+//! - a client endpoint takes datagrams only from its server's address ([`Endpoint::only_from`]);
+//! - a server endpoint lets an unknown address through only while it is one of at most
+//!   [`MAX_PENDING`] pending peers; the caller admits it once its join decoded
+//!   ([`Endpoint::admit`]), else after [`PENDING_TIMEOUT`] it is refused from then on (a
+//!   bounded memory of refused addresses); admitted peers are at most [`MAX_ADMITTED`];
+//! - every peer has a token bucket of [`RATE_PER_S`] datagrams a second;
+//! - each drop is counted by kind ([`DropCounts`]), so memory stays bounded under any flood.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
@@ -43,6 +52,118 @@ pub fn laminar_protocol_id() -> u16 {
         }
     }
     !crc
+}
+
+/// Unknown addresses a server lets through at once, before any of them joined.
+pub const MAX_PENDING: usize = 64;
+/// Seconds a pending address has to send a valid join.
+pub const PENDING_TIMEOUT: f64 = 2.0;
+/// Admitted peers a server keeps (clients, plus restarted clients' old addresses).
+pub const MAX_ADMITTED: usize = 128;
+/// Refused addresses remembered (oldest forgotten first).
+pub const MAX_REFUSED: usize = 4096;
+/// Datagrams a second one peer may send (laminar's keep-alives and a session's traffic are
+/// well under 1000); the bucket holds a quarter second's worth.
+pub const RATE_PER_S: f64 = 4000.0;
+
+/// Datagrams dropped before laminar, by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts {
+    /// Not laminar's protocol (junk, another program).
+    pub foreign: u64,
+    /// Payloads too large to send unfragmented (outgoing).
+    pub oversize: u64,
+    /// From an address this client's server is not.
+    pub wrong_source: u64,
+    /// From an address the server refused (no join in time, or too many pending).
+    pub unadmitted: u64,
+    /// Over a peer's rate.
+    pub rate_limited: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Peer {
+    admitted: bool,
+    first_seen: f64,
+    tokens: f64,
+    last: f64,
+}
+
+/// Who may reach laminar through a socket.
+#[derive(Debug, Default)]
+struct Gate {
+    only_from: Option<SocketAddr>,
+    peers: HashMap<SocketAddr, Peer>,
+    refused: HashSet<SocketAddr>,
+    refused_order: VecDeque<SocketAddr>,
+    counts: DropCounts,
+}
+
+impl Gate {
+    /// Whether a (laminar) datagram from `from` at session time `now` may pass.
+    fn pass(&mut self, from: SocketAddr, now: f64) -> bool {
+        if let Some(only) = self.only_from {
+            if from != only {
+                self.counts.wrong_source += 1;
+                return false;
+            }
+        } else if self.refused.contains(&from) {
+            self.counts.unadmitted += 1;
+            return false;
+        }
+        let pending = self.peers.values().filter(|p| !p.admitted).count();
+        let peer = match self.peers.get_mut(&from) {
+            Some(p) => p,
+            None => {
+                if self.only_from.is_none() && pending >= MAX_PENDING {
+                    self.counts.unadmitted += 1;
+                    return false;
+                }
+                self.peers.entry(from).or_insert(Peer {
+                    admitted: self.only_from.is_some(),
+                    first_seen: now,
+                    tokens: RATE_PER_S / 4.0,
+                    last: now,
+                })
+            }
+        };
+        peer.tokens = (peer.tokens + (now - peer.last).max(0.0) * RATE_PER_S).min(RATE_PER_S / 4.0);
+        peer.last = now;
+        if peer.tokens < 1.0 {
+            self.counts.rate_limited += 1;
+            return false;
+        }
+        peer.tokens -= 1.0;
+        true
+    }
+
+    /// Pending peers past their time are refused from now on.
+    fn expire(&mut self, now: f64) {
+        if self.only_from.is_some() {
+            return;
+        }
+        let late: Vec<SocketAddr> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| !p.admitted && now - p.first_seen > PENDING_TIMEOUT)
+            .map(|(a, _)| *a)
+            .collect();
+        for a in late {
+            self.peers.remove(&a);
+            self.refuse(a);
+        }
+    }
+
+    fn refuse(&mut self, a: SocketAddr) {
+        if self.refused.insert(a) {
+            self.refused_order.push_back(a);
+            while self.refused_order.len() > MAX_REFUSED {
+                if let Some(old) = self.refused_order.pop_front() {
+                    self.refused.remove(&old);
+                }
+            }
+        }
+    }
 }
 
 /// What the link did with one outgoing datagram (for telemetry).
@@ -90,9 +211,7 @@ pub struct ConditionedSocket {
     seq: u64,
     notes: Vec<LinkNote>,
     protocol_id: [u8; 2],
-    /// Datagrams dropped before laminar: not laminar's, or too large to send.
-    pub foreign_dropped: u64,
-    pub oversize_dropped: u64,
+    gate: Gate,
 }
 
 impl ConditionedSocket {
@@ -107,8 +226,7 @@ impl ConditionedSocket {
             seq: 0,
             notes: Vec::new(),
             protocol_id: laminar_protocol_id().to_be_bytes(),
-            foreign_dropped: 0,
-            oversize_dropped: 0,
+            gate: Gate::default(),
         })
     }
 
@@ -128,7 +246,7 @@ impl ConditionedSocket {
 impl DatagramSocket for ConditionedSocket {
     fn send_packet(&mut self, addr: &SocketAddr, payload: &[u8]) -> io::Result<usize> {
         if payload.len() > MAX_PAYLOAD + 64 {
-            self.oversize_dropped += 1;
+            self.gate.counts.oversize += 1;
             return Ok(0);
         }
         let now = self.now_s;
@@ -164,10 +282,11 @@ impl DatagramSocket for ConditionedSocket {
         self.flush_due();
         loop {
             let (n, from) = self.socket.recv_from(buffer)?;
-            if n >= 5 && buffer[0..2] == self.protocol_id {
+            if n < 5 || buffer[0..2] != self.protocol_id {
+                self.gate.counts.foreign += 1;
+            } else if self.gate.pass(from, self.now_s) {
                 return Ok((&buffer[..n], from));
             }
-            self.foreign_dropped += 1;
         }
     }
 
@@ -238,7 +357,7 @@ impl Endpoint {
     /// would fragment or truncate.
     pub fn send(&mut self, to: SocketAddr, bytes: Vec<u8>, reliable: bool) -> bool {
         if bytes.len() > MAX_PAYLOAD {
-            self.mgr.socket_mut().oversize_dropped += 1;
+            self.mgr.socket_mut().gate.counts.oversize += 1;
             return false;
         }
         let packet = if reliable {
@@ -256,6 +375,7 @@ impl Endpoint {
             let s = self.mgr.socket_mut();
             s.now_s = now_s;
             s.flush_due();
+            s.gate.expire(now_s);
         }
         self.mgr.manual_poll(now);
         while let Ok(ev) = self.mgr.event_receiver().try_recv() {
@@ -315,8 +435,48 @@ impl Endpoint {
 
     /// (foreign datagrams dropped, oversize payloads refused).
     pub fn drop_counts(&self) -> (u64, u64) {
-        let s = self.mgr.socket();
-        (s.foreign_dropped, s.oversize_dropped)
+        let c = self.mgr.socket().gate.counts;
+        (c.foreign, c.oversize)
+    }
+
+    /// Every drop before laminar, by kind.
+    pub fn drops(&self) -> DropCounts {
+        self.mgr.socket().gate.counts
+    }
+
+    /// A client endpoint: only datagrams from `server` reach laminar.
+    pub fn only_from(&mut self, server: SocketAddr) {
+        self.mgr.socket_mut().gate.only_from = Some(server);
+    }
+
+    /// A server endpoint: `peer` sent a valid join; it stays admitted (until forgotten).
+    /// False when the table of admitted peers is full (the peer stays pending).
+    pub fn admit(&mut self, peer: SocketAddr) -> bool {
+        let g = &mut self.mgr.socket_mut().gate;
+        let admitted = g.peers.values().filter(|p| p.admitted).count();
+        match g.peers.get_mut(&peer) {
+            Some(p) if p.admitted => true,
+            Some(p) if admitted < MAX_ADMITTED => {
+                p.admitted = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A server endpoint: `peer` is no client's address any more (a restarted client's old
+    /// one); its later datagrams are refused.
+    pub fn forget(&mut self, peer: SocketAddr) {
+        let g = &mut self.mgr.socket_mut().gate;
+        g.peers.remove(&peer);
+        g.refuse(peer);
+    }
+
+    /// Peers the gate keeps state for (admitted and pending), and refused addresses
+    /// remembered: both bounded.
+    pub fn gate_sizes(&self) -> (usize, usize) {
+        let g = &self.mgr.socket().gate;
+        (g.peers.len(), g.refused.len())
     }
 }
 
@@ -423,6 +583,65 @@ mod tests {
             );
         }
         assert_eq!(b.drop_counts().0, 50);
+    }
+
+    fn addr(port: u16) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], port))
+    }
+
+    #[test]
+    fn a_client_gate_passes_only_its_server() {
+        let mut g = Gate {
+            only_from: Some(addr(1)),
+            ..Gate::default()
+        };
+        assert!(g.pass(addr(1), 0.0));
+        for p in 2..200 {
+            assert!(!g.pass(addr(p), 0.0));
+        }
+        assert_eq!(g.counts.wrong_source, 198);
+        assert_eq!(g.peers.len(), 1);
+    }
+
+    #[test]
+    fn a_server_gate_stays_bounded_under_a_flood_of_new_addresses() {
+        let mut g = Gate::default();
+        let mut t = 0.0;
+        for round in 0..50u16 {
+            for p in 0..1000u16 {
+                g.pass(addr(1000 + (round * 1000 + p) % 60000), t);
+            }
+            t += 0.5;
+            g.expire(t);
+            assert!(g.peers.len() <= MAX_PENDING, "{}", g.peers.len());
+            assert!(g.refused.len() <= MAX_REFUSED);
+            assert_eq!(g.refused.len(), g.refused_order.len());
+        }
+        assert!(g.counts.unadmitted > 40_000, "{:?}", g.counts);
+    }
+
+    #[test]
+    fn an_admitted_peer_stays_and_a_late_one_is_refused() {
+        let mut g = Gate::default();
+        assert!(g.pass(addr(1), 0.0));
+        assert!(g.pass(addr(2), 0.0));
+        g.peers.get_mut(&addr(1)).unwrap().admitted = true;
+        g.expire(PENDING_TIMEOUT + 0.1);
+        assert!(g.pass(addr(1), PENDING_TIMEOUT + 0.2));
+        assert!(!g.pass(addr(2), PENDING_TIMEOUT + 0.2));
+        assert_eq!(g.counts.unadmitted, 1);
+    }
+
+    #[test]
+    fn a_peer_over_its_rate_is_dropped_and_recovers() {
+        let mut g = Gate::default();
+        let burst = (RATE_PER_S / 4.0) as u64;
+        let passed = (0..burst * 2).filter(|_| g.pass(addr(1), 1.0)).count() as u64;
+        assert_eq!(passed, burst);
+        assert_eq!(g.counts.rate_limited, burst);
+        // A tenth of a second later, a tenth of the rate is back.
+        let again = (0..burst).filter(|_| g.pass(addr(1), 1.1)).count() as f64;
+        assert!((again - RATE_PER_S * 0.1).abs() <= 1.0, "{again}");
     }
 
     #[test]

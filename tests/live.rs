@@ -199,7 +199,7 @@ fn foreign_and_malformed_datagrams_are_counted_and_ignored() {
                 Event::Rejected { reason } => match reason {
                     movescope::model::telemetry::Rejection::Foreign => foreign += 1,
                     movescope::model::telemetry::Rejection::Malformed(_) => malformed += 1,
-                    movescope::model::telemetry::Rejection::Duplicate => {}
+                    _ => {}
                 },
                 Event::RemoteMoveExecuted(_) => moves_after += 1,
                 _ => {}
@@ -209,6 +209,75 @@ fn foreign_and_malformed_datagrams_are_counted_and_ignored() {
     );
     assert_eq!(foreign, 40);
     assert_eq!(malformed, 20);
+    s.stop();
+}
+
+/// Datagrams from anyone on the machine: forged copies of a client's messages from another
+/// port are dropped as the wrong source, a client hears only its server, and a flood of new
+/// source ports leaves the server's gate bounded while the session goes on.
+#[test]
+fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() {
+    use movescope::model::messages::ClientMsg;
+    use movescope::model::telemetry::Rejection;
+    let _g = serial();
+    let p = preset(&["clients=1", "ai_pawns=0"]);
+    let s = LiveSession::start(&p).expect("starts");
+    until(&s, Duration::from_secs(3), "the client to join", |r| {
+        matches!(r.event, Event::Joined { .. })
+    });
+    let b = p.checked_bindings().expect("valid");
+    // A well-formed ping claiming to be client 0, from another laminar endpoint.
+    let mut forger = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+    for i in 0..20u32 {
+        let bytes = movescope::model::wire::encode_client(
+            0,
+            1000 + i,
+            &ClientMsg::Ping {
+                seq: i,
+                client_time: 1.0e234,
+            },
+            &b,
+        );
+        forger.send(s.server_addr(), bytes, false);
+    }
+    let t0 = Instant::now();
+    forger.poll(0.0, t0, &mut Vec::new());
+    // A flood of new source ports, each with a laminar-framed datagram.
+    let mut flood = Vec::new();
+    for _ in 0..300 {
+        let mut e = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+        e.send(s.server_addr(), vec![7; 20], false);
+        e.poll(0.0, t0, &mut Vec::new());
+        flood.push(e);
+    }
+    let (mut wrong, mut unadmitted, mut moves_after) = (0, 0, 0);
+    let records = until(
+        &s,
+        Duration::from_secs(8),
+        "the forgeries and the flood dropped, and moves go on",
+        |r| {
+            match &r.event {
+                Event::Rejected {
+                    reason: Rejection::WrongSource,
+                } => wrong += 1,
+                Event::Rejected {
+                    reason: Rejection::Unadmitted,
+                } => unadmitted += 1,
+                Event::RemoteMoveExecuted(_) => moves_after += 1,
+                _ => {}
+            }
+            wrong >= 20
+                && unadmitted >= 300 - movescope::transport::MAX_PENDING as u32
+                && moves_after > 30
+        },
+    );
+    // Nothing forged reached the model: no absurd round trip, no pong to the forger.
+    assert!(records.iter().all(|r| match r.event {
+        Event::Rtt { rtt } => rtt.abs() < 10.0,
+        _ => true,
+    }));
+    // The flood reached laminar through at most MAX_PENDING unknown addresses at a time.
+    assert!(unadmitted >= 300 - movescope::transport::MAX_PENDING as u32);
     s.stop();
 }
 

@@ -119,6 +119,14 @@ pub enum Rejection {
     Malformed(DecodeError),
     /// Live sessions: not even a laminar datagram; dropped before the transport.
     Foreign,
+    /// Live sessions: from an address that is not the expected peer's (a client hears only its
+    /// server; the server hears a client's messages only from the address it joined from).
+    WrongSource,
+    /// Live sessions: from an address the server did not admit (no valid join in time, or too
+    /// many unknown addresses at once).
+    Unadmitted,
+    /// Live sessions: over the sender's rate limit.
+    RateLimited,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -68,6 +68,24 @@ pub enum DecodeError {
     TrailingBytes(usize),
     BadString,
     TooLarge(usize),
+    /// A time no peer sends: not finite, or beyond [`MAX_TIME_S`].
+    InsaneTime,
+    /// A bound value that is not finite.
+    InsaneValue,
+}
+
+/// Largest time (s) a datagram may carry: far past any session, far below where float steps
+/// get coarse.
+pub const MAX_TIME_S: f64 = 1.0e9;
+
+/// Reads a 64-bit time and checks it is one a peer could send.
+fn read_time(r: &mut BitReader) -> Result<f64, DecodeError> {
+    let t = f64::from_bits(r.bits(64)?);
+    if t.is_finite() && t.abs() <= MAX_TIME_S {
+        Ok(t)
+    } else {
+        Err(DecodeError::InsaneTime)
+    }
 }
 
 impl std::fmt::Display for DecodeError {
@@ -88,6 +106,10 @@ impl std::fmt::Display for DecodeError {
             DecodeError::TrailingBytes(n) => write!(f, "{n} unexpected bytes after the message"),
             DecodeError::BadString => write!(f, "a name is not valid UTF-8"),
             DecodeError::TooLarge(n) => write!(f, "{n} bytes is larger than any datagram"),
+            DecodeError::InsaneTime => {
+                write!(f, "a time that is not finite or beyond {MAX_TIME_S} s")
+            }
+            DecodeError::InsaneValue => write!(f, "a bound value that is not finite"),
         }
     }
 }
@@ -787,15 +809,30 @@ fn write_value(w: &mut BitWriter, ty: BoundType, v: &Value) {
     }
 }
 
+fn finite_f32(bits: u32) -> Result<f32, DecodeError> {
+    let v = f32::from_bits(bits);
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(DecodeError::InsaneValue)
+    }
+}
+
 fn read_value(r: &mut BitReader, ty: BoundType) -> Result<Value, DecodeError> {
     Ok(match ty {
         BoundType::Bool => Value::Bool(r.bits(1)? == 1),
         BoundType::HalfByte => Value::Byte(r.bits(4)? as u8),
         BoundType::Byte => Value::Byte(r.bits(8)? as u8),
         BoundType::Int => Value::Int(r.bits(32)? as u32 as i32),
-        BoundType::Float => Value::Float(f32::from_bits(r.bits(32)? as u32)),
-        BoundType::TruncatedDouble => Value::Double(f64::from(f32::from_bits(r.bits(32)? as u32))),
-        BoundType::Double => Value::Double(f64::from_bits(r.bits(64)?)),
+        BoundType::Float => Value::Float(finite_f32(r.bits(32)? as u32)?),
+        BoundType::TruncatedDouble => Value::Double(f64::from(finite_f32(r.bits(32)? as u32)?)),
+        BoundType::Double => {
+            let v = f64::from_bits(r.bits(64)?);
+            if !v.is_finite() {
+                return Err(DecodeError::InsaneValue);
+            }
+            Value::Double(v)
+        }
         BoundType::CompressedFloat => Value::Float(read_packed::<1>(r)?[0] as f32),
         BoundType::CompressedDouble => Value::Double(read_packed::<1>(r)?[0]),
         BoundType::CompressedVector2D => {
@@ -1354,12 +1391,12 @@ pub fn decode_reusing<'b>(
         }
         K_PING => Datagram::Client(ClientMsg::Ping {
             seq: r.bits(32)? as u32,
-            client_time: f64::from_bits(r.bits(64)?),
+            client_time: read_time(&mut r)?,
         }),
         K_WELCOME => {
             let pawn = r.bits(16)? as u16;
             let replicators = r.bits(8)? as u8;
-            let server_time = f64::from_bits(r.bits(64)?);
+            let server_time = read_time(&mut r)?;
             let mut spawn = PawnValues::default();
             read_values(&mut r, b, &mut spawn, b.bound)?;
             Datagram::Server(ServerMsg::Welcome {
@@ -1414,11 +1451,11 @@ pub fn decode_reusing<'b>(
         }
         K_WORLD_TIME => Datagram::Server(ServerMsg::WorldTime {
             replicator: r.bits(8)? as u8,
-            server_time: f64::from_bits(r.bits(64)?),
+            server_time: read_time(&mut r)?,
         }),
         K_PONG => Datagram::Server(ServerMsg::Pong {
             seq: r.bits(32)? as u32,
-            client_time: f64::from_bits(r.bits(64)?),
+            client_time: read_time(&mut r)?,
         }),
         K_RESET => Datagram::Server(ServerMsg::Reset),
         K_PROXY_SPAWN => Datagram::Server(ServerMsg::ProxySpawn {
@@ -1430,7 +1467,7 @@ pub fn decode_reusing<'b>(
             pawn: r.bits(16)? as u16,
         }),
         K_STATE_UPDATE => {
-            let server_time = f64::from_bits(r.bits(64)?);
+            let server_time = read_time(&mut r)?;
             let n = r.bits(8)? as usize;
             let mut entries = std::mem::take(entries);
             entries.clear();
@@ -1556,7 +1593,7 @@ pub fn decode_state_update_into<'b>(
     }
     let b = layouts(h.layout)?;
     let mut r = BitReader::new(bytes, HEADER_BYTES * 8);
-    let server_time = f64::from_bits(r.bits(64).ok()?);
+    let server_time = read_time(&mut r).ok()?;
     let n = r.bits(8).ok()? as usize;
     match read_entries(&mut r, b, server_time, n, target) {
         Ok(true) => {}
@@ -1576,6 +1613,49 @@ mod tests {
 
     fn bindings() -> Bindings {
         Bindings::new(default_bindings(&Faults::default())).unwrap()
+    }
+
+    #[test]
+    fn times_no_peer_sends_do_not_decode() {
+        let b = bindings();
+        for t in [f64::NAN, f64::INFINITY, 1.0e234, -4.0e10] {
+            let bytes = encode_client(
+                0,
+                1,
+                &ClientMsg::Ping {
+                    seq: 1,
+                    client_time: t,
+                },
+                &b,
+            );
+            assert_eq!(
+                decode(&bytes, |_| Some(&b)).unwrap_err(),
+                DecodeError::InsaneTime,
+                "{t}"
+            );
+            let bytes = encode_server(
+                1,
+                &ServerMsg::WorldTime {
+                    replicator: 0,
+                    server_time: t,
+                },
+                &b,
+            );
+            assert_eq!(
+                decode(&bytes, |_| Some(&b)).unwrap_err(),
+                DecodeError::InsaneTime
+            );
+        }
+        let ok = encode_client(
+            0,
+            1,
+            &ClientMsg::Ping {
+                seq: 1,
+                client_time: 3600.0,
+            },
+            &b,
+        );
+        assert!(decode(&ok, |_| Some(&b)).is_ok());
     }
 
     fn pawn(seed: f64) -> PawnValues {
