@@ -10,6 +10,7 @@ pub mod doctor;
 pub mod lineage;
 pub mod live;
 pub mod model;
+pub mod output;
 pub mod preset;
 pub mod ranges;
 pub mod recording;

@@ -44,6 +44,9 @@ struct AppArgs {
     /// Record the live session to FILE (`.msrec`) from the start.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Replace an existing --record file.
+    #[arg(long)]
+    force: bool,
     /// Open these windows at start (repeatable): bindings, doctor, gmc, help, journey, lessons,
     /// whatif.
     #[arg(long = "window", value_name = "NAME")]
@@ -78,6 +81,12 @@ enum Command {
         /// egui_plot every point.
         #[arg(long)]
         plots: bool,
+        /// Soak test instead: a live session for MINUTES under a mixed flood of hostile
+        /// datagrams (junk, laminar-framed garbage from ever new source ports, forged copies
+        /// of a client's messages, one fast sender); prints RSS at start, every minute and at
+        /// the end, and the drops by kind.
+        #[arg(long, value_name = "MINUTES")]
+        soak: Option<f64>,
         /// Length of the long recording `--recording` opens and seeks in.
         #[arg(long, default_value_t = 3600.0)]
         hour_seconds: f64,
@@ -112,6 +121,9 @@ enum Command {
         /// Skip the picture (no window is opened).
         #[arg(long)]
         no_picture: bool,
+        /// Replace the files of an earlier report in DIR.
+        #[arg(long)]
+        force: bool,
     },
     /// Export series of a recording to CSV (one row per point: series, machine, t_s, value, unit).
     Export {
@@ -158,6 +170,9 @@ enum Command {
         /// Record the changed run (open it next to the original).
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
+        /// Replace an existing --record file.
+        #[arg(long)]
+        force: bool,
     },
     /// Move lineage: the journey of one move in a recording (closing, sending, the link,
     /// execution on the server, the reply, correction and replays).
@@ -226,6 +241,9 @@ struct RunArgs {
     /// Record the session to this file (`.msrec`; open it with `movescope open`).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Replace an existing --record file (by a rename of the complete new recording).
+    #[arg(long)]
+    force: bool,
 }
 
 /// `--seconds` of a bench (and `--hour-seconds`): the range of a run's length.
@@ -239,6 +257,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Run(args)) => run(args),
+        Some(Command::Bench {
+            soak: Some(minutes),
+            ..
+        }) => bench_seconds("--soak", minutes).and_then(bench_soak),
         Some(Command::Bench { live: true, .. }) => bench_live(),
         Some(Command::Bench {
             plots: true,
@@ -294,19 +316,22 @@ fn main() -> ExitCode {
             summary_json,
             json,
             record,
+            force,
         }) => whatif(
             &file,
             &set,
             summary_json.as_deref(),
             json,
             record.as_deref(),
+            force,
         ),
         Some(Command::Report {
             file,
             at,
             out,
             no_picture,
-        }) => report(&file, at, &out, no_picture),
+            force,
+        }) => report(&file, at, &out, no_picture, force),
         Some(Command::Export {
             file,
             from,
@@ -360,6 +385,17 @@ fn open_app(args: AppArgs) -> Result<(), String> {
             args.screenshot_after
         ));
     }
+    check_windows(&args.windows)?;
+    check_outputs(
+        &[
+            ("--screenshot", args.screenshot.as_deref()),
+            ("--record", args.record.as_deref()),
+        ],
+        &[],
+    )?;
+    if let Some(r) = &args.record {
+        movescope::output::new_recording(r, args.force)?;
+    }
     movescope::app::run(movescope::app::AppOptions {
         preset,
         preset_name: name,
@@ -369,6 +405,7 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         }),
         source: movescope::app::Source::Live,
         record: args.record,
+        record_force: args.force,
         retention: (args.retention > 0.0).then_some(args.retention),
         windows: args.windows,
         persist: true,
@@ -396,11 +433,64 @@ fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
     Ok((preset, name))
 }
 
+/// `--window` names: each one the app knows.
+fn check_windows(windows: &[String]) -> Result<(), String> {
+    match windows
+        .iter()
+        .find(|w| !movescope::app::WINDOWS.contains(&w.as_str()))
+    {
+        Some(w) => Err(format!(
+            "--window {w}: expected one of {}",
+            movescope::app::WINDOWS.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Checks a command's outputs before it runs: none is one of its inputs, and each can be
+/// written as a file (`-`, standard output, passes).
+fn check_outputs(
+    outputs: &[(&str, Option<&std::path::Path>)],
+    inputs: &[&std::path::Path],
+) -> Result<(), String> {
+    for (what, out) in outputs {
+        let Some(out) = out.filter(|o| o.as_os_str() != "-") else {
+            continue;
+        };
+        movescope::output::not_an_input(out, inputs).map_err(|e| format!("{what} {e}"))?;
+        movescope::output::writable_file(out, what)?;
+    }
+    Ok(())
+}
+
 fn run(args: RunArgs) -> Result<(), String> {
+    let preset_file = args.preset.as_deref().filter(|p| p.is_file());
+    let inputs: Vec<&std::path::Path> = preset_file.into_iter().collect();
+    check_outputs(
+        &[
+            ("--record", args.record.as_deref()),
+            ("--summary-json", args.summary_json.as_deref()),
+        ],
+        &inputs,
+    )?;
+    if let (Some(r), Some(j)) = (&args.record, &args.summary_json)
+        && movescope::output::same_file(r, j)
+    {
+        return Err(format!(
+            "--record and --summary-json both name {}",
+            r.display()
+        ));
+    }
+    if let Some(r) = &args.record {
+        movescope::output::new_recording(r, args.force)?;
+    }
     let (preset, name) = load_preset(&args)?;
     let mode = if args.live { "live" } else { "deterministic" };
     let mut recorder = match &args.record {
-        Some(path) => Some(Recorder::create(path, &Header::new(&preset, &name, mode)?)?),
+        Some(path) => Some(Recorder::create_replacing(
+            path,
+            &Header::new(&preset, &name, mode)?,
+        )?),
         None => None,
     };
     let mut record_error: Option<String> = None;
@@ -580,7 +670,15 @@ fn whatif(
     summary_json: Option<&std::path::Path>,
     json: bool,
     record: Option<&std::path::Path>,
+    force: bool,
 ) -> Result<(), String> {
+    check_outputs(
+        &[("--summary-json", summary_json), ("--record", record)],
+        &[file],
+    )?;
+    if let Some(r) = record {
+        movescope::output::new_recording(r, force)?;
+    }
     let rec = Recording::open(file).map_err(|e| e.to_string())?;
     let w = movescope::whatif::run(&rec, set)?;
     if let Some(path) = record {
@@ -619,7 +717,7 @@ fn whatif(
             if p.as_os_str() == "-" {
                 println!("{text}");
             } else {
-                std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))?;
+                movescope::output::write_file(p, (text + "\n").as_bytes())?;
             }
         }
         None => {}
@@ -628,6 +726,7 @@ fn whatif(
 }
 
 fn inspect(file: &std::path::Path, summary_json: Option<&std::path::Path>) -> Result<(), String> {
+    check_outputs(&[("--summary-json", summary_json)], &[file])?;
     let rec = Recording::open(file).map_err(|e| e.to_string())?;
     eprintln!("{}", rec.describe());
     let (summary, damage) = rec.summarize();
@@ -642,8 +741,25 @@ fn report(
     at: f64,
     out: &std::path::Path,
     no_picture: bool,
+    force: bool,
 ) -> Result<(), String> {
     use movescope::report::{REPORT_AFTER, REPORT_BEFORE, records_between, write_report};
+    if out.exists() && !out.is_dir() {
+        return Err(format!(
+            "--out {}: is not a folder; expected a folder for the report's files",
+            out.display()
+        ));
+    }
+    for name in movescope::report::REPORT_FILES {
+        let f = out.join(name);
+        movescope::output::not_an_input(&f, &[file]).map_err(|e| format!("--out {e}"))?;
+        if f.exists() && !force {
+            return Err(format!(
+                "--out {}: holds an earlier report ({name}); pass --force to replace it",
+                out.display()
+            ));
+        }
+    }
     let rec = Recording::open(file).map_err(|e| e.to_string())?;
     let (t0, t1) = rec.span();
     if !(at.is_finite() && at >= t0 && at <= t1) {
@@ -697,6 +813,7 @@ fn export(
             })
             .collect::<Result<_, _>>()?
     };
+    check_outputs(&[("--out", Some(out))], &[file])?;
     let rec = Recording::open(file).map_err(|e| e.to_string())?;
     let mut store = Store::new(None);
     if let Err(d) = rec.for_each(&mut |r| store.ingest(&r)) {
@@ -710,10 +827,10 @@ fn export(
         let mut w = std::io::stdout().lock();
         movescope::report::export_csv(&store, &metrics, &[], t0, t1, &mut w)
     } else {
-        let f = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
-        let mut w = std::io::BufWriter::new(f);
-        movescope::report::export_csv(&store, &metrics, &[], t0, t1, &mut w)
-            .and_then(|n| w.flush().map(|()| n))
+        return movescope::output::write_atomic(out, |w| {
+            movescope::report::export_csv(&store, &metrics, &[], t0, t1, w)
+        })
+        .map(|rows| eprintln!("{rows} rows"));
     }
     .map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("{rows} rows");
@@ -728,6 +845,8 @@ fn open_recording(
     whatif: Vec<String>,
     windows: Vec<String>,
 ) -> Result<(), String> {
+    check_windows(&windows)?;
+    check_outputs(&[("--screenshot", screenshot.as_deref())], &[&file])?;
     let rec = Recording::open(&file).map_err(|e| e.to_string())?;
     let preset = rec.header.preset.clone();
     movescope::app::run(movescope::app::AppOptions {
@@ -739,6 +858,7 @@ fn open_recording(
         }),
         source: movescope::app::Source::Recording { path: file, at },
         record: None,
+        record_force: false,
         retention: None,
         windows,
         persist: true,
@@ -754,8 +874,8 @@ fn write_summary(summary: &Summary, summary_json: Option<&std::path::Path>) -> R
             if path.as_os_str() == "-" {
                 println!("{json}");
             } else {
-                std::fs::write(path, json + "\n")
-                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+                movescope::output::write_file(path, (json + "\n").as_bytes())
+                    .map_err(|e| format!("--summary-json {e}"))?;
                 print_summary(summary);
             }
         }
@@ -1052,7 +1172,8 @@ fn bench_recording(seconds: f64, hour_seconds: f64) -> Result<(), String> {
             p.set(kv).map_err(|e| e.to_string())?;
         }
         let path = dir.join("size.msrec");
-        let mut rec = Recorder::create(&path, &Header::new(&p, "bench", "deterministic")?)?;
+        let mut rec =
+            Recorder::create_replacing(&path, &Header::new(&p, "bench", "deterministic")?)?;
         let mut session = Session::new(&p)?;
         let mut err = None;
         session.run_until(60.0, &mut |r| {
@@ -1085,7 +1206,8 @@ fn bench_recording(seconds: f64, hour_seconds: f64) -> Result<(), String> {
         drop(kept);
         let path = dir.join("overhead.msrec");
         let started = std::time::Instant::now();
-        let mut rec = Recorder::create(&path, &Header::new(&p, "bench", "deterministic")?)?;
+        let mut rec =
+            Recorder::create_replacing(&path, &Header::new(&p, "bench", "deterministic")?)?;
         let mut kept = Vec::new();
         Session::new(&p)?.run_until(seconds, &mut |r| {
             let _ = rec.push(&r);
@@ -1105,7 +1227,7 @@ fn bench_recording(seconds: f64, hour_seconds: f64) -> Result<(), String> {
     // A long recording of the standard scenario: write it, open it, seek in it.
     let path = dir.join("hour.msrec");
     let started = std::time::Instant::now();
-    let mut rec = Recorder::create(&path, &Header::new(&p, "bench", "deterministic")?)?;
+    let mut rec = Recorder::create_replacing(&path, &Header::new(&p, "bench", "deterministic")?)?;
     Session::new(&p)?.run_until(hour_seconds, &mut |r| {
         let _ = rec.push(&r);
     });
@@ -1174,6 +1296,174 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     }
     let i = ((sorted.len() - 1) as f64 * p).round() as usize;
     sorted[i.min(sorted.len() - 1)]
+}
+
+/// Resident memory of this process (kB), from /proc (Linux); None elsewhere.
+fn rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+fn bench_soak(minutes: f64) -> Result<(), String> {
+    use movescope::model::messages::ClientMsg;
+    use movescope::model::telemetry::{Event, Rejection};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+
+    let p = Preset::builtin_default();
+    let session = movescope::live::LiveSession::start(&p)?;
+    let target = session.server_addr();
+    let rx = session.telemetry().clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicU64::new(0));
+    let bindings = p.checked_bindings().map_err(|e| e.to_string())?;
+    // The flood: one thread, about 6 000 datagrams a second of four kinds.
+    let flood = {
+        let (stop, sent) = (stop.clone(), sent.clone());
+        std::thread::spawn(move || -> std::io::Result<()> {
+            let id = movescope::transport::laminar_protocol_id().to_be_bytes();
+            let junk = std::net::UdpSocket::bind("127.0.0.1:0")?;
+            let fast = std::net::UdpSocket::bind("127.0.0.1:0")?;
+            let mut forger = movescope::transport::Endpoint::bind_loopback(0)?;
+            let t0 = Instant::now();
+            let mut i: u64 = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let tick = Instant::now();
+                for _ in 0..8 {
+                    i += 1;
+                    // Not laminar at all.
+                    junk.send_to(&i.to_le_bytes(), target)?;
+                    // Laminar-framed garbage from a new source port each time.
+                    let fresh = std::net::UdpSocket::bind("127.0.0.1:0")?;
+                    let mut g = id.to_vec();
+                    g.extend_from_slice(&i.to_le_bytes());
+                    fresh.send_to(&g, target)?;
+                    // One fast sender of laminar-framed garbage.
+                    fast.send_to(&g, target)?;
+                    fast.send_to(&g, target)?;
+                    sent.fetch_add(4, Ordering::Relaxed);
+                }
+                // Forged, well-formed copies of client 0's pings (absurd clock values).
+                let bytes = movescope::model::wire::encode_client(
+                    0,
+                    i as u32,
+                    &ClientMsg::Ping {
+                        seq: i as u32,
+                        client_time: if i.is_multiple_of(2) { 1.0e234 } else { 12.0 },
+                    },
+                    &bindings,
+                );
+                forger.send(target, bytes, false);
+                let now = Instant::now();
+                forger.poll((now - t0).as_secs_f64(), now, &mut Vec::new());
+                sent.fetch_add(1, Ordering::Relaxed);
+                // About 200 rounds a second.
+                if let Some(left) = Duration::from_millis(5).checked_sub(tick.elapsed()) {
+                    std::thread::sleep(left);
+                }
+            }
+            Ok(())
+        })
+    };
+    #[derive(Default)]
+    struct Tally {
+        counts: std::collections::BTreeMap<&'static str, u64>,
+        moves: u64,
+        errors: Vec<String>,
+    }
+    let drain = |t: &mut Tally| {
+        for r in rx.try_iter() {
+            match &r.event {
+                Event::Rejected { reason } => {
+                    *t.counts
+                        .entry(match reason {
+                            Rejection::Foreign => "foreign",
+                            Rejection::WrongSource => "wrong source",
+                            Rejection::Unadmitted => "unadmitted",
+                            Rejection::RateLimited => "rate limited",
+                            Rejection::Malformed(_) => "malformed",
+                            Rejection::Duplicate => "duplicate",
+                        })
+                        .or_default() += 1
+                }
+                Event::RemoteMoveExecuted(_) => t.moves += 1,
+                Event::Log {
+                    level: movescope::model::telemetry::LogLevel::Error,
+                    text,
+                } => t.errors.push(text.clone()),
+                _ => {}
+            }
+        }
+    };
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    let total = Duration::from_secs_f64(minutes * 60.0);
+    // Warm-up: the session and the flood settle for 10 s before the first RSS figure.
+    let warm = Duration::from_secs(10).min(total / 4);
+    while started.elapsed() < warm {
+        std::thread::sleep(Duration::from_millis(20));
+        drain(&mut tally);
+    }
+    let rss_start = rss_kb();
+    println!(
+        "soak: live default preset under a hostile flood for {minutes} min (RSS after {} s warm-up: {} kB)",
+        warm.as_secs(),
+        rss_start.map_or("?".into(), |k| k.to_string())
+    );
+    let mut next_report = started + warm + Duration::from_secs(60);
+    while started.elapsed() < total {
+        std::thread::sleep(Duration::from_millis(20));
+        drain(&mut tally);
+        if Instant::now() >= next_report {
+            next_report += Duration::from_secs(60);
+            println!(
+                "  {:5.1} min: RSS {} kB, {} hostile datagrams sent, moves executed {}",
+                started.elapsed().as_secs_f64() / 60.0,
+                rss_kb().map_or("?".into(), |k| k.to_string()),
+                sent.load(Ordering::Relaxed),
+                tally.moves
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let flood_result = flood.join();
+    drain(&mut tally);
+    let rss_end = rss_kb();
+    session.stop();
+    println!(
+        "  end: RSS {} kB; growth {}   (aim: < 5 % over 30 min)",
+        rss_end.map_or("?".into(), |k| k.to_string()),
+        match (rss_start, rss_end) {
+            (Some(a), Some(b)) if a > 0 => format!("{:+.1} %", (b as f64 / a as f64 - 1.0) * 100.0),
+            _ => "?".into(),
+        }
+    );
+    println!(
+        "  hostile datagrams sent: {}; the session went on: {} moves executed",
+        sent.load(Ordering::Relaxed),
+        tally.moves
+    );
+    println!("  dropped by kind:");
+    for (k, n) in &tally.counts {
+        println!("    {k:>13}: {n}");
+    }
+    if !tally.errors.is_empty() {
+        println!("  errors: {:?}", tally.errors);
+    }
+    match flood_result {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("the flood thread failed: {e}")),
+        Err(_) => return Err("the flood thread panicked".into()),
+    }
+    if tally.moves == 0 {
+        return Err("no moves were executed under the flood".into());
+    }
+    Ok(())
 }
 
 fn bench_live() -> Result<(), String> {

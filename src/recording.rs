@@ -313,6 +313,9 @@ pub struct RecordingStats {
 /// soon as it is complete.
 pub struct Recorder {
     path: PathBuf,
+    /// Replacing an existing file: the recording is written to `path` (a temporary sibling)
+    /// and renamed over this one when finished.
+    replaces: Option<PathBuf>,
     tx: Option<Sender<ToWriter>>,
     writer: Option<JoinHandle<Result<RecordingStats, String>>>,
     /// The gathered records (encoded, compressed and written on the writer thread).
@@ -332,14 +335,55 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Creates the file (and its folder) and writes the header.
+    /// Creates the file (and its folder) and writes the header. An existing file is never
+    /// replaced here (see [`Recorder::create_replacing`]).
     pub fn create(path: &Path, header: &Header) -> Result<Recorder, String> {
+        Self::create_at(path, None, header)
+    }
+
+    /// Like [`Recorder::create`], but an existing file at `path` is replaced — by a rename
+    /// of the complete new recording when it is finished (`--force`). Until then the old
+    /// file is untouched and the new one grows in a temporary sibling (which a crash leaves
+    /// readable).
+    pub fn create_replacing(path: &Path, header: &Header) -> Result<Recorder, String> {
+        if path.exists() {
+            Self::create_at(
+                &crate::output::temp_sibling(path),
+                Some(path.to_path_buf()),
+                header,
+            )
+        } else {
+            Self::create_at(path, None, header)
+        }
+    }
+
+    fn create_at(
+        path: &Path,
+        replaces: Option<PathBuf>,
+        header: &Header,
+    ) -> Result<Recorder, String> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
+        if path.is_dir() {
+            return Err(format!(
+                "{}: is a folder; expected a recording file name (.msrec)",
+                path.display()
+            ));
+        }
         let cfg = ron::ser::PrettyConfig::new().depth_limit(3);
         let ron_text = ron::ser::to_string_pretty(header, cfg).map_err(|e| e.to_string())?;
-        let mut file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => format!(
+                    "{}: exists; a recording is never replaced without --force",
+                    path.display()
+                ),
+                _ => format!("{}: {e}", path.display()),
+            })?;
         let head = format!(
             "{MAGIC_LINE} format={} header={}\n{ron_text}\n",
             header.format,
@@ -357,6 +401,7 @@ impl Recorder {
             .map_err(|e| e.to_string())?;
         Ok(Recorder {
             path: path.to_path_buf(),
+            replaces,
             tx: Some(tx),
             writer: Some(writer),
             pending: Vec::with_capacity(1 << 14),
@@ -526,6 +571,11 @@ impl Recorder {
         self.send(ToWriter::Finish(footer))?;
         let mut stats = self.join()?;
         stats.records = self.records;
+        if let Some(target) = self.replaces.take() {
+            std::fs::rename(&self.path, &target)
+                .map_err(|e| format!("{}: {e}", target.display()))?;
+            stats.path = target;
+        }
         Ok(stats)
     }
 }
@@ -1080,14 +1130,16 @@ fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame,
     Ok((frame, raw))
 }
 
-/// Writes `records` as a finished recording (used to trim and to convert).
+/// Writes `records` as a finished recording (used to trim and to convert). An existing file
+/// is replaced by a rename of the complete new one: callers decide whether it may be (a
+/// recording is never replaced without `--force`).
 pub fn write_all(
     path: &Path,
     header: &Header,
     records: impl IntoIterator<Item = Record>,
     footer: Footer,
 ) -> Result<RecordingStats, String> {
-    let mut rec = Recorder::create(path, header)?;
+    let mut rec = Recorder::create_replacing(path, header)?;
     for r in records {
         rec.push(&r)?;
     }

@@ -116,8 +116,12 @@ pub struct ReportFiles {
     pub picture: PathBuf,
 }
 
+/// The files a report writes into its folder.
+pub const REPORT_FILES: [&str; 4] = ["session.msrec", "preset.ron", "summary.md", "view.png"];
+
 /// Writes a bug report into `dir`: `session.msrec` (the records in the window around
-/// `cursor`, opening at `cursor`), `preset.ron` and `summary.md`.
+/// `cursor`, opening at `cursor`), `preset.ron` and `summary.md`. Each file is replaced (if it
+/// exists) only by a rename of its complete new version.
 pub fn write_report(
     dir: &Path,
     header: &Header,
@@ -147,10 +151,11 @@ pub fn write_report(
             dropped_records: 0,
         },
     )?;
-    std::fs::write(&files.preset, header.preset.to_ron() + "\n")
-        .map_err(|e| format!("{}: {e}", files.preset.display()))?;
-    std::fs::write(&files.summary, summary_markdown(header, window, cursor))
-        .map_err(|e| format!("{}: {e}", files.summary.display()))?;
+    crate::output::write_file(&files.preset, (header.preset.to_ron() + "\n").as_bytes())?;
+    crate::output::write_file(
+        &files.summary,
+        summary_markdown(header, window, cursor).as_bytes(),
+    )?;
     Ok(files)
 }
 

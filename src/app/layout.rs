@@ -191,7 +191,7 @@ impl UiState {
         }
         let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new())
             .map_err(|e| e.to_string())?;
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::output::write_file(&path, text.as_bytes())?;
         Ok(path)
     }
 }

@@ -77,6 +77,11 @@ pub enum Source {
     Recording { path: PathBuf, at: Option<f64> },
 }
 
+/// The windows `--window` can open at start.
+pub const WINDOWS: [&str; 7] = [
+    "bindings", "doctor", "gmc", "help", "journey", "lessons", "whatif",
+];
+
 /// How the app was started.
 #[derive(Clone, Debug)]
 pub struct AppOptions {
@@ -86,6 +91,8 @@ pub struct AppOptions {
     pub source: Source,
     /// Live: record the session to this file from the start.
     pub record: Option<PathBuf>,
+    /// `record` may replace an existing file (`--force`; by a rename when it is finished).
+    pub record_force: bool,
     /// Seconds of a live session's history the store keeps (`None`: all of it).
     pub retention: Option<f64>,
     /// Windows open at start: "bindings", "gmc", "help" (for screenshots and docs).
@@ -108,6 +115,7 @@ impl AppOptions {
             screenshot: None,
             source: Source::Live,
             record: None,
+            record_force: false,
             retention: Some(RETENTION),
             windows: Vec::new(),
             persist: false,
@@ -897,7 +905,13 @@ impl MovescopeApp {
                 return;
             }
         };
-        match Recorder::create(&path, &header) {
+        let replace = self.options.record_force && self.options.record.as_ref() == Some(&path);
+        let created = if replace {
+            Recorder::create_replacing(&path, &header)
+        } else {
+            Recorder::create(&path, &header)
+        };
+        match created {
             Ok(mut r) => {
                 // The UI thread never waits for the writer: when it lags, chunks wait in
                 // memory (up to 256 MB) and the top bar says so.
@@ -1451,7 +1465,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    crate::output::write_file(path, bytes)
 }
 
 /// Writes an RGBA PNG; refuses an image with a single colour (a blank window).
@@ -1467,14 +1481,17 @@ pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), St
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
     let bytes: Vec<u8> = img.pixels.iter().flat_map(|p| p.to_array()).collect();
-    writer.write_image_data(&bytes).map_err(|e| e.to_string())?;
-    Ok(())
+    crate::output::write_atomic(path, |out| {
+        let mut enc = png::Encoder::new(out, w as u32, h as u32);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(&bytes)
+            .map_err(std::io::Error::other)?;
+        writer.finish().map_err(std::io::Error::other)
+    })
 }
 
 /// Opens the window.

@@ -1,0 +1,365 @@
+//! The hostile-input suite: every class of bad input the adversarial run found, each with
+//! its own test. A few thousand cases per `cargo test`; `MOVESCOPE_HOSTILE_CASES=N` runs N
+//! per generated class instead (a long run).
+
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::TempDir;
+
+fn cases(default: usize) -> usize {
+    std::env::var("MOVESCOPE_HOSTILE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn movescope(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_movescope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs")
+}
+
+fn fails_saying(args: &[&str], says: &[&str]) {
+    let out = movescope(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "movescope {}: succeeded",
+        args.join(" ")
+    );
+    assert_ne!(
+        out.status.code(),
+        Some(101),
+        "movescope {}: panicked: {err}",
+        args.join(" ")
+    );
+    for s in says {
+        assert!(
+            err.contains(s),
+            "movescope {}: `{err}` does not say `{s}`",
+            args.join(" ")
+        );
+    }
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn recording(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let out = movescope(&["run", "--seconds", "2", "--record", &s(&path)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+/// No command writes over one of its inputs; the input is left byte for byte.
+#[test]
+fn no_command_writes_over_its_own_input() {
+    let d = TempDir::new("hostile-inputs");
+    let rec = recording(&d, "x.msrec");
+    let before = std::fs::read(&rec).unwrap();
+    let r = s(&rec);
+    // Another spelling of the same file.
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    let other = s(&d.join("sub").join("..").join("x.msrec"));
+    for args in [
+        vec!["export", &r, "--out", &r],
+        vec!["inspect", &r, "--summary-json", &other],
+        vec!["whatif", &r, "--record", &r, "--force"],
+        vec!["whatif", &r, "--summary-json", &r],
+    ] {
+        fails_saying(&args, &["is the command's input"]);
+    }
+    assert_eq!(
+        std::fs::read(&rec).unwrap(),
+        before,
+        "the recording is unchanged"
+    );
+
+    let preset = d.join("p.ron");
+    std::fs::write(&preset, "(clients: 1)\n").unwrap();
+    let p = s(&preset);
+    fails_saying(
+        &["run", "--preset", &p, "--record", &p, "--force"],
+        &["is the command's input"],
+    );
+    fails_saying(
+        &["run", "--preset", &p, "--summary-json", &p],
+        &["is the command's input"],
+    );
+    assert_eq!(std::fs::read_to_string(&preset).unwrap(), "(clients: 1)\n");
+
+    // A report into the folder its input is in, named as the report's recording.
+    let rep = d.join("rep");
+    std::fs::create_dir_all(&rep).unwrap();
+    let inner = rep.join("session.msrec");
+    std::fs::copy(&rec, &inner).unwrap();
+    fails_saying(
+        &[
+            "report",
+            &s(&inner),
+            "--at",
+            "1",
+            "--out",
+            &s(&rep),
+            "--no-picture",
+            "--force",
+        ],
+        &["is the command's input"],
+    );
+    assert_eq!(std::fs::read(&inner).unwrap(), before);
+}
+
+/// A recording is never replaced without --force; with it, by a complete new file.
+#[test]
+fn a_recording_is_replaced_only_with_force() {
+    let d = TempDir::new("hostile-force");
+    let rec = recording(&d, "a.msrec");
+    let before = std::fs::read(&rec).unwrap();
+    fails_saying(
+        &["run", "--seconds", "1", "--record", &s(&rec)],
+        &["a.msrec", "never replaced without --force"],
+    );
+    assert_eq!(std::fs::read(&rec).unwrap(), before);
+    let src = recording(&d, "src.msrec");
+    fails_saying(
+        &[
+            "whatif",
+            &s(&src),
+            "--set",
+            "link.latency_ms=90",
+            "--record",
+            &s(&rec),
+        ],
+        &["never replaced without --force"],
+    );
+    let out = movescope(&["run", "--seconds", "1", "--record", &s(&rec), "--force"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(std::fs::read(&rec).unwrap(), before, "replaced");
+    let out = movescope(&["inspect", &s(&rec)]);
+    assert!(out.status.success(), "the replacement opens");
+    // No temporary sibling is left behind.
+    let left: Vec<_> = std::fs::read_dir(&*d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".part-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A second report into the same folder needs --force too.
+    let rep = d.join("rep");
+    let r = s(&rec);
+    let args = [
+        "report",
+        &r,
+        "--at",
+        "0.5",
+        "--out",
+        &s(&rep),
+        "--no-picture",
+    ];
+    assert!(movescope(&args).status.success());
+    fails_saying(&args, &["earlier report", "--force"]);
+}
+
+/// Outputs that cannot be written are named, with what was expected.
+#[test]
+fn unwritable_outputs_are_named_with_what_was_expected() {
+    let d = TempDir::new("hostile-outputs");
+    let rec = recording(&d, "r.msrec");
+    let r = s(&rec);
+    let plain = d.join("plain");
+    std::fs::write(&plain, "x").unwrap();
+    let under_file = s(&plain.join("out.json"));
+    fails_saying(
+        &["inspect", &r, "--summary-json", &under_file],
+        &["--summary-json", "plain", "is not a folder"],
+    );
+    fails_saying(
+        &["export", &r, "--out", &s(&d.join("nosuch").join("x.csv"))],
+        &["--out", "nosuch", "does not exist"],
+    );
+    fails_saying(
+        &["run", "--seconds", "1", "--record", &s(&d)],
+        &["--record", "is a folder"],
+    );
+    #[cfg(target_os = "linux")]
+    {
+        fails_saying(
+            &["inspect", &r, "--summary-json", "/dev/full"],
+            &["/dev/full", "not a regular file"],
+        );
+        fails_saying(
+            &["--screenshot", "/proc/version"],
+            &["--screenshot", "/proc/version"],
+        );
+    }
+    fails_saying(
+        &["--window", "nosuch"],
+        &["--window nosuch", "expected one of", "bindings"],
+    );
+    fails_saying(&["--record", &s(&d)], &["--record", "is a folder"]);
+}
+
+/// Mutated presets: every mutation loads, or is refused with a file position; none panics
+/// or hangs.
+#[test]
+fn mutated_presets_are_refused_with_a_position_or_run() {
+    let d = TempDir::new("hostile-presets");
+    let base =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/default.ron"))
+            .unwrap();
+    let bytes = base.as_bytes();
+    let mut rng = movescope::rng::Rng::new(7);
+    let replacements = [
+        "NaN", "inf", "-1", "1e300", "1e-300", "0", "\"", "(", ")", ",", "-",
+    ];
+    let n = cases(1000);
+    let mut refused = 0;
+    for i in 0..n {
+        let at = (rng.f64() * bytes.len() as f64) as usize;
+        let mut text = String::from_utf8_lossy(&bytes[..at]).into_owned();
+        text += replacements[i % replacements.len()];
+        text += &String::from_utf8_lossy(&bytes[(at + 1).min(bytes.len())..]);
+        match movescope::preset::Preset::from_ron(&text, "mutated.ron") {
+            Ok(mut p) => {
+                // What loads is valid, and runs briefly without a hang or a panic.
+                p.seconds = 0.5;
+                movescope::sim::run_deterministic(&p, "mutated", 0.5, &mut |_| {})
+                    .unwrap_or_else(|e| panic!("mutation {i} loaded but does not run: {e}"));
+            }
+            Err(e) => {
+                refused += 1;
+                let msg = e.to_string();
+                assert!(
+                    msg.starts_with("mutated.ron:")
+                        && (e.position.is_some() || msg.contains("expected")),
+                    "mutation {i} refused without a position or what was expected: {msg}"
+                );
+            }
+        }
+    }
+    assert!(refused > n / 10, "{refused} of {n} refused");
+    let _ = d;
+}
+
+/// Mutated datagrams (bit flips, cuts, garbage tails) of every message kind: the decoder and
+/// both models take each one without a panic, and no absurd time reaches a model.
+#[test]
+fn mutated_datagrams_never_panic_a_model() {
+    use movescope::model::client::Client;
+    use movescope::model::messages::{ClientMsg, ServerMsg, WireMove};
+    use movescope::model::pawn::PawnValues;
+    use movescope::model::server::Server;
+    use movescope::model::wire;
+    let p = movescope::preset::Preset::default();
+    let b = std::sync::Arc::new(p.checked_bindings().expect("valid"));
+    let v = PawnValues::default();
+    let mv = |id| WireMove {
+        id,
+        timestamp: 1.0 + f64::from(id) / 60.0,
+        delta: 1.0 / 60.0,
+        input: v,
+        output: v,
+    };
+    let mut originals: Vec<Vec<u8>> = vec![
+        wire::encode_client(
+            0,
+            1,
+            &ClientMsg::Join {
+                nonce: 7,
+                layout_hash: b.layout_hash(),
+            },
+            &b,
+        ),
+        wire::encode_client(
+            0,
+            2,
+            &ClientMsg::Ping {
+                seq: 1,
+                client_time: 2.0,
+            },
+            &b,
+        ),
+        wire::encode_client(
+            0,
+            3,
+            &ClientMsg::Moves {
+                layout: 0,
+                epoch: 0,
+                view_delay_ms: 100,
+                moves: (1..6).map(mv).collect(),
+            },
+            &b,
+        ),
+    ];
+    let server_msgs = [
+        ServerMsg::WorldTime {
+            replicator: 0,
+            server_time: 3.0,
+        },
+        ServerMsg::Pong {
+            seq: 1,
+            client_time: 2.0,
+        },
+        ServerMsg::ProxySpawn {
+            pawn: 3,
+            owner: 1,
+            team: 1,
+        },
+        ServerMsg::Ack {
+            layout: 0,
+            move_id: 4,
+            values: v,
+        },
+    ];
+    for (i, m) in server_msgs.iter().enumerate() {
+        originals.push(wire::encode_server(10 + i as u32, m, &b));
+    }
+    let mut rng = movescope::rng::Rng::new(11);
+    let mut server = Server::new(p.server_config(b.clone()));
+    let mut client = Client::new(p.client_config(0, 7, b.clone()));
+    let n = cases(3000);
+    for i in 0..n {
+        let mut d = originals[i % originals.len()].clone();
+        match i % 4 {
+            0 | 1 => {
+                for _ in 0..1 + i % 3 {
+                    let bit = (rng.f64() * (d.len() * 8) as f64) as usize;
+                    d[bit / 8] ^= 1 << (bit % 8);
+                }
+            }
+            2 => d.truncate((rng.f64() * d.len() as f64) as usize),
+            _ => d.extend((0..1 + i % 40).map(|k| (k * 37 + i) as u8)),
+        }
+        let t = 1.0 + i as f64 * 0.001;
+        let _ = server.handle_datagram(t, &d);
+        let _ = client.handle_datagram(t, &d);
+        if i % 100 == 0 {
+            server.frame(t);
+            client.frame(t, Default::default());
+            while server.poll_transmit().is_some() {}
+        }
+    }
+    // Whatever got in, the models' clocks stay sane.
+    let mut telemetry = Vec::new();
+    server.drain_telemetry(&mut telemetry);
+    client.drain_telemetry(&mut telemetry);
+    for (t, e) in telemetry {
+        if let movescope::model::telemetry::Event::Rtt { rtt } = e {
+            assert!(rtt.abs() < 1.0e9, "round trip {rtt} at {t}");
+        }
+    }
+}
