@@ -15,10 +15,13 @@
 //!
 //! The gate in front of laminar (what a datagram from anyone on the machine can do):
 //! - a client endpoint takes datagrams only from its server's address ([`Endpoint::only_from`]);
-//! - a server endpoint lets an unknown address through only while it is one of at most
-//!   [`MAX_PENDING`] pending peers; the caller admits it once its join decoded
-//!   ([`Endpoint::admit`]), else after [`PENDING_TIMEOUT`] it is refused from then on (a
-//!   bounded memory of refused addresses); admitted peers are at most [`MAX_ADMITTED`];
+//! - a server endpoint lets a datagram from an unknown address reach laminar (which would
+//!   keep ~1.5 MB of state for it) only if it carries a movescope join, and only while that
+//!   address is one of at most [`MAX_PENDING`] pending peers; the caller admits it once the
+//!   join decoded ([`Endpoint::admit`]), else after [`PENDING_TIMEOUT`] it is refused from
+//!   then on (a bounded memory of refused addresses); admitted peers are at most
+//!   [`MAX_ADMITTED`]. A client the server does not know (after a server restart) is heard
+//!   again when it joins again, which it does after 5 s without news from the server;
 //! - every peer has a token bucket of [`RATE_PER_S`] datagrams a second;
 //! - each drop is counted by kind ([`DropCounts`]), so memory stays bounded under any flood.
 
@@ -55,7 +58,7 @@ pub fn laminar_protocol_id() -> u16 {
 }
 
 /// Unknown addresses a server lets through at once, before any of them joined.
-pub const MAX_PENDING: usize = 64;
+pub const MAX_PENDING: usize = 16;
 /// Seconds a pending address has to send a valid join.
 pub const PENDING_TIMEOUT: f64 = 2.0;
 /// Admitted peers a server keeps (clients, plus restarted clients' old addresses).
@@ -81,6 +84,16 @@ pub struct DropCounts {
     pub rate_limited: u64,
 }
 
+/// Whether a laminar datagram carries a movescope join: its payload (after laminar's 5-byte
+/// header, plus 8 bytes of acknowledgements when reliable) starts with movescope's magic,
+/// version and the join kind.
+fn carries_join(datagram: &[u8]) -> bool {
+    let join = crate::model::wire::join_prefix();
+    [5usize, 13]
+        .iter()
+        .any(|&at| datagram.get(at..at + join.len()) == Some(&join[..]))
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Peer {
     admitted: bool,
@@ -101,7 +114,7 @@ struct Gate {
 
 impl Gate {
     /// Whether a (laminar) datagram from `from` at session time `now` may pass.
-    fn pass(&mut self, from: SocketAddr, now: f64) -> bool {
+    fn pass(&mut self, from: SocketAddr, now: f64, datagram: &[u8]) -> bool {
         if let Some(only) = self.only_from {
             if from != only {
                 self.counts.wrong_source += 1;
@@ -111,13 +124,21 @@ impl Gate {
             self.counts.unadmitted += 1;
             return false;
         }
-        let pending = self.peers.values().filter(|p| !p.admitted).count();
         let peer = match self.peers.get_mut(&from) {
             Some(p) => p,
             None => {
-                if self.only_from.is_none() && pending >= MAX_PENDING {
-                    self.counts.unadmitted += 1;
-                    return false;
+                if self.only_from.is_none() {
+                    if !carries_join(datagram) {
+                        // (A client of a restarted server lands here too, until it joins
+                        // again.)
+                        self.counts.unadmitted += 1;
+                        return false;
+                    }
+                    let pending = self.peers.values().filter(|p| !p.admitted).count();
+                    if pending >= MAX_PENDING {
+                        self.counts.unadmitted += 1;
+                        return false;
+                    }
                 }
                 self.peers.entry(from).or_insert(Peer {
                     admitted: self.only_from.is_some(),
@@ -284,7 +305,7 @@ impl DatagramSocket for ConditionedSocket {
             let (n, from) = self.socket.recv_from(buffer)?;
             if n < 5 || buffer[0..2] != self.protocol_id {
                 self.gate.counts.foreign += 1;
-            } else if self.gate.pass(from, self.now_s) {
+            } else if self.gate.pass(from, self.now_s, &buffer[..n]) {
                 return Ok((&buffer[..n], from));
             }
         }
@@ -528,6 +549,7 @@ mod tests {
         let mut a = Endpoint::bind_loopback(0).unwrap();
         let mut b = Endpoint::bind_loopback(0).unwrap();
         let (aa, ba) = (a.local_addr(), b.local_addr());
+        b.only_from(aa);
         a.set_link(
             ba,
             Some(Link::new(
@@ -558,6 +580,7 @@ mod tests {
         let t0 = Instant::now();
         let mut a = Endpoint::bind_loopback(0).unwrap();
         let mut b = Endpoint::bind_loopback(0).unwrap();
+        b.only_from(a.local_addr());
         let junk = UdpSocket::bind("127.0.0.1:0").unwrap();
         for i in 0..50u8 {
             junk.send_to(&[i; 40], b.local_addr()).unwrap();
@@ -589,15 +612,53 @@ mod tests {
         SocketAddr::from(([127, 0, 0, 1], port))
     }
 
+    /// A reliable laminar datagram carrying a movescope join.
+    fn join() -> Vec<u8> {
+        let mut d = laminar_protocol_id().to_be_bytes().to_vec();
+        d.extend_from_slice(&[0, 1, 0, 0, 1, 255, 255, 0, 0, 0, 0]);
+        d.extend_from_slice(&crate::model::wire::join_prefix());
+        d.extend_from_slice(&[0; 7]);
+        d
+    }
+
+    /// An unreliable laminar datagram carrying something else.
+    fn other() -> Vec<u8> {
+        let mut d = laminar_protocol_id().to_be_bytes().to_vec();
+        d.extend_from_slice(&[0, 0, 0, b'x', b'y', 1, 2, 3]);
+        d
+    }
+
+    #[test]
+    fn the_join_prefix_is_where_laminar_puts_the_payload() {
+        // What laminar really sends, reliable and unreliable.
+        let mut a = Endpoint::bind_loopback(0).unwrap();
+        let probe = UdpSocket::bind("127.0.0.1:0").unwrap();
+        probe
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let mut payload = crate::model::wire::join_prefix().to_vec();
+        payload.extend_from_slice(&[0; 7]);
+        a.send(probe.local_addr().unwrap(), payload.clone(), true);
+        a.send(probe.local_addr().unwrap(), payload, false);
+        a.poll(0.0, Instant::now(), &mut Vec::new());
+        let mut buf = [0u8; 64];
+        for _ in 0..2 {
+            let (n, _) = probe.recv_from(&mut buf).expect("laminar sent");
+            assert!(carries_join(&buf[..n]), "{:?}", &buf[..n]);
+        }
+        assert!(carries_join(&join()));
+        assert!(!carries_join(&other()));
+    }
+
     #[test]
     fn a_client_gate_passes_only_its_server() {
         let mut g = Gate {
             only_from: Some(addr(1)),
             ..Gate::default()
         };
-        assert!(g.pass(addr(1), 0.0));
+        assert!(g.pass(addr(1), 0.0, &join()));
         for p in 2..200 {
-            assert!(!g.pass(addr(p), 0.0));
+            assert!(!g.pass(addr(p), 0.0, &join()));
         }
         assert_eq!(g.counts.wrong_source, 198);
         assert_eq!(g.peers.len(), 1);
@@ -609,7 +670,7 @@ mod tests {
         let mut t = 0.0;
         for round in 0..50u16 {
             for p in 0..1000u16 {
-                g.pass(addr(1000 + (round * 1000 + p) % 60000), t);
+                g.pass(addr(1000 + (round * 1000 + p) % 60000), t, &join());
             }
             t += 0.5;
             g.expire(t);
@@ -621,14 +682,24 @@ mod tests {
     }
 
     #[test]
+    fn datagrams_without_a_join_from_unknown_addresses_leave_no_state() {
+        let mut g = Gate::default();
+        for p in 0..5000 {
+            assert!(!g.pass(addr(p), 0.0, &other()));
+        }
+        assert!(g.peers.is_empty());
+        assert_eq!(g.counts.unadmitted, 5000);
+    }
+
+    #[test]
     fn an_admitted_peer_stays_and_a_late_one_is_refused() {
         let mut g = Gate::default();
-        assert!(g.pass(addr(1), 0.0));
-        assert!(g.pass(addr(2), 0.0));
+        assert!(g.pass(addr(1), 0.0, &join()));
+        assert!(g.pass(addr(2), 0.0, &join()));
         g.peers.get_mut(&addr(1)).unwrap().admitted = true;
         g.expire(PENDING_TIMEOUT + 0.1);
-        assert!(g.pass(addr(1), PENDING_TIMEOUT + 0.2));
-        assert!(!g.pass(addr(2), PENDING_TIMEOUT + 0.2));
+        assert!(g.pass(addr(1), PENDING_TIMEOUT + 0.2, &other()));
+        assert!(!g.pass(addr(2), PENDING_TIMEOUT + 0.2, &join()));
         assert_eq!(g.counts.unadmitted, 1);
     }
 
@@ -636,11 +707,15 @@ mod tests {
     fn a_peer_over_its_rate_is_dropped_and_recovers() {
         let mut g = Gate::default();
         let burst = (RATE_PER_S / 4.0) as u64;
-        let passed = (0..burst * 2).filter(|_| g.pass(addr(1), 1.0)).count() as u64;
+        let passed = (0..burst * 2)
+            .filter(|_| g.pass(addr(1), 1.0, &join()))
+            .count() as u64;
         assert_eq!(passed, burst);
         assert_eq!(g.counts.rate_limited, burst);
         // A tenth of a second later, a tenth of the rate is back.
-        let again = (0..burst).filter(|_| g.pass(addr(1), 1.1)).count() as f64;
+        let again = (0..burst)
+            .filter(|_| g.pass(addr(1), 1.1, &other()))
+            .count() as f64;
         assert!((again - RATE_PER_S * 0.1).abs() <= 1.0, "{again}");
     }
 

@@ -188,7 +188,7 @@ fn foreign_and_malformed_datagrams_are_counted_and_ignored() {
     let t0 = Instant::now();
     fake.poll(0.0, t0, &mut Vec::new());
     let mut foreign = 0;
-    let mut malformed = 0;
+    let mut unadmitted = 0;
     let mut moves_after = 0;
     until(
         &s,
@@ -198,17 +198,19 @@ fn foreign_and_malformed_datagrams_are_counted_and_ignored() {
             match &r.event {
                 Event::Rejected { reason } => match reason {
                     movescope::model::telemetry::Rejection::Foreign => foreign += 1,
-                    movescope::model::telemetry::Rejection::Malformed(_) => malformed += 1,
+                    // Laminar-framed, but no join from an address that never joined: it
+                    // never reaches laminar or the model.
+                    movescope::model::telemetry::Rejection::Unadmitted => unadmitted += 1,
                     _ => {}
                 },
                 Event::RemoteMoveExecuted(_) => moves_after += 1,
                 _ => {}
             }
-            foreign >= 40 && malformed >= 20 && moves_after > 30
+            foreign >= 40 && unadmitted >= 20 && moves_after > 30
         },
     );
     assert_eq!(foreign, 40);
-    assert_eq!(malformed, 20);
+    assert_eq!(unadmitted, 20);
     s.stop();
 }
 
@@ -226,8 +228,28 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
         matches!(r.event, Event::Joined { .. })
     });
     let b = p.checked_bindings().expect("valid");
-    // A well-formed ping claiming to be client 0, from another laminar endpoint.
+    // Another laminar endpoint joins as client 9 (without a join code anyone can, until
+    // sessions have one), then sends well-formed pings claiming to be client 0.
     let mut forger = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+    forger.only_from(s.server_addr());
+    forger.send(
+        s.server_addr(),
+        movescope::model::wire::encode_client(
+            9,
+            1,
+            &ClientMsg::Join {
+                nonce: 99,
+                layout_hash: b.layout_hash(),
+            },
+            &b,
+        ),
+        true,
+    );
+    let t0 = Instant::now();
+    forger.poll(0.0, t0, &mut Vec::new());
+    until(&s, Duration::from_secs(3), "the forger's join", |r| {
+        matches!(r.event, Event::Joined { client: 9, .. })
+    });
     for i in 0..20u32 {
         let bytes = movescope::model::wire::encode_client(
             0,
@@ -240,8 +262,7 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
         );
         forger.send(s.server_addr(), bytes, false);
     }
-    let t0 = Instant::now();
-    forger.poll(0.0, t0, &mut Vec::new());
+    forger.poll(0.01, Instant::now(), &mut Vec::new());
     // A flood of new source ports, each with a laminar-framed datagram.
     let mut flood = Vec::new();
     for _ in 0..300 {

@@ -1286,6 +1286,12 @@ pub fn kind_of(bytes: &[u8]) -> MsgKind {
     }
 }
 
+/// The first bytes of every join datagram (magic, version, kind): what the live transport's
+/// gate looks for before it lets an unknown address reach laminar.
+pub fn join_prefix() -> [u8; 4] {
+    [MAGIC[0], MAGIC[1], PROTOCOL_VERSION, K_JOIN]
+}
+
 /// Reads the header only (to learn the sender and layout before decoding the body).
 pub fn peek_header(bytes: &[u8]) -> Result<(u8, Header), DecodeError> {
     if bytes.len() > MAX_DATAGRAM {
