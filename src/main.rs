@@ -433,6 +433,16 @@ fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
     Ok((preset, name))
 }
 
+/// Opens a recording for a command and says on standard error what the user must know
+/// about it (not finished, damaged, header from its backup copy).
+fn open_recording_file(file: &std::path::Path) -> Result<Recording, String> {
+    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    for n in rec.notes() {
+        eprintln!("warning: {}: {n}", file.display());
+    }
+    Ok(rec)
+}
+
 /// `--window` names: each one the app knows.
 fn check_windows(windows: &[String]) -> Result<(), String> {
     match windows
@@ -561,7 +571,7 @@ fn inspect_events(
             format!("--machine: expected `server` or a client number, got `{c}`")
         })?)),
     };
-    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(file)?;
     let (lo, hi) = (
         from.unwrap_or(f64::NEG_INFINITY),
         to.unwrap_or(f64::INFINITY),
@@ -613,7 +623,7 @@ fn inspect_events(
 }
 
 fn doctor(file: &std::path::Path, json: bool, list: usize) -> Result<(), String> {
-    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(file)?;
     let (records, damage) = rec.load_all();
     if let Some(d) = &damage {
         eprintln!("warning: {}: {d}", file.display());
@@ -638,7 +648,7 @@ fn lineage(
     at: Option<f64>,
     json: bool,
 ) -> Result<(), String> {
-    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(file)?;
     let (records, damage) = rec.load_all();
     if let Some(d) = &damage {
         eprintln!("warning: {}: {d}", file.display());
@@ -679,7 +689,7 @@ fn whatif(
     if let Some(r) = record {
         movescope::output::new_recording(r, force)?;
     }
-    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(file)?;
     let w = movescope::whatif::run(&rec, set)?;
     if let Some(path) = record {
         let mut header = Header::new(&w.preset_b, &rec.header.preset_name, "deterministic")?;
@@ -727,7 +737,7 @@ fn whatif(
 
 fn inspect(file: &std::path::Path, summary_json: Option<&std::path::Path>) -> Result<(), String> {
     check_outputs(&[("--summary-json", summary_json)], &[file])?;
-    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(file)?;
     eprintln!("{}", rec.describe());
     let (summary, damage) = rec.summarize();
     if let Some(d) = &damage {
@@ -760,7 +770,7 @@ fn report(
             ));
         }
     }
-    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(file)?;
     let (t0, t1) = rec.span();
     if !(at.is_finite() && at >= t0 && at <= t1) {
         return Err(format!(
@@ -814,7 +824,7 @@ fn export(
             .collect::<Result<_, _>>()?
     };
     check_outputs(&[("--out", Some(out))], &[file])?;
-    let rec = Recording::open(file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(file)?;
     let mut store = Store::new(None);
     if let Err(d) = rec.for_each(&mut |r| store.ingest(&r)) {
         eprintln!("warning: {}: {d}", file.display());
@@ -847,7 +857,7 @@ fn open_recording(
 ) -> Result<(), String> {
     check_windows(&windows)?;
     check_outputs(&[("--screenshot", screenshot.as_deref())], &[&file])?;
-    let rec = Recording::open(&file).map_err(|e| e.to_string())?;
+    let rec = open_recording_file(&file)?;
     let preset = rec.header.preset.clone();
     movescope::app::run(movescope::app::AppOptions {
         preset,

@@ -2,8 +2,9 @@
 //! checksummed, compressed chunks and an index for seeking.
 //!
 //! ```text
-//! MOVESCOPE-RECORDING format=1 header=<N>\n     one text line
+//! MOVESCOPE-RECORDING format=2 header=<N> crc=<CRC-32 of the RON, hex>\n     one text line
 //! <N bytes of RON: Header>\n                      readable in any editor
+//! header copy chunk                               the same RON, checksummed (format 2)
 //! chunk*                                          one per second of session time
 //! index chunk                                     chunk offsets and times, the run's footer
 //! trailer: "MSTRAIL1" + u64 LE offset of the index chunk
@@ -31,7 +32,8 @@ use crate::model::telemetry::{Machine, Record};
 use crate::preset::Preset;
 
 /// The format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// Format 2 adds the header's checksum and its backup copy; format 1 files still open.
+pub const FORMAT_VERSION: u32 = 2;
 /// File extension of recordings.
 pub const EXTENSION: &str = "msrec";
 /// Session seconds gathered into one chunk.
@@ -129,6 +131,9 @@ struct IndexPayload {
 enum ChunkKind {
     Records = 0,
     Index = 2,
+    /// The header's RON again, checksummed like any chunk: used when the text header is
+    /// damaged.
+    HeaderCopy = 3,
 }
 
 /// The fixed frame in front of every chunk payload.
@@ -198,7 +203,10 @@ impl ChunkFrame {
         if b[5] != 1 {
             return Err(format!("unknown chunk flags {}", b[5]));
         }
-        if f.kind != ChunkKind::Records as u8 && f.kind != ChunkKind::Index as u8 {
+        if f.kind != ChunkKind::Records as u8
+            && f.kind != ChunkKind::Index as u8
+            && f.kind != ChunkKind::HeaderCopy as u8
+        {
             return Err(format!("unknown chunk kind {}", f.kind));
         }
         if f.payload_len > MAX_PAYLOAD || f.raw_len > MAX_RAW {
@@ -385,14 +393,28 @@ impl Recorder {
                 _ => format!("{}: {e}", path.display()),
             })?;
         let head = format!(
-            "{MAGIC_LINE} format={} header={}\n{ron_text}\n",
+            "{MAGIC_LINE} format={} header={} crc={:08x}\n{ron_text}\n",
             header.format,
-            ron_text.len()
+            ron_text.len(),
+            crc32fast::hash(ron_text.as_bytes())
         );
         file.write_all(head.as_bytes())
             .and_then(|()| file.flush())
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        let offset = head.len() as u64;
+        let mut offset = head.len() as u64;
+        // The backup copy of the header, checksummed like every chunk.
+        let copy = ChunkFrame {
+            kind: ChunkKind::HeaderCopy as u8,
+            seq: u32::MAX,
+            count: 0,
+            t_first: 0.0,
+            t_last: 0.0,
+            raw_len: 0,
+            payload_len: 0,
+            crc: 0,
+        };
+        write_chunk(&mut file, &mut offset, copy, ron_text.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let (tx, rx) = bounded::<ToWriter>(4);
         let shown = path.to_path_buf();
         let writer = std::thread::Builder::new()
@@ -686,10 +708,14 @@ pub struct Recording {
     pub damage: Option<Damage>,
     pub file_len: u64,
     body_offset: u64,
+    /// Set when the text header could not be used and its backup copy was (why).
+    pub header_note: Option<String>,
 }
 
 impl Recording {
-    /// Reads the header and the index (or scans the chunks when there is no index).
+    /// Reads the header and the index (or scans the chunks when there is no index). A
+    /// damaged text header (unreadable, or its checksum does not match) is replaced by its
+    /// backup copy when the file has one.
     pub fn open(path: &Path) -> Result<Recording, RecordingError> {
         let shown = path.display().to_string();
         let error = |offset: Option<u64>, message: String| RecordingError {
@@ -698,13 +724,61 @@ impl Recording {
             position: None,
             message,
         };
-        let file = File::open(path).map_err(|e| error(None, format!("cannot open: {e}")))?;
+        let mut file = File::open(path).map_err(|e| error(None, format!("cannot open: {e}")))?;
         let file_len = file
             .metadata()
             .map_err(|e| error(None, format!("cannot read: {e}")))?
             .len();
-        let mut rd = BufReader::new(file);
-        // The first line: magic, format version, header length.
+        let (header, body_offset, header_note) =
+            match Self::text_header(&shown, &mut file, file_len) {
+                Ok((h, at)) => (h, at, None),
+                Err(TextHeaderError::Newer(e)) => return Err(e),
+                Err(TextHeaderError::Damaged(e)) => match find_header_copy(&mut file, file_len) {
+                    Some((h, at)) => (
+                        h,
+                        at,
+                        Some(format!(
+                            "the text header is damaged ({}); its backup copy was used",
+                            e.message
+                        )),
+                    ),
+                    None => return Err(e),
+                },
+            };
+        let mut rec = Recording {
+            path: path.to_path_buf(),
+            header,
+            chunks: Vec::new(),
+            footer: None,
+            damage: None,
+            file_len,
+            body_offset,
+            header_note,
+        };
+        if !rec.read_index(&mut file) {
+            rec.scan(&mut file);
+        }
+        Ok(rec)
+    }
+
+    /// The first line and the RON header after it; the body's offset.
+    fn text_header(
+        shown: &str,
+        file: &mut File,
+        file_len: u64,
+    ) -> Result<(Header, u64), TextHeaderError> {
+        let error = |offset: Option<u64>, message: String| {
+            TextHeaderError::Damaged(RecordingError {
+                path: shown.to_string(),
+                offset,
+                position: None,
+                message,
+            })
+        };
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| error(Some(0), format!("cannot read: {e}")))?;
+        let mut rd = BufReader::new(&mut *file);
+        // The first line: magic, format version, header length, checksum.
         let mut line = Vec::new();
         for _ in 0..200 {
             let mut b = [0u8; 1];
@@ -727,11 +801,14 @@ impl Recording {
         }
         let mut format = None;
         let mut header_len = None;
+        let mut crc = None;
         for w in words {
             if let Some(v) = w.strip_prefix("format=") {
                 format = v.parse::<u32>().ok();
             } else if let Some(v) = w.strip_prefix("header=") {
                 header_len = v.parse::<u64>().ok();
+            } else if let Some(v) = w.strip_prefix("crc=") {
+                crc = Some(u32::from_str_radix(v, 16).ok());
             }
         }
         let Some(format) = format else {
@@ -754,6 +831,14 @@ impl Recording {
                 format!("the file ends inside its header (expected {header_len} bytes of RON)"),
             )
         })?;
+        if let Some(expected) = crc
+            && expected != Some(crc32fast::hash(&text))
+        {
+            return Err(error(
+                Some(first_line_len),
+                "the header does not match its checksum".into(),
+            ));
+        }
         let text = String::from_utf8(text).map_err(|e| {
             error(
                 Some(first_line_len),
@@ -766,37 +851,27 @@ impl Recording {
                 .nth(1)
                 .and_then(|s| s.split('"').nth(1))
                 .unwrap_or("an unknown version");
-            return Err(error(
-                None,
-                format!(
+            return Err(TextHeaderError::Newer(RecordingError {
+                path: shown.to_string(),
+                offset: None,
+                position: None,
+                message: format!(
                     "recording format {format} (written by movescope {writer}) is newer than this \
                      movescope {} reads (format {FORMAT_VERSION}); open it with a newer movescope",
                     env!("CARGO_PKG_VERSION")
                 ),
-            ));
+            }));
         }
-        let header: Header = ron::from_str(&text).map_err(|e| RecordingError {
-            path: shown.clone(),
-            offset: None,
-            // The header starts on line 2.
-            position: Some((e.span.start.line + 1, e.span.start.col)),
-            message: format!("header: {}", e.code),
+        let header: Header = ron::from_str(&text).map_err(|e| {
+            TextHeaderError::Damaged(RecordingError {
+                path: shown.to_string(),
+                offset: None,
+                // The header starts on line 2.
+                position: Some((e.span.start.line + 1, e.span.start.col)),
+                message: format!("header: {}", e.code),
+            })
         })?;
-        let body_offset = first_line_len + header_len + 1;
-        let mut rec = Recording {
-            path: path.to_path_buf(),
-            header,
-            chunks: Vec::new(),
-            footer: None,
-            damage: None,
-            file_len,
-            body_offset,
-        };
-        let mut file = rd.into_inner();
-        if !rec.read_index(&mut file) {
-            rec.scan(&mut file);
-        }
-        Ok(rec)
+        Ok((header, first_line_len + header_len + 1))
     }
 
     /// Uses the trailer's index when it is intact.
@@ -835,6 +910,23 @@ impl Recording {
         if !ok {
             return false;
         }
+        // Spot-check the index against the chunks it points at (first, middle, last): wrong
+        // offsets mean the chunks are found by scanning instead.
+        let n = index.chunks.len();
+        for i in [0, n / 2, n.saturating_sub(1)] {
+            let Some(c) = index.chunks.get(i) else { break };
+            let mut fb = [0u8; FRAME_BYTES];
+            let frame = file
+                .seek(SeekFrom::Start(c.offset))
+                .and_then(|_| file.read_exact(&mut fb))
+                .ok()
+                .and_then(|()| ChunkFrame::decode(&fb).ok());
+            if !frame.is_some_and(|f| {
+                f.kind == ChunkKind::Records as u8 && f.seq == c.seq && f.count == c.count
+            }) {
+                return false;
+            }
+        }
         self.chunks = index.chunks;
         self.footer = Some(index.footer);
         true
@@ -849,6 +941,10 @@ impl Recording {
             match read_chunk_at(file, at, self.file_len) {
                 Ok((frame, raw)) => {
                     let len = FRAME_BYTES as u64 + u64::from(frame.payload_len);
+                    if frame.kind == ChunkKind::HeaderCopy as u8 {
+                        at += len;
+                        continue;
+                    }
                     if frame.kind == ChunkKind::Index as u8 {
                         if let Ok(index) = postcard::from_bytes::<IndexPayload>(&raw) {
                             self.footer = Some(index.footer);
@@ -930,7 +1026,8 @@ impl Recording {
                 "the chunk is too short for the times of its {n} records"
             )));
         };
-        let mut out = Vec::with_capacity(n);
+        // Capacity from what the chunk can hold, not from what its frame claims.
+        let mut out = Vec::with_capacity(n.min(raw.len() / 10 + 1).min(1 << 16));
         let mut rest: &[u8] = &raw[8 * n..];
         while !rest.is_empty() {
             let Some(&t) = times.get(out.len()) else {
@@ -1002,9 +1099,45 @@ impl Recording {
 
     /// Every record, or the ones before the damage and the damage.
     pub fn load_all(&self) -> (Vec<Record>, Option<Damage>) {
-        let mut v = Vec::with_capacity(self.record_count() as usize);
+        // The index's counts are a claim: allocate from them only up to a bound, then grow
+        // with what is really read.
+        let mut v = Vec::with_capacity((self.record_count() as usize).min(1 << 20));
         let d = self.for_each(&mut |r| v.push(r)).err();
         (v, d)
+    }
+
+    /// The session time of the last record that really reads (from the last readable chunk):
+    /// what bounds work driven by the file's claims (a footer's length, chunk times).
+    pub fn real_end(&self) -> f64 {
+        (0..self.chunks.len())
+            .rev()
+            .find_map(|i| {
+                self.read_chunk(i)
+                    .ok()
+                    .and_then(|rs| rs.last().map(|r| r.t))
+            })
+            .unwrap_or(0.0)
+    }
+
+    /// How long a re-simulation of this recording runs: the footer's length (or the chunks'
+    /// span), but at least to the last record that really reads and never more than a chunk
+    /// past it.
+    pub fn resimulation_seconds(&self) -> f64 {
+        let claimed = self
+            .footer
+            .as_ref()
+            .map(|f| f.simulated_seconds)
+            .unwrap_or_else(|| self.span().1);
+        // A chunk closes after a second of session time, so N chunks cover about N seconds:
+        // a record claiming a time far past that is damage, not a session.
+        let plausible =
+            self.header.t_start.max(0.0) + (self.chunks.len() as f64 + 1.0) * CHUNK_SECONDS * 2.0;
+        let real = self.real_end().min(plausible);
+        if claimed.is_finite() {
+            claimed.clamp(real, real + CHUNK_SECONDS)
+        } else {
+            real
+        }
     }
 
     /// The run summary, computed from the records exactly as `movescope run` computed it
@@ -1036,6 +1169,27 @@ impl Recording {
     }
 
     /// A one-line description for users.
+    /// What a user must know before trusting what a command reads from this file: it was not
+    /// finished (or was cut at a chunk boundary), it is damaged, its header came from the
+    /// backup copy. Every command that opens a recording prints these.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(n) = &self.header_note {
+            notes.push(n.clone());
+        }
+        if self.footer.is_none() && self.damage.is_none() {
+            notes.push(format!(
+                "not finished (no index): it ends at {:.2} s with chunk {} — the recorder was stopped before it finished, or the file was cut at a chunk boundary",
+                self.span().1,
+                self.chunks.len()
+            ));
+        }
+        if let Some(d) = &self.damage {
+            notes.push(format!("damaged: {d}"));
+        }
+        notes
+    }
+
     pub fn describe(&self) -> String {
         let (a, b) = self.span();
         format!(
@@ -1128,6 +1282,37 @@ fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame,
         ));
     }
     Ok((frame, raw))
+}
+
+enum TextHeaderError {
+    /// Written by a newer movescope: not damage, and no copy helps.
+    Newer(RecordingError),
+    Damaged(RecordingError),
+}
+
+/// The backup copy of the header: the first intact header-copy chunk among the first 4 MB.
+/// Returns it with its offset (where the body's scan starts).
+fn find_header_copy(file: &mut File, file_len: u64) -> Option<(Header, u64)> {
+    let n = file_len.min(4 << 20) as usize;
+    let mut head = vec![0u8; n];
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.read_exact(&mut head).ok()?;
+    let mut from = 0;
+    while let Some(i) = head[from..]
+        .windows(CHUNK_MAGIC.len())
+        .position(|w| w == CHUNK_MAGIC)
+    {
+        let at = (from + i) as u64;
+        if let Ok((frame, raw)) = read_chunk_at(file, at, file_len)
+            && frame.kind == ChunkKind::HeaderCopy as u8
+            && let Ok(text) = std::str::from_utf8(&raw)
+            && let Ok(h) = ron::from_str::<Header>(text)
+        {
+            return Some((h, at));
+        }
+        from += i + 1;
+    }
+    None
 }
 
 /// Writes `records` as a finished recording (used to trim and to convert). An existing file
@@ -1271,7 +1456,10 @@ mod tests {
         s[at] = b'7';
         std::fs::write(&path, &s).unwrap();
         let e = Recording::open(&path).unwrap_err().to_string();
-        assert!(e.contains("format 7") && e.contains("format 1"), "{e}");
+        assert!(
+            e.contains("format 7") && e.contains(&format!("format {FORMAT_VERSION}")),
+            "{e}"
+        );
         assert!(e.contains(env!("CARGO_PKG_VERSION")), "{e}");
     }
 
@@ -1281,9 +1469,17 @@ mod tests {
         let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
         write_all(&path, &header, sample_records(10), Footer::default()).unwrap();
         let text = std::fs::read(&path).unwrap();
-        let s = String::from_utf8_lossy(&text).to_string();
+        // Without its checksum and its backup copy (a format 1 file), a damaged header is
+        // reported where it is damaged.
+        let first_line_end = text.iter().position(|b| *b == b'\n').unwrap();
+        let line = String::from_utf8_lossy(&text[..first_line_end]).to_string();
+        let crc_at = line.find(" crc=").unwrap();
+        let mut b = text[..crc_at].to_vec();
+        b.extend_from_slice(&text[first_line_end..]);
+        let copy = b.windows(4).position(|w| w == CHUNK_MAGIC).unwrap();
+        b[copy..copy + 4].copy_from_slice(b"XXXX");
+        let s = String::from_utf8_lossy(&b).to_string();
         let at = s.find("seed:").unwrap();
-        let mut b = text.clone();
         b[at + 6] = b'x';
         std::fs::write(&path, &b).unwrap();
         let e = Recording::open(&path).unwrap_err();
@@ -1293,6 +1489,122 @@ mod tests {
         assert!(
             e.to_string()
                 .starts_with(&format!("{}:{line}:", path.display()))
+        );
+    }
+
+    #[test]
+    fn a_damaged_header_is_replaced_by_its_backup_copy() {
+        let path = tmp("flip.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(300);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let header_end = good.windows(4).position(|w| w == CHUNK_MAGIC).unwrap();
+        let mut opened = 0;
+        // One flipped bit anywhere in the first line or the RON header.
+        for at in (0..header_end).step_by(5) {
+            let mut b = good.clone();
+            b[at] ^= 1 << (at % 8);
+            std::fs::write(&path, &b).unwrap();
+            let rec = Recording::open(&path).unwrap_or_else(|e| panic!("flip at byte {at}: {e}"));
+            assert_eq!(
+                rec.header, header,
+                "flip at byte {at}: the header as written"
+            );
+            let (back, damage) = rec.load_all();
+            assert!(damage.is_none(), "flip at byte {at}: {damage:?}");
+            assert_eq!(back, recs, "flip at byte {at}");
+            opened += 1;
+        }
+        assert!(opened > 100, "{opened}");
+    }
+
+    #[test]
+    fn an_index_with_wrong_offsets_is_replaced_by_a_scan() {
+        let path = tmp("index.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(300_000);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let good = Recording::open(&path).unwrap();
+        assert!(good.chunks.len() > 2 && good.footer.is_some());
+        // Re-write the index with every offset shifted by one byte (a valid index chunk).
+        let mut b = std::fs::read(&path).unwrap();
+        let mut at = [0u8; 8];
+        at.copy_from_slice(&b[b.len() - 8..]);
+        let index_at = u64::from_le_bytes(at) as usize;
+        let mut chunks = good.chunks.clone();
+        for c in &mut chunks {
+            c.offset += 1;
+        }
+        let body = postcard::to_stdvec(&IndexPayload {
+            chunks,
+            footer: Footer::default(),
+        })
+        .unwrap();
+        let payload = zstd::bulk::compress(&body, ZSTD_LEVEL).unwrap();
+        let mut frame =
+            ChunkFrame::decode(b[index_at..index_at + FRAME_BYTES].try_into().unwrap()).unwrap();
+        frame.raw_len = body.len() as u32;
+        frame.payload_len = payload.len() as u32;
+        frame.crc = frame.checksum(&payload);
+        b.truncate(index_at);
+        b.extend_from_slice(&frame.encode());
+        b.extend_from_slice(&payload);
+        b.extend_from_slice(&TRAILER_MAGIC);
+        b.extend_from_slice(&(index_at as u64).to_le_bytes());
+        std::fs::write(&path, &b).unwrap();
+        let rec = Recording::open(&path).unwrap();
+        assert_eq!(rec.chunks, good.chunks, "found by scanning");
+        assert_eq!(rec.load_all().0, recs);
+    }
+
+    #[test]
+    fn claims_in_a_crafted_index_bound_nothing_but_themselves() {
+        let path = tmp("crafted.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(2000);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let good = Recording::open(&path).unwrap();
+        let mut b = std::fs::read(&path).unwrap();
+        let mut at = [0u8; 8];
+        at.copy_from_slice(&b[b.len() - 8..]);
+        let index_at = u64::from_le_bytes(at) as usize;
+        // Huge record counts (the frames still say the truth) and a footer of 1e12 s.
+        let mut chunks = good.chunks.clone();
+        for c in &mut chunks {
+            c.count = u32::MAX;
+            c.t_last = 90_112.0;
+        }
+        let body = postcard::to_stdvec(&IndexPayload {
+            chunks,
+            footer: Footer {
+                simulated_seconds: 1e12,
+                ..Footer::default()
+            },
+        })
+        .unwrap();
+        let payload = zstd::bulk::compress(&body, ZSTD_LEVEL).unwrap();
+        let mut frame =
+            ChunkFrame::decode(b[index_at..index_at + FRAME_BYTES].try_into().unwrap()).unwrap();
+        frame.raw_len = body.len() as u32;
+        frame.payload_len = payload.len() as u32;
+        frame.crc = frame.checksum(&payload);
+        b.truncate(index_at);
+        b.extend_from_slice(&frame.encode());
+        b.extend_from_slice(&payload);
+        b.extend_from_slice(&TRAILER_MAGIC);
+        b.extend_from_slice(&(index_at as u64).to_le_bytes());
+        std::fs::write(&path, &b).unwrap();
+        let rec = Recording::open(&path).unwrap();
+        // The spot check finds the counts wrong: the chunks come from a scan.
+        assert_eq!(rec.chunks, good.chunks);
+        let (back, _) = rec.load_all();
+        assert_eq!(back, recs);
+        let last = recs.last().unwrap().t;
+        let secs = rec.resimulation_seconds();
+        assert!(
+            secs <= last + CHUNK_SECONDS,
+            "{secs} s for records ending at {last} s"
         );
     }
 

@@ -56,11 +56,20 @@ pub fn resimulate(
 ) -> Result<Vec<Record>, String> {
     let mut preset = rec.header.preset.clone();
     preset.value_trace = true;
-    let end = records.last().map_or(0.0, |r| r.t);
-    let whole = rec
-        .footer
-        .as_ref()
-        .map_or(end, |f| f.simulated_seconds.max(end));
+    let end = records
+        .last()
+        .map_or(0.0, |r| r.t)
+        .min(rec.resimulation_seconds());
+    // The footer's length, bounded by the records really read (a crafted footer cannot make
+    // it run long).
+    let whole = rec.footer.as_ref().map_or(end, |f| {
+        if f.simulated_seconds.is_finite() {
+            f.simulated_seconds
+                .clamp(end, end + crate::recording::CHUNK_SECONDS)
+        } else {
+            end
+        }
+    });
     let seconds = until.map_or(whole, |u| u.min(whole));
     let mut kept = Vec::new();
     let mut i = 0usize;

@@ -66,11 +66,8 @@ fn short(e: &Event) -> String {
 
 /// Re-runs `rec` with `changes` (`key=value`, as `--set`) and compares.
 pub fn run(rec: &Recording, changes: &[String]) -> Result<WhatIf, String> {
-    let seconds = rec
-        .footer
-        .as_ref()
-        .map(|f| f.simulated_seconds)
-        .unwrap_or_else(|| rec.span().1);
+    // Bounded by the records really in the file (a crafted footer cannot make it run long).
+    let seconds = rec.resimulation_seconds();
     if rec.header.t_start > 0.0 {
         return Err(format!(
             "{}: this recording is trimmed (it starts at {:.2} s); a what-if needs the whole session from its start",

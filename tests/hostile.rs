@@ -363,3 +363,36 @@ fn mutated_datagrams_never_panic_a_model() {
         }
     }
 }
+
+/// A file cut exactly at a chunk boundary is complete as far as it goes: every command that
+/// reads it says it was not finished.
+#[test]
+fn a_file_cut_at_a_chunk_boundary_says_so_in_every_command() {
+    let d = TempDir::new("hostile-cut");
+    let rec = recording(&d, "full.msrec");
+    let opened = movescope::recording::Recording::open(&rec).unwrap();
+    assert!(opened.chunks.len() > 1);
+    let cut_at = opened.chunks[1].offset as usize;
+    let bytes = std::fs::read(&rec).unwrap();
+    let cut = d.join("cut.msrec");
+    std::fs::write(&cut, &bytes[..cut_at]).unwrap();
+    let c = s(&cut);
+    let csv = s(&d.join("out.csv"));
+    let rep = s(&d.join("rep"));
+    for args in [
+        vec!["inspect", &c],
+        vec!["doctor", &c],
+        vec!["export", &c, "--out", &csv],
+        vec!["lineage", &c, "--client", "0", "--at", "0.5"],
+        vec!["whatif", &c],
+        vec!["report", &c, "--at", "0.5", "--out", &rep, "--no-picture"],
+    ] {
+        let out = movescope(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(101), "{args:?}: panicked: {err}");
+        assert!(
+            err.contains("not finished") && err.contains("cut at a chunk boundary"),
+            "{args:?}: {err}"
+        );
+    }
+}
