@@ -1332,7 +1332,9 @@ fn bench_soak(minutes: f64) -> Result<(), String> {
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicU64::new(0));
     let bindings = p.checked_bindings().map_err(|e| e.to_string())?;
-    // The flood: one thread, about 6 000 datagrams a second of four kinds.
+    // The flood: one thread, about 6 000 datagrams a second of four kinds
+    // (MOVESCOPE_SOAK_NO_FLOOD=1: none, the same session's baseline).
+    let no_flood = std::env::var_os("MOVESCOPE_SOAK_NO_FLOOD").is_some();
     let flood = {
         let (stop, sent) = (stop.clone(), sent.clone());
         std::thread::spawn(move || -> std::io::Result<()> {
@@ -1343,6 +1345,10 @@ fn bench_soak(minutes: f64) -> Result<(), String> {
             let t0 = Instant::now();
             let mut i: u64 = 0;
             while !stop.load(Ordering::Relaxed) {
+                if no_flood {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
                 let tick = Instant::now();
                 for _ in 0..8 {
                     i += 1;
