@@ -649,6 +649,15 @@ fn lineage(
     json: bool,
 ) -> Result<(), String> {
     let rec = open_recording_file(file)?;
+    if let Some(t) = at {
+        let (t0, t1) = rec.span();
+        if !(t.is_finite() && t >= t0.min(t1) - 1.0 && t <= t1 + 1.0) {
+            return Err(format!(
+                "--at {t}: expected a time the recording holds ({:.2}–{t1:.2} s)",
+                t0.min(t1)
+            ));
+        }
+    }
     let (records, damage) = rec.load_all();
     if let Some(d) = &damage {
         eprintln!("warning: {}: {d}", file.display());

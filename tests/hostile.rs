@@ -396,3 +396,35 @@ fn a_file_cut_at_a_chunk_boundary_says_so_in_every_command() {
         );
     }
 }
+
+/// Each error names the thing and what was expected.
+#[test]
+fn errors_name_the_value_and_what_was_expected() {
+    let d = TempDir::new("hostile-messages");
+    let nan = d.join("nan.ron");
+    std::fs::write(
+        &nan,
+        "(\n    smoothing: (\n        min_buffer_time: NaN,\n    ),\n)\n",
+    )
+    .unwrap();
+    // The NaN is blamed, with its line, not the unrelated --set.
+    fails_saying(
+        &[
+            "run",
+            "--preset",
+            &s(&nan),
+            "--set",
+            "clients=2",
+            "--seconds",
+            "1",
+        ],
+        &["nan.ron:3:", "smoothing.min_buffer_time", "NaN"],
+    );
+    let rec = recording(&d, "r.msrec");
+    for at in ["NaN", "inf", "1e9", "5e3"] {
+        fails_saying(
+            &["lineage", &s(&rec), "--client", "0", "--at", at],
+            &["--at", "expected a time the recording holds"],
+        );
+    }
+}
