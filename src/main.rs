@@ -1387,6 +1387,11 @@ fn bench_soak(minutes: f64) -> Result<(), String> {
                 let now = Instant::now();
                 forger.poll((now - t0).as_secs_f64(), now, &mut Vec::new());
                 sent.fetch_add(1, Ordering::Relaxed);
+                // A new forger every 2 s: the attacker's own laminar state (it lives in this
+                // process too) does not pile up in the figure.
+                if i % 3200 < 8 {
+                    forger = movescope::transport::Endpoint::bind_loopback(0)?;
+                }
                 // About 200 rounds a second.
                 if let Some(left) = Duration::from_millis(5).checked_sub(tick.elapsed()) {
                     std::thread::sleep(left);

@@ -1534,27 +1534,27 @@ impl Client {
         };
         self.telemetry.push((
             now,
-            Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
-                pawn: self.pawn,
-                owner: Some(self.cfg.id),
-                kind: SampleKind::Predicted,
-                location: own.location,
-                velocity: own.velocity,
-                yaw: own.rotation.y,
-            })),
+            Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample::on_grid(
+                self.pawn,
+                Some(self.cfg.id),
+                SampleKind::Predicted,
+                own.location,
+                own.velocity,
+                own.rotation.y,
+            ))),
         ));
         for p in self.proxies.values() {
             let v = p.display(&b);
             self.telemetry.push((
                 now,
-                Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
-                    pawn: p.pawn,
-                    owner: p.owner,
-                    kind: SampleKind::Displayed,
-                    location: v.location,
-                    velocity: v.velocity,
-                    yaw: v.rotation.y,
-                })),
+                Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample::on_grid(
+                    p.pawn,
+                    p.owner,
+                    SampleKind::Displayed,
+                    v.location,
+                    v.velocity,
+                    v.rotation.y,
+                ))),
             ));
         }
     }

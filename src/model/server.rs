@@ -594,14 +594,14 @@ impl Server {
             for p in &self.pawns {
                 self.telemetry.push((
                     now,
-                    Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
-                        pawn: p.id,
-                        owner: p.owner,
-                        kind: super::telemetry::SampleKind::Authoritative,
-                        location: p.values.location,
-                        velocity: p.values.velocity,
-                        yaw: p.values.rotation.y,
-                    })),
+                    Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample::on_grid(
+                        p.id,
+                        p.owner,
+                        super::telemetry::SampleKind::Authoritative,
+                        p.values.location,
+                        p.values.velocity,
+                        p.values.rotation.y,
+                    ))),
                 ));
             }
             if self.cfg.net_mode == NetMode::Listen {
@@ -610,14 +610,16 @@ impl Server {
                     let v = p.display(&b);
                     self.telemetry.push((
                         now,
-                        Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample {
-                            pawn: p.pawn,
-                            owner: p.owner,
-                            kind: super::telemetry::SampleKind::Displayed,
-                            location: v.location,
-                            velocity: v.velocity,
-                            yaw: v.rotation.y,
-                        })),
+                        Event::PawnSample(std::sync::Arc::new(
+                            super::telemetry::PawnSample::on_grid(
+                                p.pawn,
+                                p.owner,
+                                super::telemetry::SampleKind::Displayed,
+                                v.location,
+                                v.velocity,
+                                v.rotation.y,
+                            ),
+                        )),
                     ));
                 }
             }

@@ -371,6 +371,49 @@ pub struct PawnSample {
     pub yaw: f64,
 }
 
+impl PawnSample {
+    /// Grid of sampled locations (cm): 1 mm, far below what the world view draws (a pixel is
+    /// 2 cm or more) or the doctor's crowd radius (120 cm) resolves.
+    pub const LOCATION_STEP: f64 = 0.1;
+    /// Grid of sampled velocities (cm/s): 1 mm/s (the world view's velocity arrows).
+    pub const VELOCITY_STEP: f64 = 0.1;
+    /// Grid of sampled yaws (degrees).
+    pub const YAW_STEP: f64 = 0.01;
+
+    /// A sample on the grids above. Samples are for the world view only (the model never
+    /// reads them); on a grid they are whole numbers of steps, which recordings store as small
+    /// integer deltas, and a re-simulation produces them bit for bit.
+    pub fn on_grid(
+        pawn: u16,
+        owner: Option<u16>,
+        kind: SampleKind,
+        location: glam::DVec3,
+        velocity: glam::DVec3,
+        yaw: f64,
+    ) -> PawnSample {
+        let snap = |x: f64, step: f64| {
+            let k = (x / step).round();
+            if k.is_finite() && k.abs() < 1e15 {
+                // (+ 0.0: no negative zero, which a whole number of steps cannot say.)
+                k * step + 0.0
+            } else {
+                x
+            }
+        };
+        let v3 = |v: glam::DVec3, step: f64| {
+            glam::DVec3::new(snap(v.x, step), snap(v.y, step), snap(v.z, step))
+        };
+        PawnSample {
+            pawn,
+            owner,
+            kind,
+            location: v3(location, Self::LOCATION_STEP),
+            velocity: v3(velocity, Self::VELOCITY_STEP),
+            yaw: snap(yaw, Self::YAW_STEP),
+        }
+    }
+}
+
 /// The pawn's members (bound or not) around one execution of a move: when GenPredictionTick
 /// began (the input loaded, the start state in place), after each sub-step, and at the end —
 /// what the client keeps as its prediction, or what the server validates and acknowledges.
