@@ -1840,28 +1840,14 @@ mod tests {
         assert!(opened > 100, "{opened}");
     }
 
-    #[test]
-    fn an_index_with_wrong_offsets_is_replaced_by_a_scan() {
-        let path = tmp("index.msrec");
-        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
-        let recs = sample_records(300_000);
-        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
-        let good = Recording::open(&path).unwrap();
-        assert!(good.chunks.len() > 2 && good.footer.is_some());
-        // Re-write the index with every offset shifted by one byte (a valid index chunk).
-        let mut b = std::fs::read(&path).unwrap();
+    /// Replaces a finished recording's index with a valid (checksummed) one saying `chunks`
+    /// and `footer`.
+    fn rewrite_index(path: &Path, chunks: Vec<ChunkInfo>, footer: Footer) {
+        let mut b = std::fs::read(path).unwrap();
         let mut at = [0u8; 8];
         at.copy_from_slice(&b[b.len() - 8..]);
         let index_at = u64::from_le_bytes(at) as usize;
-        let mut chunks = good.chunks.clone();
-        for c in &mut chunks {
-            c.offset += 1;
-        }
-        let body = postcard::to_stdvec(&IndexPayload {
-            chunks,
-            footer: Footer::default(),
-        })
-        .unwrap();
+        let body = postcard::to_stdvec(&IndexPayload { chunks, footer }).unwrap();
         let payload = zstd::bulk::compress(&body, ZSTD_LEVEL).unwrap();
         let mut frame =
             ChunkFrame::decode(b[index_at..index_at + FRAME_BYTES].try_into().unwrap()).unwrap();
@@ -1873,7 +1859,23 @@ mod tests {
         b.extend_from_slice(&payload);
         b.extend_from_slice(&TRAILER_MAGIC);
         b.extend_from_slice(&(index_at as u64).to_le_bytes());
-        std::fs::write(&path, &b).unwrap();
+        std::fs::write(path, &b).unwrap();
+    }
+
+    #[test]
+    fn an_index_with_wrong_offsets_is_replaced_by_a_scan() {
+        let path = tmp("index.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(300_000);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let good = Recording::open(&path).unwrap();
+        assert!(good.chunks.len() > 2 && good.footer.is_some());
+        // Re-write the index with every offset shifted by one byte (a valid index chunk).
+        let mut chunks = good.chunks.clone();
+        for c in &mut chunks {
+            c.offset += 1;
+        }
+        rewrite_index(&path, chunks, Footer::default());
         let rec = Recording::open(&path).unwrap();
         assert_eq!(rec.chunks, good.chunks, "found by scanning");
         assert_eq!(rec.load_all().0, recs);
@@ -1886,36 +1888,20 @@ mod tests {
         let recs = sample_records(2000);
         write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
         let good = Recording::open(&path).unwrap();
-        let mut b = std::fs::read(&path).unwrap();
-        let mut at = [0u8; 8];
-        at.copy_from_slice(&b[b.len() - 8..]);
-        let index_at = u64::from_le_bytes(at) as usize;
         // Huge record counts (the frames still say the truth) and a footer of 1e12 s.
         let mut chunks = good.chunks.clone();
         for c in &mut chunks {
             c.count = u32::MAX;
             c.t_last = 90_112.0;
         }
-        let body = postcard::to_stdvec(&IndexPayload {
+        rewrite_index(
+            &path,
             chunks,
-            footer: Footer {
+            Footer {
                 simulated_seconds: 1e12,
                 ..Footer::default()
             },
-        })
-        .unwrap();
-        let payload = zstd::bulk::compress(&body, ZSTD_LEVEL).unwrap();
-        let mut frame =
-            ChunkFrame::decode(b[index_at..index_at + FRAME_BYTES].try_into().unwrap()).unwrap();
-        frame.raw_len = body.len() as u32;
-        frame.payload_len = payload.len() as u32;
-        frame.crc = frame.checksum(&payload);
-        b.truncate(index_at);
-        b.extend_from_slice(&frame.encode());
-        b.extend_from_slice(&payload);
-        b.extend_from_slice(&TRAILER_MAGIC);
-        b.extend_from_slice(&(index_at as u64).to_le_bytes());
-        std::fs::write(&path, &b).unwrap();
+        );
         let rec = Recording::open(&path).unwrap();
         // The spot check finds the counts wrong: the chunks come from a scan.
         assert_eq!(rec.chunks, good.chunks);
