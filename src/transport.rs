@@ -15,13 +15,14 @@
 //!
 //! The gate in front of laminar (what a datagram from anyone on the machine can do):
 //! - a client endpoint takes datagrams only from its server's address ([`Endpoint::only_from`]);
-//! - a server endpoint lets a datagram from an unknown address reach laminar (which would
-//!   keep ~1.5 MB of state for it) only if it carries a movescope join, and only while that
-//!   address is one of at most [`MAX_PENDING`] pending peers; the caller admits it once the
-//!   join decoded ([`Endpoint::admit`]), else after [`PENDING_TIMEOUT`] it is refused from
-//!   then on (a bounded memory of refused addresses); admitted peers are at most
-//!   [`MAX_ADMITTED`]. A client the server does not know (after a server restart) is heard
-//!   again when it joins again, which it does after 5 s without news from the server;
+//! - a server endpoint lets a datagram from an unknown address reach laminar (which keeps
+//!   ~1.5 MB of state per address) only if it carries a movescope message (magic and
+//!   version: a join, or a client of a restarted server, which the model answers with a
+//!   reset), and only while that address is one of at most [`MAX_PENDING`] pending peers; the
+//!   caller admits it once its join decoded ([`Endpoint::admit`]), else after
+//!   [`PENDING_TIMEOUT`] it is refused from then on (a bounded memory of refused addresses);
+//!   admitted peers are at most [`MAX_ADMITTED`]. (Letting a lost join's companions through
+//!   is what lets laminar resend the join at once, as it does for any reliable packet.)
 //! - every peer has a token bucket of [`RATE_PER_S`] datagrams a second;
 //! - each drop is counted by kind ([`DropCounts`]), so memory stays bounded under any flood.
 
@@ -84,14 +85,14 @@ pub struct DropCounts {
     pub rate_limited: u64,
 }
 
-/// Whether a laminar datagram carries a movescope join: its payload (after laminar's 5-byte
-/// header, plus 8 bytes of acknowledgements when reliable) starts with movescope's magic,
-/// version and the join kind.
-fn carries_join(datagram: &[u8]) -> bool {
-    let join = crate::model::wire::join_prefix();
+/// Whether a laminar datagram carries a movescope message: its payload (after laminar's
+/// 5-byte header, plus 8 bytes of acknowledgements when reliable) starts with movescope's
+/// magic and version.
+fn carries_movescope(datagram: &[u8]) -> bool {
+    let prefix = &crate::model::wire::join_prefix()[..3];
     [5usize, 13]
         .iter()
-        .any(|&at| datagram.get(at..at + join.len()) == Some(&join[..]))
+        .any(|&at| datagram.get(at..at + prefix.len()) == Some(prefix))
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -128,9 +129,7 @@ impl Gate {
             Some(p) => p,
             None => {
                 if self.only_from.is_none() {
-                    if !carries_join(datagram) {
-                        // (A client of a restarted server lands here too, until it joins
-                        // again.)
+                    if !carries_movescope(datagram) {
                         self.counts.unadmitted += 1;
                         return false;
                     }
@@ -644,10 +643,10 @@ mod tests {
         let mut buf = [0u8; 64];
         for _ in 0..2 {
             let (n, _) = probe.recv_from(&mut buf).expect("laminar sent");
-            assert!(carries_join(&buf[..n]), "{:?}", &buf[..n]);
+            assert!(carries_movescope(&buf[..n]), "{:?}", &buf[..n]);
         }
-        assert!(carries_join(&join()));
-        assert!(!carries_join(&other()));
+        assert!(carries_movescope(&join()));
+        assert!(!carries_movescope(&other()));
     }
 
     #[test]
@@ -682,7 +681,7 @@ mod tests {
     }
 
     #[test]
-    fn datagrams_without_a_join_from_unknown_addresses_leave_no_state() {
+    fn datagrams_not_movescope_from_unknown_addresses_leave_no_state() {
         let mut g = Gate::default();
         for p in 0..5000 {
             assert!(!g.pass(addr(p), 0.0, &other()));
