@@ -1241,27 +1241,9 @@ impl Client {
     /// is swapped to its state at the move's view time (OnPawnRolledBack, then
     /// OnSyncDataApplied with RollbackSwap) and back after the move (RollbackSwap).
     fn rollback_swap(&mut self, now: f64, move_id: u32, back_in_time: bool) {
-        if !self.hook_trace {
-            return;
-        }
-        for pawn in self.proxies.keys() {
-            if back_in_time {
-                self.telemetry.push((
-                    now,
-                    Event::hook(Hook::OnPawnRolledBack, pawn, move_id, 0, None, None),
-                ));
-            }
-            self.telemetry.push((
-                now,
-                Event::hook(
-                    Hook::OnSyncDataApplied,
-                    pawn,
-                    move_id,
-                    0,
-                    None,
-                    Some(NetContext::RollbackSwap),
-                ),
-            ));
+        if self.hook_trace {
+            let others = self.proxies.keys();
+            super::cycle::rollback_hooks(&mut self.telemetry, now, others, move_id, back_in_time);
         }
     }
 

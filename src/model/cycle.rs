@@ -107,6 +107,38 @@ pub fn split_trace(mut trace: Vec<PawnValues>, now: PawnValues) -> (PawnValues, 
     (entry, trace)
 }
 
+/// The hook trace of a rollback swap on the pawns `others` around move `move_id`: going back
+/// in time, OnPawnRolledBack then OnSyncDataApplied(RollbackSwap) on each; coming back,
+/// OnSyncDataApplied(RollbackSwap). Client replays and server remote moves share it.
+pub fn rollback_hooks(
+    telemetry: &mut Vec<(f64, Event)>,
+    now: f64,
+    others: impl Iterator<Item = u16>,
+    move_id: u32,
+    back_in_time: bool,
+) {
+    use super::telemetry::{Hook, NetContext};
+    for pawn in others {
+        if back_in_time {
+            telemetry.push((
+                now,
+                Event::hook(Hook::OnPawnRolledBack, pawn, move_id, 0, None, None),
+            ));
+        }
+        telemetry.push((
+            now,
+            Event::hook(
+                Hook::OnSyncDataApplied,
+                pawn,
+                move_id,
+                0,
+                None,
+                Some(NetContext::RollbackSwap),
+            ),
+        ));
+    }
+}
+
 /// Appends OneShot and SideEffect events for what the last execution raised.
 pub fn emit_one_shots(
     telemetry: &mut Vec<(f64, Event)>,

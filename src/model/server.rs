@@ -666,31 +666,14 @@ impl Server {
     /// to its historical state (OnPawnRolledBack, then OnSyncDataApplied with RollbackSwap) and
     /// back after the move (OnSyncDataApplied with RollbackSwap).
     fn rollback_swap(&mut self, now: f64, mover: usize, move_id: u32, back_in_time: bool) {
-        if !self.hook_trace {
-            return;
-        }
-        for i in 0..self.pawns.len() {
-            if i == mover {
-                continue;
-            }
-            let id = self.pawns[i].id;
-            if back_in_time {
-                self.telemetry.push((
-                    now,
-                    Event::hook(Hook::OnPawnRolledBack, id, move_id, 0, None, None),
-                ));
-            }
-            self.telemetry.push((
-                now,
-                Event::hook(
-                    Hook::OnSyncDataApplied,
-                    id,
-                    move_id,
-                    0,
-                    None,
-                    Some(NetContext::RollbackSwap),
-                ),
-            ));
+        if self.hook_trace {
+            let others = self
+                .pawns
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != mover)
+                .map(|(_, p)| p.id);
+            super::cycle::rollback_hooks(&mut self.telemetry, now, others, move_id, back_in_time);
         }
     }
 
