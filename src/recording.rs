@@ -1161,6 +1161,22 @@ impl Recording {
                 .nth(1)
                 .and_then(|s| s.split('"').nth(1))
                 .unwrap_or("an unknown version");
+            // A header written by this movescope or an older one cannot belong to a newer
+            // format: the first line's digit is damaged, and the backup copy can help.
+            if let (Some(w), Some(me)) = (
+                version_parts(writer),
+                version_parts(env!("CARGO_PKG_VERSION")),
+            ) && w <= me
+            {
+                return Err(error(
+                    Some(0),
+                    format!(
+                        "the first line says format {format}, but its header was written by \
+                         movescope {writer}, which writes format {FORMAT_VERSION} at most: the \
+                         first line is damaged"
+                    ),
+                ));
+            }
             return Err(TextHeaderError::Newer(RecordingError {
                 path: shown.to_string(),
                 offset: None,
@@ -1605,6 +1621,13 @@ fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame,
     Ok((frame, raw))
 }
 
+/// `"1.2.3"` as numbers, for comparing versions; `None` when it is not three numbers.
+fn version_parts(v: &str) -> Option<(u64, u64, u64)> {
+    let mut it = v.split('.').map(|p| p.parse::<u64>().ok());
+    let parts = (it.next()??, it.next()??, it.next()??);
+    it.next().is_none().then_some(parts)
+}
+
 enum TextHeaderError {
     /// Written by a newer movescope: not damage, and no copy helps.
     Newer(RecordingError),
@@ -1771,17 +1794,57 @@ mod tests {
         let path = tmp("newer.msrec");
         let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
         write_all(&path, &header, sample_records(10), Footer::default()).unwrap();
-        let text = std::fs::read(&path).unwrap();
-        let mut s = text.clone();
-        let at = MAGIC_LINE.len() + " format=".len();
-        s[at] = b'7';
+        // A newer movescope writes its own version into the header (and its checksum).
+        let bytes = std::fs::read(&path).unwrap();
+        let nl = bytes.iter().position(|b| *b == b'\n').unwrap();
+        let first = String::from_utf8(bytes[..nl].to_vec()).unwrap();
+        let header_len: usize = first
+            .split(' ')
+            .find_map(|w| w.strip_prefix("header="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let ron_text = String::from_utf8(bytes[nl + 1..nl + 1 + header_len].to_vec())
+            .unwrap()
+            .replace(
+                &format!("app_version: \"{}\"", env!("CARGO_PKG_VERSION")),
+                "app_version: \"99.0.0\"",
+            );
+        assert!(ron_text.contains("99.0.0"));
+        let mut s = format!(
+            "{MAGIC_LINE} format=7 header={} crc={:08x}\n{ron_text}",
+            ron_text.len(),
+            crc32fast::hash(ron_text.as_bytes()),
+        )
+        .into_bytes();
+        s.extend_from_slice(&bytes[nl + 1 + header_len..]);
         std::fs::write(&path, &s).unwrap();
         let e = Recording::open(&path).unwrap_err().to_string();
         assert!(
             e.contains("format 7") && e.contains(&format!("format {FORMAT_VERSION}")),
             "{e}"
         );
-        assert!(e.contains(env!("CARGO_PKG_VERSION")), "{e}");
+        assert!(
+            e.contains("99.0.0") && e.contains(env!("CARGO_PKG_VERSION")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_damaged_format_digit_is_damage_not_a_newer_file() {
+        // The header says this movescope wrote it, so format 7 on the first line is a flipped
+        // digit: the file opens from its backup header and says so.
+        let path = tmp("digit.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(10);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let mut s = std::fs::read(&path).unwrap();
+        s[MAGIC_LINE.len() + " format=".len()] = b'7';
+        std::fs::write(&path, &s).unwrap();
+        let r = Recording::open(&path).unwrap();
+        let notes = r.notes().join(" ");
+        assert!(notes.contains("first line is damaged"), "{notes}");
+        assert_eq!(r.load_all().0, recs);
     }
 
     #[test]
