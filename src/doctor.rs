@@ -93,6 +93,22 @@ impl Cause {
         }
     }
 
+    /// The cause in a few plain words (its identifier is shown second).
+    pub fn title(self) -> &'static str {
+        match self {
+            Cause::BindingMismatch => "Client and server bind different lists",
+            Cause::UnboundMember => "A member the tick writes is not bound",
+            Cause::InputPulseLost => "A one-frame input was combined away",
+            Cause::OneShotReRaised => "A one-shot fired again on a re-run",
+            Cause::ServerDecidedOutcome => "The server decided the outcome (expected)",
+            Cause::MovesSkipped => "Moves were lost or late and skipped",
+            Cause::ClockDomains => "Timestamps in another clock domain",
+            Cause::ReadsDisplayedPawns => "The tick read pawns as displayed (in the past)",
+            Cause::NonDeterministicTick => "The tick is not deterministic",
+            Cause::BeforeFirstServerUpdate => "Predicted before the first server update",
+        }
+    }
+
     /// The pitfall switch that demonstrates this cause in movescope (for lessons and tests).
     pub fn pitfall(self) -> Option<&'static str> {
         match self {
@@ -310,7 +326,13 @@ impl Report {
         if !self.causes.is_empty() {
             s += "\nMost likely causes:\n";
             for c in &self.causes {
-                s += &format!("  {:>5}  {:?}: {}\n", c.corrections, c.cause, c.explain);
+                s += &format!(
+                    "  {:>5}  {} ({:?}): {}\n",
+                    c.corrections,
+                    c.cause.title(),
+                    c.cause,
+                    c.explain
+                );
             }
         }
         if !self.session_changes.is_empty() {

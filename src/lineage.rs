@@ -138,6 +138,19 @@ pub fn move_near(records: &[Record], client: u16, t: f64) -> Option<u32> {
         .map(|(_, m)| m)
 }
 
+/// The move of `client` the server executed at `t` (a move-age point's time), or the nearest
+/// execution of one of its moves.
+pub fn move_executed_near(records: &[Record], client: u16, t: f64) -> Option<u32> {
+    records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::RemoteMoveExecuted(x) if x.client == client => Some((r.t, x.move_id)),
+            _ => None,
+        })
+        .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+        .map(|(_, m)| m)
+}
+
 /// The journey of `move_id` of `client`, or `None` when the records do not hold its closing.
 /// Executions traced in `records` or in `values` (value-trace records from a re-simulation)
 /// show `bindings`' values; `value_trace` says where they come from.

@@ -48,7 +48,7 @@ struct AppArgs {
     #[arg(long)]
     force: bool,
     /// Open these windows at start (repeatable): bindings, doctor, gmc, help, journey, lessons,
-    /// whatif.
+    /// whatif; `vs-server` shows the world view side by side with the server's.
     #[arg(long = "window", value_name = "NAME")]
     windows: Vec<String>,
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).
@@ -1069,7 +1069,6 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
         t1: seconds + shift,
         cursor: seconds,
         range: None,
-        place: true,
     };
     // `shift(i)`: where the view starts in frame `i`. Moving a little each frame (panning,
     // playing a recording), the decimated range snaps to a grid and mostly stays, so unchanged

@@ -108,20 +108,28 @@ impl LogEntry {
                     MarkKind::Correction
                 },
                 move_id: Some(*move_id),
+                // What deviated comes first: a row cut to one line still names it.
                 text: format!(
-                    "correction at move {move_id} (found by the {}), replayed {replay_depth}: {}",
+                    "move {move_id} corrected: {}; replayed {replay_depth}, found by the {}",
+                    deviations
+                        .iter()
+                        .map(|d| {
+                            let unit = crate::model::pawn::Field::from_name(&d.binding)
+                                .map(|f| f.unit())
+                                .filter(|u| !u.is_empty())
+                                .map(|u| format!(" {u}"))
+                                .unwrap_or_default();
+                            format!(
+                                "{} predicted {}{unit} but server {}{unit} (error {:.3}{unit} > tolerance {:.3}{unit})",
+                                d.binding, d.predicted, d.authoritative, d.error, d.tolerance
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; "),
                     match detected_by {
                         DetectedBy::Client => "client",
                         DetectedBy::Server => "server",
                     },
-                    deviations
-                        .iter()
-                        .map(|d| format!(
-                            "{} predicted {} but server {} (error {:.3} > tolerance {:.3})",
-                            d.binding, d.predicted, d.authoritative, d.error, d.tolerance
-                        ))
-                        .collect::<Vec<_>>()
-                        .join("; ")
                 ),
             }),
             Event::Log { level, text } => Some(LogEntry {
@@ -210,6 +218,12 @@ impl Metric {
             Metric::BytesSent => "bytes/s",
             Metric::RemoteMovesPerFrame => "moves",
         }
+    }
+
+    /// Points of this metric are placed when the server executed a client's move (not when
+    /// the client closed it).
+    pub fn at_server_execution(self) -> bool {
+        self == Metric::MoveAge
     }
 
     pub fn from_name(name: &str) -> Option<Metric> {

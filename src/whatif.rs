@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::model::telemetry::{Event, Record};
+use crate::model::telemetry::{Event, Machine, Record};
 use crate::preset::Preset;
 use crate::recording::Recording;
 use crate::summary::Summary;
@@ -33,6 +33,96 @@ pub struct Divergence {
     pub b: String,
 }
 
+/// The first move whose correction differs between the runs, in words: which client, which
+/// move, which value, what was predicted against what the server computed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveDivergence {
+    pub t: f64,
+    pub client: u16,
+    pub move_id: u32,
+    /// What happened to the move in A and in B ("no correction" where there was none).
+    pub a: String,
+    pub b: String,
+}
+
+impl MoveDivergence {
+    pub fn describe(&self) -> String {
+        format!(
+            "First diverging move: client {} move {} at {:.3} s. A: {}. B: {}.",
+            self.client, self.move_id, self.t, self.a, self.b
+        )
+    }
+}
+
+/// A client's corrections in a run: (time, client, move, what deviated).
+fn corrections(records: &[Record]) -> Vec<(f64, u16, u32, String)> {
+    records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (Machine::Client(c), Event::Correction { move_id, deviations, .. }) => Some((
+                r.t,
+                *c,
+                *move_id,
+                deviations
+                    .iter()
+                    .map(|d| {
+                        let unit = crate::model::pawn::Field::from_name(&d.binding)
+                            .map(|f| f.unit())
+                            .filter(|u| !u.is_empty())
+                            .map(|u| format!(" {u}"))
+                            .unwrap_or_default();
+                        format!(
+                            "{} predicted {}{unit} but the server computed {}{unit} (error {:.3}{unit}, tolerance {:.3}{unit})",
+                            d.binding, d.predicted, d.authoritative, d.error, d.tolerance
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The first correction present in one run and not the other (or different in them).
+pub fn first_diverging_move(records_a: &[Record], records_b: &[Record]) -> Option<MoveDivergence> {
+    let (ca, cb) = (corrections(records_a), corrections(records_b));
+    let key = |c: &(f64, u16, u32, String)| (c.1, c.2, c.3.clone());
+    let i = ca
+        .iter()
+        .zip(&cb)
+        .position(|(a, b)| key(a) != key(b))
+        .or_else(|| (ca.len() != cb.len()).then(|| ca.len().min(cb.len())))?;
+    // The earlier of the two corrections at the first difference is the diverging move.
+    let first = match (ca.get(i), cb.get(i)) {
+        (Some(a), Some(b)) => {
+            if a.0 <= b.0 {
+                a
+            } else {
+                b
+            }
+        }
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => return None,
+    };
+    let (t, client, move_id) = (first.0, first.1, first.2);
+    let find = |cs: &[(f64, u16, u32, String)]| {
+        cs.iter()
+            .find(|c| c.1 == client && c.2 == move_id)
+            .map_or("no correction".to_string(), |c| {
+                format!("corrected: {}", c.3)
+            })
+    };
+    Some(MoveDivergence {
+        t,
+        client,
+        move_id,
+        a: find(&ca),
+        b: find(&cb),
+    })
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     pub changes: Vec<String>,
@@ -43,6 +133,8 @@ pub struct Comparison {
     pub clients: Vec<ClientDiff>,
     /// `None`: the two runs are identical.
     pub first_divergence: Option<Divergence>,
+    /// `None`: both runs corrected the same moves the same way.
+    pub first_diverging_move: Option<MoveDivergence>,
 }
 
 /// The result of a what-if run: the comparison, both summaries and both record streams.
@@ -160,6 +252,7 @@ pub fn run(rec: &Recording, changes: &[String]) -> Result<WhatIf, String> {
             records_b: records_b.len(),
             clients,
             first_divergence,
+            first_diverging_move: first_diverging_move(&records_a, &records_b),
         },
         summary_a,
         summary_b,
@@ -197,6 +290,10 @@ impl Comparison {
                 f(c.replay_depth_mean_a, c.replay_depth_max_a),
                 f(c.replay_depth_mean_b, c.replay_depth_max_b)
             );
+        }
+        match &self.first_diverging_move {
+            None => s += "Both runs corrected the same moves the same way.\n",
+            Some(m) => s += &format!("{}\n", m.describe()),
         }
         match &self.first_divergence {
             None => s += "The two runs are identical, record for record.\n",

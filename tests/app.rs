@@ -26,17 +26,23 @@ fn harness() -> Harness<'static, MovescopeApp> {
 fn the_window_names_every_plot_and_control() {
     let h = harness();
     for label in [
-        "Move delta",
-        "Frames per move",
-        "Corrections: replay depth",
-        "Interpolation delay",
-        "Round trip (ping)",
-        "Clock offset",
+        // Plot titles carry their unit.
+        "Move delta (ms)",
+        "Frames per move (frames)",
+        "Corrections: replay depth (moves)",
+        "Interpolation delay (ms)",
+        "Round trip (ping) (ms)",
+        "Clock offset (ms)",
         "Pitfall switches",
         "Event log",
-        "wall_clock_in_tick",
+        // Pitfall switches in words.
+        "Tick reads the clock",
         "World view",
         "seen from",
+        // The event log's filters.
+        "corrections",
+        "warnings & errors",
+        "session changes",
     ] {
         h.get_by_label(label);
     }
@@ -53,7 +59,7 @@ fn a_pitfall_switch_reaches_the_session() {
             .faults
             .wall_clock_in_tick
     );
-    h.get_by_label("wall_clock_in_tick").click();
+    h.get_by_label("Tick reads the clock").click();
     h.run_steps(2);
     assert!(
         h.state()
@@ -64,7 +70,7 @@ fn a_pitfall_switch_reaches_the_session() {
             .wall_clock_in_tick
     );
     // A binding mistake goes through a consistent binding change.
-    h.get_by_label("dash_always_combine").click();
+    h.get_by_label("Dash press combined away").click();
     h.run_steps(2);
     let p = h.state().session().unwrap().preset();
     assert!(p.faults.dash_always_combine);
@@ -89,6 +95,11 @@ fn pause_stops_the_session_clock() {
 /// A recording of the default preset with an unbound member, its cursor at `cursor`, in a
 /// folder of its own (removed when the returned guard drops).
 fn recording_with_cursor(name: &str, cursor: f64) -> (common::TempDir, std::path::PathBuf) {
+    recording_of(name, Some(cursor))
+}
+
+/// As [`recording_with_cursor`], with the cursor the header names, if any.
+fn recording_of(name: &str, cursor: Option<f64>) -> (common::TempDir, std::path::PathBuf) {
     use movescope::recording::{Footer, Header, write_all};
     let mut preset = Preset::default();
     preset.set("faults.unbound_member=true").unwrap();
@@ -97,7 +108,7 @@ fn recording_with_cursor(name: &str, cursor: f64) -> (common::TempDir, std::path
     movescope::sim::run_deterministic(&preset, "test", 8.0, &mut |r| records.push(r.clone()))
         .unwrap();
     let mut header = Header::new(&preset, "test", "deterministic").unwrap();
-    header.cursor = Some(cursor);
+    header.cursor = cursor;
     let dir = common::TempDir::new(&format!("app-{name}"));
     let path = dir.join(name);
     write_all(&path, &header, records, Footer::default()).unwrap();
@@ -106,12 +117,19 @@ fn recording_with_cursor(name: &str, cursor: f64) -> (common::TempDir, std::path
 
 /// The app on a recording, loaded.
 fn opened(path: std::path::PathBuf) -> Harness<'static, MovescopeApp> {
+    opened_stepping(path, 0.25)
+}
+
+/// The app on a recording, loaded, each frame `step_dt` seconds after the last (short steps
+/// make two clicks a double-click).
+fn opened_stepping(path: std::path::PathBuf, step_dt: f32) -> Harness<'static, MovescopeApp> {
     let options = AppOptions {
         source: movescope::app::Source::Recording { path, at: None },
         ..AppOptions::live(Preset::default(), "test")
     };
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
+        .with_step_dt(step_dt)
         .build_eframe(move |_cc| MovescopeApp::new(options));
     loaded(&mut h);
     h
@@ -147,7 +165,7 @@ fn a_recording_opens_at_its_cursor_and_the_timeline_moves_it() {
     assert_eq!(h.state().time().cursor(), 3.0);
     assert!(h.state().store().records() > 10_000);
     // The recorded settings are shown (and cannot be changed).
-    h.get_by_label("unbound_member");
+    h.get_by_label("Member written, not bound");
     h.get_by_label("mark >>").click();
     h.run_steps(2);
     let next = h.state().time().cursor();
@@ -157,7 +175,7 @@ fn a_recording_opens_at_its_cursor_and_the_timeline_moves_it() {
             .store()
             .log_between(next, next)
             .iter()
-            .any(|e| e.text.contains("correction")),
+            .any(|e| e.text.contains("corrected")),
         "a correction is at the cursor"
     );
     h.get_by_label("< frame").click();
@@ -282,21 +300,49 @@ fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
         h.state().session().unwrap().preset().faults.unbound_member,
         "the lesson's scenario runs"
     );
-    // Predict, then reveal.
+    // Predict, then reveal: the session waits (no evidence yet) and the answer is hidden.
+    let reveal = "Replays and combined re-runs restore only bound values";
+    assert!(
+        h.state().session().unwrap().clock().is_paused(),
+        "held until the question is answered"
+    );
+    assert!(h.query_by_label_contains(reveal).is_none(), "answer hidden");
+    assert!(
+        h.query_by_label_contains("What you should have seen")
+            .is_none()
+    );
+    assert!(h.query_by_label_contains("corrections follow").is_none());
     h.get_by_label("Yes: replays start from a different move_ramp than the server had")
         .click();
     h.run_steps(2);
+    assert!(
+        h.query_by_label_contains(reveal).is_none(),
+        "not before Answer"
+    );
     h.get_by_label("Answer").click();
     h.run_steps(2);
     h.get_by_label("Right.");
+    h.get_by_label_contains(reveal);
+    assert!(
+        !h.state().session().unwrap().clock().is_paused(),
+        "the session runs once answered"
+    );
+    assert!(h.state().time().is_following());
     // Step 3 switches the pitfall off in the running session.
     h.get_by_label("Next step").click();
     h.run_steps(2);
     h.get_by_label("Next step").click();
     h.run_steps(2);
+    // The conclusion waits for the last step's change.
+    assert!(
+        h.query_by_label_contains("What you should have seen")
+            .is_none()
+    );
     h.get_by_label("Do it").click();
     h.run_steps(2);
     assert!(!h.state().session().unwrap().preset().faults.unbound_member);
+    assert!(h.state().time().is_following(), "Do it returns to live");
+    h.get_by_label_contains("What you should have seen");
     h.get_by_label("Open the paired variant");
 }
 
@@ -307,7 +353,7 @@ fn a_what_if_run_is_drawn_over_the_recording() {
     h.get_by_label("What if…").click();
     h.run_steps(4);
     // The recording has unbound_member on: the button adds the line that switches it off.
-    h.get_by_role_and_label(egui::accesskit::Role::Button, "unbound_member")
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "Member written, not bound")
         .click();
     h.run_steps(2);
     h.get_by_label("Run B").click();
@@ -386,7 +432,7 @@ fn the_doctor_explains_the_opened_recording() {
     let (_dir, path) = recording_with_cursor("doc.msrec", 3.0);
     let mut h = opened(path);
     // The event log's journey buttons come first; the doctor's follow.
-    let in_log = h.get_all_by_label("journey").count();
+    let in_log = h.query_all_by_label("journey").count();
     h.get_by_label("Doctor").click();
     step_until(&mut h, "the doctor finished", |a| {
         a.doctor_report().is_some()
@@ -644,4 +690,140 @@ fn restart_only_settings_are_pending_until_applied() {
     h.run_steps(3);
     assert_eq!(h.state().session().unwrap().preset().clients, 2);
     assert!(h.query_by_label_contains("Pending until restart").is_none());
+}
+
+#[test]
+fn a_recording_opens_fitted_at_its_first_correction() {
+    use movescope::store::MarkKind;
+    let (_dir, path) = recording_of("first.msrec", None);
+    let mut h = opened(path);
+    h.run_steps(2);
+    let store = h.state().store();
+    let first = store
+        .next_mark(
+            &[MarkKind::Correction, MarkKind::Replay],
+            f64::NEG_INFINITY,
+            true,
+        )
+        .expect("the recording has corrections");
+    assert!(first > store.earliest());
+    assert_eq!(h.state().time().cursor(), first);
+    // Fitted: the whole 8 s recording, no time before it or after it.
+    let (t0, t1) = h.state().plot_window().expect("the plots were drawn");
+    assert!(
+        t0 >= store.earliest() && t1 <= store.latest() + 1e-9,
+        "{t0}..{t1}"
+    );
+    assert!(
+        t1 - t0 >= 0.9 * (store.latest() - store.earliest()),
+        "{t0}..{t1}"
+    );
+    // The log is filled at the cursor.
+    assert!(h.query_all_by_label_contains("corrected").count() > 0);
+}
+
+#[test]
+fn the_event_log_filters_change_the_listed_entries() {
+    let (_dir, path) = recording_with_cursor("filters.msrec", 6.0);
+    let mut h = opened(path);
+    h.run_steps(2);
+    let listed =
+        |h: &Harness<'static, MovescopeApp>| h.query_all_by_label_contains(" s  client ").count();
+    let all = listed(&h);
+    assert!(all > 0, "corrections are listed");
+    // Corrections off: none of them is listed.
+    h.get_by_label("corrections").click();
+    h.run_steps(2);
+    assert_eq!(listed(&h), 0);
+    h.get_by_label_contains("No entry matches the filters");
+    h.get_by_label("corrections").click();
+    h.run_steps(2);
+    assert_eq!(listed(&h), all);
+    // One machine: only its entries.
+    h.get_by_label("machine").click();
+    h.run_steps(2);
+    // The legend names client 2 too; the menu's entry is drawn last.
+    h.get_all_by_label("client 2")
+        .last()
+        .expect("client 2 in the menu")
+        .click();
+    h.run_steps(2);
+    let only = listed(&h);
+    assert!(only > 0 && only < all, "{only} of {all}");
+    assert_eq!(
+        h.query_all_by_label_contains(" s  client 0: ").count(),
+        0,
+        "client 0's entries are hidden"
+    );
+}
+
+#[test]
+fn a_double_click_on_a_point_opens_that_points_move() {
+    use egui_plot::PlotPoint;
+    use movescope::model::telemetry::{Event, Machine};
+    use movescope::store::Metric;
+    let (_dir, path) = recording_of("dbl.msrec", Some(4.0));
+    let records = movescope::recording::Recording::open(&path)
+        .unwrap()
+        .load_all()
+        .0;
+    let mut h = opened_stepping(path, 0.02);
+    h.run_steps(3);
+    // A move-age point (placed when the server executed the move) of client 1, in view and
+    // with no other client's point within 8 points of it.
+    let title = "Move age on the server";
+    let tr = h.state().plot_transform(title).expect("the plot is drawn");
+    let store = h.state().store();
+    let (t0, t1) = h.state().plot_window().unwrap();
+    let screen = |p: [f64; 2]| tr.position_from_point(&PlotPoint::new(p[0], p[1] * 1000.0));
+    let others: Vec<egui::Pos2> = [Machine::Client(0), Machine::Client(2)]
+        .into_iter()
+        .filter_map(|m| store.series(m, Metric::MoveAge).map(|s| (m, s)))
+        .flat_map(|(m, s)| s.range(t0, t1).map(move |p| (m, p)).collect::<Vec<_>>())
+        .map(|(_, p)| screen(p))
+        .collect();
+    let own: Vec<[f64; 2]> = store
+        .series(Machine::Client(1), Metric::MoveAge)
+        .unwrap()
+        .range(t0 + 0.2 * (t1 - t0), t1 - 0.2 * (t1 - t0))
+        .collect();
+    let pick = own
+        .iter()
+        .copied()
+        .find(|p| {
+            let at = screen(*p);
+            others.iter().all(|o| o.distance(at) > 8.0)
+                && own
+                    .iter()
+                    .filter(|q| *q != p)
+                    .all(|q| screen(*q).distance(at) > 3.0)
+        })
+        .expect("an isolated point");
+    let at = screen(pick);
+    let expected = records
+        .iter()
+        .find_map(|r| match &r.event {
+            Event::RemoteMoveExecuted(x) if x.client == 1 && r.t == pick[0] => Some(x.move_id),
+            _ => None,
+        })
+        .expect("the point's move");
+    h.event(egui::Event::PointerMoved(at));
+    for _ in 0..2 {
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos: at,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+        }
+    }
+    h.run_steps(4);
+    step_until(&mut h, "the journey is traced", |a| {
+        a.lineage().is_some() && !a.is_tracing_values()
+    });
+    let l = h.state().lineage().unwrap().clone().expect("traced");
+    assert_eq!((l.client, l.move_id), (1, expected));
+    // The click moved the cursor to the point, not the plot under the pointer.
+    assert_eq!(h.state().plot_window().unwrap(), (t0, t1));
 }

@@ -38,10 +38,17 @@ pub enum Action {
     SavePreset(PathBuf),
     Time(TimeCommand),
     /// The journey of `client`'s move (`move_id`, or the one it closed nearest `t`).
+    /// Pause (`true`) or run the live session (a lesson holds it until its question is
+    /// answered).
+    Hold(bool),
+    /// Close the status line's error or warning.
+    DismissStatus,
     Journey {
         client: u16,
         move_id: Option<u32>,
         t: f64,
+        /// `t` is when the server executed the move, not when the client closed it.
+        on_server: bool,
     },
     OpenRecording(PathBuf),
     /// Open or close a window (or switch the theme).

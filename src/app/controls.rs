@@ -468,10 +468,11 @@ fn pitfall_switches(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
             (&mut f.frame_delta_in_tick, Faults::EXPLAINED[10].1),
             (&mut f.unseeded_random_in_tick, Faults::EXPLAINED[11].1),
         ];
+        // Plain words; the preset key (GMC-side name) and what it does on hover.
         for (i, (flag, explain)) in fields.into_iter().enumerate() {
             changed |= ui
-                .checkbox(flag, Faults::EXPLAINED[i].0)
-                .on_hover_text(explain)
+                .checkbox(flag, Faults::TITLES[i])
+                .on_hover_text(format!("{}\n\n`{}`", explain, Faults::EXPLAINED[i].0))
                 .changed();
         }
     }

@@ -145,7 +145,13 @@ impl DoctorWindow {
                     if !r.causes.is_empty() {
                         ui.label(RichText::new("Most likely causes").strong());
                         for c in &r.causes {
-                            ui.label(format!("{:>5}  {:?}: {}", c.corrections, c.cause, c.explain));
+                            ui.label(format!(
+                                "{:>5}  {} ({:?}): {}",
+                                c.corrections,
+                                c.cause.title(),
+                                c.cause,
+                                c.explain
+                            ));
                         }
                     }
                     if !r.findings.is_empty() {
@@ -176,8 +182,8 @@ impl DoctorWindow {
                             }
                             ui.vertical(|ui| {
                                 let head = format!(
-                                    "{:8.3} s  client {} move {}, found by the {}, replayed {}: {:?}",
-                                    d.t, d.client, d.move_id, d.found_by, d.replay_depth, d.cause
+                                    "{:8.3} s  client {} move {}, found by the {}, replayed {}: {} ({:?})",
+                                    d.t, d.client, d.move_id, d.found_by, d.replay_depth, d.cause.title(), d.cause
                                 );
                                 if ui.selectable_label(false, head).clicked() {
                                     seek = Some(d.t);
@@ -210,6 +216,7 @@ impl DoctorWindow {
                 client,
                 move_id: Some(m),
                 t,
+                on_server: false,
             });
         }
         actions

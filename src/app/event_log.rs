@@ -1,51 +1,185 @@
-//! The event log: corrections (naming every deviating bound value), warnings, errors and
-//! changes made to the session, up to the cursor. Clicking a line moves the cursor there.
+//! The event log: corrections (naming every deviating bound value, with units), warnings,
+//! errors and changes made to the session, up to the cursor. Filters by machine and kind and
+//! a search narrow it; rows are one line each, and the selected row shows the whole entry.
+//! Clicking a row selects it and moves the cursor there. While the pointer is over the list
+//! it holds still (new entries wait until the pointer leaves).
 
 use eframe::egui;
 use egui::{Color32, RichText};
 
 use super::action::Action;
 use crate::model::telemetry::Machine;
-use crate::store::{MarkKind, Store};
+use crate::store::{LogEntry, MarkKind, Store};
 use crate::timeline::TimeCommand;
 
+/// The kinds of entries a filter can show or hide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Corrections,
+    Problems,
+    Changes,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Corrections, Kind::Problems, Kind::Changes];
+
+    pub fn of(kind: MarkKind) -> Kind {
+        match kind {
+            MarkKind::Correction | MarkKind::Replay => Kind::Corrections,
+            MarkKind::Warning | MarkKind::Error => Kind::Problems,
+            MarkKind::Change => Kind::Changes,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Corrections => "corrections",
+            Kind::Problems => "warnings & errors",
+            Kind::Changes => "session changes",
+        }
+    }
+}
+
+/// What the log lists: by machine, by kind, and containing a text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Filter {
+    /// `None`: every machine.
+    pub machine: Option<Machine>,
+    pub kinds: [bool; 3],
+    /// Case-insensitive; empty: everything.
+    pub search: String,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Filter {
+            machine: None,
+            kinds: [true; 3],
+            search: String::new(),
+        }
+    }
+}
+
+impl Filter {
+    pub fn accepts(&self, e: &LogEntry) -> bool {
+        let kind = Kind::ALL
+            .iter()
+            .position(|k| *k == Kind::of(e.kind))
+            .is_some_and(|i| self.kinds[i]);
+        kind && self.machine.is_none_or(|m| m == e.machine)
+            && (self.search.is_empty()
+                || e.text.to_lowercase().contains(&self.search.to_lowercase())
+                || e.machine.to_string().contains(&self.search.to_lowercase()))
+    }
+
+    /// The entries up to `t` it accepts (newest last, at most `limit`).
+    pub fn entries<'a>(&self, store: &'a Store, upto: f64, limit: usize) -> Vec<&'a LogEntry> {
+        let all = store.log_between(f64::NEG_INFINITY, upto);
+        let mut out: Vec<&LogEntry> = all
+            .iter()
+            .rev()
+            .filter(|e| self.accepts(e))
+            .take(limit)
+            .collect();
+        out.reverse();
+        out
+    }
+}
+
 #[derive(Default)]
-pub struct EventLog {}
+pub struct EventLog {
+    pub filter: Filter,
+    /// The selected row (its time and machine): shown whole.
+    selected: Option<(f64, Machine)>,
+    /// While hovered: the cursor the list was frozen at.
+    frozen_at: Option<f64>,
+}
+
+/// Rows listed at most (the newest).
+const SHOWN: usize = 400;
 
 impl EventLog {
     pub fn ui(&mut self, ui: &mut egui::Ui, store: &Store, cursor: f64) -> Vec<Action> {
-        ui.weak("What is listed (hover)").on_hover_text(
-            "Corrections (with every bound value that deviated: predicted vs authoritative), warnings, errors and changes made to the running session (blue: a setting, the bindings, clients; from what to what) up to the cursor. Click a line to move the cursor there.",
-        );
-        let upto = store.log_between(f64::NEG_INFINITY, cursor);
-        let shown = &upto[upto.len().saturating_sub(400)..];
+        let mut actions = Vec::new();
+        ui.horizontal_wrapped(|ui| {
+            let machines: std::collections::BTreeSet<Machine> =
+                store.log().iter().map(|e| e.machine).collect();
+            let shown = self
+                .filter
+                .machine
+                .map_or("all".to_string(), |m| m.to_string());
+            egui::ComboBox::from_label("machine")
+                .selected_text(shown)
+                .width(70.0)
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.filter.machine, None, "all");
+                    for m in machines {
+                        ui.selectable_value(&mut self.filter.machine, Some(m), m.to_string());
+                    }
+                })
+                .response
+                .on_hover_text("Only the entries of one machine.");
+            for (i, k) in Kind::ALL.iter().enumerate() {
+                ui.toggle_value(&mut self.filter.kinds[i], k.label())
+                    .on_hover_text(match k {
+                        Kind::Corrections => "Corrections the clients adopted: the move, who found it, how many moves were replayed, and every bound value that deviated (predicted against the server's, with the tolerance).",
+                        Kind::Problems => "Warnings and errors of the model and the transport (amber: warning, red: error).",
+                        Kind::Changes => "Changes made to the running session (a setting, the bindings, clients): from what to what.",
+                    });
+            }
+            ui.add(
+                egui::TextEdit::singleline(&mut self.filter.search)
+                    .hint_text("search")
+                    .desired_width(90.0),
+            )
+            .on_hover_text("Only entries containing this text (a value's name, a move number, a word).");
+        });
+        let hovering = ui.rect_contains_pointer(ui.available_rect_before_wrap());
+        // The list holds still under the pointer: entries after the moment it arrived wait.
+        let upto = if hovering {
+            *self.frozen_at.get_or_insert(cursor)
+        } else {
+            self.frozen_at = None;
+            cursor
+        };
+        let entries = self.filter.entries(store, upto, SHOWN);
         let mut seek = None;
         let mut trace: Option<(u16, u32, f64)> = None;
         egui::ScrollArea::vertical()
-            .stick_to_bottom(true)
+            .stick_to_bottom(!hovering)
+            .auto_shrink([false, false])
             .show(ui, |ui| {
-                if shown.is_empty() {
-                    ui.weak("Nothing yet: corrections, warnings, errors and changes to the session appear here.");
-                }
-                for e in shown {
-                    let color = match e.kind {
-                        MarkKind::Error => Color32::from_rgb(220, 60, 60),
-                        MarkKind::Warning => Color32::from_rgb(210, 160, 40),
-                        MarkKind::Correction | MarkKind::Replay => ui.visuals().text_color(),
-                        MarkKind::Change => Color32::from_rgb(110, 160, 235),
-                    };
-                    let near = (cursor - e.t).abs() < 0.5;
-                    let text = RichText::new(format!("{:8.3} s  {}: {}", e.t, e.machine, e.text))
-                        .color(color);
-                    let text = if near {
-                        text.strong().color(ui.visuals().strong_text_color())
+                if entries.is_empty() {
+                    let any = !store.log_between(f64::NEG_INFINITY, upto).is_empty();
+                    ui.weak(if any {
+                        "No entry matches the filters."
                     } else {
-                        text
+                        "Nothing yet: corrections, warnings, errors and changes to the session appear here."
+                    });
+                }
+                let strong = ui.visuals().strong_text_color();
+                let dark = ui.visuals().dark_mode;
+                for e in entries {
+                    let color = match e.kind {
+                        MarkKind::Error if dark => Color32::from_rgb(240, 90, 90),
+                        MarkKind::Error => Color32::from_rgb(180, 20, 20),
+                        MarkKind::Warning if dark => Color32::from_rgb(225, 175, 60),
+                        MarkKind::Warning => Color32::from_rgb(140, 90, 0),
+                        MarkKind::Correction | MarkKind::Replay => ui.visuals().text_color(),
+                        MarkKind::Change if dark => Color32::from_rgb(120, 170, 240),
+                        MarkKind::Change => Color32::from_rgb(20, 80, 180),
                     };
+                    let selected = self.selected == Some((e.t, e.machine));
+                    let near = (cursor - e.t).abs() < 0.5;
+                    let line = format!("{:7.3} s  {}: {}", e.t, e.machine, e.text);
+                    let mut text = RichText::new(line).color(if near { strong } else { color });
+                    if near {
+                        text = text.strong();
+                    }
                     ui.horizontal_top(|ui| {
-                        // Long lines wrap instead of running out of the pane.
-                        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
-                        if let (Some(m), Machine::Client(c)) = (e.move_id, e.machine)
+                        // The selected row offers its move's journey.
+                        if let (true, Some(m), Machine::Client(c)) =
+                            (selected, e.move_id, e.machine)
                             && ui
                                 .small_button("journey")
                                 .on_hover_text(format!("The lineage of client {c}'s move {m}."))
@@ -53,23 +187,88 @@ impl EventLog {
                         {
                             trace = Some((c, m, e.t));
                         }
-                        if ui.selectable_label(false, text).clicked() {
+                        // One line each; the selected row shows the whole entry.
+                        ui.style_mut().wrap_mode = Some(if selected {
+                            egui::TextWrapMode::Wrap
+                        } else {
+                            egui::TextWrapMode::Truncate
+                        });
+                        let r = ui.selectable_label(selected, text);
+                        if r.clicked() {
+                            self.selected = (!selected).then_some((e.t, e.machine));
                             seek = Some(e.t);
                         }
                     });
                 }
             });
-        let mut actions = Vec::new();
         if let Some((client, m, t)) = trace {
             actions.push(Action::Journey {
                 client,
                 move_id: Some(m),
                 t,
+                on_server: false,
             });
         }
         if let Some(t) = seek {
             actions.push(Action::Time(TimeCommand::Seek(t)));
         }
         actions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::telemetry::{Event, LogLevel, Record};
+
+    #[test]
+    fn filters_narrow_the_entries() {
+        let mut store = Store::new(None);
+        for (t, machine, level, text) in [
+            (1.0, Machine::Client(0), LogLevel::Warning, "slow frame"),
+            (2.0, Machine::Client(1), LogLevel::Error, "link lost"),
+            (3.0, Machine::Server, LogLevel::Warning, "combine limit"),
+        ] {
+            store.ingest(&Record {
+                t,
+                machine,
+                event: Event::Log {
+                    level,
+                    text: text.into(),
+                },
+            });
+        }
+        store.ingest(&Record {
+            t: 4.0,
+            machine: Machine::Server,
+            event: Event::SessionChanged {
+                what: "latency 50 -> 100 ms".into(),
+            },
+        });
+        let texts = |f: &Filter, upto: f64| -> Vec<String> {
+            f.entries(&store, upto, 100)
+                .iter()
+                .map(|e| e.text.clone())
+                .collect()
+        };
+        let mut f = Filter::default();
+        assert_eq!(texts(&f, 10.0).len(), 4);
+        // Up to the cursor only.
+        assert_eq!(texts(&f, 2.5).len(), 2);
+        f.machine = Some(Machine::Client(1));
+        assert_eq!(texts(&f, 10.0), vec!["link lost"]);
+        f.machine = None;
+        f.kinds = [true, false, true];
+        assert_eq!(
+            texts(&f, 10.0),
+            vec!["session changed: latency 50 -> 100 ms"]
+        );
+        f.kinds = [true; 3];
+        f.search = "LIMIT".into();
+        assert_eq!(texts(&f, 10.0), vec!["combine limit"]);
+        // The newest `limit`, oldest first.
+        let f = Filter::default();
+        let newest: Vec<f64> = f.entries(&store, 10.0, 2).iter().map(|e| e.t).collect();
+        assert_eq!(newest, vec![3.0, 4.0]);
     }
 }

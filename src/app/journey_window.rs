@@ -33,14 +33,22 @@ pub struct JourneyWindow {
 }
 
 impl JourneyWindow {
-    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t`. The records
+    /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t` (that the
+    /// server executed nearest `t` when `on_server`). The records
     /// are read and matched on a job thread; bound values come from the value trace:
     /// recorded, traced live, or (a virtual-time recording up to ten minutes in)
     /// re-simulated on a second job — the journey shows first, then again with its values.
-    pub fn trace(&mut self, source: TraceSource, client: u16, move_id: Option<u32>, t: f64) {
+    pub fn trace(
+        &mut self,
+        source: TraceSource,
+        client: u16,
+        move_id: Option<u32>,
+        t: f64,
+        on_server: bool,
+    ) {
         self.job = None;
         match Job::spawn(format!("tracing client {client}'s move"), move |_| {
-            trace_move(source, client, move_id, t)
+            trace_move(source, client, move_id, t, on_server)
         }) {
             Ok(j) => self.first = Some(j),
             Err(e) => self.shown = Some(Err(e)),
@@ -206,7 +214,13 @@ impl Resimulation {
 }
 
 /// Reads the records around `t` and traces `client`'s move (on a job thread).
-fn trace_move(source: TraceSource, client: u16, move_id: Option<u32>, t: f64) -> Traced {
+fn trace_move(
+    source: TraceSource,
+    client: u16,
+    move_id: Option<u32>,
+    t: f64,
+    on_server: bool,
+) -> Traced {
     let plain = |shown| Traced {
         shown,
         resimulate: None,
@@ -218,7 +232,12 @@ fn trace_move(source: TraceSource, client: u16, move_id: Option<u32>, t: f64) ->
         },
         TraceSource::Live { records, bindings } => (records, bindings, None),
     };
-    let Some(m) = move_id.or_else(|| crate::lineage::move_near(&records, client, t)) else {
+    let near = if on_server {
+        crate::lineage::move_executed_near(&records, client, t)
+    } else {
+        crate::lineage::move_near(&records, client, t)
+    };
+    let Some(m) = move_id.or(near) else {
         return plain(Err(format!("client {client} closed no move near {t:.2} s")));
     };
     let traced = records

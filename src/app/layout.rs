@@ -41,20 +41,25 @@ impl Pane {
 
 const LAYOUT_ID: &str = "movescope layout";
 
-/// Controls | (plots over the event log) | world view, sized for 1280×800.
+/// The default arrangement's version: a remembered layout of another version is replaced by
+/// the default (2: the world view and the log share the right column).
+pub const LAYOUT_VERSION: u32 = 2;
+
+/// Controls | plots | (world view over the event log), sized for 1280×800: the plots get the
+/// window's full height, the world view a square, the log a dozen rows.
 pub fn default_layout() -> Tree<Pane> {
     let mut tiles = Tiles::default();
     let controls = tiles.insert_pane(Pane::Controls);
     let plots = tiles.insert_pane(Pane::Plots);
     let log = tiles.insert_pane(Pane::Log);
     let world = tiles.insert_pane(Pane::World);
-    let middle = tiles.insert_vertical_tile(vec![plots, log]);
-    set_shares(&mut tiles, middle, &[(plots, 3.2), (log, 1.0)]);
-    let root = tiles.insert_horizontal_tile(vec![controls, middle, world]);
+    let right = tiles.insert_vertical_tile(vec![world, log]);
+    set_shares(&mut tiles, right, &[(world, 1.2), (log, 1.0)]);
+    let root = tiles.insert_horizontal_tile(vec![controls, plots, right]);
     set_shares(
         &mut tiles,
         root,
-        &[(controls, 1.0), (middle, 2.55), (world, 1.55)],
+        &[(controls, 1.0), (plots, 2.55), (right, 1.7)],
     );
     Tree::new(egui::Id::unique(LAYOUT_ID), root, tiles)
 }
@@ -84,6 +89,8 @@ pub fn is_complete(tree: &Tree<Pane>) -> bool {
 /// What the panes need for one frame: each pane's own state, and read-only views of the
 /// session and the store. Panes return actions; nothing else is changed through here.
 pub(super) struct PaneBehavior<'a> {
+    /// What a lesson step points at: a plot's title, "world view" or "event log".
+    pub focus: Option<String>,
     pub controls: &'a mut ControlsPane,
     pub plots: &'a mut PlotsPanel,
     pub world: &'a mut WorldView,
@@ -102,6 +109,27 @@ impl egui_tiles::Behavior<Pane> for PaneBehavior<'_> {
             .fill(fill)
             .inner_margin(egui::Margin::same(6))
             .show(ui, |ui| {
+                // The pane's fill covers all of it, not only its content.
+                ui.set_min_size(ui.available_size());
+                // A lesson pointing at this pane: outlined, and said at its top.
+                if self
+                    .focus
+                    .as_deref()
+                    .is_some_and(|f| f.eq_ignore_ascii_case(pane.title()))
+                {
+                    let look = egui::Color32::from_rgb(240, 200, 80);
+                    ui.painter().rect_stroke(
+                        ui.max_rect().expand(3.0),
+                        4.0,
+                        egui::Stroke::new(3.0, look),
+                        egui::StrokeKind::Inside,
+                    );
+                    ui.label(
+                        egui::RichText::new("<- look here (the lesson's step)")
+                            .strong()
+                            .color(look),
+                    );
+                }
                 let actions = match pane {
                     Pane::Controls => self.controls.ui(ui, &self.view),
                     Pane::Plots => match self.plots.show(ui, self.store, &self.plot_view) {
@@ -112,6 +140,7 @@ impl egui_tiles::Behavior<Pane> for PaneBehavior<'_> {
                                     client,
                                     move_id: click.move_id,
                                     t: click.t,
+                                    on_server: click.on_server,
                                 });
                             }
                             a
@@ -151,6 +180,10 @@ pub struct UiState {
     /// Recordings opened or made, newest first (the Open dialog lists them).
     #[serde(default)]
     pub recent_recordings: Vec<String>,
+    /// Which default arrangement `layout` derives from ([`LAYOUT_VERSION`]; 0 before it was
+    /// kept).
+    #[serde(default)]
+    pub layout_version: u32,
 }
 
 /// Where the state is kept.
@@ -211,6 +244,7 @@ mod tests {
             plots_shown: vec![true, false],
             last_preset: Some("presets/net-01-high-latency.ron".into()),
             recent_recordings: vec!["recordings/a.msrec".into()],
+            layout_version: LAYOUT_VERSION,
         };
         let text = ron::ser::to_string_pretty(&state, ron::ser::PrettyConfig::new()).unwrap();
         let back: UiState = ron::from_str(&text).unwrap();

@@ -1,7 +1,10 @@
-//! The lessons panel: pick a lesson (a shipped scenario with lesson material), it starts live,
-//! and the learner walks through its steps — what to look at (the plot is highlighted), a
-//! question to answer before a change ("predict, then reveal"), and the change itself. A
-//! presenter mode enlarges everything for a projector.
+//! The lessons panel, docked at the window's right beside the plots: pick a lesson (a shipped
+//! scenario with lesson material), it starts live, and the learner walks through its steps —
+//! what to look at (the plot or pane is highlighted), a question to answer before the evidence
+//! is shown ("predict, then reveal": a lesson whose first step asks starts paused, and runs
+//! once answered), and the change itself ("Do it" returns to live so its effect shows). What
+//! the learner should have seen and the fix appear only once the last step is answered and
+//! done. A presenter mode enlarges everything for a projector.
 
 use eframe::egui;
 use egui::{Color32, RichText};
@@ -44,6 +47,8 @@ pub struct LessonsWindow {
     pub presenter: bool,
     /// Why the step's change could not be made.
     error: Option<String>,
+    /// The session was paused so a question is asked before its evidence appears.
+    pub held: bool,
 }
 
 /// Every shipped preset with lesson material (built in: works from any folder), and local
@@ -123,12 +128,14 @@ impl LessonsWindow {
         })
     }
 
-    /// The window over the session's settings (`preset`); returns what the learner asked for.
-    pub fn ui(&mut self, ctx: &egui::Context, preset: &Preset, feedback: &Feedback) -> Vec<Action> {
+    /// The panel (docked at the right of `root`) over the session's settings (`preset`);
+    /// returns what the learner asked for.
+    pub fn ui(&mut self, root: &mut egui::Ui, preset: &Preset, feedback: &Feedback) -> Vec<Action> {
         let mut actions = Vec::new();
         if !self.open {
             return actions;
         }
+        let ctx = root.ctx().clone();
         if self.list.is_empty() {
             self.list = shipped_lessons();
         }
@@ -137,11 +144,19 @@ impl LessonsWindow {
         let mut sets: Option<Vec<String>> = None;
         let mut step_to: Option<usize> = None;
         let mut fixed: Option<String> = None;
-        egui::Window::new("Lessons")
-            .open(&mut open)
-            .default_width(460.0)
-            .default_pos(egui::pos2(300.0, 70.0))
-            .show(ctx, |ui| {
+        let mut answered = false;
+        egui::Panel::right("lessons")
+            .resizable(true)
+            .default_size(330.0)
+            .min_size(260.0)
+            .show(root, |ui| {
+              egui::ScrollArea::vertical().show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.heading("Lesson");
+                    if ui.small_button("close").on_hover_text("Close the lessons panel (the session goes on).").clicked() {
+                        open = false;
+                    }
+                });
                 ui.horizontal(|ui| {
                     let mut presenter = self.presenter;
                     if ui
@@ -181,11 +196,16 @@ impl LessonsWindow {
                 let Some(lesson) = entry.preset.lesson.as_ref() else {
                     return;
                 };
-                ui.label(&entry.preset.description);
-                ui.label(RichText::new(format!("Watch: {}", lesson.watch)).italics());
-                ui.separator();
                 let n = lesson.steps.len();
                 let k = self.step.min(n.saturating_sub(1));
+                // The scenario's description tells what happens: it waits until the first
+                // question is answered.
+                let first_asks = lesson.steps.first().is_some_and(|st| st.question.is_some());
+                if !first_asks || k > 0 || self.revealed {
+                    ui.label(&entry.preset.description);
+                    ui.label(RichText::new(format!("Watch: {}", lesson.watch)).italics());
+                }
+                ui.separator();
                 ui.label(RichText::new(format!("Step {} of {n}", k + 1)).strong());
                 if let Some(step) = lesson.steps.get(k) {
                     ui.label(&step.say);
@@ -201,12 +221,16 @@ impl LessonsWindow {
                         for (i, c) in step.choices.iter().enumerate() {
                             ui.radio_value(&mut self.choice, Some(i), c);
                         }
+                        if self.held && !self.revealed {
+                            ui.weak("The session waits for your answer: then watch it run.");
+                        }
                         if !self.revealed
                             && ui
                                 .add_enabled(self.choice.is_some(), egui::Button::new("Answer"))
                                 .clicked()
                         {
                             self.revealed = true;
+                            answered = true;
                         }
                         if self.revealed {
                             let right = self.choice == step.answer;
@@ -260,7 +284,11 @@ impl LessonsWindow {
                         step_to = Some(k + 1);
                     }
                 });
-                if k + 1 == n {
+                // The lesson's conclusion waits until its last step is answered and done.
+                let last_done = lesson.steps.get(k).is_none_or(|st| {
+                    (st.question.is_none() || self.revealed) && (st.set.is_empty() || self.done)
+                });
+                if k + 1 == n && last_done {
                     ui.separator();
                     ui.label(RichText::new(format!(
                         "What you should have seen: {}",
@@ -277,19 +305,39 @@ impl LessonsWindow {
                     {
                         fixed = Some(f.clone());
                     }
+                } else if k + 1 == n {
+                    ui.weak("Answer and do this step to see what you should have seen, and the fix.");
                 }
+              });
             });
         self.open = open;
+        if answered && self.held {
+            // The evidence, now that the learner has predicted it.
+            self.held = false;
+            actions.push(Action::Hold(false));
+            actions.push(Action::Time(crate::timeline::TimeCommand::FollowLive));
+        }
         if let Some(i) = start
             && let Some(e) = self.list.get(i).cloned()
         {
             self.current = Some(i);
             self.step = 0;
             self.reset_step();
+            // A first question is asked before the scenario shows its answer.
+            let asks_first = e
+                .preset
+                .lesson
+                .as_ref()
+                .and_then(|l| l.steps.first())
+                .is_some_and(|st| st.question.is_some());
             actions.push(Action::Start {
                 preset: Box::new(e.preset),
                 name: e.name,
             });
+            if asks_first {
+                self.held = true;
+                actions.push(Action::Hold(true));
+            }
             actions.extend(self.show_focus());
         }
         if let Some(s) = sets {
@@ -298,6 +346,10 @@ impl LessonsWindow {
                     actions.push(a);
                     self.done = true;
                     self.error = None;
+                    // Back to live, running, so the change's effect shows.
+                    self.held = false;
+                    actions.push(Action::Hold(false));
+                    actions.push(Action::Time(crate::timeline::TimeCommand::FollowLive));
                 }
                 Err(e) => self.error = Some(e),
             }
@@ -333,6 +385,35 @@ mod tests {
         let repo =
             lessons_with_local(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("presets"));
         assert_eq!(repo.len(), none.len());
+    }
+
+    #[test]
+    fn every_look_at_target_exists() {
+        // A plot's title, or a pane the layout highlights.
+        let panes = ["world view", "event log"];
+        for e in shipped_lessons() {
+            for (i, step) in e.preset.lesson.as_ref().unwrap().steps.iter().enumerate() {
+                if let Some(look) = &step.look_at {
+                    assert!(
+                        super::super::plots::PLOTS.iter().any(|p| p.title == look)
+                            || panes.iter().any(|p| p.eq_ignore_ascii_case(look)),
+                        "{} step {}: no plot or pane `{look}`",
+                        e.name,
+                        i + 1
+                    );
+                }
+            }
+        }
+        for p in panes {
+            assert!(
+                [
+                    super::super::layout::Pane::World,
+                    super::super::layout::Pane::Log
+                ]
+                .iter()
+                .any(|pane| pane.title().eq_ignore_ascii_case(p))
+            );
+        }
     }
 
     #[test]

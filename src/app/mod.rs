@@ -39,6 +39,7 @@ mod lessons;
 mod network;
 mod open_dialog;
 pub mod plots;
+pub mod status;
 mod timeline_bar;
 mod top_bar;
 mod whatif_window;
@@ -78,8 +79,15 @@ pub enum Source {
 }
 
 /// The windows `--window` can open at start.
-pub const WINDOWS: [&str; 7] = [
-    "bindings", "doctor", "gmc", "help", "journey", "lessons", "whatif",
+pub const WINDOWS: [&str; 8] = [
+    "bindings",
+    "doctor",
+    "gmc",
+    "help",
+    "journey",
+    "lessons",
+    "vs-server",
+    "whatif",
 ];
 
 /// How the app was started.
@@ -142,6 +150,9 @@ pub(crate) fn color_of(m: Machine) -> Color32 {
     }
 }
 
+/// Writes a bug report's files, given its picture; says what it wrote.
+type ReportWork = Box<dyn FnOnce(&egui::ColorImage) -> Result<String, String> + Send>;
+
 /// Opening (scanning) a recording.
 type OpenJob = Job<Result<Recording, String>>;
 
@@ -164,6 +175,9 @@ struct Opened {
     /// Where the cursor goes once the records around it are in the store.
     start: f64,
     placed: bool,
+    /// `start` was asked for (`open --at`, a report's moment); otherwise the cursor moves to
+    /// the first correction once the recording is loaded.
+    start_asked: bool,
 }
 
 pub struct MovescopeApp {
@@ -179,8 +193,8 @@ pub struct MovescopeApp {
     paused: bool,
     window_s: f64,
     time: TimeControl,
-    /// Cursor the plots were last placed around (they are re-placed when it moves).
-    placed_at: Option<f64>,
+    /// The window the plots showed last frame (kept while the cursor stays inside it).
+    plot_window: Option<(f64, f64)>,
     last_frame: Instant,
     /// Live sessions: the newest records, for bug reports.
     recent: VecDeque<Record>,
@@ -192,7 +206,9 @@ pub struct MovescopeApp {
     shot_tx: Sender<Arc<egui::ColorImage>>,
     shot_rx: Receiver<Arc<egui::ColorImage>>,
     shot_path: Option<PathBuf>,
-    status: String,
+    /// A bug report waiting for its picture: writes every file once it arrives.
+    report_pending: Option<ReportWork>,
+    status: status::Status,
     plots: plots::PlotsPanel,
     world: world_view::WorldView,
     log: event_log::EventLog,
@@ -241,7 +257,7 @@ impl MovescopeApp {
             paused: false,
             window_s: 20.0,
             time: TimeControl::following(),
-            placed_at: None,
+            plot_window: None,
             last_frame: Instant::now(),
             recent: VecDeque::new(),
             recorder: None,
@@ -251,7 +267,8 @@ impl MovescopeApp {
             shot_tx,
             shot_rx,
             shot_path: None,
-            status: String::new(),
+            report_pending: None,
+            status: status::Status::default(),
             plots: plots::PlotsPanel::default(),
             world: world_view::WorldView::default(),
             log: event_log::EventLog::default(),
@@ -280,7 +297,9 @@ impl MovescopeApp {
         if app.options.persist
             && let Some(state) = layout::UiState::load()
         {
-            if layout::is_complete(&state.layout) {
+            // A layout saved by an older movescope (another arrangement of panes) is replaced.
+            if layout::is_complete(&state.layout) && state.layout_version == layout::LAYOUT_VERSION
+            {
                 app.layout = state.layout;
             }
             app.light = state.light;
@@ -305,6 +324,8 @@ impl MovescopeApp {
                 "whatif" => app.whatif.open = true,
                 "journey" => app.journey_pending = true,
                 "doctor" => app.doctor.open = true,
+                // Not a window: the world view side by side with the server's.
+                "vs-server" => app.world.side_by_side = true,
                 "lessons" => {
                     // Opened on a lesson's preset: that lesson is the current one.
                     app.lessons.open = true;
@@ -315,11 +336,24 @@ impl MovescopeApp {
                         .list
                         .iter()
                         .position(|e| lessons::lesson_key(&e.name) == name);
+                    // As when picked in the panel: a first question holds the session.
+                    let asks_first = app
+                        .lessons
+                        .current
+                        .and_then(|i| app.lessons.list.get(i))
+                        .and_then(|e| e.preset.lesson.as_ref())
+                        .and_then(|l| l.steps.first())
+                        .is_some_and(|st| st.question.is_some());
+                    if asks_first {
+                        app.lessons.held = true;
+                        app.actions.push(Action::Hold(true));
+                    }
                 }
                 other => {
-                    app.status = format!(
-                        "unknown window `{other}` (bindings, doctor, gmc, help, journey, lessons, whatif)"
-                    )
+                    app.status.set(format!(
+                        "error: unknown window `{other}` ({})",
+                        WINDOWS.join(", ")
+                    ));
                 }
             }
         }
@@ -359,9 +393,10 @@ impl MovescopeApp {
         self.opened.as_ref().is_some_and(|o| o.loader.is_some())
     }
 
-    /// Traces a move of `client` (`move_id`, or the one it closed nearest `t`) in the move
-    /// journey window, from the opened recording or the live session's recent records.
-    pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64) {
+    /// Traces a move of `client` (`move_id`, or the one it closed nearest `t` — executed on
+    /// the server nearest `t` when `on_server`) in the move journey window, from the opened
+    /// recording or the live session's recent records.
+    pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64, on_server: bool) {
         let source = match &self.opened {
             Some(o) => journey_window::TraceSource::File(o.recording.clone()),
             None => journey_window::TraceSource::Live {
@@ -378,7 +413,7 @@ impl MovescopeApp {
                     .unwrap_or_default(),
             },
         };
-        self.journey.trace(source, client, move_id, t);
+        self.journey.trace(source, client, move_id, t, on_server);
     }
 
     /// The lineage shown (for tests and tools).
@@ -396,9 +431,19 @@ impl MovescopeApp {
         self.whatif.result.as_ref()
     }
 
+    /// Where the plot titled `title` drew its values last frame (for tests and tools).
+    pub fn plot_transform(&self, title: &str) -> Option<egui_plot::PlotTransform> {
+        self.plots.transform(title)
+    }
+
+    /// The time window the plots show.
+    pub fn plot_window(&self) -> Option<(f64, f64)> {
+        self.plot_window
+    }
+
     /// The status line (what the last action did).
     pub fn status(&self) -> &str {
-        &self.status
+        self.status.latest()
     }
 
     /// The doctor's last report (for tests and tools).
@@ -434,9 +479,10 @@ impl MovescopeApp {
         self.doctor.reset();
         self.store = Store::new(self.options.retention);
         self.recent.clear();
-        self.placed_at = None;
+        self.plot_window = None;
         self.paused = false;
         self.error = None;
+        self.status.session_changed();
     }
 
     /// The settings shown: the live session's own preset (every change applied), a
@@ -521,12 +567,12 @@ impl MovescopeApp {
     pub(super) fn start_preset_named(&mut self, name: &str) -> bool {
         match Preset::find(name) {
             Ok((p, name)) => {
-                self.status = format!("started {name}");
-                self.start_preset(p, name);
+                self.start_preset(p, name.clone());
+                self.status.set(format!("started {name}"));
                 true
             }
             Err(e) => {
-                self.status = format!("error: {e}");
+                self.status.set(format!("error: {e}"));
                 false
             }
         }
@@ -540,10 +586,10 @@ impl MovescopeApp {
             Recording::open(&shown).map_err(|e| e.to_string())
         }) {
             Ok(job) => {
-                self.status = job.what.clone();
+                self.status.set(job.what.clone());
                 self.opening = Some((job, at));
             }
-            Err(e) => self.status = format!("error: {e}"),
+            Err(e) => self.status.set(format!("error: {e}")),
         }
     }
 
@@ -562,7 +608,7 @@ impl MovescopeApp {
         match result {
             Ok(r) => self.show_recording(Arc::new(r), at),
             Err(e) => {
-                self.status = format!("error: {e}");
+                self.status.set(format!("error: {e}"));
                 if self.session.is_none() && self.opened.is_none() {
                     self.error = Some(e);
                 }
@@ -591,7 +637,13 @@ impl MovescopeApp {
         self.recent_recordings.retain(|p| *p != path);
         self.recent_recordings.insert(0, path);
         self.recent_recordings.truncate(10);
-        let start = at.or(recording.header.cursor).unwrap_or(recording.span().0);
+        let asked = at.or(recording.header.cursor);
+        let (first, last) = recording.span();
+        let start = asked.unwrap_or(first);
+        // Opened fitted to its length (within what the plots' window allows).
+        if (last - first).is_finite() {
+            self.window_s = (last - first).clamp(5.0, 120.0);
+        }
         // The cursor is placed once the store holds the records around it.
         self.time = TimeControl::at(start);
         self.ready_since = None;
@@ -628,16 +680,17 @@ impl MovescopeApp {
                 let _ = tx.send(LoadMsg::Done(rec.damage.clone()));
             });
         if let Err(e) = spawned {
-            self.status = format!("error: cannot start loading: {e}");
+            self.status.set(format!("error: cannot start loading: {e}"));
             return;
         }
-        self.status = format!("loading {}", recording.describe());
+        self.status.set(format!("loading {}", recording.describe()));
         self.opened = Some(Opened {
             recording,
             loader: Some(rx),
             damage: None,
             start,
             placed: false,
+            start_asked: asked.is_some(),
         });
     }
 
@@ -659,7 +712,7 @@ impl MovescopeApp {
             Err(e) => {
                 self.commands_sent.push(format!("{text} (refused)"));
                 self.feedback.set(origin, false, e.to_string());
-                self.status = format!("error: {e}");
+                self.status.set(format!("error: {e}"));
             }
         }
     }
@@ -694,7 +747,7 @@ impl MovescopeApp {
                         }
                         Err(e) => {
                             self.feedback.set(origin, false, e.to_string());
-                            self.status = format!("error: {e}");
+                            self.status.set(format!("error: {e}"));
                         }
                     }
                 }
@@ -704,9 +757,20 @@ impl MovescopeApp {
                 }
                 Action::SavePreset(path) => self.save_preset(path),
                 Action::Time(cmd) => self.time_command(cmd),
-                Action::Journey { client, move_id, t } => self.show_lineage(client, move_id, t),
+                Action::Journey {
+                    client,
+                    move_id,
+                    t,
+                    on_server,
+                } => self.show_lineage(client, move_id, t, on_server),
                 Action::OpenRecording(path) => self.open_recording(&path, None),
                 Action::Toggle(t) => self.toggle(t),
+                Action::DismissStatus => self.status.dismiss_problem(),
+                Action::Hold(pause) => {
+                    if self.paused != pause && self.session.is_some() {
+                        self.toggle_pause();
+                    }
+                }
                 Action::LiveFromRecording => {
                     if let Some(o) = &self.opened {
                         let preset = o.recording.header.preset.clone();
@@ -755,7 +819,7 @@ impl MovescopeApp {
                     });
                     match job {
                         Ok(j) => self.status_jobs.push(j),
-                        Err(e) => self.status = format!("error: {e}"),
+                        Err(e) => self.status.set(format!("error: {e}")),
                     }
                 }
             }
@@ -800,7 +864,7 @@ impl MovescopeApp {
             Ok(format!("preset saved to {}", path.display()))
         }) {
             Ok(job) => self.status_jobs.push(job),
-            Err(e) => self.status = format!("error: {e}"),
+            Err(e) => self.status.set(format!("error: {e}")),
         }
         self.controls.refresh_presets();
     }
@@ -814,12 +878,12 @@ impl MovescopeApp {
         } = &r.event
             && text.contains(crate::live::STOPPED)
         {
-            self.status = format!("error: {text}");
+            self.status.set(format!("error: {text}"));
         }
         if let Some(rec) = self.recorder.as_mut()
             && let Err(e) = rec.push(&r)
         {
-            self.status = format!("error: recording stopped: {e}");
+            self.status.set(format!("error: recording stopped: {e}"));
             self.recorder = None;
         }
         if self.session.is_some() {
@@ -886,13 +950,26 @@ impl MovescopeApp {
             }
             _ => self.time.cursor(),
         };
+        // Not asked where to open, and not moved while loading: at the first correction,
+        // where there is something to see (the world view and log are filled there).
+        let t = match &self.opened {
+            Some(o) if !o.start_asked && (t - o.start).abs() < 1e-9 => self
+                .store
+                .next_mark(
+                    &[MarkKind::Correction, MarkKind::Replay],
+                    f64::NEG_INFINITY,
+                    true,
+                )
+                .unwrap_or(t),
+            _ => t,
+        };
         self.time.apply(TimeCommand::Seek(t), &self.store);
         if let Some(o) = self.opened.as_mut() {
             o.loader = None;
-            self.status = match &damage {
+            self.status.set(match &damage {
                 Some(d) => format!("error: {}: {d}", o.recording.path.display()),
                 None => format!("loaded {}", o.recording.describe()),
-            };
+            });
             o.damage = damage;
         }
     }
@@ -901,7 +978,7 @@ impl MovescopeApp {
         let header = match Header::new(self.shown_preset(), &self.options.preset_name, "live") {
             Ok(h) => h,
             Err(e) => {
-                self.status = format!("error: cannot record: {e}");
+                self.status.set(format!("error: cannot record: {e}"));
                 return;
             }
         };
@@ -916,7 +993,7 @@ impl MovescopeApp {
                 // The UI thread never waits for the writer: when it lags, chunks wait in
                 // memory (up to 256 MB) and the top bar says so.
                 r.never_block(256 << 20);
-                self.status = format!("recording to {}", path.display());
+                self.status.set(format!("recording to {}", path.display()));
                 let shown = path.display().to_string();
                 self.recent_recordings.retain(|p| *p != shown);
                 self.recent_recordings.insert(0, shown);
@@ -924,7 +1001,7 @@ impl MovescopeApp {
                 self.recorder = Some(r);
                 self.record_started = Instant::now();
             }
-            Err(e) => self.status = format!("error: cannot record: {e}"),
+            Err(e) => self.status.set(format!("error: cannot record: {e}")),
         }
     }
 
@@ -950,7 +1027,7 @@ impl MovescopeApp {
                     .map_err(|e| format!("recording failed: {e}"))
             }) {
                 Ok(job) => self.status_jobs.push(job),
-                Err(e) => self.status = format!("error: {e}"),
+                Err(e) => self.status.set(format!("error: {e}")),
             }
         }
     }
@@ -958,7 +1035,7 @@ impl MovescopeApp {
     /// Polls the status jobs and the screenshot channel.
     fn screenshots(&mut self, ctx: &egui::Context) {
         for r in self.status_jobs.finished() {
-            self.status = match r {
+            self.status.set(match r {
                 Ok(t) => {
                     if t.starts_with("preset saved") {
                         self.controls.refresh_presets();
@@ -966,7 +1043,7 @@ impl MovescopeApp {
                     t
                 }
                 Err(e) => format!("error: {e}"),
-            };
+            });
         }
         if !self.status_jobs.is_empty() {
             ctx.request_repaint_after(Duration::from_millis(50));
@@ -976,6 +1053,16 @@ impl MovescopeApp {
                 .shot_path
                 .take()
                 .unwrap_or_else(|| PathBuf::from("movescope.png"));
+            if let Some(work) = self.report_pending.take() {
+                match Job::spawn(
+                    format!("writing the bug report {}", path.display()),
+                    move |_| work(&img),
+                ) {
+                    Ok(j) => self.status_jobs.push(j),
+                    Err(e) => self.status.set(format!("error: {e}")),
+                }
+                return;
+            }
             let exiting =
                 matches!(self.shot, ShotState::Requested) && self.options.screenshot.is_some();
             if exiting {
@@ -993,7 +1080,7 @@ impl MovescopeApp {
                 });
                 match job {
                     Ok(j) => self.status_jobs.push(j),
-                    Err(e) => self.status = format!("error: {e}"),
+                    Err(e) => self.status.set(format!("error: {e}")),
                 }
             }
         }
@@ -1044,40 +1131,33 @@ impl MovescopeApp {
                         .collect(),
                 ),
                 Err(e) => {
-                    self.status = format!("error: bug report failed: {e}");
+                    self.status.set(format!("error: bug report failed: {e}"));
                     return;
                 }
             }
         };
+        // The picture is taken first; once it arrives, one job writes all four files, so the
+        // status line names them together (or says what failed).
         let out = dir.clone();
-        let job = Job::spawn(
-            format!("writing the bug report {}", dir.display()),
-            move |_| {
-                let (header, window) = match source {
-                    Source::File(rec) => (
-                        rec.header.clone(),
-                        crate::report::records_between(&rec, t0, t1)
-                            .map_err(|e| format!("bug report failed: {e}"))?,
-                    ),
-                    Source::Live(h, w) => (*h, w),
-                };
-                crate::report::write_report(&out, &header, &window, cursor)
-                .map(|_| {
-                    format!(
-                        "bug report written to {} (session.msrec, preset.ron, summary.md, view.png)",
-                        out.display()
-                    )
-                })
-                .map_err(|e| format!("bug report failed: {e}"))
-            },
-        );
-        match job {
-            Ok(j) => {
-                self.status_jobs.push(j);
-                self.request_screenshot(ctx, dir.join("view.png"));
-            }
-            Err(e) => self.status = format!("error: {e}"),
-        }
+        self.report_pending = Some(Box::new(move |img: &egui::ColorImage| {
+            let (header, window) = match source {
+                Source::File(rec) => (
+                    rec.header.clone(),
+                    crate::report::records_between(&rec, t0, t1)
+                        .map_err(|e| format!("bug report failed: {e}"))?,
+                ),
+                Source::Live(h, w) => (*h, w),
+            };
+            let files = crate::report::write_report(&out, &header, &window, cursor)
+                .map_err(|e| format!("bug report failed: {e}"))?;
+            save_png(&files.picture, img)
+                .map_err(|e| format!("bug report failed: {}: {e}", files.picture.display()))?;
+            Ok(format!(
+                "bug report written to {}: session.msrec, preset.ron, summary.md, view.png",
+                out.display()
+            ))
+        }));
+        self.request_screenshot(ctx, dir.join("view.png"));
     }
 
     fn top_bar(&mut self, ui: &mut egui::Ui) {
@@ -1199,19 +1279,6 @@ impl MovescopeApp {
 
     fn dialogs(&mut self, ctx: &egui::Context) {
         let actions = self.journey.ui(ctx);
-        self.actions.extend(actions);
-        let actions = self.lessons.ui(
-            ctx,
-            Self::session_view(
-                &self.session,
-                &self.opened,
-                &self.options,
-                &self.time,
-                &self.feedback,
-            )
-            .preset,
-            &self.feedback,
-        );
         self.actions.extend(actions);
         if let Some(store_b) = self.whatif.poll() {
             self.plots.overlay = Some(store_b);
@@ -1338,6 +1405,7 @@ impl Drop for MovescopeApp {
                 plots_shown: self.plots.shown.clone(),
                 last_preset,
                 recent_recordings: self.recent_recordings.clone(),
+                layout_version: layout::LAYOUT_VERSION,
             };
             if let Err(e) = state.save() {
                 eprintln!("movescope: could not save the layout: {e}");
@@ -1406,6 +1474,20 @@ impl eframe::App for MovescopeApp {
                 );
                 self.actions.extend(actions);
             });
+        // The lessons, docked beside the plots (never over what they point at).
+        let actions = self.lessons.ui(
+            ui,
+            Self::session_view(
+                &self.session,
+                &self.opened,
+                &self.options,
+                &self.time,
+                &self.feedback,
+            )
+            .preset,
+            &self.feedback,
+        );
+        self.actions.extend(actions);
         // `--window journey`: the journey of the move at the cursor, once there is one.
         if self.journey_pending && (self.opened.is_some() || self.store.latest() > 2.0) {
             self.journey_pending = false;
@@ -1417,15 +1499,22 @@ impl eframe::App for MovescopeApp {
                 client,
                 move_id: None,
                 t: self.time.cursor(),
+                on_server: false,
             });
         }
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
                 self.plots.focus = self.lessons.focus();
-                let plot_view = plots::View::at(&self.time, self.window_s, self.placed_at);
-                self.placed_at = Some(self.time.cursor());
+                let plot_view = plots::View::at(
+                    &self.time,
+                    self.window_s,
+                    (self.store.earliest(), self.store.latest()),
+                    self.plot_window,
+                );
+                self.plot_window = Some((plot_view.t0, plot_view.t1));
                 let mut behavior = layout::PaneBehavior {
+                    focus: self.lessons.focus(),
                     controls: &mut self.controls,
                     plots: &mut self.plots,
                     world: &mut self.world,

@@ -194,6 +194,7 @@ impl TimelineBar {
                 client,
                 move_id: None,
                 t: time.cursor(),
+                on_server: false,
             });
         }
         actions

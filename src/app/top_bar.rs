@@ -37,7 +37,7 @@ pub struct TopView<'a> {
     pub dropped: u64,
     /// Work in progress ("writing exports/a.csv").
     pub running: Vec<String>,
-    pub status: &'a str,
+    pub status: &'a super::status::Status,
 }
 
 /// One row at 1280×800 and up: the buttons first, in fixed places (the rarer ones in the View
@@ -207,12 +207,38 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             ui.spinner();
             ui.add(egui::Label::new(what).truncate());
         }
-        if let Some(e) = v.status.strip_prefix("error: ") {
-            ui.add(egui::Label::new(RichText::new(e).color(Color32::from_rgb(230, 80, 80))).truncate())
-                .on_hover_text(e);
-        } else if !v.status.is_empty() {
-            ui.add(egui::Label::new(v.status).truncate())
-                .on_hover_text(v.status);
+        // A problem stays (red: error, amber: warning) until closed; then what the last action
+        // did.
+        if let Some(p) = v.status.problem() {
+            let (level, text) = super::status::level_of(p);
+            let dark = ui.visuals().dark_mode;
+            let color = match (level, dark) {
+                (super::status::Level::Warning, true) => Color32::from_rgb(235, 180, 60),
+                (super::status::Level::Warning, false) => Color32::from_rgb(150, 95, 0),
+                (_, true) => Color32::from_rgb(240, 90, 90),
+                (_, false) => Color32::from_rgb(185, 20, 20),
+            };
+            if ui
+                .small_button("×")
+                .on_hover_text("Close this message.")
+                .clicked()
+            {
+                actions.push(Action::DismissStatus);
+            }
+            let word = if level == super::status::Level::Warning {
+                "warning"
+            } else {
+                "error"
+            };
+            ui.add(
+                egui::Label::new(RichText::new(format!("{word}: {text}")).color(color).strong())
+                    .truncate(),
+            )
+            .on_hover_text(text);
+        }
+        if let Some(info) = v.status.info() {
+            ui.add(egui::Label::new(info).truncate())
+                .on_hover_text(info);
         }
     });
     actions

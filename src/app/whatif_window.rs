@@ -102,7 +102,12 @@ impl WhatIfWindow {
                     for (i, (name, explain)) in
                         crate::model::settings::Faults::EXPLAINED.iter().enumerate()
                     {
-                        if ui.small_button(*name).on_hover_text(*explain).clicked() {
+                        let title = crate::model::settings::Faults::TITLES[i];
+                        if ui
+                            .small_button(title)
+                            .on_hover_text(format!("{explain}\n\nAdds `faults.{name}=…` (switches it the other way)."))
+                            .clicked()
+                        {
                             let on = view.faults.is_on(i);
                             if !self.changes.is_empty() && !self.changes.ends_with('\n') {
                                 self.changes.push('\n');
@@ -134,12 +139,29 @@ impl WhatIfWindow {
                 }
                 if let Some(c) = &self.result {
                     ui.separator();
-                    ui.monospace(c.to_text());
-                    if let Some(d) = &c.first_divergence
-                        && ui.button("Go to the first difference").clicked()
-                    {
-                        seek = Some(d.t);
+                    // The first move that went differently, in words; the record-level detail
+                    // under it.
+                    match &c.first_diverging_move {
+                        Some(m) => {
+                            ui.label(egui::RichText::new(m.describe()).strong());
+                            if ui.button("Go to that move").clicked() {
+                                seek = Some(m.t);
+                            }
+                        }
+                        None => {
+                            ui.label("Both runs corrected the same moves the same way.");
+                        }
                     }
+                    egui::CollapsingHeader::new("Counts and the first differing record")
+                        .default_open(true)
+                        .show(ui, |ui| {
+                            ui.monospace(c.to_text());
+                            if let Some(d) = &c.first_divergence
+                                && ui.button("Go to the first difference").clicked()
+                            {
+                                seek = Some(d.t);
+                            }
+                        });
                 }
             });
         self.open = open;

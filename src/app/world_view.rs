@@ -10,6 +10,17 @@ use super::color_of;
 use crate::model::telemetry::Machine;
 use crate::store::{Metric, Store};
 
+/// How the view's camera is placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Camera {
+    /// Centred on the viewing client's own pawn (every pawn's centre for the server).
+    Follow,
+    /// Every pawn in view.
+    FitAll,
+    /// Where the user dragged it.
+    Free,
+}
+
 pub struct WorldView {
     /// The machine whose view is drawn.
     pub viewer: Machine,
@@ -18,6 +29,13 @@ pub struct WorldView {
     show_labels: bool,
     show_ghost: bool,
     show_delays: bool,
+    /// The viewer's view next to the server's at the same instant.
+    pub side_by_side: bool,
+    pub camera: Camera,
+    /// Centre of the view (cm), used when the camera is free.
+    center: glam::DVec2,
+    /// Half the shorter side of the view (cm): the zoom.
+    half: f64,
 }
 
 impl Default for WorldView {
@@ -29,101 +47,290 @@ impl Default for WorldView {
             show_labels: true,
             show_ghost: true,
             show_delays: true,
+            side_by_side: false,
+            camera: Camera::Follow,
+            center: glam::DVec2::ZERO,
+            half: DEFAULT_HALF,
         }
     }
 }
 
+/// The default zoom: 16 m from the centre to the nearer edge.
+const DEFAULT_HALF: f64 = 1600.0;
+
+/// Colours of a correction (Okabe–Ito-like yellow and cyan: told apart with any colour vision,
+/// and not used for clients): where the client had the pawn, and where the server put it.
+fn correction_colors(dark: bool) -> (Color32, Color32) {
+    if dark {
+        (
+            Color32::from_rgb(240, 228, 66),
+            Color32::from_rgb(70, 215, 235),
+        )
+    } else {
+        (
+            Color32::from_rgb(165, 140, 0),
+            Color32::from_rgb(0, 130, 165),
+        )
+    }
+}
+
+/// Seconds a correction's arrow stays, fading.
+const CORRECTION_FADE_S: f64 = 2.0;
+
+/// World (cm) to screen for one view rectangle.
+#[derive(Clone, Copy)]
+struct Projection {
+    rect: egui::Rect,
+    center: glam::DVec2,
+    /// Points per cm.
+    scale: f32,
+}
+
+impl Projection {
+    fn to_screen(self, p: glam::DVec3) -> egui::Pos2 {
+        egui::pos2(
+            self.rect.center().x + ((p.x - self.center.x) as f32) * self.scale,
+            self.rect.center().y - ((p.y - self.center.y) as f32) * self.scale,
+        )
+    }
+}
+
 impl WorldView {
-    /// Top-down view of every pawn as one machine shows it.
+    /// Top-down view of every pawn as one machine shows it (and the server's next to it).
     pub fn ui(&mut self, ui: &mut egui::Ui, store: &Store, cursor: f64) -> Vec<Action> {
-        ui.weak("How to read this view (hover)").on_hover_text(
-            "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
-             other pawns are simulated proxies shown in the past (rings); the green ring is the \
-             server's authoritative pawn. Blue \"… ms ago\": how far in the past this machine shows \
-             its proxies. Red/green marks: a correction moved the pawn from where the client had \
-             it (red) to where the server put it (green). Seen from the server, hollow red marks \
-             mirror the server's side: the location a client claimed in a move against the \
-             server's result.",
-        );
         let viewers = store.viewers();
-        egui::ComboBox::from_label("seen from")
-            .selected_text(self.viewer.to_string())
-            .show_ui(ui, |ui| {
-                for m in &viewers {
-                    ui.selectable_value(&mut self.viewer, *m, m.to_string());
-                }
-            });
         ui.horizontal_wrapped(|ui| {
-            ui.checkbox(&mut self.show_trails, "trails");
-            ui.checkbox(&mut self.show_velocity, "velocity");
-            ui.checkbox(&mut self.show_labels, "labels");
-            ui.checkbox(&mut self.show_delays, "delays")
-                .on_hover_text("How far in the past each simulated proxy is shown (this machine's mean display delay).");
-            ui.checkbox(&mut self.show_ghost, "server ghost")
-                .on_hover_text("The server's authoritative pawn next to the client's prediction.");
+            egui::ComboBox::from_label("seen from")
+                .selected_text(self.viewer.to_string())
+                .width(80.0)
+                .show_ui(ui, |ui| {
+                    for m in &viewers {
+                        ui.selectable_value(&mut self.viewer, *m, m.to_string());
+                    }
+                })
+                .response
+                .on_hover_text("Whose view is drawn: a client's (its prediction and its proxies) or the server's.");
+            ui.toggle_value(&mut self.side_by_side, "vs server")
+                .on_hover_text("Side by side: what this client sees next to what the server knows at the same instant. The client's own pawn is ahead of the server's (prediction); its proxies lag behind theirs (interpolation delay).");
+            ui.selectable_value(&mut self.camera, Camera::Follow, "follow")
+                .on_hover_text("Keep the viewing client's own pawn in the centre.");
+            ui.selectable_value(&mut self.camera, Camera::FitAll, "fit all")
+                .on_hover_text("Keep every pawn in view.");
+            if ui
+                .button("reset")
+                .on_hover_text("Follow again at the default zoom (16 m to the nearer edge). Drag to pan, scroll to zoom.")
+                .clicked()
+            {
+                self.camera = Camera::Follow;
+                self.half = DEFAULT_HALF;
+            }
+            ui.menu_button("show…", |ui| {
+                ui.checkbox(&mut self.show_trails, "trails");
+                ui.checkbox(&mut self.show_velocity, "velocity");
+                ui.checkbox(&mut self.show_labels, "labels");
+                ui.checkbox(&mut self.show_delays, "delays")
+                    .on_hover_text("How far in the past each simulated proxy is shown (this machine's mean display delay).");
+                ui.checkbox(&mut self.show_ghost, "server ghost")
+                    .on_hover_text("The server's authoritative pawn next to the client's prediction.");
+            });
+            ui.weak("how to read (hover)").on_hover_text(
+                "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
+                 other pawns are simulated proxies shown in the past (rings); the dashed ring is the \
+                 server's authoritative pawn. Blue \"… ms ago\": how far in the past this machine shows \
+                 its proxies. A correction is an arrow from where the client had its pawn (yellow \
+                 square) to where the server put it (cyan dot), fading over two seconds, with its \
+                 size. Seen from the server, a hollow square is the location a client claimed in a \
+                 move against the server's result. Drag to pan, scroll to zoom; hover a pawn for \
+                 what it is.",
+            );
         });
         if !viewers.contains(&self.viewer) {
             ui.label(format!("No samples from {} yet.", self.viewer));
         }
-        let side = ui.available_width().min(ui.available_height()).max(120.0);
-        let (rect, response) = ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::click());
+        let size = ui.available_size().max(egui::vec2(120.0, 120.0));
+        let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
+        let dark = ui.visuals().dark_mode;
+        let server_too = self.side_by_side && self.viewer != Machine::Server;
+        let rects = if server_too {
+            let w = rect.width() / 2.0 - 2.0;
+            vec![
+                (
+                    self.viewer,
+                    egui::Rect::from_min_size(rect.min, egui::vec2(w, rect.height())),
+                ),
+                (
+                    Machine::Server,
+                    egui::Rect::from_min_size(
+                        rect.min + egui::vec2(w + 4.0, 0.0),
+                        egui::vec2(w, rect.height()),
+                    ),
+                ),
+            ]
+        } else {
+            vec![(self.viewer, rect)]
+        };
+        let view_rect = rects[0].1;
+        let pawns: Vec<crate::store::PawnView> = store.pawns_at(self.viewer, cursor);
+        // The camera.
+        let short = view_rect.width().min(view_rect.height()).max(1.0);
+        match self.camera {
+            Camera::Follow => {
+                let own = pawns
+                    .iter()
+                    .find(|v| v.kind == crate::model::telemetry::SampleKind::Predicted)
+                    .map(|v| v.location.truncate());
+                self.center = own.unwrap_or_else(|| centroid(&pawns));
+            }
+            Camera::FitAll => {
+                if let Some((lo, hi)) = bounds(&pawns) {
+                    self.center = (lo + hi) / 2.0;
+                    let need_x = (hi.x - lo.x) / 2.0 * f64::from(short / view_rect.width());
+                    let need_y = (hi.y - lo.y) / 2.0 * f64::from(short / view_rect.height());
+                    self.half = (need_x.max(need_y) + 300.0).max(500.0);
+                }
+            }
+            Camera::Free => {}
+        }
+        let scale = short / 2.0 / self.half as f32;
+        if response.dragged() {
+            let d = response.drag_delta();
+            self.center -= glam::DVec2::new(f64::from(d.x / scale), -f64::from(d.y / scale));
+            self.camera = Camera::Free;
+        }
+        if response.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                self.half = (self.half * f64::from((-scroll / 200.0).exp())).clamp(200.0, 50_000.0);
+                if self.camera == Camera::FitAll {
+                    self.camera = Camera::Free;
+                }
+            }
+        }
+        let mut picked = None;
+        let mut hovered_text = None;
+        for (machine, r) in &rects {
+            let proj = Projection {
+                rect: *r,
+                center: self.center,
+                scale,
+            };
+            let (pick, hover) = self.draw(
+                ui, store, cursor, *machine, proj, dark, &response, server_too,
+            );
+            picked = picked.or(pick);
+            hovered_text = hovered_text.or(hover);
+        }
+        if let Some(text) = hovered_text {
+            response.clone().on_hover_text_at_pointer(text);
+        }
+        match picked {
+            Some(client) => vec![Action::Journey {
+                client,
+                move_id: None,
+                t: cursor,
+                on_server: false,
+            }],
+            None => Vec::new(),
+        }
+    }
+
+    /// Draws one machine's view into `proj.rect`; returns the client whose pawn was clicked
+    /// and the description of the pawn under the pointer.
+    #[allow(clippy::too_many_arguments)]
+    fn draw(
+        &self,
+        ui: &egui::Ui,
+        store: &Store,
+        cursor: f64,
+        viewer: Machine,
+        proj: Projection,
+        dark: bool,
+        response: &egui::Response,
+        titled: bool,
+    ) -> (Option<u16>, Option<String>) {
+        let rect = proj.rect;
         let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 4.0, Color32::from_gray(18));
-        const HALF: f64 = 1600.0;
-        let to_screen = |p: glam::DVec3| {
-            egui::pos2(
-                rect.center().x + (p.x / HALF) as f32 * rect.width() / 2.0,
-                rect.center().y - (p.y / HALF) as f32 * rect.height() / 2.0,
+        let (bg, grid_c, text_c, weak_c) = if dark {
+            (
+                Color32::from_gray(18),
+                Color32::from_gray(40),
+                Color32::from_gray(215),
+                Color32::from_gray(130),
+            )
+        } else {
+            (
+                Color32::from_gray(238),
+                Color32::from_gray(210),
+                Color32::from_gray(30),
+                Color32::from_gray(100),
             )
         };
-        let grid = egui::Stroke::new(1.0, Color32::from_gray(40));
-        for k in -3..=3 {
-            let d = f64::from(k) * 500.0;
+        painter.rect_filled(rect, 4.0, bg);
+        // A 5 m grid (10 m, 20 m… when zoomed out).
+        let mut step = 500.0;
+        while f64::from(proj.scale) * step < 24.0 {
+            step *= 2.0;
+        }
+        let half_w = f64::from(rect.width() / 2.0 / proj.scale);
+        let half_h = f64::from(rect.height() / 2.0 / proj.scale);
+        let grid = egui::Stroke::new(1.0, grid_c);
+        let (x0, x1) = (proj.center.x - half_w, proj.center.x + half_w);
+        let (y0, y1) = (proj.center.y - half_h, proj.center.y + half_h);
+        let mut x = (x0 / step).floor() * step;
+        while x <= x1 {
             painter.line_segment(
                 [
-                    to_screen(glam::DVec3::new(d, -HALF, 0.0)),
-                    to_screen(glam::DVec3::new(d, HALF, 0.0)),
+                    proj.to_screen(glam::DVec3::new(x, y0, 0.0)),
+                    proj.to_screen(glam::DVec3::new(x, y1, 0.0)),
                 ],
                 grid,
             );
+            x += step;
+        }
+        let mut y = (y0 / step).floor() * step;
+        while y <= y1 {
             painter.line_segment(
                 [
-                    to_screen(glam::DVec3::new(-HALF, d, 0.0)),
-                    to_screen(glam::DVec3::new(HALF, d, 0.0)),
+                    proj.to_screen(glam::DVec3::new(x0, y, 0.0)),
+                    proj.to_screen(glam::DVec3::new(x1, y, 0.0)),
                 ],
                 grid,
             );
+            y += step;
         }
         let font = egui::FontId::proportional(11.0);
-        let pawns: Vec<crate::store::PawnView> = store.pawns_at(self.viewer, cursor);
+        let pawns: Vec<crate::store::PawnView> = store.pawns_at(viewer, cursor);
+        let pointer = response.hover_pos().filter(|p| rect.contains(*p));
         let mut own: Option<u16> = None;
         // A click on a player's pawn: the journey of that client's move at the cursor.
         let picked = response
             .interact_pointer_pos()
-            .filter(|_| response.clicked())
+            .filter(|at| response.clicked() && rect.contains(*at))
             .and_then(|at| {
                 pawns
                     .iter()
-                    .filter_map(|v| Some((v.owner?, to_screen(v.location).distance(at))))
+                    .filter_map(|v| Some((v.owner?, proj.to_screen(v.location).distance(at))))
                     .filter(|(_, d)| *d < 14.0)
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|(c, _)| c)
             });
         // How far in the past this machine shows its proxies (mean display delay at the cursor).
         let delay = store
-            .series(self.viewer, Metric::InterpDelay)
+            .series(viewer, Metric::InterpDelay)
             .and_then(|sr| sr.range(cursor - 1.0, cursor).last())
             .map(|p| p[1]);
+        // Labels are placed only where they overlap no other (hover for the rest).
+        let mut placed: Vec<egui::Rect> = Vec::new();
+        let mut hovered: Option<(f32, String)> = None;
         for v in &pawns {
-            let color = v
-                .owner
-                .map_or(Color32::from_gray(170), |o| color_of(Machine::Client(o)));
-            let at = to_screen(v.location);
+            let color = v.owner.map_or(weak_c, |o| color_of(Machine::Client(o)));
+            let at = proj.to_screen(v.location);
             if self.show_trails && v.trail.len() > 1 {
-                let pts: Vec<egui::Pos2> = v.trail.iter().map(|(_, p)| to_screen(*p)).collect();
+                let pts: Vec<egui::Pos2> =
+                    v.trail.iter().map(|(_, p)| proj.to_screen(*p)).collect();
                 painter.add(egui::Shape::line(
                     pts,
-                    egui::Stroke::new(1.0, color.gamma_multiply(0.4)),
+                    egui::Stroke::new(1.0, color.gamma_multiply(0.45)),
                 ));
             }
             match v.kind {
@@ -142,107 +349,172 @@ impl WorldView {
             let nose = at + egui::vec2(yaw.cos() as f32, -(yaw.sin() as f32)) * 11.0;
             painter.line_segment([at, nose], egui::Stroke::new(2.0, color));
             if self.show_velocity {
-                let tip = to_screen(v.location + v.velocity * 0.25);
-                painter.line_segment(
-                    [at, tip],
-                    egui::Stroke::new(1.0, Color32::from_rgb(230, 230, 120)),
-                );
+                let tip = proj.to_screen(v.location + v.velocity * 0.25);
+                painter.line_segment([at, tip], egui::Stroke::new(1.0, weak_c));
             }
-            if self.show_delays
-                && v.kind == crate::model::telemetry::SampleKind::Displayed
-                && let Some(d) = delay
-            {
-                painter.text(
-                    at + egui::vec2(9.0, 3.0),
-                    egui::Align2::LEFT_TOP,
-                    format!("{:.0} ms ago", d * 1000.0),
-                    egui::FontId::proportional(10.0),
-                    Color32::from_rgb(150, 190, 240),
-                );
+            let who = match v.owner {
+                Some(o) => format!("client {o}"),
+                None => format!("AI {}", v.pawn),
+            };
+            let what = match v.kind {
+                crate::model::telemetry::SampleKind::Predicted => "own pawn, predicted",
+                crate::model::telemetry::SampleKind::Displayed => "simulated proxy",
+                crate::model::telemetry::SampleKind::Authoritative => "server pawn",
+            };
+            let ago = match (v.kind, delay) {
+                (crate::model::telemetry::SampleKind::Displayed, Some(d)) if self.show_delays => {
+                    format!(", {:.0} ms ago", d * 1000.0)
+                }
+                _ => String::new(),
+            };
+            let label = format!("{who}{ago}");
+            if let Some(p) = pointer {
+                let d = p.distance(at);
+                if d < 14.0 && hovered.as_ref().is_none_or(|(bd, _)| d < *bd) {
+                    hovered = Some((
+                        d,
+                        format!(
+                            "{who}: {what}{ago}\n({:.0}, {:.0}) cm, {:.0} cm/s",
+                            v.location.x,
+                            v.location.y,
+                            v.velocity.truncate().length()
+                        ),
+                    ));
+                }
             }
             if self.show_labels {
-                let who = match v.owner {
-                    Some(o) => format!("client {o}"),
-                    None => format!("AI {}", v.pawn),
-                };
-                let what = match v.kind {
-                    crate::model::telemetry::SampleKind::Predicted => {
-                        "autonomous proxy (predicted)"
-                    }
-                    crate::model::telemetry::SampleKind::Displayed => "simulated proxy",
-                    crate::model::telemetry::SampleKind::Authoritative => "server pawn",
-                };
-                // Labels near the right edge go to the pawn's left, so they stay readable.
-                let (offset, align) = if at.x > rect.right() - 170.0 {
-                    (egui::vec2(-9.0, -9.0), egui::Align2::RIGHT_BOTTOM)
-                } else {
-                    (egui::vec2(9.0, -9.0), egui::Align2::LEFT_BOTTOM)
-                };
-                painter.text(
-                    at + offset,
-                    align,
-                    format!("{who}: {what}"),
-                    font.clone(),
-                    Color32::from_gray(200),
-                );
+                let galley = painter.layout_no_wrap(label, font.clone(), text_c);
+                let size = galley.size();
+                // Right of the pawn, or left of it near the right edge.
+                let candidates = [
+                    egui::Rect::from_min_size(at + egui::vec2(10.0, -size.y - 2.0), size),
+                    egui::Rect::from_min_size(at + egui::vec2(-10.0 - size.x, -size.y - 2.0), size),
+                    egui::Rect::from_min_size(at + egui::vec2(10.0, 2.0), size),
+                    egui::Rect::from_min_size(at + egui::vec2(-10.0 - size.x, 2.0), size),
+                ];
+                if let Some(r) = candidates.into_iter().find(|r| {
+                    rect.contains_rect(*r) && !placed.iter().any(|p| p.intersects(r.expand(1.0)))
+                }) {
+                    placed.push(r);
+                    painter.galley(r.min, galley, text_c);
+                }
             }
         }
-        if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own, self.viewer)
+        if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own, viewer)
             && let Some(g) = store.authoritative_at(pawn, cursor)
         {
-            painter.circle_stroke(
-                to_screen(g.location),
-                9.0,
-                egui::Stroke::new(1.5, Color32::from_rgb(60, 200, 90)),
-            );
-        }
-        let now = cursor;
-        for m in store.corrections_between(now - 3.0, now) {
-            // A client sees its own corrections; the server view mirrors every correction the
-            // server found: the location a client claimed against the server's result.
-            let mirror = self.viewer == Machine::Server
-                && m.detected_by == crate::model::telemetry::DetectedBy::Server;
-            if m.machine != self.viewer && !mirror {
-                continue;
-            }
-            let fade = (1.0 - (now - m.t) / 3.0).clamp(0.0, 1.0) as f32;
-            let (p, a) = (to_screen(m.predicted), to_screen(m.authoritative));
-            painter.line_segment(
-                [p, a],
-                egui::Stroke::new(1.0, Color32::from_gray(200).gamma_multiply(fade)),
-            );
-            let red = Color32::from_rgb(230, 60, 60).gamma_multiply(fade);
-            if mirror {
-                // Hollow: a claim that arrived in a move, not where the server has the pawn.
-                painter.circle_stroke(p, 4.0, egui::Stroke::new(1.5, red));
-            } else {
-                painter.circle_filled(p, 4.0, red);
-            }
-            painter.circle_filled(a, 4.0, Color32::from_rgb(60, 200, 90).gamma_multiply(fade));
-            if mirror && self.show_labels {
-                painter.text(
-                    p + egui::vec2(6.0, 6.0),
-                    egui::Align2::LEFT_TOP,
-                    format!("{} claimed", m.machine),
-                    egui::FontId::proportional(10.0),
-                    red,
+            let c = proj.to_screen(g.location);
+            // Dashed: the server's pawn, not one this client shows.
+            for k in 0..12 {
+                let a0 = k as f32 / 12.0 * std::f32::consts::TAU;
+                let a1 = a0 + std::f32::consts::TAU / 24.0;
+                painter.line_segment(
+                    [
+                        c + egui::vec2(a0.cos(), a0.sin()) * 10.0,
+                        c + egui::vec2(a1.cos(), a1.sin()) * 10.0,
+                    ],
+                    egui::Stroke::new(1.5, text_c),
                 );
             }
         }
+        let (had_c, put_c) = correction_colors(dark);
+        let marks = store.corrections_between(cursor - CORRECTION_FADE_S, cursor);
+        // Only the newest correction is labelled (older ones are fading arrows).
+        let newest = marks
+            .iter()
+            .rposition(|m| m.machine == viewer || viewer == Machine::Server);
+        for (i, m) in marks.iter().enumerate() {
+            // A client sees its own corrections; the server view mirrors every correction the
+            // server found: the location a client claimed against the server's result.
+            let mirror = viewer == Machine::Server
+                && m.detected_by == crate::model::telemetry::DetectedBy::Server;
+            if m.machine != viewer && !mirror {
+                continue;
+            }
+            let fade = (1.0 - (cursor - m.t) / CORRECTION_FADE_S).clamp(0.15, 1.0) as f32;
+            let (p, a) = (proj.to_screen(m.predicted), proj.to_screen(m.authoritative));
+            let had = had_c.gamma_multiply(fade);
+            let put = put_c.gamma_multiply(fade);
+            // Where the client had it: a square (hollow for a claim seen from the server).
+            let sq = egui::Rect::from_center_size(p, egui::vec2(10.0, 10.0));
+            if mirror {
+                painter.rect_stroke(
+                    sq,
+                    0.0,
+                    egui::Stroke::new(2.0, had),
+                    egui::StrokeKind::Middle,
+                );
+            } else {
+                painter.rect_filled(sq, 0.0, had);
+            }
+            // The arrow to where the server put it, and a dot there.
+            let dir = a - p;
+            let len = dir.length();
+            if len > 6.0 {
+                let u = dir / len;
+                let head = a - u * 7.0;
+                let n = egui::vec2(-u.y, u.x);
+                painter.line_segment([p, head], egui::Stroke::new(2.5, put));
+                painter.add(egui::Shape::convex_polygon(
+                    vec![a, head + n * 5.0, head - n * 5.0],
+                    put,
+                    egui::Stroke::NONE,
+                ));
+            }
+            painter.circle_filled(a, 4.0, put);
+            let size_cm = (m.authoritative - m.predicted).truncate().length();
+            if self.show_labels && Some(i) == newest {
+                let text = if mirror {
+                    format!("{} claimed: {size_cm:.0} cm off", m.machine)
+                } else {
+                    format!("corrected {size_cm:.0} cm")
+                };
+                let galley = painter.layout_no_wrap(text, font.clone(), put);
+                let r = egui::Rect::from_min_size(a + egui::vec2(6.0, 6.0), galley.size());
+                if rect.contains_rect(r) && !placed.iter().any(|p| p.intersects(r)) {
+                    placed.push(r);
+                    painter.galley(r.min, galley, put);
+                }
+            }
+        }
+        let caption = if titled {
+            format!("{viewer}")
+        } else {
+            String::new()
+        };
+        painter.text(
+            rect.left_top() + egui::vec2(6.0, 4.0),
+            egui::Align2::LEFT_TOP,
+            caption,
+            egui::FontId::proportional(13.0),
+            text_c,
+        );
         painter.text(
             rect.left_bottom() + egui::vec2(6.0, -6.0),
             egui::Align2::LEFT_BOTTOM,
-            "grid: 5 m   click a player's pawn: its move's journey",
+            if titled {
+                format!("grid: {} m", step / 100.0)
+            } else {
+                format!(
+                    "grid: {} m   click a player's pawn: its move's journey",
+                    step / 100.0
+                )
+            },
             font,
-            Color32::from_gray(120),
+            weak_c,
         );
-        match picked {
-            Some(client) => vec![Action::Journey {
-                client,
-                move_id: None,
-                t: cursor,
-            }],
-            None => Vec::new(),
-        }
+        (picked, hovered.map(|(_, t)| t))
     }
+}
+
+/// The middle of the pawns (the origin when there are none).
+fn centroid(pawns: &[crate::store::PawnView]) -> glam::DVec2 {
+    bounds(pawns).map_or(glam::DVec2::ZERO, |(lo, hi)| (lo + hi) / 2.0)
+}
+
+/// The box around the pawns.
+fn bounds(pawns: &[crate::store::PawnView]) -> Option<(glam::DVec2, glam::DVec2)> {
+    let mut it = pawns.iter().map(|v| v.location.truncate());
+    let first = it.next()?;
+    Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
 }

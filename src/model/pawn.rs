@@ -85,6 +85,22 @@ impl Field {
         Field::ALL.into_iter().find(|f| f.member_name() == name)
     }
 
+    /// The unit the member's values are in, as shown after them (empty: a count, a flag or a
+    /// fraction).
+    pub fn unit(self) -> &'static str {
+        match self {
+            Field::Location | Field::Stride => "cm",
+            Field::Velocity => "cm/s",
+            Field::Rotation => "°",
+            Field::DashCooldown => "s",
+            Field::InputMove
+            | Field::InputDash
+            | Field::DashCount
+            | Field::MoveRamp
+            | Field::Team => "",
+        }
+    }
+
     /// The type the demo pawn binds this member as by default.
     pub fn natural_type(self) -> BoundType {
         match self {

@@ -149,6 +149,23 @@ impl Faults {
     }
 
     /// (key, one-line explanation) for every switch, in display order.
+    /// The switches in plain words, in [`Faults::EXPLAINED`] order (the identifier is the
+    /// preset key, shown second).
+    pub const TITLES: [&'static str; 12] = [
+        "Member written, not bound",
+        "Tick reads the clock",
+        "One-shot without a seal",
+        "Dash press combined away",
+        "Side effects replayed",
+        "Proxies lack a value",
+        "Team only travels bound",
+        "Dash found on every load",
+        "Bindings differ by side",
+        "Tick reads proxies",
+        "Tick uses frame delta",
+        "Tick uses unseeded random",
+    ];
+
     pub const EXPLAINED: [(&'static str, &'static str); 12] = [
         (
             "unbound_member",
