@@ -1191,7 +1191,6 @@ impl MovescopeApp {
             light: self.light,
             dropped: self.session.as_ref().map_or(0, |s| s.telemetry_dropped()),
             running,
-            status: &self.status,
         };
         let actions = top_bar::ui(ui, &view);
         self.actions.extend(actions);
@@ -1453,6 +1452,12 @@ impl eframe::App for MovescopeApp {
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         egui::Panel::top("top").show(ui, |ui| self.top_bar(ui));
+        egui::Panel::bottom("status")
+            .resizable(false)
+            .show(ui, |ui| {
+                let actions = status::ui(ui, &self.status);
+                self.actions.extend(actions);
+            });
         let ctx = ui.ctx().clone();
         self.dialogs(&ctx);
         if let Some(e) = &self.error {

@@ -465,6 +465,12 @@ impl PlotsPanel {
             .collect();
         self.overlay = overlay;
         let (y0, y1) = y_bounds(spec, &lines, view.t0, view.t1);
+        // The cursor: light amber on dark, dark amber on light.
+        let cursor_color = if ui.visuals().dark_mode {
+            Color32::from_rgb(240, 220, 120)
+        } else {
+            Color32::from_rgb(190, 120, 0)
+        };
         let unit = spec.unit;
         // Correction plots name the deviating values of the correction under the pointer.
         let names_corrections =
@@ -585,11 +591,7 @@ impl PlotsPanel {
                         plot_ui.line(Line::new(name, pts).id(id).color(color_of(m)));
                     }
                 }
-                plot_ui.vline(
-                    VLine::new("", view.cursor)
-                        .color(Color32::from_rgb(240, 220, 120))
-                        .width(1.5),
-                );
+                plot_ui.vline(VLine::new("", view.cursor).color(cursor_color).width(1.5));
             });
         self.transforms.insert(spec.title, resp.transform);
         let pos = resp.response.interact_pointer_pos()?;

@@ -3,6 +3,62 @@
 //! another kind does not hide it; other messages are replaced by the next one and cleared
 //! when another session starts (they were about the previous one).
 
+use eframe::egui;
+use egui::{Color32, RichText};
+
+use super::action::Action;
+
+/// The status bar, the window's full width: the problem (red: error, amber: warning, with a
+/// close button), then what the last action did. Long messages are cut; hover for all.
+pub fn ui(ui: &mut egui::Ui, status: &Status) -> Vec<Action> {
+    let mut actions = Vec::new();
+    ui.horizontal(|ui| {
+        if let Some(p) = status.problem() {
+            let (level, text) = level_of(p);
+            let dark = ui.visuals().dark_mode;
+            let color = match (level, dark) {
+                (Level::Warning, true) => Color32::from_rgb(235, 180, 60),
+                (Level::Warning, false) => Color32::from_rgb(150, 95, 0),
+                (_, true) => Color32::from_rgb(240, 90, 90),
+                (_, false) => Color32::from_rgb(185, 20, 20),
+            };
+            if ui
+                .small_button("×")
+                .on_hover_text("Close this message.")
+                .clicked()
+            {
+                actions.push(Action::DismissStatus);
+            }
+            let word = if level == Level::Warning {
+                "warning"
+            } else {
+                "error"
+            };
+            ui.add(
+                egui::Label::new(
+                    RichText::new(format!("{word}: {text}"))
+                        .color(color)
+                        .strong(),
+                )
+                .truncate(),
+            )
+            .on_hover_text(text);
+            ui.separator();
+        }
+        match status.info() {
+            Some(info) => {
+                ui.add(egui::Label::new(info).truncate())
+                    .on_hover_text(info);
+            }
+            None if status.problem().is_none() => {
+                ui.weak("Messages about what you do (saved files, errors) appear here.");
+            }
+            None => {}
+        }
+    });
+    actions
+}
+
 /// How a message reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {

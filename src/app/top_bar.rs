@@ -1,7 +1,7 @@
 //! The top bar: what runs (the preset, live or a recording), pause, record, open, the seconds
-//! shown, screenshot, bug report, the doctor, what-if, theme, layout, help, and the status
-//! line (what the last action did; errors in red; work in progress with a spinner). It reads
-//! a [`TopView`] and returns actions.
+//! shown, screenshot, bug report, the doctor, what-if, theme, layout, help, and work in
+//! progress (with a spinner). It reads a [`TopView`] and returns actions. The status line is
+//! its own bar at the bottom of the window ([`super::status::ui`]).
 
 use eframe::egui;
 use egui::{Color32, RichText};
@@ -37,11 +37,10 @@ pub struct TopView<'a> {
     pub dropped: u64,
     /// Work in progress ("writing exports/a.csv").
     pub running: Vec<String>,
-    pub status: &'a super::status::Status,
 }
 
 /// One row at 1280×800 and up: the buttons first, in fixed places (the rarer ones in the View
-/// menu), then what runs and the status line, cut to the width left (hover for all of it).
+/// menu), then what runs, cut to the width left (hover for all of it).
 pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
     let mut actions = Vec::new();
     ui.horizontal(|ui| {
@@ -207,39 +206,7 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             ui.spinner();
             ui.add(egui::Label::new(what).truncate());
         }
-        // A problem stays (red: error, amber: warning) until closed; then what the last action
-        // did.
-        if let Some(p) = v.status.problem() {
-            let (level, text) = super::status::level_of(p);
-            let dark = ui.visuals().dark_mode;
-            let color = match (level, dark) {
-                (super::status::Level::Warning, true) => Color32::from_rgb(235, 180, 60),
-                (super::status::Level::Warning, false) => Color32::from_rgb(150, 95, 0),
-                (_, true) => Color32::from_rgb(240, 90, 90),
-                (_, false) => Color32::from_rgb(185, 20, 20),
-            };
-            if ui
-                .small_button("×")
-                .on_hover_text("Close this message.")
-                .clicked()
-            {
-                actions.push(Action::DismissStatus);
-            }
-            let word = if level == super::status::Level::Warning {
-                "warning"
-            } else {
-                "error"
-            };
-            ui.add(
-                egui::Label::new(RichText::new(format!("{word}: {text}")).color(color).strong())
-                    .truncate(),
-            )
-            .on_hover_text(text);
-        }
-        if let Some(info) = v.status.info() {
-            ui.add(egui::Label::new(info).truncate())
-                .on_hover_text(info);
-        }
+
     });
     actions
 }
