@@ -54,6 +54,10 @@ struct AppArgs {
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).
     #[arg(long, default_value_t = movescope::app::RETENTION, value_name = "SECONDS")]
     retention: f64,
+    /// With `--window lessons` on a lesson's preset: answer its first question with choice K
+    /// (1 for the first) and run, as if the learner had (for slides and scripted screenshots).
+    #[arg(long, value_name = "K")]
+    answer: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -386,6 +390,28 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         ));
     }
     check_windows(&args.windows)?;
+    if let Some(k) = args.answer {
+        let choices = preset
+            .lesson
+            .as_ref()
+            .and_then(|l| l.steps.first())
+            .filter(|st| st.question.is_some())
+            .map(|st| st.choices.len());
+        match choices {
+            _ if !args.windows.iter().any(|w| w == "lessons") => {
+                return Err("--answer: needs --window lessons".into());
+            }
+            None => {
+                return Err(format!(
+                    "--answer: the preset {name} is not a lesson whose first step asks a question"
+                ));
+            }
+            Some(n) if k == 0 || k > n => {
+                return Err(format!("--answer: expected a choice from 1 to {n}, got {k}"));
+            }
+            Some(_) => {}
+        }
+    }
     check_outputs(
         &[
             ("--screenshot", args.screenshot.as_deref()),
@@ -411,6 +437,7 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         persist: true,
         whatif: Vec::new(),
         reopened,
+        answer: args.answer,
     })
 }
 
@@ -883,6 +910,7 @@ fn open_recording(
         persist: true,
         whatif,
         reopened: false,
+        answer: None,
     })
 }
 

@@ -112,6 +112,9 @@ pub struct AppOptions {
     /// The preset was reopened because it was used last (the top bar says so, with a way
     /// back to the default).
     pub reopened: bool,
+    /// `--answer K`: the lesson opened with `--window lessons` has its first question
+    /// answered with choice K (1-based).
+    pub answer: Option<usize>,
 }
 
 impl AppOptions {
@@ -129,6 +132,7 @@ impl AppOptions {
             persist: false,
             whatif: Vec::new(),
             reopened: false,
+            answer: None,
         }
     }
 }
@@ -344,9 +348,17 @@ impl MovescopeApp {
                         .and_then(|e| e.preset.lesson.as_ref())
                         .and_then(|l| l.steps.first())
                         .is_some_and(|st| st.question.is_some());
-                    if asks_first {
-                        app.lessons.held = true;
-                        app.actions.push(Action::Hold(true));
+                    match app.options.answer {
+                        // Answered already: the session runs and the answer shows.
+                        Some(k) if asks_first => {
+                            app.lessons.choice = Some(k.saturating_sub(1));
+                            app.lessons.revealed = true;
+                        }
+                        None if asks_first => {
+                            app.lessons.held = true;
+                            app.actions.push(Action::Hold(true));
+                        }
+                        _ => {}
                     }
                 }
                 other => {
