@@ -407,7 +407,9 @@ fn open_app(args: AppArgs) -> Result<(), String> {
                 ));
             }
             Some(n) if k == 0 || k > n => {
-                return Err(format!("--answer: expected a choice from 1 to {n}, got {k}"));
+                return Err(format!(
+                    "--answer: expected a choice from 1 to {n}, got {k}"
+                ));
             }
             Some(_) => {}
         }
@@ -1090,8 +1092,12 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
     use movescope::app::plots::{PlotsPanel, View};
     use movescope::store::Store;
     let p = standard_scenario();
+    let mut records = Vec::new();
+    movescope::sim::harness::Session::new(&p)?.run_until(seconds, &mut |r| records.push(r));
     let mut store = Store::new(None);
-    movescope::sim::harness::Session::new(&p)?.run_until(seconds, &mut |r| store.ingest(&r));
+    for r in &records {
+        store.ingest(r);
+    }
     let view_at = |shift: f64| View {
         t0: shift,
         t1: seconds + shift,
@@ -1163,6 +1169,59 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
     let (panning, panning_ui, _) = measure(false, 43, &|i| i as f64 * 0.25);
     let (moving, moving_ui, _) = measure(false, 43, &|i| (i % 2) as f64 * 0.3 * seconds);
     let (naive, naive_ui, nv) = measure(true, 10, &|_| 0.0);
+    // Following live: the store grows by a frame of records (1/60 s) before each frame and
+    // the view ends at the newest data, the last half of the session in view; against the
+    // same window standing still on the same store.
+    let half = seconds / 2.0;
+    let follow = |grow: bool| -> f64 {
+        let ctx = eframe::egui::Context::default();
+        let mut panel = PlotsPanel::default();
+        let start = seconds - 1.0;
+        let mut live = Store::new(None);
+        let mut next = 0;
+        let mut times = Vec::new();
+        for i in 0..43 {
+            let now = if grow {
+                start + f64::from(i) / 60.0
+            } else {
+                start
+            };
+            while next < records.len() && records[next].t <= now {
+                live.ingest(&records[next]);
+                next += 1;
+            }
+            let view = View {
+                t0: now - half,
+                t1: now,
+                cursor: now,
+                range: None,
+            };
+            let input = eframe::egui::RawInput {
+                screen_rect: Some(eframe::egui::Rect::from_min_size(
+                    eframe::egui::Pos2::ZERO,
+                    eframe::egui::vec2(1280.0, 800.0),
+                )),
+                events: vec![eframe::egui::Event::PointerMoved(eframe::egui::pos2(
+                    200.0 + i as f32,
+                    120.0,
+                ))],
+                ..Default::default()
+            };
+            let started = std::time::Instant::now();
+            let out = ctx.run_ui(input, |ui| {
+                eframe::egui::CentralPanel::default().show(ui, |ui| {
+                    panel.show(ui, &live, &view);
+                });
+            });
+            let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+            times.push(started.elapsed().as_secs_f64());
+        }
+        let mut steady: Vec<f64> = times.into_iter().skip(3).collect();
+        steady.sort_by(f64::total_cmp);
+        percentile(&steady, 0.5)
+    };
+    let still = follow(false);
+    let following = follow(true);
     println!(
         "movescope (decimated), view unchanged: median {:.2} ms per frame, UI pass + tessellation ({:.2} ms of it the UI pass), {fv} vertices",
         fast * 1000.0,
@@ -1184,10 +1243,17 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
         naive_ui * 1000.0
     );
     println!(
-        "decimated is {:.1}× faster (view unchanged), {:.1}× (panning), {:.1}× (nothing reusable)",
+        "following live (last {half:.0} s in view, a frame of records appended before each frame): median {:.2} ms per frame; the same window standing still: {:.2} ms; following costs {:.2}× standing still",
+        following * 1000.0,
+        still * 1000.0,
+        following / still
+    );
+    println!(
+        "decimated is {:.1}× faster (view unchanged), {:.1}× (panning), {:.1}× (nothing reusable), {:.1}× (following live)",
         naive / fast,
         naive / panning,
-        naive / moving
+        naive / moving,
+        naive / following
     );
     Ok(())
 }

@@ -258,6 +258,9 @@ pub struct Series {
     /// Level k: for each bucket of `BUCKET << (2 k)` consecutive points, the absolute indices
     /// of its smallest and largest value.
     levels: Vec<Level>,
+    /// Points inserted before the newest so far (not appended): a view that cached a
+    /// decimation can extend it only while this is unchanged.
+    inserts: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -330,6 +333,7 @@ impl Series {
             let i = self.t.partition_point(|&x| x <= t);
             self.t.insert(i, t);
             self.v.insert(i, v);
+            self.inserts += 1;
             self.reindex_from(i);
         }
     }
@@ -351,6 +355,11 @@ impl Series {
     }
 
     /// Time of the oldest point held.
+    /// How many points were inserted before the newest (out of time order) so far.
+    pub fn inserts(&self) -> u64 {
+        self.inserts
+    }
+
     pub fn first_t(&self) -> Option<f64> {
         self.t.first().copied()
     }

@@ -262,6 +262,23 @@ struct CacheKey {
     columns: usize,
     /// How far a discrete series is drawn from its values (see `dodge_of`).
     dodge: f64,
+    /// The series' out-of-order inserts (unchanged: it only grew at its end).
+    inserts: u64,
+}
+
+impl CacheKey {
+    /// Whether `self` (what the cache was made from) is `new` minus points appended at the
+    /// end: the same range, columns and start, nothing inserted, more points.
+    fn extends_to(&self, new: &CacheKey) -> bool {
+        self.d0 == new.d0
+            && self.d1 == new.d1
+            && self.columns == new.columns
+            && self.dodge == new.dodge
+            && self.first == new.first
+            && self.inserts == new.inserts
+            && new.len > self.len
+            && self.last.is_some()
+    }
 }
 
 impl Default for PlotsPanel {
@@ -431,7 +448,7 @@ impl PlotsPanel {
                     continue;
                 }
                 // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
-                let per_column = if spec.points { 3 } else { 1 };
+                let per_column = if spec.points { 3 } else { 2 };
                 let columns = range_px / per_column;
                 let key = CacheKey {
                     len: s.len(),
@@ -441,8 +458,32 @@ impl PlotsPanel {
                     d1,
                     columns,
                     dodge,
+                    inserts: s.inserts(),
                 };
                 if self.cache.get(&slot).is_some_and(|(k, _)| *k == Some(key)) {
+                    continue;
+                }
+                // Points appended since (following live): only the columns from the one that
+                // held the newest cached point on are decimated again.
+                if let Some((Some(old), pts)) = self.cache.get_mut(&slot)
+                    && old.extends_to(&key)
+                    && columns > 0
+                    && d1 > d0
+                {
+                    let width = (d1 - d0) / columns as f64;
+                    let last_old = old.last.unwrap_or(d0);
+                    let c = ((last_old - d0) / width)
+                        .floor()
+                        .clamp(0.0, (columns - 1) as f64);
+                    let from = d0 + c * width;
+                    pts.truncate(pts.partition_point(|p| p.x < from));
+                    s.decimate(from, d1, columns - c as usize, &mut self.decimated);
+                    pts.extend(
+                        self.decimated
+                            .iter()
+                            .map(|p| PlotPoint::new(p[0], p[1] * spec.scale + dodge)),
+                    );
+                    *old = key;
                     continue;
                 }
                 s.decimate(d0, d1, columns, &mut self.decimated);
@@ -455,12 +496,17 @@ impl PlotsPanel {
             }
         }
         let cache = &self.cache;
+        // Only what is in view (and the neighbours a line needs at the edges) goes to
+        // egui_plot: the cache covers three windows, tessellating all of it would triple the
+        // work.
         let lines: Vec<(Machine, bool, &[PlotPoint])> = slots
             .iter()
             .filter_map(|&(m, is_b)| {
-                cache
-                    .get(&(spec.metric, m, is_b))
-                    .map(|(_, pts)| (m, is_b, pts.as_slice()))
+                cache.get(&(spec.metric, m, is_b)).map(|(_, pts)| {
+                    let a = pts.partition_point(|p| p.x < view.t0).saturating_sub(1);
+                    let b = (pts.partition_point(|p| p.x <= view.t1) + 1).min(pts.len());
+                    (m, is_b, &pts[a..b.max(a)])
+                })
             })
             .collect();
         self.overlay = overlay;
@@ -578,7 +624,7 @@ impl PlotsPanel {
                         let (radius, shape) = if names_corrections {
                             (4.0, MarkerShape::Diamond)
                         } else {
-                            (2.0, MarkerShape::Circle)
+                            (1.5, MarkerShape::Circle)
                         };
                         plot_ui.points(
                             Points::new(name, pts)
