@@ -892,6 +892,87 @@ mod tests {
         PLOTS.iter().find(|p| p.metric == metric).unwrap()
     }
 
+    /// Draws `panel` over `store` once (a headless frame at 1280×800).
+    fn frame(
+        panel: &mut PlotsPanel,
+        ctx: &egui::Context,
+        store: &crate::store::Store,
+        view: &View,
+    ) {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 800.0),
+            )),
+            ..Default::default()
+        };
+        let _ = ctx.run_ui(input, |ui| {
+            egui::CentralPanel::default().show(ui, |ui| {
+                panel.show(ui, store, view);
+            });
+        });
+    }
+
+    #[test]
+    fn following_live_extends_the_decimation_to_what_a_fresh_one_gives() {
+        use crate::model::telemetry::{Event, Record};
+        // 10 minutes of a client's 120 Hz moves with wiggling deltas (the pyramid is read).
+        let record = |i: u32| Record {
+            t: f64::from(i) / 120.0,
+            machine: Machine::Client(0),
+            event: Event::MoveClosed {
+                move_id: i,
+                timestamp: f64::from(i) / 120.0,
+                delta: 0.008 + f64::from((i * 7919) % 97) * 1e-4,
+                frames: 1 + (i % 3) as u16,
+                substeps: 1,
+            },
+        };
+        let mut store = crate::store::Store::new(None);
+        for i in 0..72_000 {
+            store.ingest(&record(i));
+        }
+        let ctx = egui::Context::default();
+        let mut panel = PlotsPanel::default();
+        let view = |now: f64| View {
+            t0: 0.0,
+            t1: now,
+            cursor: now,
+            range: None,
+        };
+        frame(&mut panel, &ctx, &store, &view(600.0));
+        // A frame's worth of moves appended, twice (the range and columns stay).
+        for i in 72_000..72_004 {
+            store.ingest(&record(i));
+        }
+        frame(&mut panel, &ctx, &store, &view(600.02));
+        let mut fresh = PlotsPanel::default();
+        frame(&mut fresh, &ctx, &store, &view(600.02));
+        let key = (Metric::MoveDelta, Machine::Client(0), false);
+        let (k_ext, ext) = panel.cache.get(&key).expect("decimated");
+        let (k_new, new) = fresh.cache.get(&key).expect("decimated");
+        assert_eq!(k_ext, k_new, "made from the same series and range");
+        // The same envelope: the extremes of every column agree (the extension may keep more
+        // points inside the newest columns, never other extremes).
+        let k = k_new.expect("a decimation");
+        let width = (k.d1 - k.d0) / k.columns as f64;
+        let extremes = |pts: &[PlotPoint]| {
+            let mut m: std::collections::BTreeMap<i64, (f64, f64)> = Default::default();
+            for p in pts {
+                let c = ((p.x - k.d0) / width).floor() as i64;
+                let e = m.entry(c).or_insert((f64::MAX, f64::MIN));
+                e.0 = e.0.min(p.y);
+                e.1 = e.1.max(p.y);
+            }
+            m
+        };
+        assert_eq!(extremes(ext), extremes(new));
+        assert!(
+            ext.last().unwrap().x > 600.0,
+            "the appended moves are drawn"
+        );
+    }
+
     #[test]
     fn values_have_headroom_and_start_where_the_quantity_does() {
         let pts = [PlotPoint::new(1.0, 10.0), PlotPoint::new(2.0, 40.0)];
