@@ -109,6 +109,26 @@ impl Cause {
         }
     }
 
+    /// Every preset setting that demonstrates this cause in movescope: pitfall switches by
+    /// key, or `world_time_replicators` (a lesson runs without exactly one).
+    pub fn pitfalls(self) -> &'static [&'static str] {
+        match self {
+            Cause::NonDeterministicTick => &[
+                "wall_clock_in_tick",
+                "frame_delta_in_tick",
+                "unseeded_random_in_tick",
+            ],
+            Cause::BindingMismatch => &["binding_mismatch"],
+            Cause::UnboundMember => &["unbound_member"],
+            Cause::InputPulseLost => &["dash_always_combine"],
+            Cause::OneShotReRaised => &["no_seal_after_one_shot"],
+            Cause::ReadsDisplayedPawns => &["tick_reads_proxy_transform"],
+            Cause::BeforeFirstServerUpdate => &["spawn_data_only_bound"],
+            Cause::ClockDomains => &["world_time_replicators"],
+            Cause::ServerDecidedOutcome | Cause::MovesSkipped => &[],
+        }
+    }
+
     /// The pitfall switch that demonstrates this cause in movescope (for lessons and tests).
     pub fn pitfall(self) -> Option<&'static str> {
         match self {

@@ -466,6 +466,15 @@ fn the_doctor_explains_the_opened_recording() {
         (l.client, l.move_id),
         (r.diagnoses[0].client, r.diagnoses[0].move_id)
     );
+    // From the symptom to its lesson: the lesson starts live, its question first.
+    h.get_by_label("Pitfall 1: an unbound member").click();
+    h.run_steps(4);
+    let s = h
+        .state()
+        .session()
+        .expect("the lesson's scenario runs live");
+    assert!(s.preset().faults.unbound_member);
+    h.get_by_label("Will the clients be corrected?");
 }
 
 /// A live app of `clients` clients where client 0's link is 100 ms / 10 ms both ways and the

@@ -41,6 +41,8 @@ pub enum Action {
     /// Pause (`true`) or run the live session (a lesson holds it until its question is
     /// answered).
     Hold(bool),
+    /// Open the lessons panel on this lesson and start it (from a cause the doctor names).
+    StartLesson(String),
     /// Close the status line's error or warning.
     DismissStatus,
     Journey {

@@ -118,6 +118,7 @@ impl DoctorWindow {
         let mut run = false;
         let mut seek = None;
         let mut journey = None;
+        let mut lesson: Option<String> = None;
         egui::Window::new("Desync doctor")
             .open(&mut open)
             .default_width(700.0)
@@ -152,6 +153,22 @@ impl DoctorWindow {
                                 c.cause,
                                 c.explain
                             ));
+                            // From the symptom to the lesson that shows it.
+                            let lessons = super::lessons::lessons_for(c.cause);
+                            if !lessons.is_empty() {
+                                ui.horizontal_wrapped(|ui| {
+                                    ui.weak("       learn it:");
+                                    for l in lessons {
+                                        if ui
+                                            .small_button(&l.preset.title)
+                                            .on_hover_text(format!("Start the lesson: {}", l.preset.description))
+                                            .clicked()
+                                        {
+                                            lesson = Some(l.name.clone());
+                                        }
+                                    }
+                                });
+                            }
                         }
                     }
                     if !r.findings.is_empty() {
@@ -206,6 +223,9 @@ impl DoctorWindow {
         self.open = open;
         if run {
             actions.push(Action::Examine);
+        }
+        if let Some(name) = lesson {
+            actions.push(Action::StartLesson(name));
         }
         if let Some(t) = seek {
             actions.push(Action::Time(TimeCommand::Seek(t)));

@@ -95,7 +95,70 @@ pub fn lessons_with_local(local: &std::path::Path) -> Vec<LessonEntry> {
     v
 }
 
+/// The lessons that show `cause`: those whose scenario switches on a pitfall the cause names
+/// (or runs without exactly one world-time replicator), in lesson order.
+pub fn lessons_for(cause: crate::doctor::Cause) -> Vec<LessonEntry> {
+    let keys = cause.pitfalls();
+    shipped_lessons()
+        .into_iter()
+        .filter(|e| {
+            keys.iter().any(|k| {
+                if *k == "world_time_replicators" {
+                    return e.preset.world_time_replicators != 1;
+                }
+                crate::model::settings::Faults::EXPLAINED
+                    .iter()
+                    .position(|(name, _)| name == k)
+                    .is_some_and(|i| e.preset.faults.is_on(i))
+            })
+        })
+        .collect()
+}
+
 impl LessonsWindow {
+    /// Opens the panel on the lesson named `name` and starts it (from the doctor's causes).
+    pub fn start_named(&mut self, name: &str) -> Vec<Action> {
+        self.open = true;
+        if self.list.is_empty() {
+            self.list = shipped_lessons();
+        }
+        match self
+            .list
+            .iter()
+            .position(|e| lesson_key(&e.name) == lesson_key(name))
+        {
+            Some(i) => self.start(i),
+            None => Vec::new(),
+        }
+    }
+
+    /// Starts lesson `i` of the list at its first step; a first question holds the session.
+    fn start(&mut self, i: usize) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let Some(e) = self.list.get(i).cloned() else {
+            return actions;
+        };
+        self.current = Some(i);
+        self.step = 0;
+        self.reset_step();
+        let asks_first = e
+            .preset
+            .lesson
+            .as_ref()
+            .and_then(|l| l.steps.first())
+            .is_some_and(|st| st.question.is_some());
+        actions.push(Action::Start {
+            preset: Box::new(e.preset),
+            name: e.name,
+        });
+        if asks_first {
+            self.held = true;
+            actions.push(Action::Hold(true));
+        }
+        actions.extend(self.show_focus());
+        actions
+    }
+
     /// The plot title the current lesson step points at, if any.
     pub fn focus(&self) -> Option<String> {
         let entry = self.list.get(self.current?)?;
@@ -145,6 +208,7 @@ impl LessonsWindow {
         let mut step_to: Option<usize> = None;
         let mut fixed: Option<String> = None;
         let mut answered = false;
+        let mut doctor = false;
         egui::Panel::right("lessons")
             .resizable(true)
             .default_size(330.0)
@@ -308,37 +372,30 @@ impl LessonsWindow {
                 } else if k + 1 == n {
                     ui.weak("Answer and do this step to see what you should have seen, and the fix.");
                 }
+                // From the lesson to the symptom: the doctor on what the scenario did so far.
+                if (!first_asks || k > 0 || self.revealed)
+                    && ui
+                        .button("Ask the doctor")
+                        .on_hover_text("The desync doctor on the last 30 s of this scenario: the corrections, their most likely cause and the evidence.")
+                        .clicked()
+                {
+                    doctor = true;
+                }
               });
             });
         self.open = open;
+        if doctor {
+            actions.push(Action::Examine);
+        }
         if answered && self.held {
             // The evidence, now that the learner has predicted it.
             self.held = false;
             actions.push(Action::Hold(false));
             actions.push(Action::Time(crate::timeline::TimeCommand::FollowLive));
         }
-        if let Some(i) = start
-            && let Some(e) = self.list.get(i).cloned()
-        {
-            self.current = Some(i);
-            self.step = 0;
-            self.reset_step();
+        if let Some(i) = start {
             // A first question is asked before the scenario shows its answer.
-            let asks_first = e
-                .preset
-                .lesson
-                .as_ref()
-                .and_then(|l| l.steps.first())
-                .is_some_and(|st| st.question.is_some());
-            actions.push(Action::Start {
-                preset: Box::new(e.preset),
-                name: e.name,
-            });
-            if asks_first {
-                self.held = true;
-                actions.push(Action::Hold(true));
-            }
-            actions.extend(self.show_focus());
+            actions.extend(self.start(i));
         }
         if let Some(s) = sets {
             match self.apply_sets(preset, &s) {
@@ -413,6 +470,43 @@ mod tests {
                 .iter()
                 .any(|pane| pane.title().eq_ignore_ascii_case(p))
             );
+        }
+    }
+
+    #[test]
+    fn every_cause_with_a_pitfall_links_to_its_lessons() {
+        use crate::doctor::Cause;
+        let names = |c: Cause| -> Vec<String> {
+            lessons_for(c)
+                .into_iter()
+                .map(|e| lesson_key(&e.name))
+                .collect()
+        };
+        assert!(names(Cause::UnboundMember).contains(&"pitfall-01-unbound-member".to_string()));
+        let nondet = names(Cause::NonDeterministicTick);
+        for l in [
+            "pitfall-02a-wall-clock-in-tick",
+            "pitfall-02c-frame-delta-in-tick",
+            "pitfall-02d-unseeded-random-in-tick",
+        ] {
+            assert!(nondet.contains(&l.to_string()), "{nondet:?}");
+        }
+        assert!(
+            names(Cause::ClockDomains).contains(&"pitfall-06-no-world-time-replicator".to_string())
+        );
+        // Fixed variants are not lessons of the pitfall.
+        assert!(nondet.iter().all(|n| !n.ends_with("-fixed")), "{nondet:?}");
+        for c in [
+            Cause::BindingMismatch,
+            Cause::UnboundMember,
+            Cause::InputPulseLost,
+            Cause::OneShotReRaised,
+            Cause::ClockDomains,
+            Cause::ReadsDisplayedPawns,
+            Cause::NonDeterministicTick,
+            Cause::BeforeFirstServerUpdate,
+        ] {
+            assert!(!lessons_for(c).is_empty(), "no lesson shows {c:?}");
         }
     }
 

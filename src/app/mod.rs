@@ -778,6 +778,10 @@ impl MovescopeApp {
                 Action::OpenRecording(path) => self.open_recording(&path, None),
                 Action::Toggle(t) => self.toggle(t),
                 Action::DismissStatus => self.status.dismiss_problem(),
+                Action::StartLesson(name) => {
+                    let more = self.lessons.start_named(&name);
+                    self.actions.extend(more);
+                }
                 Action::Hold(pause) => {
                     if self.paused != pause && self.session.is_some() {
                         self.toggle_pause();
@@ -807,7 +811,10 @@ impl MovescopeApp {
                 }
                 Action::BugReport => self.bug_report(ctx),
                 Action::ResetLayout => self.layout = layout::default_layout(),
-                Action::Examine => self.examine(),
+                Action::Examine => {
+                    self.doctor.open = true;
+                    self.examine();
+                }
                 Action::ClearOverlay => {
                     self.plots.overlay = None;
                     self.plots.clear_cache();
