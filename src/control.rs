@@ -39,6 +39,9 @@ pub enum Command {
     HookTrace(bool),
     /// Switch the value trace on or off everywhere.
     ValueTrace(bool),
+    /// Switch the buffer trace (proxy arrivals and display changes, for the interpolation buffer
+    /// view) on or off everywhere.
+    BufferTrace(bool),
     /// A new binding list. Consistent: server and clients switch at the next move boundary.
     /// Not consistent: only the clients change (the pitfall).
     ChangeBindings {
@@ -202,6 +205,7 @@ pub enum MachineCmd {
     NetUpdateRate(f64),
     HookTrace(bool),
     ValueTrace(bool),
+    BufferTrace(bool),
     /// Define a binding layout version; `select`: use it from the next move.
     DefineLayout {
         version: u8,
@@ -222,6 +226,7 @@ impl MachineCmd {
             MachineCmd::Smoothing(sm) => c.set_smoothing(*sm),
             MachineCmd::HookTrace(on) => c.set_hook_trace(*on),
             MachineCmd::ValueTrace(on) => c.set_value_trace(*on),
+            MachineCmd::BufferTrace(on) => c.set_buffer_trace(*on),
             MachineCmd::DefineLayout {
                 version,
                 bindings,
@@ -250,6 +255,8 @@ impl MachineCmd {
             MachineCmd::NetUpdateRate(r) => s.set_net_update_rate(*r),
             MachineCmd::HookTrace(on) => s.set_hook_trace(*on),
             MachineCmd::ValueTrace(on) => s.set_value_trace(*on),
+            // The server displays no proxies (a listen host's client part does).
+            MachineCmd::BufferTrace(_) => {}
             MachineCmd::DefineLayout {
                 version,
                 bindings,
@@ -470,6 +477,11 @@ impl Settings {
             Command::ValueTrace(on) => {
                 self.preset.value_trace = *on;
                 sends.push((To::Everyone, MachineCmd::ValueTrace(*on)));
+                Some(String::new())
+            }
+            Command::BufferTrace(on) => {
+                self.preset.buffer_trace = *on;
+                sends.push((To::Everyone, MachineCmd::BufferTrace(*on)));
                 Some(String::new())
             }
             Command::ChangeBindings {
@@ -704,6 +716,9 @@ impl Settings {
         }
         if target.value_trace != p.value_trace {
             cmds.push(Command::ValueTrace(target.value_trace));
+        }
+        if target.buffer_trace != p.buffer_trace {
+            cmds.push(Command::BufferTrace(target.buffer_trace));
         }
         Ok(Ok(cmds))
     }

@@ -96,6 +96,9 @@ pub struct Preset {
     /// combined, replay) and on the server (remote) — for the move lineage and the desync
     /// doctor (verbose).
     pub value_trace: bool,
+    /// Emit each simulated proxy's state arrivals and display changes, for the interpolation
+    /// buffer view (verbose).
+    pub buffer_trace: bool,
     /// Pawn samples per second each machine emits for the world view (0: none).
     pub world_view_rate: f64,
     pub gmc: GmcSettings,
@@ -170,6 +173,7 @@ impl Default for Preset {
             smoothing: SmoothingSettings::default(),
             hook_trace: false,
             value_trace: false,
+            buffer_trace: false,
             world_view_rate: 20.0,
             gmc: GmcSettings::default(),
             faults: Faults::default(),
@@ -538,6 +542,7 @@ impl Preset {
             seed: crate::rng::derive_seed(self.seed, crate::rng::purpose::SMOOTHING, u64::from(id)),
             hook_trace: self.hook_trace,
             value_trace: self.value_trace,
+            buffer_trace: self.buffer_trace,
             world_view_rate: self.world_view_rate,
         }
     }

@@ -56,6 +56,17 @@ pub struct CorrectionMark {
     pub authoritative: DVec3,
 }
 
+/// One proxy's interpolation buffer on one machine (the buffer trace), in time order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BufferTrack {
+    /// Each arrived state: (session time, the state's server time, the machine's server time
+    /// at arrival).
+    pub states: Vec<(f64, f64, f64)>,
+    /// Each change of how it is displayed: (session time, display delay, mode); holds until
+    /// the next.
+    pub shown: Vec<(f64, f64, crate::model::telemetry::DisplayMode)>,
+}
+
 /// What a log entry (and its timeline marker) is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MarkKind {
@@ -553,6 +564,8 @@ pub struct Store {
     /// Bytes sent per machine in the second being accumulated.
     bytes: BTreeMap<Machine, (f64, u64)>,
     tracks: BTreeMap<(Machine, u16, SampleKind), PawnTrack>,
+    /// The buffer trace, by (displaying machine, proxy pawn).
+    buffers: BTreeMap<(Machine, u16), BufferTrack>,
     marks: Vec<CorrectionMark>,
     log: Vec<LogEntry>,
     /// Frame start times per machine (for stepping one frame).
@@ -573,6 +586,16 @@ impl Store {
     /// Newest session time seen.
     pub fn latest(&self) -> f64 {
         self.latest
+    }
+
+    /// The buffer trace of `pawn` as `machine` displays it.
+    pub fn buffer(&self, machine: Machine, pawn: u16) -> Option<&BufferTrack> {
+        self.buffers.get(&(machine, pawn))
+    }
+
+    /// The (machine, proxy) pairs the buffer trace has.
+    pub fn buffered(&self) -> Vec<(Machine, u16)> {
+        self.buffers.keys().copied().collect()
     }
 
     pub fn series(&self, machine: Machine, metric: Metric) -> Option<&Series> {
@@ -713,6 +736,18 @@ impl Store {
                 let crate::model::telemetry::RemoteMove { client, age, .. } = &**x;
                 self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
             }
+            Event::ProxyState {
+                pawn,
+                state_time,
+                server_now,
+            } => {
+                let b = self.buffers.entry((m, *pawn)).or_default();
+                b.states.push((r.t, *state_time, *server_now));
+            }
+            Event::ProxyDisplay { pawn, delay, mode } => {
+                let b = self.buffers.entry((m, *pawn)).or_default();
+                b.shown.push((r.t, *delay, *mode));
+            }
             Event::PawnSample(s) => {
                 let crate::model::telemetry::PawnSample {
                     pawn,
@@ -829,6 +864,13 @@ impl Store {
                 for f in self.frames.values_mut() {
                     let k = f.partition_point(|&t| t < cut);
                     f.drain(..k);
+                }
+                for b in self.buffers.values_mut() {
+                    let k = b.states.partition_point(|s| s.0 < cut);
+                    b.states.drain(..k);
+                    // The display change in force at the cut stays (it holds until the next).
+                    let k = b.shown.partition_point(|s| s.0 < cut).saturating_sub(1);
+                    b.shown.drain(..k);
                 }
                 let k = self.marks.partition_point(|m| m.t < cut);
                 self.marks.drain(..k);

@@ -458,3 +458,76 @@ fn rollback_makes_the_server_agree_with_what_the_client_saw() {
     );
     assert!(total(&without, |c| c.hit_disagreements) > 3 * total(&with, |c| c.hit_disagreements));
 }
+
+#[test]
+fn the_buffer_trace_reports_every_state_and_each_display_change() {
+    use movescope::model::telemetry::DisplayMode;
+    // Jitter larger than the fixed delay: the buffer runs dry and refills.
+    let (p, _) = movescope::preset::Preset::find("net-02-jitter-vs-buffer").unwrap();
+    let mut traced = p.clone();
+    traced.buffer_trace = true;
+    let mut records = Vec::new();
+    run_deterministic(&traced, "test", 8.0, &mut |r| records.push(r.clone())).unwrap();
+    let states = records
+        .iter()
+        .filter(|r| matches!(r.event, Event::ProxyState { .. }))
+        .count();
+    let modes: Vec<DisplayMode> = records
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::ProxyDisplay { mode, .. } => Some(mode),
+            _ => None,
+        })
+        .collect();
+    assert!(states > 500, "{states} states");
+    for m in [
+        DisplayMode::Waiting,
+        DisplayMode::Interpolating,
+        DisplayMode::Extrapolating,
+    ] {
+        assert!(modes.contains(&m), "{m:?} never reported");
+    }
+    // Every state is reported once, as it arrives: states are not older than the server
+    // time at arrival, and each arrival of a proxy's state follows the previous one.
+    for r in &records {
+        if let Event::ProxyState {
+            state_time,
+            server_now,
+            ..
+        } = r.event
+        {
+            assert!(
+                state_time <= server_now + 1e-9,
+                "{state_time} > {server_now}"
+            );
+        }
+    }
+    // Display changes only: never the same (delay, mode) twice in a row for a pawn.
+    let mut last: std::collections::HashMap<(Machine, u16), (f64, DisplayMode)> =
+        Default::default();
+    for r in &records {
+        if let Event::ProxyDisplay { pawn, delay, mode } = r.event {
+            if let Some(prev) = last.insert((r.machine, pawn), (delay, mode)) {
+                assert_ne!(prev, (delay, mode), "a repeated report at {}", r.t);
+            }
+        }
+    }
+    // Off (the default): nothing of it, and the simulation is the same.
+    let mut plain = Vec::new();
+    run_deterministic(&p, "test", 8.0, &mut |r| plain.push(r.clone())).unwrap();
+    assert!(!plain.iter().any(|r| matches!(
+        r.event,
+        Event::ProxyState { .. } | Event::ProxyDisplay { .. }
+    )));
+    let without: Vec<&Record> = records
+        .iter()
+        .filter(|r| {
+            !matches!(
+                r.event,
+                Event::ProxyState { .. } | Event::ProxyDisplay { .. }
+            )
+        })
+        .collect();
+    assert_eq!(without.len(), plain.len());
+    assert!(without.iter().zip(&plain).all(|(a, b)| *a == b));
+}

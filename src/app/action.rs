@@ -92,6 +92,8 @@ pub enum Toggle {
     Help,
     Bindings,
     Gmc,
+    /// The interpolation buffer view.
+    Buffer,
     /// Light or dark.
     Theme,
 }

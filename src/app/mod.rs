@@ -26,6 +26,7 @@ use crate::timeline::{TimeCommand, TimeControl};
 
 pub mod action;
 mod bindings_window;
+pub mod buffer_window;
 mod controls;
 mod doctor_window;
 mod event_log;
@@ -79,8 +80,9 @@ pub enum Source {
 }
 
 /// The windows `--window` can open at start.
-pub const WINDOWS: [&str; 8] = [
+pub const WINDOWS: [&str; 9] = [
     "bindings",
+    "buffer",
     "doctor",
     "gmc",
     "help",
@@ -232,6 +234,8 @@ pub struct MovescopeApp {
     lessons: lessons::LessonsWindow,
     whatif: whatif_window::WhatIfWindow,
     doctor: doctor_window::DoctorWindow,
+    /// The interpolation buffer view.
+    buffer: buffer_window::BufferWindow,
     /// The move journey window.
     journey: journey_window::JourneyWindow,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
@@ -290,6 +294,7 @@ impl MovescopeApp {
             lessons: lessons::LessonsWindow::default(),
             whatif: whatif_window::WhatIfWindow::default(),
             doctor: doctor_window::DoctorWindow::default(),
+            buffer: buffer_window::BufferWindow::default(),
             journey: journey_window::JourneyWindow::default(),
             journey_pending: false,
             actions: Vec::new(),
@@ -328,6 +333,7 @@ impl MovescopeApp {
                 "whatif" => app.whatif.open = true,
                 "journey" => app.journey_pending = true,
                 "doctor" => app.doctor.open = true,
+                "buffer" => app.buffer.open = true,
                 // Not a window: the world view side by side with the server's.
                 "vs-server" => app.world.side_by_side = true,
                 "lessons" => {
@@ -864,6 +870,7 @@ impl MovescopeApp {
             Toggle::Help => self.show_help = !self.show_help,
             Toggle::Bindings => self.bindings.open = !self.bindings.open,
             Toggle::Gmc => self.gmc.open = !self.gmc.open,
+            Toggle::Buffer => self.buffer.open = !self.buffer.open,
             Toggle::Theme => self.light = !self.light,
         }
     }
@@ -1297,6 +1304,11 @@ impl MovescopeApp {
 
     fn dialogs(&mut self, ctx: &egui::Context) {
         let actions = self.journey.ui(ctx);
+        self.actions.extend(actions);
+        let trace_on = self.session.as_ref().map(|s| s.preset().buffer_trace);
+        let actions = self
+            .buffer
+            .ui(ctx, &self.store, self.time.cursor(), trace_on);
         self.actions.extend(actions);
         if let Some(store_b) = self.whatif.poll() {
             self.plots.overlay = Some(store_b);

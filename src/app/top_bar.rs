@@ -140,6 +140,14 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 actions.push(Action::Screenshot);
                 ui.close();
             }
+            if ui
+                .button("Interpolation buffer")
+                .on_hover_text("For one proxy: the states it received, how old the newest is, and the time it is shown at — interpolating, extrapolating, re-syncing.")
+                .clicked()
+            {
+                actions.push(Action::Toggle(Toggle::Buffer));
+                ui.close();
+            }
             let theme = if v.light { "Dark theme" } else { "Light theme" };
             if ui.button(theme).clicked() {
                 actions.push(Action::Toggle(Toggle::Theme));

@@ -16,8 +16,8 @@ use super::proxy::{Proxy, ProxyList, SimulationCtx};
 use super::settings::SmoothingSettings;
 use super::settings::{Faults, GmcSettings};
 use super::telemetry::{
-    DetectedBy, Deviation, Event, Hook, LogLevel, MoveValues, NetContext, Rejection, Role,
-    SampleKind,
+    DetectedBy, Deviation, DisplayMode, Event, Hook, LogLevel, MoveValues, NetContext, Rejection,
+    Role, SampleKind,
 };
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
 use crate::rng::Rng;
@@ -28,6 +28,10 @@ pub const MAX_BATCH_BYTES: usize = 1100;
 pub const CONNECTION_TIMEOUT: f64 = 5.0;
 /// Datagrams an unreliable send may use to repeat unacknowledged moves.
 pub const MAX_UNRELIABLE_DATAGRAMS: usize = 3;
+
+/// The buffer trace reports a proxy's display delay again when it moved by more than this
+/// (s): every re-sync of the adaptive delay, not MatchLatest's every-frame drift.
+pub const BUFFER_TRACE_DELAY_STEP: f64 = 0.001;
 
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
@@ -45,6 +49,9 @@ pub struct ClientConfig {
     pub hook_trace: bool,
     /// Emit the pawn's values around every move execution (`Event::MoveValues`).
     pub value_trace: bool,
+    /// Emit each proxy state's arrival and every change of how a proxy is displayed
+    /// (`Event::ProxyState`, `Event::ProxyDisplay`: the interpolation buffer view).
+    pub buffer_trace: bool,
     /// Pawn samples per second for the world view (0: none).
     pub world_view_rate: f64,
 }
@@ -109,6 +116,8 @@ pub struct Client {
     /// This frame's delta (what a tick reading the frame delta gets).
     frame_dt: f64,
     hook_trace: bool,
+    /// Proxy arrivals and display changes (the interpolation buffer view).
+    buffer_trace: bool,
     /// Sub-step values of the execution running, when the value trace is on.
     value_trace: Option<Vec<PawnValues>>,
     last_seen_dash: Option<u8>,
@@ -171,6 +180,7 @@ impl Client {
             )),
             frame_dt: 0.0,
             hook_trace: cfg.hook_trace,
+            buffer_trace: cfg.buffer_trace,
             value_trace: cfg.value_trace.then(Vec::new),
             last_seen_dash: None,
             view_delay: 0.0,
@@ -305,9 +315,22 @@ impl Client {
             Some((h, _)) => {
                 if self.recv_window.accept(h.seq) {
                     self.last_heard = now;
+                    let server_now = self.buffer_trace.then(|| self.synced_time(now));
                     for &i in &staged {
                         if let Some(p) = self.proxies.at_mut(i) {
                             p.commit_staged(now);
+                            if let (Some(server_now), Some(state_time)) =
+                                (server_now, p.newest_time())
+                            {
+                                self.telemetry.push((
+                                    now,
+                                    Event::ProxyState {
+                                        pawn: p.pawn,
+                                        state_time,
+                                        server_now,
+                                    },
+                                ));
+                            }
                         }
                     }
                 } else {
@@ -515,6 +538,7 @@ impl Client {
                 entries,
             } => {
                 let simulated = self.bindings_of(layout).simulated;
+                let server_now = self.buffer_trace.then(|| self.synced_time(now));
                 for e in &entries {
                     if e.pawn == self.pawn && self.phase == Phase::Playing {
                         if let Some(p) = self.own_proxy.as_mut() {
@@ -522,6 +546,16 @@ impl Client {
                         }
                     } else if let Some(p) = self.proxies.get_mut(e.pawn) {
                         p.receive(now, server_time, &e.values, simulated);
+                        if let Some(server_now) = server_now {
+                            self.telemetry.push((
+                                now,
+                                Event::ProxyState {
+                                    pawn: e.pawn,
+                                    state_time: server_time,
+                                    server_now,
+                                },
+                            ));
+                        }
                     }
                 }
                 // A decoded list's buffer serves the next state update's decoding.
@@ -1291,6 +1325,15 @@ impl Client {
     }
 
     /// Switches the value trace on or off.
+    /// Switches the buffer trace (`Event::ProxyState`/`ProxyDisplay`); each proxy reports how
+    /// it is displayed again from the next frame.
+    pub fn set_buffer_trace(&mut self, on: bool) {
+        self.buffer_trace = on;
+        for p in self.proxies.values_mut() {
+            p.traced = None;
+        }
+    }
+
     pub fn set_value_trace(&mut self, on: bool) {
         self.value_trace = on.then(Vec::new);
     }
@@ -1418,6 +1461,32 @@ impl Client {
                     &self.tick_out,
                 );
                 self.tick_out.clear();
+            }
+            // The buffer trace: how the proxy is displayed, when that changes (a re-sync, the
+            // buffer running dry or refilling, the spawn pause ending). Steady frames change
+            // nothing, so skipping them misses nothing.
+            if self.buffer_trace && p.owner != Some(self.cfg.id) {
+                let mode = if f.paused || f.delay.is_nan() {
+                    DisplayMode::Waiting
+                } else if f.extrapolating {
+                    DisplayMode::Extrapolating
+                } else {
+                    DisplayMode::Interpolating
+                };
+                let changed = p.traced.is_none_or(|(d, m)| {
+                    m != mode || (d - f.delay).abs() > BUFFER_TRACE_DELAY_STEP
+                });
+                if changed {
+                    p.traced = Some((f.delay, mode));
+                    self.telemetry.push((
+                        now,
+                        Event::ProxyDisplay {
+                            pawn: p.pawn,
+                            delay: f.delay,
+                            mode,
+                        },
+                    ));
+                }
             }
             self.display_stats.add(&mut acc, &f, dt);
             count += 1;

@@ -300,6 +300,8 @@ pub struct Proxy {
     /// LocalSimulation: the local copy's (server time, values) and the newest received
     /// state's time it started from.
     local: Option<(f64, PawnValues, f64)>,
+    /// The buffer trace: the display delay and mode last reported.
+    pub traced: Option<(f64, super::telemetry::DisplayMode)>,
 }
 
 impl Proxy {
@@ -334,6 +336,7 @@ impl Proxy {
             quick_stale: false,
             last_effect_count: None,
             local: None,
+            traced: None,
         }
     }
 

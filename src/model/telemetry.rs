@@ -326,6 +326,32 @@ pub enum Event {
     SessionChanged {
         what: String,
     },
+    /// Client/host, with the buffer trace on: a state of a simulated proxy arrived — its
+    /// server timestamp, and this machine's synchronized server time at arrival.
+    ProxyState {
+        pawn: u16,
+        state_time: f64,
+        server_now: f64,
+    },
+    /// Client/host, with the buffer trace on: how a simulated proxy is displayed changed — a
+    /// new display delay (a re-sync, or the first), or it started or stopped extrapolating or
+    /// waiting. Holds until the next one for the pawn.
+    ProxyDisplay {
+        pawn: u16,
+        delay: f64,
+        mode: DisplayMode,
+    },
+}
+
+/// How a simulated proxy is shown (the buffer trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DisplayMode {
+    /// Between two buffered states.
+    Interpolating,
+    /// Past the newest state (the buffer ran dry).
+    Extrapolating,
+    /// Inside PostSpawnSmoothingPause, or nothing buffered yet.
+    Waiting,
 }
 
 /// Server: a move received from a client was executed. (Behind an `Arc` in `Event`, like

@@ -324,6 +324,7 @@ impl Session {
             | Command::SetNetUpdateRate(_)
             | Command::HookTrace(_)
             | Command::ValueTrace(_)
+            | Command::BufferTrace(_)
             | Command::ChangeBindings { .. } => {}
         }
         if planned.respawn {
