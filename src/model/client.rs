@@ -1760,6 +1760,7 @@ mod tests {
             seed: 5,
             hook_trace: false,
             value_trace: false,
+            buffer_trace: false,
             world_view_rate: 0.0,
         })
     }
