@@ -506,10 +506,10 @@ fn the_buffer_trace_reports_every_state_and_each_display_change() {
     let mut last: std::collections::HashMap<(Machine, u16), (f64, DisplayMode)> =
         Default::default();
     for r in &records {
-        if let Event::ProxyDisplay { pawn, delay, mode } = r.event {
-            if let Some(prev) = last.insert((r.machine, pawn), (delay, mode)) {
-                assert_ne!(prev, (delay, mode), "a repeated report at {}", r.t);
-            }
+        if let Event::ProxyDisplay { pawn, delay, mode } = r.event
+            && let Some(prev) = last.insert((r.machine, pawn), (delay, mode))
+        {
+            assert_ne!(prev, (delay, mode), "a repeated report at {}", r.t);
         }
     }
     // Off (the default): nothing of it, and the simulation is the same.
