@@ -836,3 +836,36 @@ fn a_double_click_on_a_point_opens_that_points_move() {
     // The click moved the cursor to the point, not the plot under the pointer.
     assert_eq!(h.state().plot_window().unwrap(), (t0, t1));
 }
+
+#[test]
+fn the_command_palette_takes_gmc_console_names() {
+    let mut h = harness();
+    // A plot that is off at first.
+    let title = "Move timestamp − server time (ms)";
+    assert!(h.query_by_label(title).is_none());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
+    h.run_steps(2);
+    h.get_by_label("Command palette");
+    h.event(egui::Event::Text("gmc.LogNetWorldTime".into()));
+    h.run_steps(2);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    assert!(
+        h.query_by_label("Command palette").is_none(),
+        "closed after running"
+    );
+    h.get_by_label(title);
+    // An action by a word of its name.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
+    h.run_steps(2);
+    h.event(egui::Event::Text("buffer".into()));
+    h.run_steps(2);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    h.get_by_label("Interpolation buffer");
+    assert_eq!(
+        h.state().commands_sent(),
+        &[] as &[String],
+        "looking changed nothing in the session"
+    );
+}

@@ -25,6 +25,7 @@ pub fn ui(ctx: &egui::Context) -> bool {
                         ("Doctor (top bar)", "every correction explained: deviating values, where values parted, cause and evidence"),
                         ("Session > value trace", "bound values in and out of every move execution, for journeys and the doctor"),
                         ("drop a .msrec file", "open the recording"),
+                        ("Ctrl+K", "the command palette: GMC's console names (gmc.ShowClientCorrections, gmc.LogClientReplay, gmc.ShowSimulationDelay, gmc.StatPing, gmc.LogNetWorldTime) and every action by name"),
                         ("F1", "this window"),
                     ] {
                         ui.monospace(k);

@@ -134,7 +134,18 @@ impl JourneyWindow {
                         }
                         ui.weak(format!("Bound values in -> out of each execution: {}.", l.value_trace));
                     });
-                    egui::ScrollArea::vertical().max_height(520.0).show(ui, |ui| {
+                    if let Some(t) = lanes(ui, l) {
+                        seek = Some(t);
+                    }
+                    for d in value_differences(l) {
+                        ui.label(RichText::new(d).color(if ui.visuals().dark_mode {
+                            Color32::from_rgb(240, 170, 80)
+                        } else {
+                            Color32::from_rgb(170, 90, 0)
+                        }));
+                    }
+                    ui.separator();
+                    egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
                         for st in &l.steps {
                             let text = format!(
                                 "{:8.3} s  {:<9} {}{}",
@@ -165,6 +176,275 @@ impl JourneyWindow {
             .into_iter()
             .collect()
     }
+}
+
+/// What a step of a journey is, for the picture: its short label.
+fn short_label(what: &str) -> &'static str {
+    const LABELS: [(&str, &str); 12] = [
+        ("closed", "closed"),
+        ("sent in a batch", "sent"),
+        ("the datagram was lost", "lost"),
+        ("the datagram arrived", "arrived"),
+        ("executed on the server", "executed"),
+        ("skipped by the server", "skipped"),
+        ("the server sent a correction", "correction sent"),
+        ("acknowledged", "acknowledged"),
+        ("corrected", "corrected"),
+        ("re-run in the replay", "replayed"),
+        ("executed live", "executed live"),
+        ("re-executed", "re-executed"),
+    ];
+    LABELS
+        .iter()
+        .find(|(prefix, _)| what.starts_with(prefix))
+        .map_or("", |(_, l)| l)
+}
+
+/// The journey as lanes (as Godot's rollback log inspector draws peers): the client above,
+/// the server below, each step a mark at its time on its machine's lane, the datagram as an
+/// arrow across the link with its delay (or a cross where it was lost), the correction as an
+/// arrow back. Hover a mark for the step; click one to move the cursor there.
+fn lanes(ui: &mut egui::Ui, l: &crate::lineage::Lineage) -> Option<f64> {
+    let steps = &l.steps;
+    let (t0, t1) = steps
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), s| {
+            (a.min(s.t), b.max(s.t))
+        });
+    if !t0.is_finite() {
+        return None;
+    }
+    let span = (t1 - t0).max(0.01);
+    let width = ui.available_width().max(300.0);
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(width, 184.0), egui::Sense::click());
+    let painter = ui.painter_at(rect);
+    let dark = ui.visuals().dark_mode;
+    let text_c = ui.visuals().text_color();
+    let weak_c = ui.visuals().weak_text_color();
+    let lane_c = if dark {
+        Color32::from_gray(60)
+    } else {
+        Color32::from_gray(200)
+    };
+    // Room at the ends for labels centred on the first and last marks.
+    let (left, right) = (rect.left() + 90.0, rect.right() - 60.0);
+    let x = |t: f64| left + ((t - t0) / span) as f32 * (right - left);
+    let client_y = rect.top() + 52.0;
+    let server_y = rect.top() + 126.0;
+    let me = format!("client {}", l.client);
+    let lane_of = |m: &str| if m == "server" { server_y } else { client_y };
+    for (y, name) in [(client_y, me.as_str()), (server_y, "server")] {
+        painter.line_segment(
+            [egui::pos2(left, y), egui::pos2(right, y)],
+            egui::Stroke::new(1.0, lane_c),
+        );
+        painter.text(
+            egui::pos2(rect.left() + 4.0, y),
+            egui::Align2::LEFT_CENTER,
+            name,
+            egui::FontId::proportional(12.0),
+            text_c,
+        );
+    }
+    painter.text(
+        egui::pos2(rect.left() + 4.0, (client_y + server_y) / 2.0),
+        egui::Align2::LEFT_CENTER,
+        "link",
+        egui::FontId::proportional(11.0),
+        weak_c,
+    );
+    let arrow_c = if dark {
+        Color32::from_rgb(150, 190, 240)
+    } else {
+        Color32::from_rgb(30, 90, 170)
+    };
+    let lost_c = if dark {
+        Color32::from_rgb(240, 100, 100)
+    } else {
+        Color32::from_rgb(190, 30, 30)
+    };
+    let arrow = |from: egui::Pos2, to: egui::Pos2, c: Color32, label: String| {
+        painter.line_segment([from, to], egui::Stroke::new(1.8, c));
+        let dir = (to - from).normalized();
+        let n = egui::vec2(-dir.y, dir.x);
+        let head = to - dir * 8.0;
+        painter.add(egui::Shape::convex_polygon(
+            vec![to, head + n * 4.0, head - n * 4.0],
+            c,
+            egui::Stroke::NONE,
+        ));
+        let mid = from + (to - from) * 0.5;
+        painter.text(
+            mid + egui::vec2(6.0, 0.0),
+            egui::Align2::LEFT_CENTER,
+            label,
+            egui::FontId::proportional(11.0),
+            c,
+        );
+    };
+    // Datagrams: each send to the arrival (or loss) that follows it; the correction back.
+    let mut sent: Option<f64> = None;
+    let mut correction: Option<f64> = None;
+    for st in steps {
+        match short_label(&st.what) {
+            "sent" => sent = Some(st.t),
+            "arrived" => {
+                if let Some(ts) = sent.take() {
+                    arrow(
+                        egui::pos2(x(ts), client_y + 6.0),
+                        egui::pos2(x(st.t), server_y - 6.0),
+                        arrow_c,
+                        format!("{:.0} ms", (st.t - ts) * 1000.0),
+                    );
+                }
+            }
+            "lost" => {
+                if let Some(ts) = sent.take() {
+                    let from = egui::pos2(x(ts), client_y + 6.0);
+                    let mid = egui::pos2(x(ts) + 14.0, (client_y + server_y) / 2.0);
+                    painter.line_segment([from, mid], egui::Stroke::new(1.8, lost_c));
+                    for d in [egui::vec2(5.0, 5.0), egui::vec2(5.0, -5.0)] {
+                        painter.line_segment([mid - d, mid + d], egui::Stroke::new(2.0, lost_c));
+                    }
+                    painter.text(
+                        mid + egui::vec2(8.0, 0.0),
+                        egui::Align2::LEFT_CENTER,
+                        "lost",
+                        egui::FontId::proportional(11.0),
+                        lost_c,
+                    );
+                }
+            }
+            "correction sent" => correction = Some(st.t),
+            "corrected" => {
+                if let Some(tc) = correction.take() {
+                    arrow(
+                        egui::pos2(x(tc), server_y - 6.0),
+                        egui::pos2(x(st.t), client_y + 6.0),
+                        lost_c,
+                        format!("correction, {:.0} ms", (st.t - tc) * 1000.0),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    // The marks; labels in up to three rows per lane, each where it overlaps no other (the
+    // rest on hover).
+    let pointer = response.hover_pos();
+    let mut hovered: Option<&crate::lineage::Step> = None;
+    let mut last_label: [[f32; 3]; 2] = [[f32::NEG_INFINITY; 3]; 2];
+    for st in steps {
+        let y = lane_of(&st.machine);
+        let at = egui::pos2(x(st.t), y);
+        let label = short_label(&st.what);
+        let c = match label {
+            "corrected" | "correction sent" | "lost" | "skipped" => lost_c,
+            _ if st.machine == "server" => text_c,
+            _ => super::color_of(crate::model::telemetry::Machine::Client(l.client)),
+        };
+        if st.inferred {
+            painter.circle_stroke(at, 5.0, egui::Stroke::new(1.5, c));
+        } else {
+            painter.circle_filled(at, 5.0, c);
+        }
+        let lane = usize::from(y == server_y);
+        // Labels are centred on their mark: a row is free when the last label in it is at
+        // least a label's width away.
+        let width = 7.0 * label.len() as f32 + 8.0;
+        let row = last_label[lane]
+            .iter()
+            .position(|last| at.x - last >= width)
+            .filter(|_| !label.is_empty());
+        if let Some(r) = row {
+            last_label[lane][r] = at.x;
+        }
+        let dy_row = row.map_or(0.0, |r| r as f32);
+        let (dy, align) = if y == client_y {
+            (-10.0 - 12.0 * dy_row, egui::Align2::CENTER_BOTTOM)
+        } else {
+            (10.0 + 12.0 * dy_row, egui::Align2::CENTER_TOP)
+        };
+        if row.is_some() {
+            painter.text(
+                at + egui::vec2(0.0, dy),
+                align,
+                label,
+                egui::FontId::proportional(11.0),
+                c,
+            );
+        }
+        if pointer.is_some_and(|p| p.distance(at) < 8.0) {
+            hovered = Some(st);
+        }
+    }
+    painter.text(
+        egui::pos2(left, rect.bottom() - 2.0),
+        egui::Align2::LEFT_BOTTOM,
+        format!("{t0:.3} s"),
+        egui::FontId::proportional(10.0),
+        weak_c,
+    );
+    painter.text(
+        egui::pos2(right, rect.bottom() - 2.0),
+        egui::Align2::RIGHT_BOTTOM,
+        format!("{t1:.3} s ({:.0} ms)", span * 1000.0),
+        egui::FontId::proportional(10.0),
+        weak_c,
+    );
+    if let Some(st) = hovered {
+        response.clone().on_hover_text_at_pointer(format!(
+            "{:.3} s  {}: {}{}",
+            st.t,
+            st.machine,
+            st.what,
+            if st.inferred { " (inferred)" } else { "" }
+        ));
+        if response.clicked() {
+            return Some(st.t);
+        }
+    }
+    None
+}
+
+/// The bound values the client's own execution and the server's differ in, in words: where
+/// the move's values parted.
+pub fn value_differences(l: &crate::lineage::Lineage) -> Vec<String> {
+    let client = l
+        .steps
+        .iter()
+        .filter(|s| s.machine != "server")
+        .filter_map(|s| s.values.as_ref())
+        .find(|v| v.exec == "live" || v.exec == "combined");
+    let server = l
+        .steps
+        .iter()
+        .filter(|s| s.machine == "server")
+        .find_map(|s| s.values.as_ref());
+    let (Some(c), Some(sv)) = (client, server) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (a, b) in c.rows.iter().zip(&sv.rows) {
+        if a.binding != b.binding {
+            continue;
+        }
+        if a.entry != b.entry {
+            out.push(format!(
+                "{} started differently: client {} , server {}",
+                a.binding, a.entry, b.entry
+            ));
+        } else if a.exit != b.exit {
+            out.push(format!(
+                "{} ended differently: client {} , server {}",
+                a.binding, a.exit, b.exit
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push("client and server computed the same bound values for this move".into());
+    }
+    out
 }
 
 /// Where a journey's records come from.

@@ -39,6 +39,7 @@ pub mod layout;
 mod lessons;
 mod network;
 mod open_dialog;
+mod palette;
 pub mod plots;
 pub mod status;
 mod timeline_bar;
@@ -157,7 +158,12 @@ pub(crate) fn color_of(m: Machine) -> Color32 {
 }
 
 /// Writes a bug report's files, given its picture; says what it wrote.
-type ReportWork = Box<dyn FnOnce(&egui::ColorImage) -> Result<String, String> + Send>;
+/// (`None`: the window could not be captured in time; the other files are written.)
+type ReportWork = Box<dyn FnOnce(Option<&egui::ColorImage>) -> Result<String, String> + Send>;
+
+/// How long a bug report waits for its picture before it is written without one (a backend
+/// that cannot capture the window, a headless harness).
+const REPORT_PICTURE_WAIT: Duration = Duration::from_secs(3);
 
 /// Opening (scanning) a recording.
 type OpenJob = Job<Result<Recording, String>>;
@@ -213,7 +219,7 @@ pub struct MovescopeApp {
     shot_rx: Receiver<Arc<egui::ColorImage>>,
     shot_path: Option<PathBuf>,
     /// A bug report waiting for its picture: writes every file once it arrives.
-    report_pending: Option<ReportWork>,
+    report_pending: Option<(ReportWork, Instant)>,
     status: status::Status,
     plots: plots::PlotsPanel,
     world: world_view::WorldView,
@@ -236,6 +242,8 @@ pub struct MovescopeApp {
     doctor: doctor_window::DoctorWindow,
     /// The interpolation buffer view.
     buffer: buffer_window::BufferWindow,
+    /// The command palette (Ctrl+K).
+    palette: palette::Palette,
     /// The move journey window.
     journey: journey_window::JourneyWindow,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
@@ -295,6 +303,7 @@ impl MovescopeApp {
             whatif: whatif_window::WhatIfWindow::default(),
             doctor: doctor_window::DoctorWindow::default(),
             buffer: buffer_window::BufferWindow::default(),
+            palette: palette::Palette::default(),
             journey: journey_window::JourneyWindow::default(),
             journey_pending: false,
             actions: Vec::new(),
@@ -828,6 +837,8 @@ impl MovescopeApp {
                 Action::ShowPlot(title) => {
                     if let Some(i) = plots::PLOTS.iter().position(|p| p.title == title) {
                         self.plots.shown[i] = true;
+                        // Brought into view (it may be below the fold).
+                        self.plots.scroll_to = Some(plots::PLOTS[i].title);
                     }
                 }
                 Action::OpenExport => {
@@ -1074,15 +1085,31 @@ impl MovescopeApp {
         if !self.status_jobs.is_empty() {
             ctx.request_repaint_after(Duration::from_millis(50));
         }
+        // A bug report whose picture did not come: the other three files, and a warning.
+        if self
+            .report_pending
+            .as_ref()
+            .is_some_and(|(_, since)| since.elapsed() > REPORT_PICTURE_WAIT)
+            && let Some((work, _)) = self.report_pending.take()
+        {
+            // (A picture that still comes is saved where it was meant to go, view.png.)
+            match Job::spawn("writing the bug report", move |_| work(None)) {
+                Ok(j) => self.status_jobs.push(j),
+                Err(e) => self.status.set(format!("error: {e}")),
+            }
+        }
+        if self.report_pending.is_some() {
+            ctx.request_repaint_after(Duration::from_millis(100));
+        }
         if let Ok(img) = self.shot_rx.try_recv() {
             let path = self
                 .shot_path
                 .take()
                 .unwrap_or_else(|| PathBuf::from("movescope.png"));
-            if let Some(work) = self.report_pending.take() {
+            if let Some((work, _)) = self.report_pending.take() {
                 match Job::spawn(
                     format!("writing the bug report {}", path.display()),
-                    move |_| work(&img),
+                    move |_| work(Some(&img)),
                 ) {
                     Ok(j) => self.status_jobs.push(j),
                     Err(e) => self.status.set(format!("error: {e}")),
@@ -1165,7 +1192,7 @@ impl MovescopeApp {
         // The picture is taken first; once it arrives, one job writes all four files, so the
         // status line names them together (or says what failed).
         let out = dir.clone();
-        self.report_pending = Some(Box::new(move |img: &egui::ColorImage| {
+        let work: ReportWork = Box::new(move |img: Option<&egui::ColorImage>| {
             let (header, window) = match source {
                 Source::File(rec) => (
                     rec.header.clone(),
@@ -1176,13 +1203,23 @@ impl MovescopeApp {
             };
             let files = crate::report::write_report(&out, &header, &window, cursor)
                 .map_err(|e| format!("bug report failed: {e}"))?;
-            save_png(&files.picture, img)
-                .map_err(|e| format!("bug report failed: {}: {e}", files.picture.display()))?;
-            Ok(format!(
-                "bug report written to {}: session.msrec, preset.ron, summary.md, view.png",
-                out.display()
-            ))
-        }));
+            match img {
+                Some(img) => {
+                    save_png(&files.picture, img).map_err(|e| {
+                        format!("bug report failed: {}: {e}", files.picture.display())
+                    })?;
+                    Ok(format!(
+                        "bug report written to {}: session.msrec, preset.ron, summary.md, view.png",
+                        out.display()
+                    ))
+                }
+                None => Ok(format!(
+                    "warning: bug report written to {} without its picture (the window could not be captured): session.msrec, preset.ron, summary.md",
+                    out.display()
+                )),
+            }
+        });
+        self.report_pending = Some((work, Instant::now()));
         self.request_screenshot(ctx, dir.join("view.png"));
     }
 
@@ -1247,6 +1284,10 @@ impl MovescopeApp {
 
     /// Keys become actions (applied after the frame with the rest).
     fn keyboard(&mut self, ctx: &egui::Context) {
+        // Ctrl+K (Cmd+K): the command palette, wherever the keyboard focus is.
+        if ctx.input(|i| i.modifiers.command && i.key_pressed(egui::Key::K)) {
+            self.palette.open = !self.palette.open;
+        }
         if ctx.egui_wants_keyboard_input() {
             return;
         }
@@ -1305,6 +1346,21 @@ impl MovescopeApp {
     fn dialogs(&mut self, ctx: &egui::Context) {
         let actions = self.journey.ui(ctx);
         self.actions.extend(actions);
+        let (actions, views) = self.palette.ui(ctx);
+        self.actions.extend(actions);
+        for v in views {
+            match v {
+                palette::View::LogCorrections => {
+                    self.log.filter = event_log::Filter {
+                        kinds: [true, false, false],
+                        ..Default::default()
+                    }
+                }
+                palette::View::LogEverything => self.log.filter = event_log::Filter::default(),
+                palette::View::WorldDelays => self.world.show_delays(),
+                palette::View::SideBySide(on) => self.world.side_by_side = on,
+            }
+        }
         let trace_on = self.session.as_ref().map(|s| s.preset().buffer_trace);
         let actions = self
             .buffer

@@ -238,6 +238,8 @@ pub struct PlotsPanel {
     pub naive: bool,
     /// The plot a lesson points at (highlighted).
     pub focus: Option<String>,
+    /// Scroll the list so this plot shows (once).
+    pub scroll_to: Option<&'static str>,
     /// A what-if run drawn over the session (dashed, "(B)").
     pub overlay: Option<Store>,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
@@ -288,6 +290,7 @@ impl Default for PlotsPanel {
             decimated: Vec::new(),
             naive: false,
             focus: None,
+            scroll_to: None,
             overlay: None,
             cache: std::collections::HashMap::new(),
             transforms: std::collections::HashMap::new(),
@@ -370,6 +373,10 @@ impl PlotsPanel {
                             ui.cursor().min,
                             egui::vec2(col_w, height + 22.0),
                         );
+                        if self.scroll_to == Some(spec.title) {
+                            self.scroll_to = None;
+                            ui.scroll_to_rect(cell, Some(egui::Align::Center));
+                        }
                         if !ui.is_rect_visible(cell) {
                             ui.allocate_space(cell.size());
                         } else if let Some(t) = self.plot(ui, store, view, spec, height, col_w) {

@@ -74,6 +74,9 @@ fn correction_colors(dark: bool) -> (Color32, Color32) {
     }
 }
 
+/// Corrections drawn at once (the newest).
+const CORRECTIONS_DRAWN: usize = 6;
+
 /// Seconds a correction's arrow stays, fading.
 const CORRECTION_FADE_S: f64 = 2.0;
 
@@ -96,6 +99,11 @@ impl Projection {
 }
 
 impl WorldView {
+    /// The "… ms ago" delays of proxies on (gmc.ShowSimulationDelay).
+    pub fn show_delays(&mut self) {
+        self.show_delays = true;
+    }
+
     /// Top-down view of every pawn as one machine shows it (and the server's next to it).
     pub fn ui(&mut self, ui: &mut egui::Ui, store: &Store, cursor: f64) -> Vec<Action> {
         let viewers = store.viewers();
@@ -419,6 +427,8 @@ impl WorldView {
         }
         let (had_c, put_c) = correction_colors(dark);
         let marks = store.corrections_between(cursor - CORRECTION_FADE_S, cursor);
+        // The newest few only: a burst of corrections would bury the pawns under marks.
+        let marks = &marks[marks.len().saturating_sub(CORRECTIONS_DRAWN)..];
         // Only the newest correction is labelled (older ones are fading arrows).
         let newest = marks
             .iter()
@@ -436,7 +446,7 @@ impl WorldView {
             let had = had_c.gamma_multiply(fade);
             let put = put_c.gamma_multiply(fade);
             // Where the client had it: a square (hollow for a claim seen from the server).
-            let sq = egui::Rect::from_center_size(p, egui::vec2(10.0, 10.0));
+            let sq = egui::Rect::from_center_size(p, egui::vec2(7.0, 7.0));
             if mirror {
                 painter.rect_stroke(
                     sq,
