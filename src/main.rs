@@ -48,8 +48,8 @@ struct AppArgs {
     #[arg(long)]
     force: bool,
     /// Open these windows at start (repeatable): bindings, doctor, gmc, help, journey, lessons,
-    /// whatif, buffer (the interpolation buffer view); `vs-server` shows the world view side
-    /// by side with the server's.
+    /// whatif, buffer (the interpolation buffer view), track (track one value); `vs-server`
+    /// shows the world view side by side with the server's.
     #[arg(long = "window", value_name = "NAME")]
     windows: Vec<String>,
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).

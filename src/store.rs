@@ -67,6 +67,28 @@ pub struct BufferTrack {
     pub shown: Vec<(f64, f64, crate::model::telemetry::DisplayMode)>,
 }
 
+/// The value trace of one owner's moves: each execution's values on leaving it (time order).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValueTrack {
+    /// On the owning client: live, combined and replayed executions.
+    pub client: Vec<(
+        f64,
+        crate::model::pawn::Execution,
+        crate::model::pawn::PawnValues,
+    )>,
+    /// On the server (remote executions).
+    pub server: Vec<(f64, crate::model::pawn::PawnValues)>,
+}
+
+/// One sample of a pawn as a machine showed it (for tracking a value over time).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shown {
+    pub t: f64,
+    pub location: DVec3,
+    pub velocity: DVec3,
+    pub yaw: f64,
+}
+
 /// What a log entry (and its timeline marker) is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MarkKind {
@@ -566,6 +588,8 @@ pub struct Store {
     tracks: BTreeMap<(Machine, u16, SampleKind), PawnTrack>,
     /// The buffer trace, by (displaying machine, proxy pawn).
     buffers: BTreeMap<(Machine, u16), BufferTrack>,
+    /// The value trace's executions of each owner's moves (track one value).
+    values: BTreeMap<u16, ValueTrack>,
     marks: Vec<CorrectionMark>,
     log: Vec<LogEntry>,
     /// Frame start times per machine (for stepping one frame).
@@ -586,6 +610,45 @@ impl Store {
     /// Newest session time seen.
     pub fn latest(&self) -> f64 {
         self.latest
+    }
+
+    /// The value trace of `owner`'s moves.
+    pub fn values(&self, owner: u16) -> Option<&ValueTrack> {
+        self.values.get(&owner)
+    }
+
+    /// The owners the value trace has.
+    pub fn value_owners(&self) -> Vec<u16> {
+        self.values.keys().copied().collect()
+    }
+
+    /// How each machine other than `owner`'s showed `owner`'s pawn as a simulated proxy, in
+    /// `[t0, t1]`: (machine, samples).
+    pub fn shown_by_others(&self, owner: u16, t0: f64, t1: f64) -> Vec<(Machine, Vec<Shown>)> {
+        self.tracks
+            .iter()
+            .filter(|((m, _, kind), track)| {
+                *kind == SampleKind::Displayed
+                    && track.owner == Some(owner)
+                    && *m != Machine::Client(owner)
+            })
+            .map(|((m, _, _), track)| {
+                let a = track.samples.partition_point(|s| s.t < t0);
+                let b = track.samples.partition_point(|s| s.t <= t1);
+                (
+                    *m,
+                    track.samples[a..b.max(a)]
+                        .iter()
+                        .map(|s| Shown {
+                            t: s.t,
+                            location: s.location,
+                            velocity: s.velocity,
+                            yaw: s.yaw,
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
     }
 
     /// The buffer trace of `pawn` as `machine` displays it.
@@ -748,6 +811,18 @@ impl Store {
                 let b = self.buffers.entry((m, *pawn)).or_default();
                 b.shown.push((r.t, *delay, *mode));
             }
+            Event::MoveValues(v) => {
+                if let Some(owner) = v.owner {
+                    let track = self.values.entry(owner).or_default();
+                    match m {
+                        Machine::Server => track.server.push((r.t, v.exit)),
+                        Machine::Client(c) if c == owner => {
+                            track.client.push((r.t, v.exec, v.exit));
+                        }
+                        Machine::Client(_) => {}
+                    }
+                }
+            }
             Event::PawnSample(s) => {
                 let crate::model::telemetry::PawnSample {
                     pawn,
@@ -865,6 +940,12 @@ impl Store {
                     let k = f.partition_point(|&t| t < cut);
                     f.drain(..k);
                 }
+                for v in self.values.values_mut() {
+                    let k = v.client.partition_point(|s| s.0 < cut);
+                    v.client.drain(..k);
+                    let k = v.server.partition_point(|s| s.0 < cut);
+                    v.server.drain(..k);
+                }
                 for b in self.buffers.values_mut() {
                     let k = b.states.partition_point(|s| s.0 < cut);
                     b.states.drain(..k);
@@ -952,6 +1033,40 @@ mod tests {
         assert!(out.windows(2).all(|w| w[0][0] <= w[1][0]), "time order");
         let min = out.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
         assert!(min < -0.999);
+    }
+
+    #[test]
+    fn the_value_trace_is_kept_per_owner_by_where_it_ran() {
+        use crate::model::pawn::{Execution, PawnValues};
+        use crate::model::telemetry::MoveValues;
+        let mut st = Store::new(None);
+        let rec = |t: f64, machine: Machine, owner: u16, exec: Execution, x: f32| Record {
+            t,
+            machine,
+            event: Event::MoveValues(std::sync::Arc::new(MoveValues {
+                pawn: owner,
+                owner: Some(owner),
+                move_id: 1,
+                exec,
+                entry: PawnValues::default(),
+                substeps: Vec::new(),
+                exit: PawnValues {
+                    stride: x,
+                    ..PawnValues::default()
+                },
+            })),
+        };
+        st.ingest(&rec(1.0, Machine::Client(0), 0, Execution::Live, 1.0));
+        st.ingest(&rec(1.1, Machine::Server, 0, Execution::Remote, 2.0));
+        st.ingest(&rec(1.2, Machine::Client(0), 0, Execution::Replay, 3.0));
+        // Another client's simulated execution of client 0's pawn is not the owner's.
+        st.ingest(&rec(1.3, Machine::Client(1), 0, Execution::Simulated, 4.0));
+        let v = st.values(0).unwrap();
+        assert_eq!(v.client.len(), 2);
+        assert_eq!(v.client[1].1, Execution::Replay);
+        assert_eq!(v.server.len(), 1);
+        assert_eq!(v.server[0].1.stride, 2.0);
+        assert_eq!(st.value_owners(), vec![0]);
     }
 
     #[test]

@@ -94,6 +94,8 @@ pub enum Toggle {
     Gmc,
     /// The interpolation buffer view.
     Buffer,
+    /// Track one value.
+    Track,
     /// Light or dark.
     Theme,
 }

@@ -44,6 +44,7 @@ pub mod plots;
 pub mod status;
 mod timeline_bar;
 mod top_bar;
+pub mod track_window;
 mod whatif_window;
 mod world_view;
 
@@ -81,7 +82,7 @@ pub enum Source {
 }
 
 /// The windows `--window` can open at start.
-pub const WINDOWS: [&str; 9] = [
+pub const WINDOWS: [&str; 10] = [
     "bindings",
     "buffer",
     "doctor",
@@ -89,6 +90,7 @@ pub const WINDOWS: [&str; 9] = [
     "help",
     "journey",
     "lessons",
+    "track",
     "vs-server",
     "whatif",
 ];
@@ -244,6 +246,8 @@ pub struct MovescopeApp {
     buffer: buffer_window::BufferWindow,
     /// The command palette (Ctrl+K).
     palette: palette::Palette,
+    /// Track one value.
+    track: track_window::TrackWindow,
     /// The move journey window.
     journey: journey_window::JourneyWindow,
     /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
@@ -304,6 +308,7 @@ impl MovescopeApp {
             doctor: doctor_window::DoctorWindow::default(),
             buffer: buffer_window::BufferWindow::default(),
             palette: palette::Palette::default(),
+            track: track_window::TrackWindow::default(),
             journey: journey_window::JourneyWindow::default(),
             journey_pending: false,
             actions: Vec::new(),
@@ -343,6 +348,7 @@ impl MovescopeApp {
                 "journey" => app.journey_pending = true,
                 "doctor" => app.doctor.open = true,
                 "buffer" => app.buffer.open = true,
+                "track" => app.track.open = true,
                 // Not a window: the world view side by side with the server's.
                 "vs-server" => app.world.side_by_side = true,
                 "lessons" => {
@@ -882,6 +888,7 @@ impl MovescopeApp {
             Toggle::Bindings => self.bindings.open = !self.bindings.open,
             Toggle::Gmc => self.gmc.open = !self.gmc.open,
             Toggle::Buffer => self.buffer.open = !self.buffer.open,
+            Toggle::Track => self.track.open = !self.track.open,
             Toggle::Theme => self.light = !self.light,
         }
     }
@@ -1345,6 +1352,11 @@ impl MovescopeApp {
 
     fn dialogs(&mut self, ctx: &egui::Context) {
         let actions = self.journey.ui(ctx);
+        self.actions.extend(actions);
+        let values_on = self.session.as_ref().map(|s| s.preset().value_trace);
+        let actions = self
+            .track
+            .ui(ctx, &self.store, self.time.cursor(), values_on);
         self.actions.extend(actions);
         let (actions, views) = self.palette.ui(ctx);
         self.actions.extend(actions);

@@ -181,6 +181,11 @@ pub fn entries() -> Vec<Entry> {
             vec![Action::Toggle(Toggle::Buffer)],
         ),
         Entry::new(
+            "Track a value",
+            "One pawn's member over time: predicted, server, replays, what others display (cl_pred_track).",
+            vec![Action::Toggle(Toggle::Track)],
+        ),
+        Entry::new(
             "Bindings table",
             "The bound values: prediction, combine, simulation modes.",
             vec![Action::Toggle(Toggle::Bindings)],

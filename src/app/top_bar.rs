@@ -148,6 +148,14 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 actions.push(Action::Toggle(Toggle::Buffer));
                 ui.close();
             }
+            if ui
+                .button("Track a value")
+                .on_hover_text("One pawn's member over time: what its client predicted, what the server computed, replays, what the others display; corrections marked.")
+                .clicked()
+            {
+                actions.push(Action::Toggle(Toggle::Track));
+                ui.close();
+            }
             let theme = if v.light { "Dark theme" } else { "Light theme" };
             if ui.button(theme).clicked() {
                 actions.push(Action::Toggle(Toggle::Theme));

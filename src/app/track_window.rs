@@ -1,0 +1,327 @@
+//! Track one value (as Source's `cl_pred_track` does): pick a player's pawn and one of its
+//! members; a plot shows, over the seconds up to the cursor, what the owning client predicted
+//! (its live and combined executions), what the server computed (remote executions), the
+//! values each replay re-computed, and — for the location, velocity and yaw — what the other
+//! clients display of that pawn as a simulated proxy; the client's corrections are marked.
+//!
+//! The predicted and server values come from the value trace (`value_trace`, switchable live
+//! here); what proxies display comes from the world-view samples.
+
+use eframe::egui::{self, Color32};
+use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, PlotPoints, Points, VLine};
+
+use super::action::Action;
+use super::color_of;
+use crate::live::Command;
+use crate::model::binding::Value;
+use crate::model::pawn::{Execution, Field, PawnValues};
+use crate::model::telemetry::Machine;
+use crate::store::{MarkKind, Shown, Store};
+
+/// Which number of a value is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Component {
+    X,
+    Y,
+    Z,
+    /// The vector's length (a speed, for the velocity).
+    Length,
+}
+
+impl Component {
+    const ALL: [Component; 4] = [Component::X, Component::Y, Component::Z, Component::Length];
+
+    fn label(self) -> &'static str {
+        match self {
+            Component::X => "x",
+            Component::Y => "y",
+            Component::Z => "z",
+            Component::Length => "length",
+        }
+    }
+}
+
+/// A value as one number: a scalar as it is, a vector's component (rotators: x pitch, y yaw,
+/// z roll), `None` for what is not a number.
+pub fn number(v: &Value, c: Component) -> Option<f64> {
+    let pick3 = |x: f64, y: f64, z: f64| match c {
+        Component::X => x,
+        Component::Y => y,
+        Component::Z => z,
+        Component::Length => (x * x + y * y + z * z).sqrt(),
+    };
+    match v {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::Byte(b) => Some(f64::from(*b)),
+        Value::Int(i) => Some(f64::from(*i)),
+        Value::Float(x) => Some(f64::from(*x)),
+        Value::Double(x) => Some(*x),
+        Value::Vec2(v) => Some(pick3(v.x, v.y, 0.0)),
+        Value::Vec3(v) => Some(pick3(v.x, v.y, v.z)),
+        _ => None,
+    }
+}
+
+/// What a proxy sample says of `field` (location, velocity and yaw only).
+fn shown_number(s: &Shown, field: Field, c: Component) -> Option<f64> {
+    match field {
+        Field::Location => number(&Value::Vec3(s.location), c),
+        Field::Velocity => number(&Value::Vec3(s.velocity), c),
+        Field::Rotation => match c {
+            Component::Y => Some(s.yaw),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_vector(field: Field) -> bool {
+    matches!(
+        field,
+        Field::Location | Field::Velocity | Field::Rotation | Field::InputMove
+    )
+}
+
+pub struct TrackWindow {
+    pub open: bool,
+    pub owner: Option<u16>,
+    pub field: Field,
+    pub component: Component,
+    /// Seconds shown, ending at the cursor.
+    pub span: f64,
+}
+
+impl Default for TrackWindow {
+    fn default() -> Self {
+        TrackWindow {
+            open: false,
+            owner: None,
+            field: Field::Velocity,
+            component: Component::X,
+            span: 3.0,
+        }
+    }
+}
+
+impl TrackWindow {
+    /// `trace_on`: the live session's value trace (`None`: a recording).
+    pub fn ui(
+        &mut self,
+        ctx: &egui::Context,
+        store: &Store,
+        cursor: f64,
+        trace_on: Option<bool>,
+    ) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if !self.open {
+            return actions;
+        }
+        let mut open = true;
+        let owners = store.value_owners();
+        let owner = self
+            .owner
+            .filter(|o| owners.contains(o))
+            .or(owners.first().copied());
+        egui::Window::new("Track a value")
+            .open(&mut open)
+            .default_size([580.0, 400.0])
+            .default_pos(egui::pos2(280.0, 140.0))
+            .show(ctx, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    if let Some(on) = trace_on {
+                        let mut on2 = on;
+                        if ui
+                            .checkbox(&mut on2, "value trace")
+                            .on_hover_text("Report the pawn's values around every move execution (verbose; recordings keep it).")
+                            .changed()
+                        {
+                            actions.push(Action::Session {
+                                origin: "track",
+                                command: Command::ValueTrace(on2),
+                            });
+                        }
+                    }
+                    egui::ComboBox::from_label("pawn")
+                        .selected_text(owner.map_or("none".into(), |o| format!("client {o}")))
+                        .width(80.0)
+                        .show_ui(ui, |ui| {
+                            for o in &owners {
+                                ui.selectable_value(&mut self.owner, Some(*o), format!("client {o}"));
+                            }
+                        });
+                    egui::ComboBox::from_label("value")
+                        .selected_text(self.field.member_name())
+                        .width(110.0)
+                        .show_ui(ui, |ui| {
+                            for f in Field::ALL {
+                                ui.selectable_value(&mut self.field, f, f.member_name());
+                            }
+                        });
+                    if is_vector(self.field) {
+                        egui::ComboBox::from_id_salt("track component")
+                            .selected_text(self.component.label())
+                            .width(60.0)
+                            .show_ui(ui, |ui| {
+                                for c in Component::ALL {
+                                    ui.selectable_value(&mut self.component, c, c.label());
+                                }
+                            });
+                    }
+                    ui.add(
+                        egui::Slider::new(&mut self.span, 0.5..=30.0)
+                            .logarithmic(true)
+                            .text("s shown"),
+                    );
+                });
+                let Some(owner) = owner else {
+                    ui.label(match trace_on {
+                        Some(false) => "The value trace is off: switch it on above, and each move's values appear here.",
+                        Some(true) => "No move has been executed yet.",
+                        None => "This recording has no value trace (record with --set value_trace=true).",
+                    });
+                    return;
+                };
+                let (t0, t1) = ((cursor - self.span).max(store.earliest()), cursor);
+                let comp = if is_vector(self.field) {
+                    self.component
+                } else {
+                    Component::X
+                };
+                let field = self.field;
+                let num = |p: &PawnValues| number(&p.get(field), comp);
+                let mut predicted = Vec::new();
+                let mut replays = Vec::new();
+                if let Some(track) = store.values(owner) {
+                    for (t, exec, v) in &track.client {
+                        if *t < t0 || *t > t1 {
+                            continue;
+                        }
+                        let Some(y) = num(v) else { continue };
+                        match exec {
+                            Execution::Replay => replays.push([*t, y]),
+                            _ => predicted.push([*t, y]),
+                        }
+                    }
+                }
+                let server: Vec<[f64; 2]> = store
+                    .values(owner)
+                    .map(|track| {
+                        track
+                            .server
+                            .iter()
+                            .filter(|(t, _)| *t >= t0 && *t <= t1)
+                            .filter_map(|(t, v)| Some([*t, num(v)?]))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let shown = store.shown_by_others(owner, t0, t1);
+                let corrections: Vec<f64> = store
+                    .log_between(t0, t1)
+                    .iter()
+                    .filter(|e| {
+                        e.machine == Machine::Client(owner)
+                            && matches!(e.kind, MarkKind::Correction | MarkKind::Replay)
+                    })
+                    .map(|e| e.t)
+                    .collect();
+                let unit = field.unit();
+                ui.label(format!(
+                    "client {owner}'s {}{}{}: {} predicted, {} on the server, {} replayed, {} corrections in view",
+                    field.member_name(),
+                    if is_vector(field) { format!(" ({})", comp.label()) } else { String::new() },
+                    if unit.is_empty() { String::new() } else { format!(", {unit}") },
+                    predicted.len(),
+                    server.len(),
+                    replays.len(),
+                    corrections.len()
+                ));
+                let dark = ui.visuals().dark_mode;
+                let server_c = if dark { Color32::from_gray(230) } else { Color32::from_gray(20) };
+                let mark_c = if dark {
+                    Color32::from_rgb(240, 228, 66)
+                } else {
+                    Color32::from_rgb(165, 140, 0)
+                };
+                let own_c = color_of(Machine::Client(owner));
+                Plot::new("track one value")
+                    .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+                    .allow_drag(false)
+                    .allow_zoom(false)
+                    .allow_scroll(false)
+                    .allow_boxed_zoom(false)
+                    .y_axis_label(unit)
+                    .x_axis_formatter(|m, _| format!("{:.1} s", m.value))
+                    .show(ui, |plot_ui| {
+                        plot_ui.set_plot_bounds_x(t0..=t1.max(t0 + 1e-3));
+                        for t in &corrections {
+                            plot_ui.vline(
+                                VLine::new("correction", *t)
+                                    .color(mark_c)
+                                    .style(LineStyle::dashed_dense()),
+                            );
+                        }
+                        plot_ui.line(
+                            Line::new(format!("client {owner} predicted"), PlotPoints::from(predicted))
+                                .color(own_c)
+                                .width(2.0),
+                        );
+                        plot_ui.line(
+                            Line::new("server", PlotPoints::from(server))
+                                .color(server_c)
+                                .style(LineStyle::dashed_loose())
+                                .width(1.5),
+                        );
+                        plot_ui.points(
+                            Points::new("replayed", PlotPoints::from(replays))
+                                .color(own_c)
+                                .shape(MarkerShape::Diamond)
+                                .filled(false)
+                                .radius(3.5),
+                        );
+                        for (m, samples) in &shown {
+                            let pts: Vec<[f64; 2]> = samples
+                                .iter()
+                                .filter_map(|s| Some([s.t, shown_number(s, field, comp)?]))
+                                .collect();
+                            if !pts.is_empty() {
+                                plot_ui.line(
+                                    Line::new(format!("{m} shows it"), PlotPoints::from(pts))
+                                        .color(color_of(*m).gamma_multiply(0.7))
+                                        .width(1.0),
+                                );
+                            }
+                        }
+                    });
+                if !matches!(field, Field::Location | Field::Velocity | Field::Rotation) {
+                    ui.weak("What other clients display is sampled for location, velocity and yaw only.");
+                }
+            });
+        self.open = open;
+        actions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_become_numbers() {
+        let v = Value::Vec3(glam::DVec3::new(3.0, 4.0, 0.0));
+        assert_eq!(number(&v, Component::X), Some(3.0));
+        assert_eq!(number(&v, Component::Y), Some(4.0));
+        assert_eq!(number(&v, Component::Length), Some(5.0));
+        assert_eq!(number(&Value::Bool(true), Component::X), Some(1.0));
+        assert_eq!(number(&Value::Byte(7), Component::Length), Some(7.0));
+        assert_eq!(number(&Value::Name("a".into()), Component::X), None);
+        let s = Shown {
+            t: 1.0,
+            location: glam::DVec3::new(1.0, 2.0, 3.0),
+            velocity: glam::DVec3::ZERO,
+            yaw: 90.0,
+        };
+        assert_eq!(shown_number(&s, Field::Location, Component::Z), Some(3.0));
+        assert_eq!(shown_number(&s, Field::Rotation, Component::Y), Some(90.0));
+        assert_eq!(shown_number(&s, Field::Stride, Component::X), None);
+    }
+}
