@@ -1167,8 +1167,8 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
         "plots panel: 1280×800, the 10 default plots of 8 clients × {seconds:.0} s ({points} stored points in all series), whole history in view, pointer hovering"
     );
     let (fast, fast_ui, fv) = measure(false, 43, &|_| 0.0);
-    let (panning, panning_ui, _) = measure(false, 43, &|i| i as f64 * 0.25);
-    let (moving, moving_ui, _) = measure(false, 43, &|i| (i % 2) as f64 * 0.3 * seconds);
+    let (panning, panning_ui, pv) = measure(false, 43, &|i| i as f64 * 0.25);
+    let (moving, moving_ui, mv) = measure(false, 43, &|i| (i % 2) as f64 * 0.3 * seconds);
     let (naive, naive_ui, nv) = measure(true, 10, &|_| 0.0);
     // Following live: the store grows by a frame of records (1/60 s) before each frame and
     // the view ends at the newest data, the last half of the session in view; against the
@@ -1229,12 +1229,12 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
         fast_ui * 1000.0
     );
     println!(
-        "movescope (decimated), view panning 0.25 s a frame: median {:.2} ms per frame ({:.2} ms of it the UI pass)",
+        "movescope (decimated), view panning 0.25 s a frame: median {:.2} ms per frame ({:.2} ms of it the UI pass), {pv} vertices",
         panning * 1000.0,
         panning_ui * 1000.0
     );
     println!(
-        "movescope (decimated), nothing reusable (a new range every frame, as when following live): median {:.2} ms per frame ({:.2} ms of it the UI pass)",
+        "movescope (decimated), nothing reusable (a new range every frame): median {:.2} ms per frame ({:.2} ms of it the UI pass), {mv} vertices",
         moving * 1000.0,
         moving_ui * 1000.0
     );
