@@ -49,7 +49,8 @@ struct AppArgs {
     force: bool,
     /// Open these windows at start (repeatable): bindings, doctor, gmc, help, journey, lessons,
     /// whatif, buffer (the interpolation buffer view), track (track one value); `vs-server`
-    /// shows the world view side by side with the server's.
+    /// shows the world view side by side with the server's, `presenter` the lessons panel in
+    /// presenter mode.
     #[arg(long = "window", value_name = "NAME")]
     windows: Vec<String>,
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).

@@ -64,6 +64,20 @@ pub fn default_layout() -> Tree<Pane> {
     Tree::new(egui::Id::unique(LAYOUT_ID), root, tiles)
 }
 
+/// Presenter mode, for a projector: plots | (a large world view over the event log); the
+/// Controls pane is left out (the lesson panel is at the right).
+pub fn presenter_layout() -> Tree<Pane> {
+    let mut tiles = Tiles::default();
+    let plots = tiles.insert_pane(Pane::Plots);
+    let log = tiles.insert_pane(Pane::Log);
+    let world = tiles.insert_pane(Pane::World);
+    let right = tiles.insert_vertical_tile(vec![world, log]);
+    set_shares(&mut tiles, right, &[(world, 2.2), (log, 1.0)]);
+    let root = tiles.insert_horizontal_tile(vec![plots, right]);
+    set_shares(&mut tiles, root, &[(plots, 1.0), (right, 1.0)]);
+    Tree::new(egui::Id::unique("movescope presenter layout"), root, tiles)
+}
+
 fn set_shares(tiles: &mut Tiles<Pane>, container: TileId, shares: &[(TileId, f32)]) {
     if let Some(Tile::Container(Container::Linear(lin))) = tiles.get_mut(container) {
         for (id, share) in shares {

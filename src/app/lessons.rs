@@ -4,13 +4,17 @@
 //! is shown ("predict, then reveal": a lesson whose first step asks starts paused, and runs
 //! once answered), and the change itself ("Do it" returns to live so its effect shows). What
 //! the learner should have seen and the fix appear only once the last step is answered and
-//! done. A presenter mode enlarges everything for a projector.
+//! done. Presenter mode is a projector layout: larger text, the world view large, and only
+//! the plots the lesson names, full width.
 
 use eframe::egui;
 use egui::{Color32, RichText};
 
 use super::action::{Action, Feedback};
 use crate::preset::Preset;
+
+/// Presenter mode's text size (at 1280×800 the window is then 1024×640 points).
+pub const PRESENTER_ZOOM: f32 = 1.25;
 
 /// Where a lesson's outcomes are shown.
 const ORIGIN: &str = "lessons";
@@ -166,6 +170,51 @@ impl LessonsWindow {
         step.look_at.clone()
     }
 
+    /// The plots presenter mode shows: the step's plot, then every plot the lesson's "watch"
+    /// names, in that order (at most three); the correction plots when it names none.
+    pub fn presenter_plots(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        let plots = &super::plots::PLOTS;
+        if let Some(f) = self.focus()
+            && let Some(p) = plots.iter().find(|p| p.title == f)
+        {
+            out.push(p.title);
+        }
+        if let Some(watch) = self
+            .current
+            .and_then(|i| self.list.get(i))
+            .and_then(|e| e.preset.lesson.as_ref())
+            .map(|l| l.watch.to_lowercase())
+        {
+            let mut named: Vec<(usize, &'static str)> = plots
+                .iter()
+                .filter_map(|p| {
+                    let title = p.title.to_lowercase();
+                    // "Corrections: replay depth and error / tolerance" names both.
+                    let short = title.split(": ").last().unwrap_or(&title).to_string();
+                    watch
+                        .find(&title)
+                        .or_else(|| watch.find(&short))
+                        .map(|at| (at, p.title))
+                })
+                .collect();
+            named.sort();
+            for (_, t) in named {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        if out.is_empty() {
+            out = vec![
+                "Corrections: replay depth",
+                "Corrections: error / tolerance",
+            ];
+        }
+        out.truncate(3);
+        out
+    }
+
     /// The actions that make the step's plot visible.
     fn show_focus(&self) -> Vec<Action> {
         self.focus().map(Action::ShowPlot).into_iter().collect()
@@ -198,7 +247,6 @@ impl LessonsWindow {
         if !self.open {
             return actions;
         }
-        let ctx = root.ctx().clone();
         if self.list.is_empty() {
             self.list = shipped_lessons();
         }
@@ -225,11 +273,11 @@ impl LessonsWindow {
                     let mut presenter = self.presenter;
                     if ui
                         .checkbox(&mut presenter, "presenter mode")
-                        .on_hover_text("Larger text and plots, for a projector.")
+                        .on_hover_text("For a projector: larger text, the world view large, and only the plots this lesson names (full width); the Controls pane is hidden.")
                         .changed()
                     {
+                        // (The app sets the text size from it.)
                         self.presenter = presenter;
-                        ctx.set_zoom_factor(if presenter { 1.4 } else { 1.0 });
                     }
                 });
                 let current = self.current;
@@ -507,6 +555,32 @@ mod tests {
             Cause::BeforeFirstServerUpdate,
         ] {
             assert!(!lessons_for(c).is_empty(), "no lesson shows {c:?}");
+        }
+    }
+
+    #[test]
+    fn presenter_mode_shows_the_plots_a_lesson_names() {
+        let mut w = LessonsWindow {
+            list: shipped_lessons(),
+            ..Default::default()
+        };
+        w.current = w
+            .list
+            .iter()
+            .position(|e| e.name == "pitfall-01-unbound-member");
+        // The step's plot first, then those the lesson's "watch" names; at most three.
+        assert_eq!(
+            w.presenter_plots(),
+            vec![
+                "Corrections: replay depth",
+                "Corrections: error / tolerance"
+            ]
+        );
+        for e in 0..w.list.len() {
+            w.current = Some(e);
+            w.step = 0;
+            let p = w.presenter_plots();
+            assert!(!p.is_empty() && p.len() <= 3, "{}: {p:?}", w.list[e].name);
         }
     }
 

@@ -82,7 +82,7 @@ pub enum Source {
 }
 
 /// The windows `--window` can open at start.
-pub const WINDOWS: [&str; 10] = [
+pub const WINDOWS: [&str; 11] = [
     "bindings",
     "buffer",
     "doctor",
@@ -90,6 +90,7 @@ pub const WINDOWS: [&str; 10] = [
     "help",
     "journey",
     "lessons",
+    "presenter",
     "track",
     "vs-server",
     "whatif",
@@ -246,6 +247,8 @@ pub struct MovescopeApp {
     buffer: buffer_window::BufferWindow,
     /// The command palette (Ctrl+K).
     palette: palette::Palette,
+    /// The panes in presenter mode (lessons).
+    presenter_layout: egui_tiles::Tree<layout::Pane>,
     /// Track one value.
     track: track_window::TrackWindow,
     /// The move journey window.
@@ -308,6 +311,7 @@ impl MovescopeApp {
             doctor: doctor_window::DoctorWindow::default(),
             buffer: buffer_window::BufferWindow::default(),
             palette: palette::Palette::default(),
+            presenter_layout: layout::presenter_layout(),
             track: track_window::TrackWindow::default(),
             journey: journey_window::JourneyWindow::default(),
             journey_pending: false,
@@ -349,6 +353,11 @@ impl MovescopeApp {
                 "doctor" => app.doctor.open = true,
                 "buffer" => app.buffer.open = true,
                 "track" => app.track.open = true,
+                // Not a window: presenter mode of the lessons panel (opened with it).
+                "presenter" => {
+                    app.lessons.presenter = true;
+                    app.lessons.open = true;
+                }
                 // Not a window: the world view side by side with the server's.
                 "vs-server" => app.world.side_by_side = true,
                 "lessons" => {
@@ -1550,6 +1559,15 @@ impl eframe::App for MovescopeApp {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        // Presenter mode's text size, while the lessons panel is open.
+        let zoom = if self.lessons.open && self.lessons.presenter {
+            lessons::PRESENTER_ZOOM
+        } else {
+            1.0
+        };
+        if ui.ctx().zoom_factor() != zoom {
+            ui.ctx().set_zoom_factor(zoom);
+        }
         egui::Panel::top("top").show(ui, |ui| self.top_bar(ui));
         egui::Panel::bottom("status")
             .resizable(false)
@@ -1610,6 +1628,8 @@ impl eframe::App for MovescopeApp {
             .frame(egui::Frame::new())
             .show(ui, |ui| {
                 self.plots.focus = self.lessons.focus();
+                let presenter = self.lessons.open && self.lessons.presenter;
+                self.plots.only = presenter.then(|| self.lessons.presenter_plots());
                 let plot_view = plots::View::at(
                     &self.time,
                     self.window_s,
@@ -1635,7 +1655,11 @@ impl eframe::App for MovescopeApp {
                     cursor: self.time.cursor(),
                     actions: &mut self.actions,
                 };
-                self.layout.ui(&mut behavior, ui);
+                if presenter {
+                    self.presenter_layout.ui(&mut behavior, ui);
+                } else {
+                    self.layout.ui(&mut behavior, ui);
+                }
             });
         // Everything the panes asked for this frame, in one place.
         self.apply_actions(&ctx);

@@ -240,6 +240,8 @@ pub struct PlotsPanel {
     pub focus: Option<String>,
     /// Scroll the list so this plot shows (once).
     pub scroll_to: Option<&'static str>,
+    /// Presenter mode: only these plots, one column, sharing the height.
+    pub only: Option<Vec<&'static str>>,
     /// A what-if run drawn over the session (dashed, "(B)").
     pub overlay: Option<Store>,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
@@ -291,6 +293,7 @@ impl Default for PlotsPanel {
             naive: false,
             focus: None,
             scroll_to: None,
+            only: None,
             overlay: None,
             cache: std::collections::HashMap::new(),
             transforms: std::collections::HashMap::new(),
@@ -330,12 +333,19 @@ impl PlotsPanel {
     /// Draws the shown plots in two columns under one legend of the machines' colours;
     /// returns what the user clicked.
     pub fn show(&mut self, ui: &mut egui::Ui, store: &Store, view: &View) -> Option<PlotClick> {
-        let specs: Vec<&PlotSpec> = PLOTS
-            .iter()
-            .zip(&self.shown)
-            .filter(|(_, on)| **on)
-            .map(|(s, _)| s)
-            .collect();
+        let specs: Vec<&PlotSpec> = match &self.only {
+            Some(titles) => titles
+                .iter()
+                .filter_map(|t| PLOTS.iter().find(|p| p.title == *t))
+                .collect(),
+            None => PLOTS
+                .iter()
+                .zip(&self.shown)
+                .filter(|(_, on)| **on)
+                .map(|(s, _)| s)
+                .collect(),
+        };
+        let columns = if self.only.is_some() { 1 } else { 2 };
         ui.horizontal_wrapped(|ui| {
             ui.menu_button("Plots…", |ui| {
                 for (i, spec) in PLOTS.iter().enumerate() {
@@ -359,35 +369,43 @@ impl PlotsPanel {
             ui.weak("·  hover a title for what it measures; click: move the cursor; double-click a client's point: its move's journey")
                 .on_hover_text("The plots show the window of the session around the cursor (the slider in View sets its length). Values of discrete quantities (frames, moves, steps) are drawn a little apart per client so each stays visible; the hover text gives the exact value.");
         });
-        // Four rows fill the panel; more scroll.
-        let height = ((ui.available_height() - 26.0 * 4.0) / 4.0).max(96.0);
-        let col_w = ((ui.available_width() - 24.0) / 2.0).max(200.0);
+        // Four rows fill the panel (presenter mode: the plots named share it); more scroll.
+        let rows = if columns == 1 {
+            specs.len().max(1) as f32
+        } else {
+            4.0
+        };
+        let height = ((ui.available_height() - 26.0 * rows) / rows).max(96.0);
+        let col_w = ((ui.available_width() - 12.0 * columns as f32) / columns as f32).max(200.0);
         let mut seek = None;
         egui::ScrollArea::vertical().show(ui, |ui| {
-            egui::Grid::new("plots").num_columns(2).show(ui, |ui| {
-                for (i, spec) in specs.iter().enumerate() {
-                    ui.vertical(|ui| {
-                        ui.set_width(col_w);
-                        // Plots scrolled out of sight keep their space but are not drawn.
-                        let cell = egui::Rect::from_min_size(
-                            ui.cursor().min,
-                            egui::vec2(col_w, height + 22.0),
-                        );
-                        if self.scroll_to == Some(spec.title) {
-                            self.scroll_to = None;
-                            ui.scroll_to_rect(cell, Some(egui::Align::Center));
+            egui::Grid::new("plots")
+                .num_columns(columns)
+                .show(ui, |ui| {
+                    for (i, spec) in specs.iter().enumerate() {
+                        ui.vertical(|ui| {
+                            ui.set_width(col_w);
+                            // Plots scrolled out of sight keep their space but are not drawn.
+                            let cell = egui::Rect::from_min_size(
+                                ui.cursor().min,
+                                egui::vec2(col_w, height + 22.0),
+                            );
+                            if self.scroll_to == Some(spec.title) {
+                                self.scroll_to = None;
+                                ui.scroll_to_rect(cell, Some(egui::Align::Center));
+                            }
+                            if !ui.is_rect_visible(cell) {
+                                ui.allocate_space(cell.size());
+                            } else if let Some(t) = self.plot(ui, store, view, spec, height, col_w)
+                            {
+                                seek = Some(t);
+                            }
+                        });
+                        if i % columns == columns - 1 || i + 1 == specs.len() {
+                            ui.end_row();
                         }
-                        if !ui.is_rect_visible(cell) {
-                            ui.allocate_space(cell.size());
-                        } else if let Some(t) = self.plot(ui, store, view, spec, height, col_w) {
-                            seek = Some(t);
-                        }
-                    });
-                    if i % 2 == 1 || i + 1 == specs.len() {
-                        ui.end_row();
                     }
-                }
-            });
+                });
         });
         seek
     }
