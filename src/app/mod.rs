@@ -1522,6 +1522,20 @@ impl Drop for MovescopeApp {
 }
 
 impl eframe::App for MovescopeApp {
+    /// `--screenshot`: the picture shows the app, not wherever the pointer happens to be (a
+    /// pointer left over a plot would add a tooltip and a highlighted series).
+    fn raw_input_hook(&mut self, _ctx: &egui::Context, raw_input: &mut egui::RawInput) {
+        if self.options.screenshot.is_some() {
+            raw_input.events.retain(|e| {
+                !matches!(
+                    e,
+                    egui::Event::PointerMoved(_) | egui::Event::PointerButton { .. }
+                )
+            });
+            raw_input.events.push(egui::Event::PointerGone);
+        }
+    }
+
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         self.poll_opening();
         self.drain();
