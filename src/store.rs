@@ -147,11 +147,7 @@ impl LogEntry {
                     deviations
                         .iter()
                         .map(|d| {
-                            let unit = crate::model::pawn::Field::from_name(&d.binding)
-                                .map(|f| f.unit())
-                                .filter(|u| !u.is_empty())
-                                .map(|u| format!(" {u}"))
-                                .unwrap_or_default();
+                            let unit = d.unit_suffix();
                             format!(
                                 "{} predicted {}{unit} but server {}{unit} (error {:.3}{unit} > tolerance {:.3}{unit})",
                                 d.binding, d.predicted, d.authoritative, d.error, d.tolerance

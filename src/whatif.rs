@@ -66,11 +66,7 @@ fn corrections(records: &[Record]) -> Vec<(f64, u16, u32, String)> {
                 deviations
                     .iter()
                     .map(|d| {
-                        let unit = crate::model::pawn::Field::from_name(&d.binding)
-                            .map(|f| f.unit())
-                            .filter(|u| !u.is_empty())
-                            .map(|u| format!(" {u}"))
-                            .unwrap_or_default();
+                        let unit = d.unit_suffix();
                         format!(
                             "{} predicted {}{unit} but the server computed {}{unit} (error {:.3}{unit}, tolerance {:.3}{unit})",
                             d.binding, d.predicted, d.authoritative, d.error, d.tolerance

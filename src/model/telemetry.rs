@@ -110,6 +110,18 @@ pub struct Deviation {
     pub tolerance: f64,
 }
 
+impl Deviation {
+    /// " cm", " cm/s", " °", " s" after this value's numbers ("" for counts, flags and
+    /// fractions, and for members movescope's pawn does not have).
+    pub fn unit_suffix(&self) -> String {
+        crate::model::pawn::Field::from_name(&self.binding)
+            .map(|f| f.unit())
+            .filter(|u| !u.is_empty())
+            .map(|u| format!(" {u}"))
+            .unwrap_or_default()
+    }
+}
+
 /// Why a received datagram was not acted on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Rejection {
