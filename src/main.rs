@@ -1090,6 +1090,22 @@ fn bench(seconds: f64) -> Result<(), String> {
     Ok(())
 }
 
+/// Frame `i` of the plots benchmark: 1280×800, the pointer hovering inside the first plot
+/// (moving a pixel a frame), as a user reading values would.
+fn plots_frame_input(i: usize) -> eframe::egui::RawInput {
+    eframe::egui::RawInput {
+        screen_rect: Some(eframe::egui::Rect::from_min_size(
+            eframe::egui::Pos2::ZERO,
+            eframe::egui::vec2(1280.0, 800.0),
+        )),
+        events: vec![eframe::egui::Event::PointerMoved(eframe::egui::pos2(
+            200.0 + i as f32,
+            120.0,
+        ))],
+        ..Default::default()
+    }
+}
+
 fn bench_plots(seconds: f64) -> Result<(), String> {
     use movescope::app::plots::{PlotsPanel, View};
     use movescope::store::Store;
@@ -1119,18 +1135,7 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
         let mut ui_times = Vec::new();
         let mut vertices = 0;
         for i in 0..frames {
-            let input = eframe::egui::RawInput {
-                screen_rect: Some(eframe::egui::Rect::from_min_size(
-                    eframe::egui::Pos2::ZERO,
-                    eframe::egui::vec2(1280.0, 800.0),
-                )),
-                // Hover inside the first plot, as a user reading values would.
-                events: vec![eframe::egui::Event::PointerMoved(eframe::egui::pos2(
-                    200.0 + i as f32,
-                    120.0,
-                ))],
-                ..Default::default()
-            };
+            let input = plots_frame_input(i);
             let started = std::time::Instant::now();
             let view = view_at(shift(i));
             let out = ctx.run_ui(input, |ui| {
@@ -1182,12 +1187,8 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
         let mut live = Store::new(None);
         let mut next = 0;
         let mut times = Vec::new();
-        for i in 0..43 {
-            let now = if grow {
-                start + f64::from(i) / 60.0
-            } else {
-                start
-            };
+        for i in 0..43usize {
+            let now = if grow { start + i as f64 / 60.0 } else { start };
             while next < records.len() && records[next].t <= now {
                 live.ingest(&records[next]);
                 next += 1;
@@ -1198,17 +1199,7 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
                 cursor: now,
                 range: None,
             };
-            let input = eframe::egui::RawInput {
-                screen_rect: Some(eframe::egui::Rect::from_min_size(
-                    eframe::egui::Pos2::ZERO,
-                    eframe::egui::vec2(1280.0, 800.0),
-                )),
-                events: vec![eframe::egui::Event::PointerMoved(eframe::egui::pos2(
-                    200.0 + i as f32,
-                    120.0,
-                ))],
-                ..Default::default()
-            };
+            let input = plots_frame_input(i);
             let started = std::time::Instant::now();
             let out = ctx.run_ui(input, |ui| {
                 eframe::egui::CentralPanel::default().show(ui, |ui| {

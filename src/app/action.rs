@@ -100,6 +100,22 @@ pub enum Toggle {
     Theme,
 }
 
+/// A live session's trace switch (`on`: as the session has it; `None`: a recording, no
+/// switch): the command that flips it when the checkbox is clicked.
+pub fn trace_switch(
+    ui: &mut eframe::egui::Ui,
+    on: Option<bool>,
+    label: &str,
+    explain: &str,
+    command: fn(bool) -> Command,
+) -> Option<Command> {
+    let mut flipped = on?;
+    ui.checkbox(&mut flipped, label)
+        .on_hover_text(explain)
+        .changed()
+        .then(|| command(flipped))
+}
+
 /// The newest outcome of each editor's last action ("applied now", "refused: …"), shown next
 /// to that editor.
 #[derive(Default, Debug)]

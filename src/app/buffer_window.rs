@@ -142,18 +142,17 @@ impl BufferWindow {
             .default_pos(egui::pos2(260.0, 120.0))
             .show(ctx, |ui| {
                 ui.horizontal_wrapped(|ui| {
-                    if let Some(on) = trace_on {
-                        let mut on2 = on;
-                        if ui
-                            .checkbox(&mut on2, "buffer trace")
-                            .on_hover_text("Report every state a proxy receives and every change of how it is shown (verbose; recordings keep it).")
-                            .changed()
-                        {
-                            actions.push(Action::Session {
-                                origin: "buffer",
-                                command: Command::BufferTrace(on2),
-                            });
-                        }
+                    if let Some(command) = super::action::trace_switch(
+                        ui,
+                        trace_on,
+                        "buffer trace",
+                        "Report every state a proxy receives and every change of how it is shown (verbose; recordings keep it).",
+                        Command::BufferTrace,
+                    ) {
+                        actions.push(Action::Session {
+                            origin: "buffer",
+                            command,
+                        });
                     }
                     let text = chosen.map_or("none".to_string(), |(m, p)| format!("{m}, pawn {p}"));
                     egui::ComboBox::from_label("proxy")

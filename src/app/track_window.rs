@@ -128,18 +128,17 @@ impl TrackWindow {
             .default_pos(egui::pos2(280.0, 140.0))
             .show(ctx, |ui| {
                 ui.horizontal_wrapped(|ui| {
-                    if let Some(on) = trace_on {
-                        let mut on2 = on;
-                        if ui
-                            .checkbox(&mut on2, "value trace")
-                            .on_hover_text("Report the pawn's values around every move execution (verbose; recordings keep it).")
-                            .changed()
-                        {
-                            actions.push(Action::Session {
-                                origin: "track",
-                                command: Command::ValueTrace(on2),
-                            });
-                        }
+                    if let Some(command) = super::action::trace_switch(
+                        ui,
+                        trace_on,
+                        "value trace",
+                        "Report the pawn's values around every move execution (verbose; recordings keep it).",
+                        Command::ValueTrace,
+                    ) {
+                        actions.push(Action::Session {
+                            origin: "track",
+                            command,
+                        });
                     }
                     egui::ComboBox::from_label("pawn")
                         .selected_text(owner.map_or("none".into(), |o| format!("client {o}")))
