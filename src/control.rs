@@ -133,6 +133,9 @@ pub enum CommandError {
     TooManyLayouts,
     /// A socket could not be bound.
     Socket(String),
+    /// Not this session's to change (a participant's session, or what a hosted session cannot
+    /// carry to other machines): why.
+    Refused(String),
 }
 
 impl std::fmt::Display for CommandError {
@@ -147,6 +150,7 @@ impl std::fmt::Display for CommandError {
                 write!(f, "refused: too many binding changes in one session (255)")
             }
             CommandError::Socket(e) => write!(f, "{e}"),
+            CommandError::Refused(why) => write!(f, "refused: {why}"),
         }
     }
 }

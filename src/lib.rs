@@ -14,6 +14,7 @@ pub mod output;
 pub mod preset;
 pub mod ranges;
 pub mod recording;
+pub mod remote;
 pub mod report;
 pub mod rng;
 pub mod setup;

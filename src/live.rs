@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -20,10 +20,11 @@ use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
 use crate::preset::Preset;
+use crate::remote::{HostLink, HostOptions, HostShared, JoinOptions, Participant, RemoteCmd};
 use crate::rng::{derive_seed, purpose};
 use crate::setup::{self, packet_record};
 use crate::sim::link::{Link, LinkParams};
-use crate::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, TransportEvent};
+use crate::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, Roster, TransportEvent};
 
 /// Records the telemetry channel holds before the oldest are dropped.
 pub const TELEMETRY_CAPACITY: usize = 1 << 16;
@@ -87,6 +88,13 @@ impl SessionClock {
         }
     }
 
+    /// A participant's clock: the host's server said its world time is `server_time` at our
+    /// session time `t` (the control channel's estimate).
+    pub fn set_server_time(&self, t: f64, server_time: f64) {
+        self.server_start
+            .store((t - server_time).to_bits(), Ordering::Release);
+    }
+
     /// The server's world time at session time `t`.
     pub fn server_time(&self, t: f64) -> f64 {
         t - f64::from_bits(self.server_start.load(Ordering::Acquire))
@@ -105,10 +113,31 @@ pub struct TelemetryTx {
     tx: Sender<Record>,
     oldest: Receiver<Record>,
     dropped: Arc<AtomicU64>,
+    /// A participant: a copy of every record for the host (dropped, and counted, when the
+    /// link to the host falls behind).
+    copy: Option<(Sender<Record>, Arc<AtomicU64>)>,
 }
 
 impl TelemetryTx {
+    fn new(capacity: usize) -> (TelemetryTx, Receiver<Record>) {
+        let (tx, rx) = bounded(capacity);
+        (
+            TelemetryTx {
+                tx,
+                oldest: rx.clone(),
+                dropped: Arc::new(AtomicU64::new(0)),
+                copy: None,
+            },
+            rx,
+        )
+    }
+
     pub fn send(&self, r: Record) {
+        if let Some((copy, dropped)) = &self.copy
+            && copy.try_send(r.clone()).is_err()
+        {
+            dropped.fetch_add(1, Ordering::Relaxed);
+        }
         let mut r = r;
         loop {
             match self.tx.try_send(r) {
@@ -128,19 +157,21 @@ impl TelemetryTx {
 pub use crate::control::{Command, CommandError, Outcome, RESTART_ONLY, restart_keys};
 
 /// What a thread is told: a setting for its machine, or just to wake up.
-enum ThreadCmd {
+pub(crate) enum ThreadCmd {
     Do(MachineCmd),
     Wake,
 }
 
-struct Worker {
-    tx: Sender<ThreadCmd>,
+pub(crate) struct Worker {
+    pub(crate) tx: Sender<ThreadCmd>,
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
+    /// A client's game address (a host takes it off its roster when the client goes).
+    addr: Option<SocketAddr>,
 }
 
 impl Worker {
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.stop.store(true, Ordering::Release);
         let _ = self.tx.try_send(ThreadCmd::Wake);
         if let Some(h) = self.handle.take() {
@@ -149,59 +180,169 @@ impl Worker {
     }
 }
 
-/// A running live session.
+/// A running live session: every machine in this process on loopback ([`LiveSession::start`]),
+/// a host with participants on other machines ([`LiveSession::host`]), or one participant
+/// ([`LiveSession::join`]).
 pub struct LiveSession {
     /// The session's effective settings and layouts (shared logic with the virtual-time
     /// harness: [`crate::control`]).
     settings: Settings,
     clock: Arc<SessionClock>,
     server_addr: SocketAddr,
-    server: Worker,
+    /// The server thread (none on a participant: its server is the host's).
+    server: Option<Worker>,
     clients: BTreeMap<u16, Worker>,
-    /// Clients started after the session began (added or restarted): each gets a new nonce.
-    incarnations: u32,
+    /// Clients started after the session began (added or restarted, participants joining):
+    /// each gets a new nonce.
+    incarnations: Arc<AtomicU32>,
     tele_tx: TelemetryTx,
     tele_rx: Receiver<Record>,
+    /// A host: who may send game datagrams to the server, as which client.
+    roster: Option<Roster>,
+    host: Option<HostLink>,
+    participant: Option<Participant>,
 }
 
 impl LiveSession {
     /// Starts the server and the preset's clients on loopback.
     pub fn start(preset: &Preset) -> Result<LiveSession, String> {
-        let settings = Settings::new(preset)?;
-        let bindings = settings.initial_bindings().clone();
-        let (tx, rx) = bounded(TELEMETRY_CAPACITY);
-        let tele_tx = TelemetryTx {
-            tx,
-            oldest: rx.clone(),
-            dropped: Arc::new(AtomicU64::new(0)),
-        };
-        let clock = Arc::new(SessionClock::new());
         let endpoint = Endpoint::bind_loopback(0)
             .map_err(|e| format!("cannot bind the server socket: {e}"))?;
+        LiveSession::launch(preset, endpoint, None)
+    }
+
+    /// Starts a hosted session: the server and the preset's local clients, and the control
+    /// channel on `opts.listen` that admits participants with the join code
+    /// ([`crate::remote`]). The game channel binds the same address and port when it is free
+    /// (else another port on it; participants are told which).
+    pub fn host(preset: &Preset, opts: &HostOptions) -> Result<LiveSession, String> {
+        let listener = std::net::TcpListener::bind(opts.listen)
+            .map_err(|e| format!("cannot listen on {}: {e}", opts.listen))?;
+        let control = listener
+            .local_addr()
+            .map_err(|e| format!("cannot listen on {}: {e}", opts.listen))?;
+        let endpoint = Endpoint::bind(control)
+            .or_else(|_| Endpoint::bind(SocketAddr::new(control.ip(), 0)))
+            .map_err(|e| format!("cannot bind the game socket on {}: {e}", control.ip()))?;
+        let roster: Roster = Arc::default();
+        let mut s = LiveSession::launch(preset, endpoint, Some(roster.clone()))?;
+        let shared = Arc::new(std::sync::Mutex::new(HostShared {
+            preset_ron: preset.to_ron(),
+            local_ids: s.clients.keys().copied().collect(),
+            participants: BTreeMap::new(),
+            udp_port: s.server_addr.port(),
+        }));
+        let code = opts.code.clone().unwrap_or_else(crate::remote::new_code);
+        s.host = Some(HostLink::start(
+            listener,
+            code,
+            opts.max_participants,
+            crate::remote::HostContext {
+                clock: s.clock.clone(),
+                tele: s.tele_tx.clone(),
+                roster,
+                incarnations: s.incarnations.clone(),
+                shared,
+            },
+        ));
+        Ok(s)
+    }
+
+    /// Joins a host as one participant: the handshake happens here (a refusal is the error,
+    /// with the host's reason); the session then runs this participant's client against the
+    /// host's server, with the host's preset.
+    pub fn join(opts: JoinOptions) -> Result<LiveSession, String> {
+        let (mut tele_tx, tele_rx) = TelemetryTx::new(TELEMETRY_CAPACITY);
+        let (copy_tx, copy_rx) = bounded(TELEMETRY_CAPACITY);
+        tele_tx.copy = Some((copy_tx, Arc::new(AtomicU64::new(0))));
+        let clock = Arc::new(SessionClock::new());
+        let p = Participant::join(opts, clock.clone(), tele_tx.clone(), copy_rx)?;
+        let settings = Settings::new(p.preset())?;
+        Ok(LiveSession {
+            settings,
+            clock,
+            server_addr: p.server(),
+            server: None,
+            clients: BTreeMap::new(),
+            incarnations: Arc::default(),
+            tele_tx,
+            tele_rx,
+            roster: None,
+            host: None,
+            participant: Some(p),
+        })
+    }
+
+    fn launch(
+        preset: &Preset,
+        endpoint: Endpoint,
+        roster: Option<Roster>,
+    ) -> Result<LiveSession, String> {
+        let settings = Settings::new(preset)?;
+        let bindings = settings.initial_bindings().clone();
+        let (tele_tx, rx) = TelemetryTx::new(TELEMETRY_CAPACITY);
+        let clock = Arc::new(SessionClock::new());
         let server_addr = endpoint.local_addr();
         let server = spawn_server(
             preset,
             bindings.clone(),
             &[],
             endpoint,
-            clock.clone(),
-            tele_tx.clone(),
+            ServerCx {
+                clock: clock.clone(),
+                tele: tele_tx.clone(),
+                roster: roster.clone(),
+            },
             0.0,
         );
         let mut s = LiveSession {
             settings,
             clock,
             server_addr,
-            server,
+            server: Some(server),
             clients: BTreeMap::new(),
-            incarnations: 0,
+            incarnations: Arc::default(),
             tele_tx,
             tele_rx: rx,
+            roster,
+            host: None,
+            participant: None,
         };
         for i in preset.network_clients() {
             s.start_client(i, setup::join_time(preset, i), 0)?;
         }
         Ok(s)
+    }
+
+    /// A host's control address and join code.
+    pub fn hosting(&self) -> Option<(SocketAddr, &str)> {
+        self.host.as_ref().map(|h| (h.addr(), h.code()))
+    }
+
+    /// A host's participants (every one that joined, connected or not).
+    pub fn participants(&self) -> Vec<crate::remote::ParticipantInfo> {
+        self.host
+            .as_ref()
+            .map(|h| h.participants())
+            .unwrap_or_default()
+    }
+
+    /// A participant: its client id and the host's game address.
+    pub fn joined(&self) -> Option<(u16, SocketAddr)> {
+        self.participant.as_ref().map(|p| (p.id(), p.server()))
+    }
+
+    /// Where a local client reaches the server (a host listening on every interface is
+    /// reached on loopback).
+    fn local_server_addr(&self) -> SocketAddr {
+        if self.server_addr.ip().is_unspecified() {
+            SocketAddr::new(
+                std::net::Ipv4Addr::LOCALHOST.into(),
+                self.server_addr.port(),
+            )
+        } else {
+            self.server_addr
+        }
     }
 
     /// The preset as the session runs it now (live changes applied).
@@ -223,8 +364,17 @@ impl LiveSession {
         self.settings.bindings()
     }
 
+    /// Every client of the session: this process's, a host's participants (connected or
+    /// not: their pawns stay), or a participant's own.
     pub fn client_ids(&self) -> Vec<u16> {
-        self.clients.keys().copied().collect()
+        if let Some(p) = &self.participant {
+            return vec![p.id()];
+        }
+        let mut ids: Vec<u16> = self.clients.keys().copied().collect();
+        ids.extend(self.participants().iter().map(|p| p.id));
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 
     /// Records dropped because the consumer fell behind.
@@ -240,39 +390,99 @@ impl LiveSession {
     /// Starts client `id`: `incarnation` 0 for the clients the session starts with, the
     /// session's next number for one added or restarted later.
     fn start_client(&mut self, id: u16, start_delay: f64, incarnation: u32) -> Result<(), String> {
-        let endpoint =
-            Endpoint::bind_loopback(0).map_err(|e| format!("cannot bind a client socket: {e}"))?;
-        let w = spawn_client(ClientSpawn {
+        let server = self.local_server_addr();
+        let endpoint = Endpoint::bind(SocketAddr::new(server.ip(), 0))
+            .map_err(|e| format!("cannot bind a client socket: {e}"))?;
+        if let Some(r) = &self.roster
+            && let Ok(mut r) = r.lock()
+        {
+            if let Some(w) = self.clients.get(&id)
+                && let Some(old) = w.addr
+            {
+                r.remove(&old);
+            }
+            r.insert(endpoint.local_addr(), id);
+        }
+        let addr = endpoint.local_addr();
+        let mut w = spawn_client(ClientSpawn {
             preset: self.settings.preset(),
             id,
             incarnation,
             bindings: self.settings.client_bindings().clone(),
             layouts: self.settings.client_layouts().to_vec(),
             endpoint,
-            server: self.server_addr,
+            server,
             clock: self.clock.clone(),
             tele: self.tele_tx.clone(),
             start: self.clock.now() + start_delay,
         });
+        w.addr = Some(addr);
         self.clients.insert(id, w);
+        if let Some(h) = &self.host {
+            h.set_local_ids(self.clients.keys().copied().collect());
+        }
         Ok(())
     }
 
     fn to_client(&self, id: u16, cmd: ThreadCmd) {
         if let Some(w) = self.clients.get(&id) {
             let _ = w.tx.try_send(cmd);
+        } else if let (Some(h), ThreadCmd::Do(c)) = (&self.host, &cmd)
+            && let Some(rc) = RemoteCmd::from_machine(c)
+        {
+            h.send(id, rc);
         }
     }
 
     fn to_server(&self, cmd: ThreadCmd) {
-        let _ = self.server.tx.try_send(cmd);
+        if let Some(s) = &self.server {
+            let _ = s.tx.try_send(cmd);
+        }
     }
 
-    /// The same command to the server and every client thread.
-    fn to_everyone(&self, make: impl Fn() -> ThreadCmd) {
-        self.to_server(make());
+    /// A host's participants that are not this process's clients.
+    fn remote_ids(&self) -> Vec<u16> {
+        self.participants()
+            .iter()
+            .map(|p| p.id)
+            .filter(|id| !self.clients.contains_key(id))
+            .collect()
+    }
+
+    /// The same command to every client (this process's, and a host's participants).
+    fn to_clients(&self, make: impl Fn() -> ThreadCmd) {
         for w in self.clients.values() {
             let _ = w.tx.try_send(make());
+        }
+        for id in self.remote_ids() {
+            self.to_client(id, make());
+        }
+    }
+
+    /// The same command to the server and every client.
+    fn to_everyone(&self, make: impl Fn() -> ThreadCmd) {
+        self.to_server(make());
+        self.to_clients(make);
+    }
+
+    /// What a participant's session does with a command: it drives its own pawn; the
+    /// session's settings are the trainer's.
+    fn participant_command(&mut self, cmd: Command) -> Result<Outcome, CommandError> {
+        let Some(p) = &self.participant else {
+            return Ok(Outcome::NoChange);
+        };
+        match cmd {
+            Command::Drive { client, input } if client == p.id() => {
+                p.drive(input);
+                Ok(Outcome::AppliedNow)
+            }
+            Command::Drive { client, .. } => Err(CommandError::Refused(format!(
+                "a participant drives only its own pawn (client {}), not client {client}",
+                p.id()
+            ))),
+            _ => Err(CommandError::Refused(
+                "only the trainer (the host) changes a hosted session".into(),
+            )),
         }
     }
 
@@ -281,20 +491,52 @@ impl LiveSession {
     /// effect at their next loop iteration, a few milliseconds later), and recorded as a
     /// `SessionChanged` record (what changed, from what to what) so recordings show it.
     pub fn command(&mut self, cmd: Command) -> Result<Outcome, CommandError> {
+        if self.participant.is_some() {
+            return self.participant_command(cmd);
+        }
         let ids = self.client_ids();
+        let remote = self.remote_ids();
+        if matches!(cmd, Command::ChangeBindings { .. }) && !remote.is_empty() {
+            return Err(CommandError::Refused(
+                "binding changes are not carried to participants on other machines: change bindings before they join".into(),
+            ));
+        }
+        if let Command::Drive { client, .. } = &cmd
+            && remote.contains(client)
+        {
+            return Err(CommandError::Refused(format!(
+                "client {client} is a participant's: only they drive their pawn"
+            )));
+        }
         let planned = self.settings.plan(&cmd, &ids)?;
         match cmd {
-            Command::Pause => self.clock.pause(),
+            Command::Pause => {
+                self.clock.pause();
+                if let Some(h) = &self.host {
+                    for id in &remote {
+                        h.send(*id, RemoteCmd::Pause);
+                    }
+                }
+            }
             Command::Resume => {
                 self.clock.resume();
                 self.to_everyone(|| ThreadCmd::Wake);
+                if let Some(h) = &self.host {
+                    for id in &remote {
+                        h.send(*id, RemoteCmd::Resume);
+                    }
+                }
             }
             Command::AddClient => {
                 let id = Settings::next_client_id(&ids);
-                self.incarnations += 1;
-                let n = self.incarnations;
+                let n = self.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
                 self.start_client(id, 0.0, n)
                     .map_err(CommandError::Socket)?;
+            }
+            Command::RemoveClient(id) if remote.contains(&id) => {
+                if let Some(h) = &self.host {
+                    h.remove(id, "the trainer removed this participant from the session");
+                }
             }
             Command::RemoveClient(id) => {
                 if let Some(mut w) = self.clients.remove(&id) {
@@ -316,13 +558,12 @@ impl LiveSession {
             match to {
                 To::Server => self.to_server(ThreadCmd::Do(c)),
                 To::Client(id) => self.to_client(id, ThreadCmd::Do(c)),
-                To::Clients => {
-                    for w in self.clients.values() {
-                        let _ = w.tx.try_send(ThreadCmd::Do(c.clone()));
-                    }
-                }
+                To::Clients => self.to_clients(|| ThreadCmd::Do(c.clone())),
                 To::Everyone => self.to_everyone(|| ThreadCmd::Do(c.clone())),
             }
+        }
+        if let Some(h) = &self.host {
+            h.set_preset(self.settings.preset());
         }
         if let Some(what) = planned.change {
             self.tele_tx.send(Record {
@@ -336,37 +577,57 @@ impl LiveSession {
 
     /// Client `id`'s thread stopped and a new incarnation started (it joins again).
     fn restart_client(&mut self, id: u16) -> Result<(), CommandError> {
+        if !self.clients.contains_key(&id)
+            && let Some(h) = &self.host
+            && h.has(id)
+        {
+            // A participant's client starts again on its own machine (it joins anew).
+            h.rejoin(id);
+            return Ok(());
+        }
         if let Some(mut w) = self.clients.remove(&id) {
             w.stop();
+            if let (Some(r), Some(a)) = (&self.roster, w.addr)
+                && let Ok(mut r) = r.lock()
+            {
+                r.remove(&a);
+            }
         }
-        self.incarnations += 1;
-        let n = self.incarnations;
+        let n = self.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
         self.start_client(id, 0.0, n).map_err(CommandError::Socket)
     }
 
     /// The server thread stopped and a new one started on the same port with the session's
     /// settings and binding layouts (clients rejoin it).
     fn restart_server(&mut self) -> Result<(), CommandError> {
-        self.server.stop();
-        let port = self.server_addr.port();
-        let endpoint = Endpoint::bind_loopback(port).map_err(|e| {
+        let Some(server) = self.server.as_mut() else {
+            return Err(CommandError::Refused(
+                "only the trainer (the host) restarts the server".into(),
+            ));
+        };
+        server.stop();
+        let addr = self.server_addr;
+        let endpoint = Endpoint::bind(addr).map_err(|e| {
             CommandError::Socket(format!(
-                "cannot bind the server socket again on port {port}: {e}"
+                "cannot bind the server socket again on {addr}: {e}"
             ))
         })?;
         let now = self.clock.now();
         self.clock
             .server_start
             .store(now.to_bits(), Ordering::Release);
-        self.server = spawn_server(
+        self.server = Some(spawn_server(
             self.settings.preset(),
             self.settings.initial_bindings().clone(),
             &self.settings.server_layouts(),
             endpoint,
-            self.clock.clone(),
-            self.tele_tx.clone(),
+            ServerCx {
+                clock: self.clock.clone(),
+                tele: self.tele_tx.clone(),
+                roster: self.roster.clone(),
+            },
             now,
-        );
+        ));
         Ok(())
     }
 
@@ -375,6 +636,9 @@ impl LiveSession {
     /// ([`RESTART_ONLY`]) are not applied: the outcome names them, and nothing was changed.
     /// What may change live is decided in one place ([`Settings::commands_to`]).
     pub fn change_to(&mut self, target: &Preset) -> Result<Outcome, CommandError> {
+        if self.participant.is_some() {
+            return self.participant_command(Command::Pause);
+        }
         let cmds = match self.settings.commands_to(target, &self.client_ids())? {
             Ok(cmds) => cmds,
             Err(keys) => return Ok(Outcome::NeedsRestart(keys)),
@@ -384,6 +648,9 @@ impl LiveSession {
             outcome = outcome.max(self.command(c)?);
         }
         self.settings.adopt(target);
+        if let Some(h) = &self.host {
+            h.set_preset(self.settings.preset());
+        }
         Ok(outcome)
     }
 
@@ -393,10 +660,18 @@ impl LiveSession {
     }
 
     fn shutdown(&mut self) {
+        if let Some(mut p) = self.participant.take() {
+            p.stop();
+        }
+        if let Some(mut h) = self.host.take() {
+            h.stop();
+        }
         for w in self.clients.values_mut() {
             w.stop();
         }
-        self.server.stop();
+        if let Some(s) = self.server.as_mut() {
+            s.stop();
+        }
     }
 }
 
@@ -513,20 +788,20 @@ fn sleep_until(endpoint: &Endpoint, clock: &SessionClock, until: f64) {
     }
 }
 
-struct ClientSpawn<'a> {
-    preset: &'a Preset,
-    id: u16,
-    incarnation: u32,
-    bindings: Arc<Bindings>,
-    layouts: Vec<(u8, Arc<Bindings>, bool)>,
-    endpoint: Endpoint,
-    server: SocketAddr,
-    clock: Arc<SessionClock>,
-    tele: TelemetryTx,
-    start: f64,
+pub(crate) struct ClientSpawn<'a> {
+    pub(crate) preset: &'a Preset,
+    pub(crate) id: u16,
+    pub(crate) incarnation: u32,
+    pub(crate) bindings: Arc<Bindings>,
+    pub(crate) layouts: Vec<(u8, Arc<Bindings>, bool)>,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) server: SocketAddr,
+    pub(crate) clock: Arc<SessionClock>,
+    pub(crate) tele: TelemetryTx,
+    pub(crate) start: f64,
 }
 
-fn spawn_client(s: ClientSpawn) -> Worker {
+pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
     let (tx, rx) = bounded(COMMAND_CAPACITY);
     let stop = Arc::new(AtomicBool::new(false));
     let setup::ClientSetup {
@@ -688,7 +963,16 @@ fn spawn_client(s: ClientSpawn) -> Worker {
         tx,
         stop,
         handle: Some(handle),
+        addr: None,
     }
+}
+
+/// What a server thread shares with its session.
+struct ServerCx {
+    clock: Arc<SessionClock>,
+    tele: TelemetryTx,
+    /// A host: the addresses admitted, and the client each may speak for.
+    roster: Option<Roster>,
 }
 
 fn spawn_server(
@@ -696,10 +980,18 @@ fn spawn_server(
     bindings: Arc<Bindings>,
     layouts: &[(u8, Arc<Bindings>)],
     endpoint: Endpoint,
-    clock: Arc<SessionClock>,
-    tele: TelemetryTx,
+    cx: ServerCx,
     start: f64,
 ) -> Worker {
+    let ServerCx {
+        clock,
+        tele,
+        roster,
+    } = cx;
+    let mut endpoint = endpoint;
+    if let Some(r) = &roster {
+        endpoint.admit_only(r.clone());
+    }
     let (tx, rx) = bounded(COMMAND_CAPACITY);
     let stop = Arc::new(AtomicBool::new(false));
     let mut server = Server::new(p.server_config(bindings));
@@ -715,7 +1007,6 @@ fn spawn_server(
         .name("server".into())
         .spawn(move || {
             guarded(Machine::Server, &guard_tele, &guard_clock, move || {
-                let mut endpoint = endpoint;
                 let mut addr_of: BTreeMap<u16, SocketAddr> = BTreeMap::new();
                 let mut down_links: BTreeMap<u16, LinkParams> = BTreeMap::new();
                 let mut events = Vec::new();
@@ -760,10 +1051,17 @@ fn spawn_server(
                                 let claimed = crate::model::wire::peek_header(&bytes)
                                     .map(|(_, h)| h.sender)
                                     .ok();
-                                if kind != MsgKind::Join
-                                    && claimed
-                                        .and_then(|c| addr_of.get(&c))
-                                        .is_some_and(|a| *a != from)
+                                // A host: an address speaks only for the client its handshake
+                                // admitted it as (a participant drives its own pawn only).
+                                let foreign_claim = claimed.is_some()
+                                    && roster.as_ref().is_some_and(|r| {
+                                        crate::transport::roster_id(r, &from) != claimed
+                                    });
+                                if foreign_claim
+                                    || kind != MsgKind::Join
+                                        && claimed
+                                            .and_then(|c| addr_of.get(&c))
+                                            .is_some_and(|a| *a != from)
                                 {
                                     tele.send(Record {
                                         t,
@@ -893,6 +1191,7 @@ fn spawn_server(
         tx,
         stop,
         handle: Some(handle),
+        addr: None,
     }
 }
 
@@ -906,8 +1205,22 @@ pub fn run_live(
 ) -> Result<crate::summary::Summary, String> {
     let started = Instant::now();
     let session = LiveSession::start(preset)?;
+    run_session(session, started, preset_name, seconds, on_record)
+}
+
+/// Runs a started session (local, hosted or joined) until `seconds` of wall time after
+/// `started`, and returns its summary (`mode: "live"`; a host's covers every participant, a
+/// participant's its own client). `on_record` sees every telemetry record.
+pub fn run_session(
+    session: LiveSession,
+    started: Instant,
+    preset_name: &str,
+    seconds: f64,
+    on_record: &mut dyn FnMut(&Record),
+) -> Result<crate::summary::Summary, String> {
+    let preset = session.preset().clone();
     let rx = session.telemetry().clone();
-    let mut builder = crate::summary::SummaryBuilder::for_clients(preset.network_clients());
+    let mut builder = crate::summary::SummaryBuilder::for_clients(session.client_ids());
     let deadline = started + Duration::from_secs_f64(seconds);
     // Drain in batches every few milliseconds rather than waking for every record: the
     // simulation threads share two cores with this consumer.
@@ -946,12 +1259,7 @@ mod tests {
 
     #[test]
     fn a_panicking_machine_becomes_an_error_record_naming_it() {
-        let (tx, rx) = bounded(16);
-        let tele = TelemetryTx {
-            tx,
-            oldest: rx.clone(),
-            dropped: Arc::new(AtomicU64::new(0)),
-        };
+        let (tele, rx) = TelemetryTx::new(16);
         let clock = SessionClock::new();
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));

@@ -66,6 +66,13 @@ struct AppArgs {
 enum Command {
     /// Run a preset headless in virtual time and print what happened.
     Run(RunArgs),
+    /// Host a session for participants on other machines (a workshop): the server with its AI
+    /// pawns and the preset's local clients, and the app for the trainer. Prints the address
+    /// and the join code; listens on loopback unless --listen says otherwise.
+    Host(HostArgs),
+    /// Join a hosted session as one participant: your own client and pawn (driven from the
+    /// keyboard in the app, by its input script with --headless), with the app.
+    Join(JoinArgs),
     /// Measure simulation speed on the standard scenario (8 clients at 120 fps, 8 AI pawns,
     /// 50 ms one-way latency, 1 % loss, full telemetry).
     Bench {
@@ -222,6 +229,54 @@ enum Command {
     },
 }
 
+#[derive(clap::Args)]
+struct HostArgs {
+    /// Where participants connect (control on TCP, game datagrams on UDP, same port when
+    /// free). Give a LAN address (or 0.0.0.0) to be reachable from other machines.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7777")]
+    listen: std::net::SocketAddr,
+    /// The join code participants must give (default: a new random one, printed).
+    #[arg(long, value_name = "CODE")]
+    code: Option<String>,
+    /// Participants the session holds at once.
+    #[arg(long, default_value_t = movescope::remote::DEFAULT_MAX_PARTICIPANTS, value_name = "N")]
+    max_participants: usize,
+    #[command(flatten)]
+    headless: HeadlessArgs,
+    #[command(flatten)]
+    app: AppArgs,
+}
+
+#[derive(clap::Args)]
+struct JoinArgs {
+    /// The host's address, as the host printed it (ADDR:PORT).
+    addr: String,
+    /// The join code the host printed.
+    #[arg(long)]
+    code: String,
+    /// Your name in the trainer's app (join again with the same name to get your pawn back).
+    #[arg(long)]
+    name: Option<String>,
+    #[command(flatten)]
+    headless: HeadlessArgs,
+    #[command(flatten)]
+    app: AppArgs,
+}
+
+/// Hosting or joining without a window (scripts, CI).
+#[derive(clap::Args)]
+struct HeadlessArgs {
+    /// Run without a window for --seconds, then print the summary.
+    #[arg(long)]
+    headless: bool,
+    /// With --headless: wall seconds to run.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    seconds: f64,
+    /// With --headless: write the summary as JSON to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    summary_json: Option<PathBuf>,
+}
+
 #[derive(clap::Args, Default)]
 struct RunArgs {
     /// Preset: a RON file, or a shipped preset by name (`pitfall-01-unbound-member`). Default:
@@ -263,6 +318,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Run(args)) => run(args),
+        Some(Command::Host(args)) => host(args),
+        Some(Command::Join(args)) => join(args),
         Some(Command::Bench {
             soak: Some(minutes),
             ..
@@ -354,6 +411,196 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Resolves `host ADDR` / `join ADDR` (a name or an address with its port).
+fn resolve(addr: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    addr.to_socket_addrs()
+        .map_err(|e| format!("{addr}: expected ADDR:PORT as the host printed it ({e})"))?
+        .next()
+        .ok_or_else(|| format!("{addr}: no address found"))
+}
+
+/// A headless host or participant: runs the session, writes the recording and the summary.
+fn run_headless(
+    session: movescope::live::LiveSession,
+    started: std::time::Instant,
+    name: &str,
+    mode: &str,
+    h: &HeadlessArgs,
+    record: Option<&std::path::Path>,
+) -> Result<(), String> {
+    movescope::ranges::check_as("seconds", "--seconds", h.seconds)
+        .map_err(|(k, e)| format!("{k}: expected {e}"))?;
+    let mut recorder = match record {
+        Some(path) => Some(Recorder::create_replacing(
+            path,
+            &Header::new(session.preset(), name, mode)?,
+        )?),
+        None => None,
+    };
+    let mut record_error: Option<String> = None;
+    let mut on_record = |r: &Record| {
+        if let Some(rec) = recorder.as_mut()
+            && let Err(e) = rec.push(r)
+        {
+            record_error.get_or_insert(e);
+        }
+    };
+    let summary = movescope::live::run_session(session, started, name, h.seconds, &mut on_record)?;
+    if let Some(e) = record_error {
+        return Err(format!("recording failed: {e}"));
+    }
+    if let Some(rec) = recorder {
+        let stats = rec.finish(Footer {
+            simulated_seconds: summary.simulated_seconds,
+            wall_seconds: summary.wall_seconds,
+            dropped_records: summary.telemetry_dropped,
+        })?;
+        eprintln!(
+            "recorded {} records in {} chunks to {} ({} bytes)",
+            stats.records,
+            stats.chunks,
+            stats.path.display(),
+            stats.bytes
+        );
+    }
+    write_summary(&summary, h.summary_json.as_deref())
+}
+
+fn check_headless(h: &HeadlessArgs, app: &AppArgs) -> Result<(), String> {
+    if !h.headless && h.summary_json.is_some() {
+        return Err("--summary-json: needs --headless (the app shows the summary itself)".into());
+    }
+    if h.headless && (app.screenshot.is_some() || !app.windows.is_empty()) {
+        return Err("--headless: no window, so no --screenshot or --window".into());
+    }
+    let record = app.record.as_deref();
+    check_outputs(
+        &[
+            ("--record", record),
+            ("--summary-json", h.summary_json.as_deref()),
+            ("--screenshot", app.screenshot.as_deref()),
+        ],
+        &[],
+    )?;
+    if let Some(r) = record {
+        movescope::output::new_recording(r, app.force)?;
+    }
+    Ok(())
+}
+
+fn host(args: HostArgs) -> Result<(), String> {
+    check_headless(&args.headless, &args.app)?;
+    if args.max_participants == 0 || args.max_participants > 63 {
+        return Err(format!(
+            "--max-participants: expected 1 to 63, got {}",
+            args.max_participants
+        ));
+    }
+    if let Some(c) = &args.code
+        && (c.trim().is_empty() || c.len() > 64)
+    {
+        return Err("--code: expected 1 to 64 characters".into());
+    }
+    let opts = movescope::remote::HostOptions {
+        listen: args.listen,
+        code: args.code.clone(),
+        max_participants: args.max_participants,
+    };
+    if !args.headless.headless {
+        let (preset, name) = load_preset(&RunArgs {
+            preset: args.app.preset.clone(),
+            set: args.app.set.clone(),
+            ..RunArgs::default()
+        })?;
+        return app_for(args.app, preset, name, movescope::app::Source::Host(opts));
+    }
+    let (preset, name) = load_preset(&RunArgs {
+        preset: args.app.preset.clone(),
+        set: args.app.set.clone(),
+        ..RunArgs::default()
+    })?;
+    let started = std::time::Instant::now();
+    let session = movescope::live::LiveSession::host(&preset, &opts)?;
+    if let Some((addr, code)) = session.hosting() {
+        println!("movescope host: listening on {addr} code: {code}");
+        let _ = std::io::stdout().flush();
+    }
+    run_headless(
+        session,
+        started,
+        &name,
+        "live",
+        &args.headless,
+        args.app.record.as_deref(),
+    )
+}
+
+fn join(args: JoinArgs) -> Result<(), String> {
+    check_headless(&args.headless, &args.app)?;
+    if args.app.preset.is_some() || !args.app.set.is_empty() {
+        return Err(
+            "--preset and --set: a participant runs the host's preset (the trainer sets it)".into(),
+        );
+    }
+    let opts = movescope::remote::JoinOptions {
+        host: resolve(&args.addr)?,
+        code: args.code.clone(),
+        name: args.name.clone(),
+    };
+    if !args.headless.headless {
+        let preset = Preset::builtin_default();
+        return app_for(
+            args.app,
+            preset,
+            format!("joined {}", args.addr),
+            movescope::app::Source::Join(opts),
+        );
+    }
+    let started = std::time::Instant::now();
+    let session = movescope::live::LiveSession::join(opts)?;
+    if let Some((id, server)) = session.joined() {
+        println!("movescope join: client {id} of the host at {server}");
+        let _ = std::io::stdout().flush();
+    }
+    let name = format!("joined {}", args.addr);
+    run_headless(
+        session,
+        started,
+        &name,
+        "live",
+        &args.headless,
+        args.app.record.as_deref(),
+    )
+}
+
+/// The app on a hosted or joined session.
+fn app_for(
+    args: AppArgs,
+    preset: Preset,
+    name: String,
+    source: movescope::app::Source,
+) -> Result<(), String> {
+    check_windows(&args.windows)?;
+    movescope::app::run(movescope::app::AppOptions {
+        preset,
+        preset_name: name,
+        screenshot: args.screenshot.map(|path| movescope::app::ScreenshotPlan {
+            path,
+            after: args.screenshot_after,
+        }),
+        source,
+        record: args.record,
+        record_force: args.force,
+        retention: (args.retention > 0.0).then_some(args.retention),
+        windows: args.windows,
+        persist: true,
+        whatif: Vec::new(),
+        reopened: false,
+        answer: None,
+    })
 }
 
 fn open_app(args: AppArgs) -> Result<(), String> {
@@ -988,6 +1235,12 @@ fn print_summary(s: &Summary) {
                 .map(|(k, v)| format!("{k} ×{v}"))
                 .collect();
             let _ = writeln!(out, "       deviated: {}", d.join(", "));
+        }
+        if let Some(real) = c.real_rtt_ms_mean {
+            let _ = writeln!(
+                out,
+                "       a participant: real round trip to the host {real:.1} ms (the rtt column adds the simulated link)"
+            );
         }
     }
     let _ = writeln!(

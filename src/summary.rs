@@ -26,6 +26,9 @@ pub struct ClientSummary {
     /// Cosmetic side effects played on the client (any execution).
     pub side_effects: u64,
     pub rtt_ms_mean: Option<f64>,
+    /// A participant of a hosted session: the mean real round trip between it and the host
+    /// (the control channel's pings; the simulated link conditions are not in it).
+    pub real_rtt_ms_mean: Option<f64>,
     /// Mean of (client's synchronized clock − server clock) at the same instant.
     pub clock_offset_ms_mean: Option<f64>,
     /// Dash key presses (raw input).
@@ -132,6 +135,8 @@ struct Acc {
     replay_depth_sum: u64,
     rtt_sum: f64,
     rtt_n: u64,
+    real_rtt_sum: f64,
+    real_rtt_n: u64,
     offset_sum: f64,
     offset_n: u64,
     age_sum: f64,
@@ -354,6 +359,10 @@ impl SummaryBuilder {
                 a.rtt_sum += rtt * 1000.0;
                 a.rtt_n += 1;
             }
+            Event::RealRtt { rtt } => {
+                a.real_rtt_sum += rtt * 1000.0;
+                a.real_rtt_n += 1;
+            }
             Event::ClockOffset { offset } => {
                 a.offset_sum += offset * 1000.0;
                 a.offset_n += 1;
@@ -394,6 +403,7 @@ impl SummaryBuilder {
                 s.mean_frames_per_move = mean(a.frames_in_moves as f64, a.moves_closed);
                 s.mean_replay_depth = mean(a.replay_depth_sum as f64, s.corrections);
                 s.rtt_ms_mean = mean(a.rtt_sum, a.rtt_n);
+                s.real_rtt_ms_mean = mean(a.real_rtt_sum, a.real_rtt_n);
                 s.clock_offset_ms_mean = mean(a.offset_sum, a.offset_n);
                 s.move_age_ms_mean = mean(a.age_sum, a.age_n);
                 s.interp_delay_ms_mean = mean(a.delay_sum, a.delay_n);

@@ -29,6 +29,7 @@
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use laminar::{Config, ConnectionManager, DatagramSocket, Packet, SocketEvent, VirtualConnection};
@@ -103,10 +104,22 @@ struct Peer {
     last: f64,
 }
 
+/// A hosted session's admissions: the address each client's datagrams come from, and the
+/// client id it may speak for. The host fills it when a participant's handshake carried the
+/// join code (and for its own local clients); the server's gate lets nothing else in.
+pub type Roster = Arc<Mutex<HashMap<SocketAddr, u16>>>;
+
+/// The client id `from` was admitted for, if any (a poisoned roster admits nobody).
+pub fn roster_id(roster: &Roster, from: &SocketAddr) -> Option<u16> {
+    roster.lock().ok().and_then(|r| r.get(from).copied())
+}
+
 /// Who may reach laminar through a socket.
 #[derive(Debug, Default)]
 struct Gate {
     only_from: Option<SocketAddr>,
+    /// A hosted server: only addresses on the roster get in (no pending peers at all).
+    roster: Option<Roster>,
     peers: HashMap<SocketAddr, Peer>,
     refused: HashSet<SocketAddr>,
     refused_order: VecDeque<SocketAddr>,
@@ -116,6 +129,32 @@ struct Gate {
 impl Gate {
     /// Whether a (laminar) datagram from `from` at session time `now` may pass.
     fn pass(&mut self, from: SocketAddr, now: f64, datagram: &[u8]) -> bool {
+        if self.roster.is_some() && !self.peers.contains_key(&from) {
+            // A hosted server: an address gets in only once a handshake with the join code
+            // put it on the roster (the roster wins over an earlier refusal: a port the system
+            // gives out again); nothing is remembered about the others but the count.
+            if self
+                .roster
+                .as_ref()
+                .and_then(|r| roster_id(r, &from))
+                .is_none()
+            {
+                self.counts.unadmitted += 1;
+                return false;
+            }
+            if self.refused.remove(&from) {
+                self.refused_order.retain(|a| *a != from);
+            }
+            self.peers.insert(
+                from,
+                Peer {
+                    admitted: true,
+                    first_seen: now,
+                    tokens: RATE_PER_S / 4.0,
+                    last: now,
+                },
+            );
+        }
         if let Some(only) = self.only_from {
             if from != only {
                 self.counts.wrong_source += 1;
@@ -337,7 +376,12 @@ pub struct Endpoint {
 impl Endpoint {
     /// Binds `127.0.0.1:port` (0 picks a free port).
     pub fn bind_loopback(port: u16) -> io::Result<Endpoint> {
-        let socket = ConditionedSocket::bind(SocketAddr::from(([127, 0, 0, 1], port)))?;
+        Endpoint::bind(SocketAddr::from(([127, 0, 0, 1], port)))
+    }
+
+    /// Binds `addr` (a hosted session's `--listen` address, or a participant's side of it).
+    pub fn bind(addr: SocketAddr) -> io::Result<Endpoint> {
+        let socket = ConditionedSocket::bind(addr)?;
         let addr = socket.local_addr()?;
         let config = Config {
             blocking_mode: false,
@@ -467,6 +511,12 @@ impl Endpoint {
     /// A client endpoint: only datagrams from `server` reach laminar.
     pub fn only_from(&mut self, server: SocketAddr) {
         self.mgr.socket_mut().gate.only_from = Some(server);
+    }
+
+    /// A hosted server endpoint: only addresses on `roster` reach laminar; an address taken
+    /// off the roster is refused once [`Endpoint::forget`] is called for it.
+    pub fn admit_only(&mut self, roster: Roster) {
+        self.mgr.socket_mut().gate.roster = Some(roster);
     }
 
     /// A server endpoint: `peer` sent a valid join; it stays admitted (until forgotten).

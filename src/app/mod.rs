@@ -79,6 +79,10 @@ pub enum Source {
     Live,
     /// A recording, opened at `at` (default: its own cursor, else its start).
     Recording { path: PathBuf, at: Option<f64> },
+    /// The preset hosted for participants on other machines (the trainer's app).
+    Host(crate::remote::HostOptions),
+    /// One participant of a hosted session (the preset is the host's).
+    Join(crate::remote::JoinOptions),
 }
 
 /// The windows `--window` can open at start.
@@ -400,7 +404,7 @@ impl MovescopeApp {
             }
         }
         match app.options.source.clone() {
-            Source::Live => {
+            Source::Live | Source::Host(_) | Source::Join(_) => {
                 app.start_live();
                 if let Some(path) = app.options.record.clone() {
                     app.start_recording(path);
@@ -580,7 +584,12 @@ impl MovescopeApp {
         self.reset_view();
         self.controls.session_changed();
         self.feedback.clear();
-        match LiveSession::start(&self.options.preset) {
+        let started = match &self.options.source {
+            Source::Host(o) => LiveSession::host(&self.options.preset, o),
+            Source::Join(o) => LiveSession::join(o.clone()),
+            Source::Live | Source::Recording { .. } => LiveSession::start(&self.options.preset),
+        };
+        match started {
             Ok(s) => {
                 self.session = Some(s);
                 self.store.set_growing(true);

@@ -353,6 +353,11 @@ pub enum Event {
         delay: f64,
         mode: DisplayMode,
     },
+    /// A participant of a hosted session: the real round trip between it and the host,
+    /// measured on the control channel (not subject to the simulated link conditions).
+    RealRtt {
+        rtt: f64,
+    },
 }
 
 /// How a simulated proxy is shown (the buffer trace).
