@@ -591,6 +591,11 @@ impl MovescopeApp {
         };
         match started {
             Ok(s) => {
+                // A participant's keyboard drives its own pawn from the start.
+                if let Some((id, _)) = s.joined() {
+                    self.controls.drive = Some(id);
+                    self.world.viewer = crate::model::telemetry::Machine::Client(id);
+                }
                 self.session = Some(s);
                 self.store.set_growing(true);
                 self.time = TimeControl::following();
@@ -1270,6 +1275,7 @@ impl MovescopeApp {
                 damage: o.damage.as_ref().map(|d| d.to_string()),
             }),
             live_now: self.session.as_ref().map(|s| s.clock().now()),
+            network: self.session.as_ref().and_then(network_shown),
             paused: self.paused,
             recording_to: self
                 .recorder
@@ -1497,6 +1503,43 @@ impl MovescopeApp {
             );
         }
     }
+}
+
+/// The top bar's words for a session across machines, and its hover text.
+fn network_shown(s: &LiveSession) -> Option<(String, String)> {
+    if let Some((addr, code)) = s.hosting() {
+        let ps = s.participants();
+        let connected = ps.iter().filter(|p| p.connected).count();
+        let mut hover = format!(
+            "Hosting a session. Participants join with:\n  movescope join {addr} --code {code} --name NAME\n\nParticipants:"
+        );
+        if ps.is_empty() {
+            hover.push_str(" none yet");
+        }
+        for p in &ps {
+            hover.push_str(&format!(
+                "\n  client {} {}: {}{}",
+                p.id,
+                p.name.as_deref().unwrap_or("(no name)"),
+                if p.connected { "connected" } else { "gone (its pawn waits)" },
+                p.real_rtt
+                    .map(|r| format!(", real round trip {:.1} ms", r * 1000.0))
+                    .unwrap_or_default()
+            ));
+        }
+        return Some((
+            format!("hosting {addr} · code {code} · {connected} joined"),
+            hover,
+        ));
+    }
+    s.joined().map(|(id, server)| {
+        (
+            format!("participant: client {id} of {server}"),
+            format!(
+                "You are client {id} of the session hosted at {server}. W A S D and Space drive your pawn; the trainer changes the session's settings."
+            ),
+        )
+    })
 }
 
 impl Drop for MovescopeApp {

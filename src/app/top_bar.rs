@@ -29,6 +29,9 @@ pub struct TopView<'a> {
     pub recording: Option<RecordingShown>,
     /// Live: session time now.
     pub live_now: Option<f64>,
+    /// A session across machines: what to show (hosting: address, code, participants; a
+    /// participant: its client and host) and the hover text.
+    pub network: Option<(String, String)>,
     pub paused: bool,
     /// Live and recording: the file, and records waiting for the disk.
     pub recording_to: Option<(String, usize)>,
@@ -204,6 +207,13 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                     .on_hover_text(d);
             }
         } else if let Some(now) = v.live_now {
+            if let Some((shown, hover)) = &v.network {
+                ui.add(
+                    egui::Label::new(RichText::new(shown).color(Color32::from_rgb(90, 170, 240)))
+                        .truncate(),
+                )
+                .on_hover_text(hover);
+            }
             ui.label(format!("live, {now:.1} s"))
                 .on_hover_text("A live session: session time now.");
         }
