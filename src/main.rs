@@ -70,6 +70,21 @@ enum Command {
     /// pawns and the preset's local clients, and the app for the trainer. Prints the address
     /// and the join code; listens on loopback unless --listen says otherwise.
     Host(HostArgs),
+    /// A network trace (ping output from Linux, macOS or Windows, or a CSV of time_s,
+    /// rtt_ms or one_way_ms, lost): its statistics, and a link profile fitted to it. Replay it
+    /// in a session with `--set link.trace=FILE`.
+    Trace {
+        file: PathBuf,
+        /// Write the preset (default, or --preset) with its link set to the fitted profile.
+        #[arg(long, value_name = "FILE")]
+        fit: Option<PathBuf>,
+        /// The preset --fit starts from.
+        #[arg(long)]
+        preset: Option<PathBuf>,
+        /// Print the statistics and the fitted profile as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Join a hosted session as one participant: your own client and pawn (driven from the
     /// keyboard in the app, by its input script with --headless), with the app.
     Join(JoinArgs),
@@ -319,6 +334,12 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Run(args)) => run(args),
         Some(Command::Host(args)) => host(args),
+        Some(Command::Trace {
+            file,
+            fit,
+            preset,
+            json,
+        }) => trace(&file, fit.as_deref(), preset, json),
         Some(Command::Join(args)) => join(args),
         Some(Command::Bench {
             soak: Some(minutes),
@@ -411,6 +432,73 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn trace(
+    file: &std::path::Path,
+    fit: Option<&std::path::Path>,
+    preset: Option<PathBuf>,
+    json: bool,
+) -> Result<(), String> {
+    if let Some(out) = fit {
+        let inputs: Vec<&std::path::Path> = std::iter::once(file)
+            .chain(preset.as_deref().filter(|p| p.is_file()))
+            .collect();
+        check_outputs(&[("--fit", Some(out))], &inputs)?;
+    }
+    let t = movescope::preset::load_trace(file)?;
+    let s = t.stats();
+    let fitted = t.fit();
+    if json {
+        let v = serde_json::json!({ "stats": s, "fitted_link": fitted });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "{}: {} samples over {:.0} s (one every {:.3} s)",
+            t.source, s.samples, s.seconds, s.interval_s
+        );
+        println!(
+            "round trip: mean {:.1} ms, p50 {:.1} ms, p99 {:.1} ms, min {:.1} ms, max {:.1} ms",
+            s.rtt_mean_ms, s.rtt_p50_ms, s.rtt_p99_ms, s.rtt_min_ms, s.rtt_max_ms
+        );
+        println!(
+            "loss {:.1} %: {} runs of losses, mean {:.1}, longest {}",
+            s.loss * 100.0,
+            s.bursts,
+            s.burst_mean,
+            s.burst_max
+        );
+        println!(
+            "fitted profile (each direction): latency {:.1} ms, jitter {:.1} ms {:?}, burst loss enter {:.4} exit {:.3}",
+            fitted.latency_ms,
+            fitted.jitter_ms,
+            fitted.jitter_distribution,
+            fitted.burst_enter,
+            fitted.burst_exit
+        );
+        println!(
+            "replay it: --set link.trace={}   (or save the fitted profile with --fit FILE)",
+            file.display()
+        );
+    }
+    if let Some(out) = fit {
+        let (mut p, _) = load_preset(&RunArgs {
+            preset,
+            ..RunArgs::default()
+        })?;
+        p.link = fitted;
+        let text = format!(
+            "// A link profile fitted by movescope to the trace {}.\n// Schema: docs/presets.md.\n{}\n",
+            t.source,
+            p.to_ron()
+        );
+        movescope::output::write_file(out, text.as_bytes()).map_err(|e| format!("--fit {e}"))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
 }
 
 /// Resolves `host ADDR` / `join ADDR` (a name or an address with its port).

@@ -213,6 +213,18 @@ impl std::fmt::Display for PresetError {
 
 impl std::error::Error for PresetError {}
 
+/// Reads a network trace file (ping output or CSV; [`crate::sim::trace`]); errors name the
+/// file, the line and what was expected.
+pub fn load_trace(path: &Path) -> Result<crate::sim::trace::Trace, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("trace {}: cannot read: {e}", path.display()))?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().to_string(),
+    );
+    crate::sim::trace::parse(&text, &name).map_err(|e| format!("trace {}: {e}", path.display()))
+}
+
 impl Preset {
     /// Parses RON text; `source` names it in errors.
     pub fn from_ron(text: &str, source: &str) -> Result<Preset, PresetError> {
@@ -328,8 +340,18 @@ impl Preset {
                 }
             };
         }
-        let value: serde_json::Value = serde_json::from_str(raw)
-            .unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
+        let value: serde_json::Value = if parts.last() == Some(&"trace") {
+            // A trace is given as a file (ping output or CSV) and kept in the preset.
+            match raw {
+                "" | "none" | "null" => serde_json::Value::Null,
+                path => {
+                    let trace = load_trace(Path::new(path)).map_err(err)?;
+                    serde_json::to_value(trace).map_err(|e| err(e.to_string()))?
+                }
+            }
+        } else {
+            serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.to_string()))
+        };
         *node = value;
         let updated: Preset = serde_json::from_value(root)
             .map_err(|e| err(format!("`{key}` cannot be `{raw}`: {e}")))?;

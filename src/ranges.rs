@@ -277,6 +277,12 @@ pub const RANGES: &[Range] = &[
         "seconds an outage or lag spike lasts",
     ),
     Range::closed("link.lag_spikes.extra_ms", 0.0, 10_000.0, "milliseconds"),
+    Range::closed(
+        "link.trace_stretch_s",
+        0.0,
+        1_000_000.0,
+        "seconds (0 loops the trace)",
+    ),
 ];
 
 /// The range of `key` (a dotted preset key). Every key the editors and validation use is in

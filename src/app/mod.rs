@@ -1521,7 +1521,11 @@ fn network_shown(s: &LiveSession) -> Option<(String, String)> {
                 "\n  client {} {}: {}{}",
                 p.id,
                 p.name.as_deref().unwrap_or("(no name)"),
-                if p.connected { "connected" } else { "gone (its pawn waits)" },
+                if p.connected {
+                    "connected"
+                } else {
+                    "gone (its pawn waits)"
+                },
                 p.real_rtt
                     .map(|r| format!(", real round trip {:.1} ms", r * 1000.0))
                     .unwrap_or_default()

@@ -75,6 +75,12 @@ pub struct LinkParams {
     pub outages: Vec<Window>,
     /// Windows of extra latency.
     pub lag_spikes: Vec<LagSpike>,
+    /// A recorded network trace replayed instead of `latency_ms`, jitter and `loss` (burst
+    /// loss, duplication, bandwidth, outages and lag spikes still apply on top): set with
+    /// `--set link.trace=FILE` (ping output or CSV; [`crate::sim::trace`]), kept in the preset.
+    pub trace: Option<std::sync::Arc<crate::sim::trace::Trace>>,
+    /// Seconds the trace is stretched (or squeezed) over; 0 loops it.
+    pub trace_stretch_s: f64,
 }
 
 impl Default for LinkParams {
@@ -94,6 +100,8 @@ impl Default for LinkParams {
             queue_limit: 0,
             outages: Vec::new(),
             lag_spikes: Vec::new(),
+            trace: None,
+            trace_stretch_s: 0.0,
         }
     }
 }
@@ -117,6 +125,30 @@ impl LinkParams {
             let at = |f: &str| format!("outages.{i}.{f}");
             crate::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
             crate::ranges::check_as("link.window.duration_s", &at("duration_s"), w.duration_s)?;
+        }
+        crate::ranges::check_as(
+            "link.trace_stretch_s",
+            "trace_stretch_s",
+            self.trace_stretch_s,
+        )?;
+        if let Some(t) = &self.trace {
+            let bad = t.samples.len() < 2
+                || t.samples.len() > crate::sim::trace::MAX_SAMPLES
+                || t.samples.windows(2).any(|w| w[1].0 <= w[0].0)
+                || t.samples.iter().all(|s| s.1.is_none())
+                || t.samples.iter().any(|(at, r)| {
+                    !at.is_finite()
+                        || *at < 0.0
+                        || r.is_some_and(|r| {
+                            !(r.is_finite() && (0.0..=crate::sim::trace::MAX_RTT_MS).contains(&r))
+                        })
+                });
+            if bad {
+                return Err((
+                    "trace".into(),
+                    "2 or more samples in increasing time, round trips from 0 to 60000 ms, at least one answered".into(),
+                ));
+            }
         }
         for (i, w) in self.lag_spikes.iter().enumerate() {
             let at = |f: &str| format!("lag_spikes.{i}.{f}");
@@ -149,6 +181,8 @@ pub enum DropReason {
 #[derive(Clone, Debug)]
 pub struct Link {
     params: LinkParams,
+    /// The trace ready to replay, when the params have one.
+    replay: Option<crate::sim::trace::Replay>,
     rng: Rng,
     bad_state: bool,
     last_delivery: f64,
@@ -159,6 +193,7 @@ pub struct Link {
 impl Link {
     pub fn new(params: LinkParams, seed: u64) -> Self {
         Link {
+            replay: Self::replay_of(&params),
             params,
             rng: Rng::new(seed),
             bad_state: false,
@@ -174,7 +209,18 @@ impl Link {
 
     /// Changes the conditions from now on; packets already in flight keep their fate.
     pub fn set_params(&mut self, params: LinkParams) {
+        if params.trace != self.params.trace
+            || params.trace_stretch_s != self.params.trace_stretch_s
+        {
+            self.replay = Self::replay_of(&params);
+        }
         self.params = params;
+    }
+
+    fn replay_of(p: &LinkParams) -> Option<crate::sim::trace::Replay> {
+        p.trace
+            .as_ref()
+            .map(|t| crate::sim::trace::Replay::new(t, p.trace_stretch_s))
     }
 
     fn jitter(&self, u1: f64, u2: f64) -> f64 {
@@ -223,7 +269,10 @@ impl Link {
                 return Fate::Dropped(DropReason::Burst);
             }
         }
-        if u[2] < p.loss {
+        // A trace replaces the latency, the jitter and the random loss.
+        let traced = self.replay.as_ref().map(|r| r.at(now));
+        let loss = traced.map_or(p.loss, |(_, q)| q);
+        if u[2] < loss {
             return Fate::Dropped(DropReason::Loss);
         }
 
@@ -248,14 +297,22 @@ impl Link {
             .filter(|s| now >= s.start_s && now < s.start_s + s.duration_s)
             .map(|s| s.extra_ms / 1000.0)
             .sum();
-        let base = p.latency_ms / 1000.0 + spike;
-        let mut at = depart + (base + self.jitter(u[3], u[4])).max(0.0);
+        let (base, jitter) = match traced {
+            Some((delay, _)) => (delay + spike, 0.0),
+            None => (p.latency_ms / 1000.0 + spike, self.jitter(u[3], u[4])),
+        };
+        let mut at = depart + (base + jitter).max(0.0);
         if !p.reorder {
             at = at.max(self.last_delivery);
         }
         self.last_delivery = self.last_delivery.max(at);
         if u[5] < p.duplicate {
-            let mut second = depart + (base + self.jitter(u[6], u[7])).max(0.0);
+            let jitter2 = if traced.is_some() {
+                0.0
+            } else {
+                self.jitter(u[6], u[7])
+            };
+            let mut second = depart + (base + jitter2).max(0.0);
             if !p.reorder {
                 second = second.max(self.last_delivery);
             }

@@ -2,6 +2,7 @@
 
 pub mod harness;
 pub mod link;
+pub mod trace;
 
 use crate::model::telemetry::Record;
 use crate::preset::Preset;
