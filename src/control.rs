@@ -744,6 +744,18 @@ impl Settings {
 fn json_diff<T: serde::Serialize>(a: &T, b: &T) -> Vec<String> {
     fn walk(key: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
         use serde_json::Value;
+        // A trace is named by its source (its samples would fill the log).
+        if key == "trace" || key.ends_with(".trace") {
+            if a != b {
+                let name = |v: &Value| {
+                    v.get("source")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| "none".to_string(), |s| format!("the trace {s}"))
+                };
+                out.push(format!("{key}: {} -> {}", name(a), name(b)));
+            }
+            return;
+        }
         match (a, b) {
             (Value::Object(x), Value::Object(y)) => {
                 for (k, va) in x {
@@ -826,6 +838,29 @@ mod tests {
             s.plan(&Command::RemoveClient(7), &[0]).unwrap_err(),
             CommandError::NoSuchClient(7)
         );
+    }
+
+    #[test]
+    fn a_trace_change_is_recorded_by_the_trace_s_name_not_its_samples() {
+        let mut s = settings();
+        let mut l = s.preset().link_params(0, true);
+        l.trace = Some(Arc::new(crate::sim::trace::Trace {
+            source: "wifi.txt".into(),
+            samples: (0..1000).map(|i| (f64::from(i), Some(40.0))).collect(),
+        }));
+        let p = s
+            .plan(
+                &Command::SetLink {
+                    client: 0,
+                    direction: crate::preset::Direction::Both,
+                    params: l,
+                },
+                &[0],
+            )
+            .unwrap();
+        let text = p.change.expect("recorded");
+        assert!(text.contains("none -> the trace wifi.txt"), "{text}");
+        assert!(text.len() < 300, "{text}");
     }
 
     #[test]

@@ -276,6 +276,57 @@ fn a_network_profile_and_a_gmc_setting_reach_the_session() {
 }
 
 #[test]
+fn a_trace_file_replays_on_the_links_and_its_statistics_show() {
+    let dir = std::env::temp_dir().join(format!("movescope-app-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cafe.csv");
+    let mut csv = String::from("time_s,rtt_ms,lost\n");
+    for i in 0..100 {
+        csv.push_str(&format!("{i},{},{}\n", 60 + i % 5, u8::from(i % 25 == 3)));
+    }
+    std::fs::write(&file, csv).unwrap();
+    // Tall enough that the Controls pane shows the whole trace section without scrolling.
+    let options = AppOptions::live(
+        Preset {
+            clients: 1,
+            ai_pawns: 0,
+            ..Preset::default()
+        },
+        "test",
+    );
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 1600.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(3);
+    h.get_by_label("trace: none").click();
+    h.run_steps(2);
+    h.get_by_label("trace file").click();
+    h.run_steps(1);
+    h.get_by_label("trace file").type_text(file.to_str().unwrap());
+    h.run_steps(1);
+    h.get_by_label("Replay").click();
+    h.run_steps(3);
+    let link = h.state().session().unwrap().preset().link_params(0, true);
+    let t = link.trace.expect("the link replays the trace");
+    assert_eq!((t.source.as_str(), t.samples.len()), ("cafe.csv", 100));
+    // The panel says what replays, and the sliders it replaces are marked.
+    h.get_by_label_contains("100 samples over 100 s");
+    h.get_by_label_contains("come from the trace");
+    h.get_by_label("Stop replaying").click();
+    h.run_steps(3);
+    assert!(
+        h.state()
+            .session()
+            .unwrap()
+            .preset()
+            .link_params(0, true)
+            .trace
+            .is_none()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_traces_switch_on_live() {
     let mut h = harness();
     h.get_by_label("Session").click();

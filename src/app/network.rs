@@ -127,6 +127,9 @@ pub struct NetworkPanel {
     pub target: Option<u16>,
     pub direction: Direction,
     outage_seconds: f64,
+    /// The trace file field, and why the last one could not be read.
+    trace_path: String,
+    trace_error: Option<String>,
 }
 
 impl Default for NetworkPanel {
@@ -135,8 +138,27 @@ impl Default for NetworkPanel {
             target: None,
             direction: Direction::Both,
             outage_seconds: 3.0,
+            trace_path: String::new(),
+            trace_error: None,
         }
     }
+}
+
+/// A trace in words: its statistics (for the editor and its hover).
+pub fn describe_trace(t: &crate::sim::trace::Trace) -> String {
+    let s = t.stats();
+    format!(
+        "{}: {} samples over {:.0} s; round trip mean {:.1} ms, p99 {:.1} ms; loss {:.1} % ({} runs of losses, mean {:.1}, longest {})",
+        t.source,
+        s.samples,
+        s.seconds,
+        s.rtt_mean_ms,
+        s.rtt_p99_ms,
+        s.loss * 100.0,
+        s.bursts,
+        s.burst_mean,
+        s.burst_max
+    )
 }
 
 /// The links the editor edits: (client, up) for each selected client and direction.
@@ -291,10 +313,17 @@ impl NetworkPanel {
                         ));
                 }
             });
-        for f in &MAIN_FIELDS {
-            if let Some(v) = field_row(ui, f, &links) {
-                edits.push((f.set, v));
+        // A trace replaces latency, jitter and loss: their sliders would not tell the truth.
+        let traced = links.iter().all(|(_, _, l)| l.trace.is_some());
+        ui.add_enabled_ui(!traced, |ui| {
+            for f in &MAIN_FIELDS {
+                if let Some(v) = field_row(ui, f, &links) {
+                    edits.push((f.set, v));
+                }
             }
+        });
+        if traced {
+            ui.weak("Latency, jitter and loss come from the trace (below) while it replays.");
         }
         egui::CollapsingHeader::new("more link settings").show(ui, |ui| {
             for f in &MORE_FIELDS {
@@ -319,6 +348,7 @@ impl NetworkPanel {
                 ));
             }
         });
+        actions.extend(self.trace_ui(ui, &links));
         if let Some(i) = profile {
             let (_, d, j, l) = PROFILES[i];
             actions.extend(
@@ -422,6 +452,111 @@ impl NetworkPanel {
             actions.clear();
         }
         actions
+    }
+}
+
+impl NetworkPanel {
+    /// Replaying a recorded trace on the selected links: what replays now (its statistics),
+    /// a file to replay, a profile fitted to it, looping or stretching.
+    fn trace_ui(&mut self, ui: &mut egui::Ui, links: &[(u16, bool, LinkParams)]) -> Vec<Action> {
+        let mut out = Vec::new();
+        let traces: Vec<Option<&std::sync::Arc<crate::sim::trace::Trace>>> =
+            links.iter().map(|(_, _, l)| l.trace.as_ref()).collect();
+        let same = traces.windows(2).all(|w| w[0] == w[1]);
+        let title = match (&traces[0], same) {
+            (Some(t), true) => format!("trace: {}", t.source),
+            (None, true) => "trace: none".to_string(),
+            _ => "trace: mixed".to_string(),
+        };
+        let mut cmds: Vec<crate::live::Command> = Vec::new();
+        egui::CollapsingHeader::new(title)
+            .id_salt("net trace")
+            .show(ui, |ui| {
+                ui.weak("A real network's round trips and losses (ping output or a CSV), replayed instead of latency, jitter and loss.");
+                if let (Some(t), true) = (&traces[0], same) {
+                    ui.label(describe_trace(t));
+                    let fitted = t.fit();
+                    ui.horizontal_wrapped(|ui| {
+                        if ui
+                            .button("Stop replaying")
+                            .on_hover_text("Back to the latency, jitter and loss above.")
+                            .clicked()
+                        {
+                            cmds.extend(link_commands(links, |l| l.trace = None));
+                        }
+                        if ui
+                            .button("Use a fitted profile")
+                            .on_hover_text(format!(
+                                "Replace the trace with a profile fitted to it: {:.1} ms one way, {:.1} ms {:?} jitter, burst loss (enter {:.4}, end {:.3}).",
+                                fitted.latency_ms,
+                                fitted.jitter_ms,
+                                fitted.jitter_distribution,
+                                fitted.burst_enter,
+                                fitted.burst_exit
+                            ))
+                            .clicked()
+                        {
+                            cmds.extend(link_commands(links, |l| {
+                                let keep = (l.outages.clone(), l.lag_spikes.clone());
+                                *l = fitted.clone();
+                                (l.outages, l.lag_spikes) = keep;
+                            }));
+                        }
+                    });
+                    let stretch = links[0].2.trace_stretch_s;
+                    let mut looped = stretch == 0.0;
+                    ui.horizontal(|ui| {
+                        if ui
+                            .checkbox(&mut looped, "loop")
+                            .on_hover_text("Loop the trace; off: stretch (or squeeze) it over the seconds given.")
+                            .changed()
+                        {
+                            let s = if looped { 0.0 } else { t.duration() };
+                            cmds.extend(link_commands(links, |l| l.trace_stretch_s = s));
+                        }
+                        if !looped {
+                            let mut s = stretch;
+                            if ui
+                                .add(egui::DragValue::new(&mut s).range(1.0..=1_000_000.0).suffix(" s"))
+                                .on_hover_text("Seconds the whole trace is stretched over.")
+                                .changed()
+                            {
+                                cmds.extend(link_commands(links, |l| l.trace_stretch_s = s));
+                            }
+                        }
+                    });
+                }
+                ui.horizontal(|ui| {
+                    ui.add(
+                        egui::TextEdit::singleline(&mut self.trace_path)
+                            .hint_text("ping.txt or trace.csv")
+                            .desired_width((ui.available_width() - 70.0).max(60.0)),
+                    )
+                    .accessible_name("trace file");
+                    if ui
+                        .button("Replay")
+                        .on_hover_text("Read the file (ping output from Linux, macOS or Windows, or a CSV with time_s and rtt_ms or one_way_ms, and lost) and replay it on the selected links.")
+                        .clicked()
+                    {
+                        match crate::preset::load_trace(std::path::Path::new(self.trace_path.trim())) {
+                            Ok(t) => {
+                                self.trace_error = None;
+                                let t = std::sync::Arc::new(t);
+                                cmds.extend(link_commands(links, |l| l.trace = Some(t.clone())));
+                            }
+                            Err(e) => self.trace_error = Some(e),
+                        }
+                    }
+                });
+                if let Some(e) = &self.trace_error {
+                    ui.colored_label(Color32::from_rgb(230, 90, 80), e);
+                }
+            });
+        out.extend(cmds.into_iter().map(|command| Action::Session {
+            origin: ORIGIN,
+            command,
+        }));
+        out
     }
 }
 
