@@ -224,6 +224,8 @@ enum FrameError {
 #[derive(Default)]
 struct Inbox {
     buf: Vec<u8>,
+    /// Bytes read so far.
+    total: u64,
 }
 
 impl Inbox {
@@ -234,6 +236,7 @@ impl Inbox {
             match s.read(&mut chunk) {
                 Ok(0) => return Ok(false),
                 Ok(n) => {
+                    self.total += n as u64;
                     self.buf.extend_from_slice(&chunk[..n]);
                     // A short read took everything there was: return now rather than wait
                     // out a read timeout (a ping is answered at once).
@@ -280,6 +283,8 @@ impl Inbox {
 #[derive(Default)]
 struct Outbox {
     buf: VecDeque<u8>,
+    /// Bytes written so far.
+    total: u64,
 }
 
 impl Outbox {
@@ -294,6 +299,7 @@ impl Outbox {
             match s.write(a) {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
                 Ok(n) => {
+                    self.total += n as u64;
                     self.buf.drain(..n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
@@ -363,6 +369,10 @@ pub struct ParticipantInfo {
     pub udp: SocketAddr,
     /// Newest real round trip on the control channel (s).
     pub real_rtt: Option<f64>,
+    /// Control-channel bytes from and to it on its current connection (updated twice a
+    /// second).
+    pub control_in: u64,
+    pub control_out: u64,
 }
 
 /// What the session and the host's link thread share.
@@ -617,10 +627,18 @@ fn host_loop(
                 gone.push((i, why));
                 continue;
             }
-            if let ConnState::Joined { last_ping, rtt, .. } = &mut c.state
+            if let ConnState::Joined {
+                id, last_ping, rtt, ..
+            } = &mut c.state
                 && t - *last_ping >= PING_INTERVAL
             {
                 *last_ping = t;
+                if let Ok(mut s) = cx.shared.lock()
+                    && let Some(p) = s.participants.get_mut(id)
+                {
+                    p.control_in = c.inbox.total;
+                    p.control_out = c.outbox.total;
+                }
                 c.outbox.push(&Down::Ping {
                     host_t: t,
                     server_time: cx.clock.server_time(t),
@@ -918,6 +936,8 @@ fn admit(
             connected: true,
             udp,
             real_rtt: None,
+            control_in: 0,
+            control_out: 0,
         },
     );
     let incarnation = cx.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
