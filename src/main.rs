@@ -1956,7 +1956,11 @@ fn bench_participants(list: &str) -> Result<(), String> {
         .collect::<Result<_, _>>()
         .ok()
         .filter(|v: &Vec<usize>| !v.is_empty() && v.iter().all(|n| (1..=63).contains(n)))
-        .ok_or_else(|| format!("--participants: expected numbers from 1 to 63 separated by commas, got {list:?}"))?;
+        .ok_or_else(|| {
+            format!(
+                "--participants: expected numbers from 1 to 63 separated by commas, got {list:?}"
+            )
+        })?;
     const SECONDS: f64 = 8.0;
     const WARM_UP: f64 = 3.0;
     let target = 1000.0 / 60.0;
@@ -2031,9 +2035,9 @@ fn bench_participants(list: &str) -> Result<(), String> {
                             fate: PacketFate::Sent,
                             ..
                         },
-                    ) if [from, to]
+                    ) if [*from, *to]
                         .iter()
-                        .any(|m| matches!(m, Machine::Client(c) if ids.contains(&c))) =>
+                        .any(|m| matches!(m, Machine::Client(c) if ids.contains(c))) =>
                     {
                         game_bytes += u64::from(*bytes)
                     }
@@ -2044,8 +2048,8 @@ fn bench_participants(list: &str) -> Result<(), String> {
         let measured = started.elapsed().as_secs_f64() - WARM_UP;
         let ps = host.participants();
         let control: u64 = ps.iter().map(|p| p.control_in + p.control_out).sum();
-        let dropped = host.telemetry_dropped()
-            + joined.iter().map(|j| j.telemetry_dropped()).sum::<u64>();
+        let dropped =
+            host.telemetry_dropped() + joined.iter().map(|j| j.telemetry_dropped()).sum::<u64>();
         drop(joined);
         host.stop();
         client_dts.sort_by(f64::total_cmp);
@@ -2069,7 +2073,11 @@ fn bench_participants(list: &str) -> Result<(), String> {
             // Control bytes are counted from the join on (about the whole run).
             control as f64 / n as f64 / SECONDS,
             dropped,
-            if ps.len() < n { "  (not every participant joined)" } else { "" }
+            if ps.len() < n {
+                "  (not every participant joined)"
+            } else {
+                ""
+            }
         );
     }
     println!(

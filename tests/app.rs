@@ -302,7 +302,8 @@ fn a_trace_file_replays_on_the_links_and_its_statistics_show() {
     h.run_steps(2);
     h.get_by_label("trace file").click();
     h.run_steps(1);
-    h.get_by_label("trace file").type_text(file.to_str().unwrap());
+    h.get_by_label("trace file")
+        .type_text(file.to_str().unwrap());
     h.run_steps(1);
     h.get_by_label("Replay").click();
     h.run_steps(3);

@@ -418,3 +418,71 @@ fn a_host_and_three_participant_processes_share_one_session_and_one_recording() 
         "the host's log says cy came back for its pawn"
     );
 }
+
+/// A restarted host (same address and code) is rejoined by its participants by themselves,
+/// and a participant with a name gets its client id back.
+#[test]
+fn a_restarted_host_is_rejoined_by_its_participant() {
+    let _g = serial();
+    let p = preset(&["clients=0", "ai_pawns=0"]);
+    // A free port for both hosts (the second binds it again).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let opts = HostOptions {
+        listen: SocketAddr::from(([127, 0, 0, 1], port)),
+        code: Some("AGAIN7".into()),
+        max_participants: 4,
+    };
+    let host = LiveSession::host(&p, &opts).expect("hosts");
+    let (addr, _) = host.hosting().expect("a host");
+    let joined = LiveSession::join(JoinOptions {
+        host: addr,
+        code: "AGAIN7".into(),
+        name: Some("dee".into()),
+    })
+    .expect("joins");
+    let (id, _) = joined.joined().expect("a participant");
+    until(
+        &host,
+        Duration::from_secs(5),
+        "the participant's moves",
+        |r| matches!(&r.event, Event::RemoteMoveExecuted(m) if m.client == id),
+    );
+    host.stop();
+    let host = LiveSession::host(&p, &opts).expect("hosts again on the same port");
+    let (mut back, mut moves) = (false, 0);
+    until(
+        &host,
+        Duration::from_secs(10),
+        "the participant back, its moves executed by the new server",
+        |r| {
+            match &r.event {
+                Event::SessionChanged { what } if what.contains("dee") => {
+                    assert!(what.contains(&format!("client {id}")), "{what}");
+                    back = true;
+                }
+                Event::RemoteMoveExecuted(m) if m.client == id => moves += 1,
+                _ => {}
+            }
+            back && moves > 10
+        },
+    );
+    // The participant's own log says so.
+    let said = joined
+        .telemetry()
+        .try_iter()
+        .filter_map(|r| match r.event {
+            Event::Log { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect::<Vec<_>>();
+    assert!(
+        said.iter().any(|t| t.contains("lost the host"))
+            && said.iter().any(|t| t.contains("rejoined")),
+        "{said:?}"
+    );
+    drop(joined);
+    host.stop();
+}
