@@ -138,8 +138,8 @@ impl BufferWindow {
         });
         egui::Window::new("Interpolation buffer")
             .open(&mut open)
-            .default_size([560.0, 380.0])
-            .default_pos(egui::pos2(260.0, 120.0))
+            .default_size([560.0, 330.0])
+            .default_pos(egui::pos2(10.0, 64.0))
             .show(ctx, |ui| {
                 ui.horizontal_wrapped(|ui| {
                     if let Some(command) = super::action::trace_switch(

@@ -124,8 +124,8 @@ impl TrackWindow {
             .or(owners.first().copied());
         egui::Window::new("Track a value")
             .open(&mut open)
-            .default_size([580.0, 400.0])
-            .default_pos(egui::pos2(280.0, 140.0))
+            .default_size([580.0, 360.0])
+            .default_pos(egui::pos2(600.0, 400.0))
             .show(ctx, |ui| {
                 ui.horizontal_wrapped(|ui| {
                     if let Some(command) = super::action::trace_switch(

@@ -472,6 +472,15 @@ impl WorldView {
                 ));
             }
             painter.circle_filled(a, 4.0, put);
+            if len <= 10.0 && Some(i) == newest {
+                // Shorter than its own marks (a few cm at this zoom): a ring around the newest
+                // says a correction is here; its label and zooming in say how large.
+                painter.circle_stroke(
+                    p + dir / 2.0,
+                    11.0,
+                    egui::Stroke::new(1.5, put),
+                );
+            }
             let size_cm = (m.authoritative - m.predicted).truncate().length();
             if self.show_labels && Some(i) == newest {
                 let text = if mirror {
