@@ -231,13 +231,18 @@ pub fn summary_markdown(header: &Header, window: &[Record], cursor: f64) -> Stri
         }
         md += "\n";
     }
-    let near = store.log_between(cursor - NEAR, cursor + NEAR);
+    // One-shots are not what a bug report is about (a pawn raises several a second).
+    let near: Vec<&crate::store::LogEntry> = store
+        .log_between(cursor - NEAR, cursor + NEAR)
+        .iter()
+        .filter(|e| e.kind != MarkKind::OneShot)
+        .collect();
     md += &format!("## Within {NEAR} s of the cursor\n\n");
     if near.is_empty() {
         md += "No corrections, warnings or errors.\n";
     }
     // The entries nearest the cursor, in time order.
-    let mut nearest: Vec<&crate::store::LogEntry> = near.iter().collect();
+    let mut nearest: Vec<&crate::store::LogEntry> = near.clone();
     nearest.sort_by(|a, b| (a.t - cursor).abs().total_cmp(&(b.t - cursor).abs()));
     nearest.truncate(MAX_NEAR_ENTRIES);
     nearest.sort_by(|a, b| a.t.total_cmp(&b.t));
@@ -254,11 +259,12 @@ pub fn summary_markdown(header: &Header, window: &[Record], cursor: f64) -> Stri
             MarkKind::Warning => "warning",
             MarkKind::Error => "error",
             MarkKind::Change => "change",
+            MarkKind::OneShot => "one-shot",
         };
         md += &format!("- {:.3} s, {}, {what}: {}\n", e.t, e.machine, e.text);
     }
     let mut counts = std::collections::BTreeMap::<String, u32>::new();
-    for e in store.log() {
+    for e in store.log().iter().filter(|e| e.kind != MarkKind::OneShot) {
         *counts
             .entry(format!("{} {:?}", e.machine, e.kind))
             .or_default() += 1;

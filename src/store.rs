@@ -100,6 +100,9 @@ pub enum MarkKind {
     Error,
     /// The running session was changed (a setting, bindings, clients).
     Change,
+    /// A one-shot event raised by a tick (GMC's replicated one-shots): listed in the event
+    /// log when its filter asks, never a timeline marker (a pawn raises several a second).
+    OneShot,
 }
 
 impl MarkKind {
@@ -170,6 +173,22 @@ impl LogEntry {
                 },
                 move_id: None,
                 text: text.clone(),
+            }),
+            Event::OneShot {
+                pawn,
+                owner,
+                kind,
+                exec,
+            } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: MarkKind::OneShot,
+                move_id: None,
+                text: format!(
+                    "one-shot {} raised on pawn {pawn}{} ({exec:?} execution)",
+                    kind.name(),
+                    owner.map(|o| format!(" (client {o}'s)")).unwrap_or_default()
+                ),
             }),
             Event::SessionChanged { what } => Some(LogEntry {
                 t: r.t,

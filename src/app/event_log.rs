@@ -18,16 +18,23 @@ pub enum Kind {
     Corrections,
     Problems,
     Changes,
+    OneShots,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Corrections, Kind::Problems, Kind::Changes];
+    pub const ALL: [Kind; 4] = [
+        Kind::Corrections,
+        Kind::Problems,
+        Kind::Changes,
+        Kind::OneShots,
+    ];
 
     pub fn of(kind: MarkKind) -> Kind {
         match kind {
             MarkKind::Correction | MarkKind::Replay => Kind::Corrections,
             MarkKind::Warning | MarkKind::Error => Kind::Problems,
             MarkKind::Change => Kind::Changes,
+            MarkKind::OneShot => Kind::OneShots,
         }
     }
 
@@ -36,6 +43,7 @@ impl Kind {
             Kind::Corrections => "corrections",
             Kind::Problems => "warnings & errors",
             Kind::Changes => "session changes",
+            Kind::OneShots => "one-shots",
         }
     }
 }
@@ -45,7 +53,7 @@ impl Kind {
 pub struct Filter {
     /// `None`: every machine.
     pub machine: Option<Machine>,
-    pub kinds: [bool; 3],
+    pub kinds: [bool; 4],
     /// Case-insensitive; empty: everything.
     pub search: String,
 }
@@ -54,7 +62,8 @@ impl Default for Filter {
     fn default() -> Self {
         Filter {
             machine: None,
-            kinds: [true; 3],
+            // One-shots come several a second per pawn: listed only when asked for.
+            kinds: [true, true, true, false],
             search: String::new(),
         }
     }
@@ -125,6 +134,7 @@ impl EventLog {
                         Kind::Corrections => "Corrections the clients adopted: the move, who found it, how many moves were replayed, and every bound value that deviated (predicted against the server's, with the tolerance).",
                         Kind::Problems => "Warnings and errors of the model and the transport (amber: warning, red: error).",
                         Kind::Changes => "Changes made to the running session (a setting, the bindings, clients): from what to what.",
+                        Kind::OneShots => "One-shot events the ticks raised (DashFired, DashReady, Footstep), with the execution that raised them — a combined or replayed move raising one again is pitfall 3. Off by default: a pawn raises several a second.",
                     });
             }
             ui.add(
@@ -166,6 +176,7 @@ impl EventLog {
                         MarkKind::Warning if dark => Color32::from_rgb(225, 175, 60),
                         MarkKind::Warning => Color32::from_rgb(140, 90, 0),
                         MarkKind::Correction | MarkKind::Replay => ui.visuals().text_color(),
+                        MarkKind::OneShot => ui.visuals().weak_text_color(),
                         MarkKind::Change if dark => Color32::from_rgb(120, 170, 240),
                         MarkKind::Change => Color32::from_rgb(20, 80, 180),
                     };
@@ -245,6 +256,16 @@ mod tests {
                 what: "latency 50 -> 100 ms".into(),
             },
         });
+        store.ingest(&Record {
+            t: 3.5,
+            machine: Machine::Client(0),
+            event: Event::OneShot {
+                pawn: 1,
+                owner: Some(0),
+                kind: crate::model::pawn::OneShotKind::DashFired,
+                exec: crate::model::pawn::Execution::Replay,
+            },
+        });
         let texts = |f: &Filter, upto: f64| -> Vec<String> {
             f.entries(&store, upto, 100)
                 .iter()
@@ -258,12 +279,18 @@ mod tests {
         f.machine = Some(Machine::Client(1));
         assert_eq!(texts(&f, 10.0), vec!["link lost"]);
         f.machine = None;
-        f.kinds = [true, false, true];
+        f.kinds = [true, false, true, false];
         assert_eq!(
             texts(&f, 10.0),
             vec!["session changed: latency 50 -> 100 ms"]
         );
-        f.kinds = [true; 3];
+        // One-shots are listed only when asked for.
+        f.kinds = [false, false, false, true];
+        assert_eq!(
+            texts(&f, 10.0),
+            vec!["one-shot DashFired raised on pawn 1 (client 0's) (Replay execution)"]
+        );
+        f.kinds = [true; 4];
         f.search = "LIMIT".into();
         assert_eq!(texts(&f, 10.0), vec!["combine limit"]);
         // The newest `limit`, oldest first.

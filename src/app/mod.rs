@@ -1388,7 +1388,7 @@ impl MovescopeApp {
             match v {
                 palette::View::LogCorrections => {
                     self.log.filter = event_log::Filter {
-                        kinds: [true, false, false],
+                        kinds: [true, false, false, false],
                         ..Default::default()
                     }
                 }

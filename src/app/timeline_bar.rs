@@ -130,7 +130,11 @@ impl TimelineBar {
         // Markers, one per pixel column and kind.
         let cols = rect.width().max(1.0) as usize;
         let mut seen = vec![[false; MarkKind::ALL.len()]; cols + 1];
-        for e in store.log() {
+        for e in store
+            .log()
+            .iter()
+            .filter(|e| MarkKind::ALL.contains(&e.kind))
+        {
             let c = ((x_of(e.t) - rect.left()).max(0.0) as usize).min(cols);
             seen[c][e.kind as usize] = true;
         }

@@ -475,11 +475,7 @@ impl WorldView {
             if len <= 10.0 && Some(i) == newest {
                 // Shorter than its own marks (a few cm at this zoom): a ring around the newest
                 // says a correction is here; its label and zooming in say how large.
-                painter.circle_stroke(
-                    p + dir / 2.0,
-                    11.0,
-                    egui::Stroke::new(1.5, put),
-                );
+                painter.circle_stroke(p + dir / 2.0, 11.0, egui::Stroke::new(1.5, put));
             }
             let size_cm = (m.authoritative - m.predicted).truncate().length();
             if self.show_labels && Some(i) == newest {
