@@ -40,6 +40,9 @@ pub struct SessionClock {
     pause_started_ns: AtomicU64,
     /// Session time (f64 bits) at which the current server started its world clock.
     server_start: AtomicU64,
+    /// False on a participant until the host's first ping said the server's time (its
+    /// clock-offset samples wait for it).
+    server_known: AtomicBool,
 }
 
 impl SessionClock {
@@ -49,7 +52,21 @@ impl SessionClock {
             paused_total_ns: AtomicU64::new(0),
             pause_started_ns: AtomicU64::new(0),
             server_start: AtomicU64::new(0f64.to_bits()),
+            server_known: AtomicBool::new(true),
         }
+    }
+
+    /// A participant's clock: the server's time is not known until the host says it.
+    pub fn for_participant() -> Self {
+        let c = SessionClock::new();
+        c.server_known.store(false, Ordering::Release);
+        c
+    }
+
+    /// Whether [`SessionClock::server_time`] is known (always, but on a participant before
+    /// the host's first ping).
+    pub fn server_time_known(&self) -> bool {
+        self.server_known.load(Ordering::Acquire)
     }
 
     fn wall_ns(&self) -> u64 {
@@ -93,6 +110,7 @@ impl SessionClock {
     pub fn set_server_time(&self, t: f64, server_time: f64) {
         self.server_start
             .store((t - server_time).to_bits(), Ordering::Release);
+        self.server_known.store(true, Ordering::Release);
     }
 
     /// The server's world time at session time `t`.
@@ -255,7 +273,7 @@ impl LiveSession {
         let (mut tele_tx, tele_rx) = TelemetryTx::new(TELEMETRY_CAPACITY);
         let (copy_tx, copy_rx) = bounded(TELEMETRY_CAPACITY);
         tele_tx.copy = Some((copy_tx, Arc::new(AtomicU64::new(0))));
-        let clock = Arc::new(SessionClock::new());
+        let clock = Arc::new(SessionClock::for_participant());
         let p = Participant::join(opts, clock.clone(), tele_tx.clone(), copy_rx)?;
         let settings = Settings::new(p.preset())?;
         Ok(LiveSession {
@@ -927,7 +945,7 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
                     }
                     if t >= next_sample {
                         next_sample = t + crate::sim::harness::CLOCK_SAMPLE_INTERVAL;
-                        if client.is_playing() {
+                        if client.is_playing() && clock.server_time_known() {
                             tele.send(Record {
                                 t,
                                 machine: me,

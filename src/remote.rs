@@ -514,8 +514,13 @@ enum ConnState {
         rtt: Option<f64>,
         tokens: f64,
         last_t: f64,
+        /// Records that came before the first pong (their offset is not known yet).
+        early: Vec<Record>,
     },
 }
+
+/// Records a participant's connection holds until its clock offset is known.
+const MAX_EARLY: usize = 100_000;
 
 struct Conn {
     stream: TcpStream,
@@ -747,10 +752,14 @@ fn serve(
                         c.state = ConnState::Joined {
                             id,
                             offset: 0.0,
-                            last_ping: f64::NEG_INFINITY,
+                            // The first ping a tenth of a second after the welcome, when the
+                            // participant's loop runs (one in the welcome's segment would be
+                            // read late, after its client started, and set its clock late).
+                            last_ping: t - PING_INTERVAL + 0.1,
                             rtt: None,
                             tokens: RECORDS_PER_S,
                             last_t: t,
+                            early: Vec::new(),
                         };
                         tele.send(changed(t, format!("{who} joined from {}", c.peer.ip())));
                     }
@@ -772,6 +781,7 @@ fn serve(
                 rtt,
                 tokens,
                 last_t,
+                early,
                 ..
             } => {
                 let msg = match c.inbox.next::<Up>() {
@@ -800,6 +810,14 @@ fn serve(
                                 tele.send(rejected(t, Rejection::WrongSource));
                                 continue;
                             }
+                            if rtt.is_none() {
+                                if early.len() < MAX_EARLY {
+                                    early.push(r);
+                                } else {
+                                    tele.send(rejected(t, Rejection::RateLimited));
+                                }
+                                continue;
+                            }
                             r.t += *offset;
                             tele.send(r);
                         }
@@ -819,6 +837,11 @@ fn serve(
                                 machine: Machine::Client(*id),
                                 event: Event::RealRtt { rtt: trip },
                             });
+                            // What came before the offset was known, on the host's time now.
+                            for mut r in early.drain(..) {
+                                r.t += *offset;
+                                tele.send(r);
+                            }
                         }
                     }
                     Up::Hello { .. } => {

@@ -208,10 +208,13 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             }
         } else if let Some(now) = v.live_now {
             if let Some((shown, hover)) = &v.network {
-                ui.add(
-                    egui::Label::new(RichText::new(shown).color(Color32::from_rgb(90, 170, 240)))
-                        .truncate(),
-                )
+                // Blue as the log's session changes: light on dark, dark on light.
+                let blue = if v.light {
+                    Color32::from_rgb(20, 80, 180)
+                } else {
+                    Color32::from_rgb(120, 170, 240)
+                };
+                ui.add(egui::Label::new(RichText::new(shown).color(blue)).truncate())
                 .on_hover_text(hover);
             }
             ui.label(format!("live, {now:.1} s"))
