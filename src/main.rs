@@ -531,13 +531,25 @@ fn run_headless(
 ) -> Result<(), String> {
     movescope::ranges::check_as("seconds", "--seconds", h.seconds)
         .map_err(|(k, e)| format!("{k}: expected {e}"))?;
-    let mut recorder = match record {
+    let recorder = match record {
         Some(path) => Some(Recorder::create_replacing(
             path,
             &Header::new(session.preset(), name, mode)?,
         )?),
         None => None,
     };
+    let summary = recorded(recorder, |on_record| {
+        movescope::live::run_session(session, started, name, h.seconds, on_record)
+    })?;
+    write_summary(&summary, h.summary_json.as_deref())
+}
+
+/// Runs `run` with every record pushed to `recorder` (if any), then finishes the recording
+/// (its footer from the summary) and says what was written.
+fn recorded(
+    mut recorder: Option<Recorder>,
+    run: impl FnOnce(&mut dyn FnMut(&Record)) -> Result<Summary, String>,
+) -> Result<Summary, String> {
     let mut record_error: Option<String> = None;
     let mut on_record = |r: &Record| {
         if let Some(rec) = recorder.as_mut()
@@ -546,7 +558,7 @@ fn run_headless(
             record_error.get_or_insert(e);
         }
     };
-    let summary = movescope::live::run_session(session, started, name, h.seconds, &mut on_record)?;
+    let summary = run(&mut on_record)?;
     if let Some(e) = record_error {
         return Err(format!("recording failed: {e}"));
     }
@@ -564,7 +576,7 @@ fn run_headless(
             stats.bytes
         );
     }
-    write_summary(&summary, h.summary_json.as_deref())
+    Ok(summary)
 }
 
 fn check_headless(h: &HeadlessArgs, app: &AppArgs) -> Result<(), String> {
@@ -872,44 +884,21 @@ fn run(args: RunArgs) -> Result<(), String> {
     }
     let (preset, name) = load_preset(&args)?;
     let mode = if args.live { "live" } else { "deterministic" };
-    let mut recorder = match &args.record {
+    let recorder = match &args.record {
         Some(path) => Some(Recorder::create_replacing(
             path,
             &Header::new(&preset, &name, mode)?,
         )?),
         None => None,
     };
-    let mut record_error: Option<String> = None;
-    let mut on_record = |r: &Record| {
-        if let Some(rec) = recorder.as_mut()
-            && let Err(e) = rec.push(r)
-        {
-            record_error.get_or_insert(e);
+    let summary = recorded(recorder, |on_record| {
+        if args.live {
+            let seconds = args.seconds.unwrap_or(10.0);
+            movescope::live::run_live(&preset, &name, seconds, on_record)
+        } else {
+            run_deterministic(&preset, &name, preset.seconds, on_record)
         }
-    };
-    let summary = if args.live {
-        let seconds = args.seconds.unwrap_or(10.0);
-        movescope::live::run_live(&preset, &name, seconds, &mut on_record)?
-    } else {
-        run_deterministic(&preset, &name, preset.seconds, &mut on_record)?
-    };
-    if let Some(e) = record_error {
-        return Err(format!("recording failed: {e}"));
-    }
-    if let Some(rec) = recorder {
-        let stats = rec.finish(Footer {
-            simulated_seconds: summary.simulated_seconds,
-            wall_seconds: summary.wall_seconds,
-            dropped_records: summary.telemetry_dropped,
-        })?;
-        eprintln!(
-            "recorded {} records in {} chunks to {} ({} bytes)",
-            stats.records,
-            stats.chunks,
-            stats.path.display(),
-            stats.bytes
-        );
-    }
+    })?;
     write_summary(&summary, args.summary_json.as_deref())?;
     // A machine whose thread panicked is an error of the run, after the summary is written.
     let stopped: Vec<&String> = summary

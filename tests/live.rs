@@ -11,6 +11,9 @@ use movescope::preset::{Direction, Preset};
 use movescope::sim::link::{LinkParams, Window};
 use movescope::summary::SummaryBuilder;
 
+mod common;
+use common::until;
+
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -23,31 +26,6 @@ fn preset(sets: &[&str]) -> Preset {
         p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
     }
     p
-}
-
-/// Reads records until `done` says so or `limit` passes; panics with `what` on timeout.
-fn until(
-    s: &LiveSession,
-    limit: Duration,
-    what: &str,
-    mut done: impl FnMut(&Record) -> bool,
-) -> Vec<Record> {
-    let deadline = Instant::now() + limit;
-    let mut seen = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        assert!(
-            !left.is_zero(),
-            "timed out after {limit:?} waiting for {what}"
-        );
-        if let Ok(r) = s.telemetry().recv_timeout(left) {
-            let stop = done(&r);
-            seen.push(r);
-            if stop {
-                return seen;
-            }
-        }
-    }
 }
 
 /// Reads every record for `d`.

@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use movescope::live::LiveSession;
 use movescope::model::messages::ClientMsg;
-use movescope::model::telemetry::{Event, Machine, Record, Rejection};
+use movescope::model::telemetry::{Event, Machine, Rejection};
 use movescope::preset::Preset;
 use movescope::remote::{HostOptions, JoinOptions};
 
 mod common;
+use common::until;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -34,31 +35,6 @@ fn loopback_host(code: &str) -> HostOptions {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         code: Some(code.into()),
         max_participants: 4,
-    }
-}
-
-/// Reads records until `done` says so or `limit` passes; panics with `what` on timeout.
-fn until(
-    s: &LiveSession,
-    limit: Duration,
-    what: &str,
-    mut done: impl FnMut(&Record) -> bool,
-) -> Vec<Record> {
-    let deadline = Instant::now() + limit;
-    let mut seen = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        assert!(
-            !left.is_zero(),
-            "timed out after {limit:?} waiting for {what}"
-        );
-        if let Ok(r) = s.telemetry().recv_timeout(left) {
-            let stop = done(&r);
-            seen.push(r);
-            if stop {
-                return seen;
-            }
-        }
     }
 }
 

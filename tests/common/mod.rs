@@ -82,3 +82,28 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Reads records until `done` says so or `limit` passes; panics with `what` on timeout.
+pub fn until(
+    s: &movescope::live::LiveSession,
+    limit: std::time::Duration,
+    what: &str,
+    mut done: impl FnMut(&Record) -> bool,
+) -> Vec<Record> {
+    let deadline = std::time::Instant::now() + limit;
+    let mut seen = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        assert!(
+            !left.is_zero(),
+            "timed out after {limit:?} waiting for {what}"
+        );
+        if let Ok(r) = s.telemetry().recv_timeout(left) {
+            let stop = done(&r);
+            seen.push(r);
+            if stop {
+                return seen;
+            }
+        }
+    }
+}
