@@ -619,19 +619,14 @@ fn host(args: HostArgs) -> Result<(), String> {
         code: args.code.clone(),
         max_participants: args.max_participants,
     };
-    if !args.headless.headless {
-        let (preset, name) = load_preset(&RunArgs {
-            preset: args.app.preset.clone(),
-            set: args.app.set.clone(),
-            ..RunArgs::default()
-        })?;
-        return app_for(args.app, preset, name, movescope::app::Source::Host(opts));
-    }
     let (preset, name) = load_preset(&RunArgs {
         preset: args.app.preset.clone(),
         set: args.app.set.clone(),
         ..RunArgs::default()
     })?;
+    if !args.headless.headless {
+        return app_for(args.app, preset, name, movescope::app::Source::Host(opts));
+    }
     let started = std::time::Instant::now();
     let session = movescope::live::LiveSession::host(&preset, &opts)?;
     if let Some((addr, code)) = session.hosting() {
