@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use movescope::app::{AppOptions, MovescopeApp, Source};
-use movescope::preset::Preset;
-use movescope::recording::{Footer, Header, Recorder};
+use movescope::session::preset::Preset;
+use movescope::session::recording::{Footer, Header, Recorder};
 
 /// Frames of one phase: how many, the longest, and the mean.
 struct Phase {
@@ -63,7 +63,7 @@ fn frames_until(
 /// A one-hour recording of the default preset (written once, kept in `target/`).
 fn one_hour(dir: &Path) -> PathBuf {
     let path = dir.join("one-hour.msrec");
-    if movescope::recording::Recording::open(&path).is_ok_and(|r| r.footer.is_some()) {
+    if movescope::session::recording::Recording::open(&path).is_ok_and(|r| r.footer.is_some()) {
         return path;
     }
     let preset = Preset::builtin_default();
@@ -115,7 +115,7 @@ fn main() {
     ));
     // Seek to the middle, so the bug report and the export have a full window around it.
     h.state_mut()
-        .time_command(movescope::timeline::TimeCommand::Seek(1800.0));
+        .time_command(movescope::session::timeline::TimeCommand::Seek(1800.0));
     phases.push(frames_until(
         &mut h,
         "idle at 30 min",

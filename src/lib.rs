@@ -1,28 +1,21 @@
 //! movescope: a live, visual simulation of GMC's client-predicted movement cycle.
 //!
-//! Layers (see docs/ARCHITECTURE.md): [`model`] is the sans-IO GMC model; [`sim`] drives it in
-//! virtual time over a seeded link model; [`preset`] reads session descriptions; [`summary`]
-//! folds telemetry into the run summary.
+//! The crate is layered; each layer is a folder whose module doc says what it owns and what it
+//! may use, and dependencies only point down (docs/ARCHITECTURE.md; `tests/layering.rs` checks
+//! it):
+//!
+//! `support` → `model` → `conditions` → `session` → `sim` → `net` → `analysis` → `app`
+//!
+//! [`model`] is the sans-IO GMC model; [`conditions`] the seeded network conditions;
+//! [`session`] presets, settings, summaries, the store and recordings; [`sim`] the
+//! virtual-time driver; [`net`] the live drivers; [`analysis`] explains recordings; [`app`] is
+//! the desktop app.
 
+pub mod analysis;
 pub mod app;
-pub mod control;
-pub mod doctor;
-pub mod lineage;
-pub mod live;
+pub mod conditions;
 pub mod model;
-pub mod output;
-pub mod preset;
-pub mod ranges;
-pub mod recording;
-pub mod remote;
-pub mod report;
-pub mod rng;
-pub mod setup;
-pub mod shipped;
+pub mod net;
+pub mod session;
 pub mod sim;
-pub mod store;
-pub mod summary;
-pub mod timeline;
-pub mod transport;
-pub mod valuetrace;
-pub mod whatif;
+pub mod support;

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use movescope::model::telemetry::{Machine, Record};
-use movescope::preset::{DEFAULT_PRESET_NAME, Preset};
-use movescope::recording::{Footer, Header, Recorder, Recording};
+use movescope::session::preset::{DEFAULT_PRESET_NAME, Preset};
+use movescope::session::recording::{Footer, Header, Recorder, Recording};
+use movescope::session::summary::Summary;
 use movescope::sim::run_deterministic;
-use movescope::summary::Summary;
 
 #[derive(Parser)]
 #[command(
@@ -260,7 +260,7 @@ struct HostArgs {
     #[arg(long, value_name = "CODE")]
     code: Option<String>,
     /// Participants the session holds at once.
-    #[arg(long, default_value_t = movescope::remote::DEFAULT_MAX_PARTICIPANTS, value_name = "N")]
+    #[arg(long, default_value_t = movescope::net::remote::DEFAULT_MAX_PARTICIPANTS, value_name = "N")]
     max_participants: usize,
     #[command(flatten)]
     headless: HeadlessArgs,
@@ -330,7 +330,7 @@ struct RunArgs {
 
 /// `--seconds` of a bench (and `--hour-seconds`): the range of a run's length.
 fn bench_seconds(flag: &str, s: f64) -> Result<f64, String> {
-    movescope::ranges::check_as("seconds", flag, s)
+    movescope::support::ranges::check_as("seconds", flag, s)
         .map_err(|(k, e)| format!("{k}: expected {e}"))?;
     Ok(s)
 }
@@ -456,7 +456,7 @@ fn trace(
             .collect();
         check_outputs(&[("--fit", Some(out))], &inputs)?;
     }
-    let t = movescope::preset::load_trace(file)?;
+    let t = movescope::session::preset::load_trace(file)?;
     let s = t.stats();
     let fitted = t.fit();
     if json {
@@ -505,7 +505,8 @@ fn trace(
             t.source,
             p.to_ron()
         );
-        movescope::output::write_file(out, text.as_bytes()).map_err(|e| format!("--fit {e}"))?;
+        movescope::support::output::write_file(out, text.as_bytes())
+            .map_err(|e| format!("--fit {e}"))?;
         eprintln!("wrote {}", out.display());
     }
     Ok(())
@@ -522,14 +523,14 @@ fn resolve(addr: &str) -> Result<std::net::SocketAddr, String> {
 
 /// A headless host or participant: runs the session, writes the recording and the summary.
 fn run_headless(
-    session: movescope::live::LiveSession,
+    session: movescope::net::live::LiveSession,
     started: std::time::Instant,
     name: &str,
     mode: &str,
     h: &HeadlessArgs,
     record: Option<&std::path::Path>,
 ) -> Result<(), String> {
-    movescope::ranges::check_as("seconds", "--seconds", h.seconds)
+    movescope::support::ranges::check_as("seconds", "--seconds", h.seconds)
         .map_err(|(k, e)| format!("{k}: expected {e}"))?;
     let recorder = match record {
         Some(path) => Some(Recorder::create_replacing(
@@ -539,7 +540,7 @@ fn run_headless(
         None => None,
     };
     let summary = recorded(recorder, |on_record| {
-        movescope::live::run_session(session, started, name, h.seconds, on_record)
+        movescope::net::live::run_session(session, started, name, h.seconds, on_record)
     })?;
     write_summary(&summary, h.summary_json.as_deref())
 }
@@ -596,7 +597,7 @@ fn check_headless(h: &HeadlessArgs, app: &AppArgs) -> Result<(), String> {
         &[],
     )?;
     if let Some(r) = record {
-        movescope::output::new_recording(r, app.force)?;
+        movescope::support::output::new_recording(r, app.force)?;
     }
     Ok(())
 }
@@ -614,7 +615,7 @@ fn host(args: HostArgs) -> Result<(), String> {
     {
         return Err("--code: expected 1 to 64 characters".into());
     }
-    let opts = movescope::remote::HostOptions {
+    let opts = movescope::net::remote::HostOptions {
         listen: args.listen,
         code: args.code.clone(),
         max_participants: args.max_participants,
@@ -628,7 +629,7 @@ fn host(args: HostArgs) -> Result<(), String> {
         return app_for(args.app, preset, name, movescope::app::Source::Host(opts));
     }
     let started = std::time::Instant::now();
-    let session = movescope::live::LiveSession::host(&preset, &opts)?;
+    let session = movescope::net::live::LiveSession::host(&preset, &opts)?;
     if let Some((addr, code)) = session.hosting() {
         println!("movescope host: listening on {addr} code: {code}");
         let _ = std::io::stdout().flush();
@@ -650,7 +651,7 @@ fn join(args: JoinArgs) -> Result<(), String> {
             "--preset and --set: a participant runs the host's preset (the trainer sets it)".into(),
         );
     }
-    let opts = movescope::remote::JoinOptions {
+    let opts = movescope::net::remote::JoinOptions {
         host: resolve(&args.addr)?,
         code: args.code.clone(),
         name: args.name.clone(),
@@ -665,7 +666,7 @@ fn join(args: JoinArgs) -> Result<(), String> {
         );
     }
     let started = std::time::Instant::now();
-    let session = movescope::live::LiveSession::join(opts)?;
+    let session = movescope::net::live::LiveSession::join(opts)?;
     if let Some((id, server)) = session.joined() {
         println!("movescope join: client {id} of the host at {server}");
         let _ = std::io::stdout().flush();
@@ -776,7 +777,7 @@ fn open_app(args: AppArgs) -> Result<(), String> {
         &[],
     )?;
     if let Some(r) = &args.record {
-        movescope::output::new_recording(r, args.force)?;
+        movescope::support::output::new_recording(r, args.force)?;
     }
     movescope::app::run(movescope::app::AppOptions {
         preset,
@@ -809,7 +810,7 @@ fn load_preset(args: &RunArgs) -> Result<(Preset, String), String> {
         preset.seed = seed;
     }
     if let Some(s) = args.seconds {
-        movescope::ranges::check_as("seconds", "--seconds", s)
+        movescope::support::ranges::check_as("seconds", "--seconds", s)
             .map_err(|(k, e)| format!("{k}: expected {e}"))?;
         preset.seconds = s;
     }
@@ -850,8 +851,8 @@ fn check_outputs(
         let Some(out) = out.filter(|o| o.as_os_str() != "-") else {
             continue;
         };
-        movescope::output::not_an_input(out, inputs).map_err(|e| format!("{what} {e}"))?;
-        movescope::output::writable_file(out, what)?;
+        movescope::support::output::not_an_input(out, inputs).map_err(|e| format!("{what} {e}"))?;
+        movescope::support::output::writable_file(out, what)?;
     }
     Ok(())
 }
@@ -867,7 +868,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         &inputs,
     )?;
     if let (Some(r), Some(j)) = (&args.record, &args.summary_json)
-        && movescope::output::same_file(r, j)
+        && movescope::support::output::same_file(r, j)
     {
         return Err(format!(
             "--record and --summary-json both name {}",
@@ -875,7 +876,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         ));
     }
     if let Some(r) = &args.record {
-        movescope::output::new_recording(r, args.force)?;
+        movescope::support::output::new_recording(r, args.force)?;
     }
     let (preset, name) = load_preset(&args)?;
     let mode = if args.live { "live" } else { "deterministic" };
@@ -889,7 +890,7 @@ fn run(args: RunArgs) -> Result<(), String> {
     let summary = recorded(recorder, |on_record| {
         if args.live {
             let seconds = args.seconds.unwrap_or(10.0);
-            movescope::live::run_live(&preset, &name, seconds, on_record)
+            movescope::net::live::run_live(&preset, &name, seconds, on_record)
         } else {
             run_deterministic(&preset, &name, preset.seconds, on_record)
         }
@@ -899,7 +900,7 @@ fn run(args: RunArgs) -> Result<(), String> {
     let stopped: Vec<&String> = summary
         .errors
         .iter()
-        .filter(|e| e.contains(movescope::live::STOPPED))
+        .filter(|e| e.contains(movescope::net::live::STOPPED))
         .collect();
     if !stopped.is_empty() {
         return Err(format!(
@@ -988,7 +989,7 @@ fn doctor(file: &std::path::Path, json: bool, list: usize) -> Result<(), String>
     if let Some(d) = &damage {
         eprintln!("warning: {}: {d}", file.display());
     }
-    let report = movescope::doctor::examine_recording(&rec, &records);
+    let report = movescope::analysis::doctor::examine_recording(&rec, &records);
     if json {
         println!(
             "{}",
@@ -1024,14 +1025,23 @@ fn lineage(
     }
     let m = match (move_id, at) {
         (Some(m), _) => m,
-        (None, Some(t)) => movescope::lineage::move_near(&records, client, t)
+        (None, Some(t)) => movescope::analysis::lineage::move_near(&records, client, t)
             .ok_or_else(|| format!("client {client} closed no move in this recording"))?,
         (None, None) => return Err("give --move ID or --at SECONDS".into()),
     };
     let (values, source) =
-        movescope::valuetrace::of_recording(&rec, &records, None, &|c, mv| c == client && mv == m);
-    let l = movescope::lineage::trace(&rec.header.bindings, &records, &values, &source, client, m)
-        .ok_or_else(|| format!("the recording holds no move {m} of client {client}"))?;
+        movescope::analysis::valuetrace::of_recording(&rec, &records, None, &|c, mv| {
+            c == client && mv == m
+        });
+    let l = movescope::analysis::lineage::trace(
+        &rec.header.bindings,
+        &records,
+        &values,
+        &source,
+        client,
+        m,
+    )
+    .ok_or_else(|| format!("the recording holds no move {m} of client {client}"))?;
     if json {
         println!(
             "{}",
@@ -1056,14 +1066,14 @@ fn whatif(
         &[file],
     )?;
     if let Some(r) = record {
-        movescope::output::new_recording(r, force)?;
+        movescope::support::output::new_recording(r, force)?;
     }
     let rec = open_recording_file(file)?;
-    let w = movescope::whatif::run(&rec, set)?;
+    let w = movescope::analysis::whatif::run(&rec, set)?;
     if let Some(path) = record {
         let mut header = Header::new(&w.preset_b, &rec.header.preset_name, "deterministic")?;
         header.seed = w.preset_b.seed;
-        let stats = movescope::recording::write_all(
+        let stats = movescope::session::recording::write_all(
             path,
             &header,
             w.records_b.iter().cloned(),
@@ -1096,7 +1106,7 @@ fn whatif(
             if p.as_os_str() == "-" {
                 println!("{text}");
             } else {
-                movescope::output::write_file(p, (text + "\n").as_bytes())?;
+                movescope::support::output::write_file(p, (text + "\n").as_bytes())?;
             }
         }
         None => {}
@@ -1122,16 +1132,16 @@ fn report(
     no_picture: bool,
     force: bool,
 ) -> Result<(), String> {
-    use movescope::report::{REPORT_AFTER, REPORT_BEFORE, records_between, write_report};
+    use movescope::analysis::report::{REPORT_AFTER, REPORT_BEFORE, records_between, write_report};
     if out.exists() && !out.is_dir() {
         return Err(format!(
             "--out {}: is not a folder; expected a folder for the report's files",
             out.display()
         ));
     }
-    for name in movescope::report::REPORT_FILES {
+    for name in movescope::analysis::report::REPORT_FILES {
         let f = out.join(name);
-        movescope::output::not_an_input(&f, &[file]).map_err(|e| format!("--out {e}"))?;
+        movescope::support::output::not_an_input(&f, &[file]).map_err(|e| format!("--out {e}"))?;
         if f.exists() && !force {
             return Err(format!(
                 "--out {}: holds an earlier report ({name}); pass --force to replace it",
@@ -1178,7 +1188,7 @@ fn export(
     series: &[String],
     out: &std::path::Path,
 ) -> Result<(), String> {
-    use movescope::store::{Metric, Store};
+    use movescope::session::store::{Metric, Store};
     let metrics: Vec<Metric> = if series.is_empty() {
         Metric::ALL.to_vec()
     } else {
@@ -1204,10 +1214,10 @@ fn export(
     );
     let rows = if out.as_os_str() == "-" {
         let mut w = std::io::stdout().lock();
-        movescope::report::export_csv(&store, &metrics, &[], t0, t1, &mut w)
+        movescope::analysis::report::export_csv(&store, &metrics, &[], t0, t1, &mut w)
     } else {
-        return movescope::output::write_atomic(out, |w| {
-            movescope::report::export_csv(&store, &metrics, &[], t0, t1, w)
+        return movescope::support::output::write_atomic(out, |w| {
+            movescope::analysis::report::export_csv(&store, &metrics, &[], t0, t1, w)
         })
         .map(|rows| eprintln!("{rows} rows"));
     }
@@ -1254,7 +1264,7 @@ fn write_summary(summary: &Summary, summary_json: Option<&std::path::Path>) -> R
             if path.as_os_str() == "-" {
                 println!("{json}");
             } else {
-                movescope::output::write_file(path, (json + "\n").as_bytes())
+                movescope::support::output::write_file(path, (json + "\n").as_bytes())
                     .map_err(|e| format!("--summary-json {e}"))?;
                 print_summary(summary);
             }
@@ -1390,7 +1400,7 @@ fn bench(seconds: f64) -> Result<(), String> {
     );
 
     // The store views read, and the decimation plots will be fed.
-    use movescope::store::{Metric, Store};
+    use movescope::session::store::{Metric, Store};
     let started = std::time::Instant::now();
     let mut store = Store::new(None);
     for r in &records {
@@ -1443,7 +1453,7 @@ fn plots_frame_input(i: usize) -> eframe::egui::RawInput {
 
 fn bench_plots(seconds: f64) -> Result<(), String> {
     use movescope::app::plots::{PlotsPanel, View};
-    use movescope::store::Store;
+    use movescope::session::store::Store;
     let p = standard_scenario();
     let mut records = Vec::new();
     movescope::sim::harness::Session::new(&p)?.run_until(seconds, &mut |r| records.push(r));
@@ -1498,7 +1508,7 @@ fn bench_plots(seconds: f64) -> Result<(), String> {
         };
         (median(times), median(ui_times), vertices)
     };
-    let points: usize = movescope::store::Metric::ALL
+    let points: usize = movescope::session::store::Metric::ALL
         .iter()
         .flat_map(|m| store.machines_with(*m).into_iter().map(move |c| (c, *m)))
         .filter_map(|(c, m)| store.series(c, m))
@@ -1688,7 +1698,7 @@ fn bench_recording(seconds: f64, hour_seconds: f64) -> Result<(), String> {
         let started = std::time::Instant::now();
         let r = Recording::open(&path).map_err(|e| e.to_string())?;
         // What the app shows first: the chunk at the cursor, in a store.
-        let mut store = movescope::store::Store::new(None);
+        let mut store = movescope::session::store::Store::new(None);
         for x in r
             .read_chunk(r.chunk_at(0.0).unwrap_or(0))
             .map_err(|d| d.to_string())?
@@ -1705,7 +1715,7 @@ fn bench_recording(seconds: f64, hour_seconds: f64) -> Result<(), String> {
         percentile(&open_times, 0.5) * 1000.0
     );
     let mut file = r.reopen().map_err(|e| e.to_string())?;
-    let mut rng = movescope::rng::Rng::new(7);
+    let mut rng = movescope::support::rng::Rng::new(7);
     let mut seeks = Vec::new();
     for _ in 0..200 {
         let t = rng.f64() * hour_seconds;
@@ -1722,7 +1732,7 @@ fn bench_recording(seconds: f64, hour_seconds: f64) -> Result<(), String> {
         percentile(&seeks, 0.99) * 1000.0
     );
     let started = std::time::Instant::now();
-    let mut store = movescope::store::Store::new(None);
+    let mut store = movescope::session::store::Store::new(None);
     let damage = r.for_each(&mut |x| store.ingest(&x));
     println!(
         "full load of the long recording into the store (what the app does in the background): {:.1} s{}",
@@ -1759,7 +1769,7 @@ fn bench_soak(minutes: f64) -> Result<(), String> {
     use std::time::{Duration, Instant};
 
     let p = Preset::builtin_default();
-    let session = movescope::live::LiveSession::start(&p)?;
+    let session = movescope::net::live::LiveSession::start(&p)?;
     let target = session.server_addr();
     let rx = session.telemetry().clone();
     let stop = Arc::new(AtomicBool::new(false));
@@ -1771,10 +1781,10 @@ fn bench_soak(minutes: f64) -> Result<(), String> {
     let flood = {
         let (stop, sent) = (stop.clone(), sent.clone());
         std::thread::spawn(move || -> std::io::Result<()> {
-            let id = movescope::transport::laminar_protocol_id().to_be_bytes();
+            let id = movescope::net::transport::laminar_protocol_id().to_be_bytes();
             let junk = std::net::UdpSocket::bind("127.0.0.1:0")?;
             let fast = std::net::UdpSocket::bind("127.0.0.1:0")?;
-            let mut forger = movescope::transport::Endpoint::bind_loopback(0)?;
+            let mut forger = movescope::net::transport::Endpoint::bind_loopback(0)?;
             let t0 = Instant::now();
             let mut i: u64 = 0;
             while !stop.load(Ordering::Relaxed) {
@@ -1814,7 +1824,7 @@ fn bench_soak(minutes: f64) -> Result<(), String> {
                 // A new forger every 2 s: the attacker's own laminar state (it lives in this
                 // process too) does not pile up in the figure.
                 if i % 3200 < 8 {
-                    forger = movescope::transport::Endpoint::bind_loopback(0)?;
+                    forger = movescope::net::transport::Endpoint::bind_loopback(0)?;
                 }
                 // About 200 rounds a second.
                 if let Some(left) = Duration::from_millis(5).checked_sub(tick.elapsed()) {
@@ -1935,8 +1945,8 @@ fn bench_soak(minutes: f64) -> Result<(), String> {
 
 /// `bench --participants`: how many participants one host holds at 60 fps.
 fn bench_participants(list: &str) -> Result<(), String> {
-    use movescope::live::LiveSession;
     use movescope::model::telemetry::{Event, PacketFate};
+    use movescope::net::live::LiveSession;
     let counts: Vec<usize> = list
         .split(',')
         .map(|n| n.trim().parse::<usize>())
@@ -1972,7 +1982,7 @@ fn bench_participants(list: &str) -> Result<(), String> {
         p.server_fps = 60.0;
         let host = LiveSession::host(
             &p,
-            &movescope::remote::HostOptions {
+            &movescope::net::remote::HostOptions {
                 listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
                 code: Some("BENCH1".into()),
                 max_participants: n,
@@ -1983,7 +1993,7 @@ fn bench_participants(list: &str) -> Result<(), String> {
             .ok_or_else(|| "the host has no address".to_string())?;
         let mut joined = Vec::new();
         for i in 0..n {
-            joined.push(LiveSession::join(movescope::remote::JoinOptions {
+            joined.push(LiveSession::join(movescope::net::remote::JoinOptions {
                 host: addr,
                 code: "BENCH1".into(),
                 name: Some(format!("p{i}")),
@@ -2084,7 +2094,7 @@ fn bench_live() -> Result<(), String> {
     p.gmc.ping_interval = 0.01;
     let mut rtts = Vec::new();
     let (mut bytes, mut value_bits, mut moves, mut datagrams) = (0u64, 0u64, 0u64, 0u64);
-    movescope::live::run_live(&p, "bench", 5.0, &mut |r| match &r.event {
+    movescope::net::live::run_live(&p, "bench", 5.0, &mut |r| match &r.event {
         Event::Rtt { rtt } => rtts.push(rtt * 1000.0),
         Event::MovesSent {
             new_moves,
@@ -2138,7 +2148,7 @@ fn bench_live() -> Result<(), String> {
     p.client_fps = 120.0;
     p.join_interval_s = 0.05;
     let mut dts = Vec::new();
-    movescope::live::run_live(&p, "bench", 6.0, &mut |r| {
+    movescope::net::live::run_live(&p, "bench", 6.0, &mut |r| {
         if let (Machine::Client(_), Event::Frame { dt }) = (r.machine, &r.event)
             && r.t > 2.0
             && *dt > 0.0

@@ -6,7 +6,7 @@ mod common;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use movescope::app::{AppOptions, MovescopeApp};
-use movescope::preset::Preset;
+use movescope::session::preset::Preset;
 
 fn harness() -> Harness<'static, MovescopeApp> {
     let preset = Preset {
@@ -100,7 +100,7 @@ fn recording_with_cursor(name: &str, cursor: f64) -> (common::TempDir, std::path
 
 /// As [`recording_with_cursor`], with the cursor the header names, if any.
 fn recording_of(name: &str, cursor: Option<f64>) -> (common::TempDir, std::path::PathBuf) {
-    use movescope::recording::{Footer, Header, write_all};
+    use movescope::session::recording::{Footer, Header, write_all};
     let mut preset = Preset::default();
     preset.set("faults.unbound_member=true").unwrap();
     preset.set("link.latency_ms=50").unwrap();
@@ -222,7 +222,7 @@ fn the_app_records_a_live_session() {
     step_until(&mut h, "the recording was finished", |a| {
         a.status().contains("recorded")
     });
-    let rec = movescope::recording::Recording::open(&path).unwrap();
+    let rec = movescope::session::recording::Recording::open(&path).unwrap();
     assert!(rec.footer.is_some(), "finished with an index");
     let (records, damage) = rec.load_all();
     assert!(damage.is_none());
@@ -539,15 +539,17 @@ fn harness_with_client0_at_100ms(clients: u16) -> Harness<'static, MovescopeApp>
     };
     preset.link.latency_ms = 0.0;
     preset.link.jitter_ms = 0.0;
-    preset.link_overrides.push(movescope::preset::LinkOverride {
-        client: 0,
-        direction: movescope::preset::Direction::Both,
-        link: movescope::sim::link::LinkParams {
-            latency_ms: 100.0,
-            jitter_ms: 10.0,
-            ..preset.link.clone()
-        },
-    });
+    preset
+        .link_overrides
+        .push(movescope::session::preset::LinkOverride {
+            client: 0,
+            direction: movescope::session::preset::Direction::Both,
+            link: movescope::conditions::link::LinkParams {
+                latency_ms: 100.0,
+                jitter_ms: 10.0,
+                ..preset.link.clone()
+            },
+        });
     let options = AppOptions::live(preset, "test");
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
@@ -622,7 +624,7 @@ fn opening_and_closing_panes_and_windows_sends_no_command() {
         .store()
         .log()
         .iter()
-        .filter(|e| e.kind == movescope::store::MarkKind::Change)
+        .filter(|e| e.kind == movescope::session::store::MarkKind::Change)
         .count();
     assert_eq!(changes, 0, "no session change in the record stream");
     let p = h.state().session().unwrap().preset();
@@ -755,7 +757,7 @@ fn restart_only_settings_are_pending_until_applied() {
 
 #[test]
 fn a_recording_opens_fitted_at_its_first_correction() {
-    use movescope::store::MarkKind;
+    use movescope::session::store::MarkKind;
     let (_dir, path) = recording_of("first.msrec", None);
     let mut h = opened(path);
     h.run_steps(2);
@@ -822,9 +824,9 @@ fn the_event_log_filters_change_the_listed_entries() {
 fn a_double_click_on_a_point_opens_that_points_move() {
     use egui_plot::PlotPoint;
     use movescope::model::telemetry::{Event, Machine};
-    use movescope::store::Metric;
+    use movescope::session::store::Metric;
     let (_dir, path) = recording_of("dbl.msrec", Some(4.0));
-    let records = movescope::recording::Recording::open(&path)
+    let records = movescope::session::recording::Recording::open(&path)
         .unwrap()
         .load_all()
         .0;

@@ -4,13 +4,13 @@
 
 mod common;
 
-use movescope::control::{Command, CommandError, Outcome};
+use movescope::conditions::link::LinkParams;
 use movescope::model::input::RawInput;
 use movescope::model::messages::MsgKind;
 use movescope::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
-use movescope::preset::{Direction, Preset};
+use movescope::session::control::{Command, CommandError, Outcome};
+use movescope::session::preset::{Direction, Preset};
 use movescope::sim::harness::Session;
-use movescope::sim::link::LinkParams;
 
 use common::preset;
 

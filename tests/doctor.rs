@@ -5,8 +5,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use movescope::doctor::{Cause, Report, Stage, examine};
-use movescope::preset::Preset;
+use movescope::analysis::doctor::{Cause, Report, Stage, examine};
+use movescope::session::preset::Preset;
 use movescope::sim::run_deterministic;
 
 fn report(name: &str) -> Report {
@@ -228,10 +228,10 @@ fn a_virtual_recording_without_the_trace_is_re_simulated_for_it() {
         "--record",
         file.to_str().expect("UTF-8 path"),
     ]);
-    let rec = movescope::recording::Recording::open(&file).expect("opens");
+    let rec = movescope::session::recording::Recording::open(&file).expect("opens");
     let (records, damage) = rec.load_all();
     assert!(damage.is_none());
-    let from_file = movescope::doctor::examine_recording(&rec, &records);
+    let from_file = movescope::analysis::doctor::examine_recording(&rec, &records);
     assert!(
         from_file.value_trace.starts_with("re-simulated"),
         "{}",

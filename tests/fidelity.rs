@@ -4,9 +4,9 @@
 
 use movescope::model::pawn::Execution;
 use movescope::model::telemetry::{Event, Hook, Machine, NetContext, Record, Role};
-use movescope::preset::Preset;
+use movescope::session::preset::Preset;
+use movescope::session::summary::Summary;
 use movescope::sim::run_deterministic;
-use movescope::summary::Summary;
 
 mod common;
 
@@ -437,7 +437,7 @@ fn a_combined_move_never_exceeds_max_move_delta_time() {
 /// pawn. The clients-only edit stays the binding-mismatch pitfall.
 #[test]
 fn bindings_are_made_once_per_pawn_so_a_binding_edit_respawns_every_pawn() {
-    use movescope::control::{Command, Outcome};
+    use movescope::session::control::{Command, Outcome};
     use movescope::sim::harness::Session;
     let mut p = common::preset(&["hook_trace=true", "link.latency_ms=30"]);
     let mut records = Vec::new();
@@ -589,7 +589,9 @@ fn executions_are_labelled_with_the_documents_role_queries() {
     let b = p.checked_bindings().expect("valid");
     let (mut combined, mut server, mut replays) = (0, 0, 0);
     for m in 20..200 {
-        let Some(l) = movescope::lineage::trace(b.list(), &records, &[], "recorded", 0, m) else {
+        let Some(l) =
+            movescope::analysis::lineage::trace(b.list(), &records, &[], "recorded", 0, m)
+        else {
             continue;
         };
         for s in &l.steps {
@@ -631,7 +633,7 @@ fn executions_are_labelled_with_the_documents_role_queries() {
 /// owner's first predicted moves, and its first reply corrects it.
 #[test]
 fn the_owner_lacks_server_authoritative_values_until_its_first_server_update() {
-    use movescope::doctor::Cause;
+    use movescope::analysis::doctor::Cause;
     let only_bound = shipped("pitfall-07-spawn-data-only-bound", &["value_trace=true"]);
     let (_, records) = run_preset(&only_bound, 10.0);
     let team_corrections: Vec<(u16, u32)> = records
@@ -655,7 +657,7 @@ fn the_owner_lacks_server_authoritative_values_until_its_first_server_update() {
         "{team_corrections:?}"
     );
     let b = only_bound.checked_bindings().expect("valid");
-    let report = movescope::doctor::examine(b.list(), &records);
+    let report = movescope::analysis::doctor::examine(b.list(), &records);
     let first = report
         .diagnoses
         .iter()

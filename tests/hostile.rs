@@ -222,7 +222,7 @@ fn mutated_presets_are_refused_with_a_position_or_run() {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/default.ron"))
             .unwrap();
     let bytes = base.as_bytes();
-    let mut rng = movescope::rng::Rng::new(7);
+    let mut rng = movescope::support::rng::Rng::new(7);
     let replacements = [
         "NaN", "inf", "-1", "1e300", "1e-300", "0", "\"", "(", ")", ",", "-",
     ];
@@ -233,7 +233,7 @@ fn mutated_presets_are_refused_with_a_position_or_run() {
         let mut text = String::from_utf8_lossy(&bytes[..at]).into_owned();
         text += replacements[i % replacements.len()];
         text += &String::from_utf8_lossy(&bytes[(at + 1).min(bytes.len())..]);
-        match movescope::preset::Preset::from_ron(&text, "mutated.ron") {
+        match movescope::session::preset::Preset::from_ron(&text, "mutated.ron") {
             Ok(mut p) => {
                 // What loads is valid, and runs briefly without a hang or a panic.
                 p.seconds = 0.5;
@@ -264,7 +264,7 @@ fn mutated_datagrams_never_panic_a_model() {
     use movescope::model::pawn::PawnValues;
     use movescope::model::server::Server;
     use movescope::model::wire;
-    let p = movescope::preset::Preset::default();
+    let p = movescope::session::preset::Preset::default();
     let b = std::sync::Arc::new(p.checked_bindings().expect("valid"));
     let v = PawnValues::default();
     let mv = |id| WireMove {
@@ -328,7 +328,7 @@ fn mutated_datagrams_never_panic_a_model() {
     for (i, m) in server_msgs.iter().enumerate() {
         originals.push(wire::encode_server(10 + i as u32, m, &b));
     }
-    let mut rng = movescope::rng::Rng::new(11);
+    let mut rng = movescope::support::rng::Rng::new(11);
     let mut server = Server::new(p.server_config(b.clone()));
     let mut client = Client::new(p.client_config(0, 7, b.clone()));
     let n = cases(3000);
@@ -370,7 +370,7 @@ fn mutated_datagrams_never_panic_a_model() {
 fn a_file_cut_at_a_chunk_boundary_says_so_in_every_command() {
     let d = TempDir::new("hostile-cut");
     let rec = recording(&d, "full.msrec");
-    let opened = movescope::recording::Recording::open(&rec).unwrap();
+    let opened = movescope::session::recording::Recording::open(&rec).unwrap();
     assert!(opened.chunks.len() > 1);
     let cut_at = opened.chunks[1].offset as usize;
     let bytes = std::fs::read(&rec).unwrap();

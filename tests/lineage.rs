@@ -1,9 +1,9 @@
 //! Move lineage over a shipped recording: a corrected move's whole journey, and a move that
 //! replays re-ran.
 
-use movescope::lineage::{Lineage, move_near};
+use movescope::analysis::lineage::{Lineage, move_near};
 use movescope::model::telemetry::{Event, Machine, Record};
-use movescope::recording::Recording;
+use movescope::session::recording::Recording;
 
 fn recording() -> Recording {
     Recording::open(
@@ -22,7 +22,7 @@ fn records() -> Vec<Record> {
 /// The lineage without bound values.
 fn trace(records: &[Record], client: u16, m: u32) -> Option<Lineage> {
     let b = recording().header.bindings;
-    movescope::lineage::trace(&b, records, &[], "not traced", client, m)
+    movescope::analysis::lineage::trace(&b, records, &[], "not traced", client, m)
 }
 
 #[test]
@@ -93,11 +93,14 @@ fn bound_values_in_and_out_of_every_execution() {
         .expect("a correction found by the client");
     // The shipped recording has no value trace: it is re-simulated, and checked.
     let (values, source) =
-        movescope::valuetrace::of_recording(&rec, &records, None, &|c, mv| c == 1 && mv == m);
+        movescope::analysis::valuetrace::of_recording(&rec, &records, None, &|c, mv| {
+            c == 1 && mv == m
+        });
     assert!(source.starts_with("re-simulated"), "{source}");
     assert!(!values.is_empty());
-    let l = movescope::lineage::trace(&rec.header.bindings, &records, &values, &source, 1, m)
-        .expect("traced");
+    let l =
+        movescope::analysis::lineage::trace(&rec.header.bindings, &records, &values, &source, 1, m)
+            .expect("traced");
     let text = l.to_text();
     let with_values: Vec<_> = l.steps.iter().filter(|s| s.values.is_some()).collect();
     // Executed live on the client, and on the server.
@@ -126,7 +129,7 @@ fn bound_values_in_and_out_of_every_execution() {
         .and_then(|s| s.values.as_ref())
         .expect("a client execution");
     for d in &devs {
-        let row = |v: &movescope::lineage::ExecValues| {
+        let row = |v: &movescope::analysis::lineage::ExecValues| {
             v.rows
                 .iter()
                 .find(|r| r.binding == *d.binding)
@@ -157,7 +160,7 @@ fn a_window_of_records_never_pairs_a_send_with_an_earlier_arrival() {
             .collect();
         let mut arrivals = 0;
         for m in 0..400 {
-            let Some(l) = movescope::lineage::trace(&b, &window, &[], "", 0, m) else {
+            let Some(l) = movescope::analysis::lineage::trace(&b, &window, &[], "", 0, m) else {
                 continue;
             };
             let sent = l
@@ -180,7 +183,7 @@ fn a_window_of_records_never_pairs_a_send_with_an_earlier_arrival() {
 
 #[test]
 fn with_the_hook_trace_each_execution_lists_its_hooks_in_order() {
-    let p = movescope::preset::Preset {
+    let p = movescope::session::preset::Preset {
         hook_trace: true,
         value_trace: true,
         ..Default::default()
@@ -189,7 +192,8 @@ fn with_the_hook_trace_each_execution_lists_its_hooks_in_order() {
     movescope::sim::run_deterministic(&p, "t", 3.0, &mut |r| records.push(r.clone()))
         .expect("runs");
     let b = p.checked_bindings().expect("valid");
-    let l = movescope::lineage::trace(b.list(), &records, &[], "recorded", 0, 60).expect("traced");
+    let l = movescope::analysis::lineage::trace(b.list(), &records, &[], "recorded", 0, 60)
+        .expect("traced");
     let text = l.to_text();
     let live = l
         .steps

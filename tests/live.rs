@@ -5,11 +5,11 @@ use std::net::UdpSocket;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use movescope::live::{Command, LiveSession, run_live};
+use movescope::conditions::link::{LinkParams, Window};
 use movescope::model::telemetry::{Event, Machine, Record};
-use movescope::preset::{Direction, Preset};
-use movescope::sim::link::{LinkParams, Window};
-use movescope::summary::SummaryBuilder;
+use movescope::net::live::{Command, LiveSession, run_live};
+use movescope::session::preset::{Direction, Preset};
+use movescope::session::summary::SummaryBuilder;
 
 mod common;
 use common::until;
@@ -40,7 +40,7 @@ fn collect(s: &LiveSession, d: Duration) -> Vec<Record> {
     seen
 }
 
-fn summary_of(records: &[Record], clients: u16) -> movescope::summary::Summary {
+fn summary_of(records: &[Record], clients: u16) -> movescope::session::summary::Summary {
     let mut b = SummaryBuilder::new(clients);
     for r in records {
         b.record(r);
@@ -159,7 +159,7 @@ fn foreign_and_malformed_datagrams_are_counted_and_ignored() {
         junk.send_to(&[i; 33], s.server_addr()).unwrap();
     }
     // Laminar-framed, but not movescope: through a laminar endpoint of our own.
-    let mut fake = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+    let mut fake = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
     for i in 0..20u8 {
         fake.send(s.server_addr(), vec![i; 17], false);
     }
@@ -208,7 +208,7 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
     let b = p.checked_bindings().expect("valid");
     // Another laminar endpoint joins as client 9 (without a join code anyone can, until
     // sessions have one), then sends well-formed pings claiming to be client 0.
-    let mut forger = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+    let mut forger = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
     forger.only_from(s.server_addr());
     forger.send(
         s.server_addr(),
@@ -244,7 +244,7 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
     // A flood of new source ports, each with a laminar-framed datagram.
     let mut flood = Vec::new();
     for _ in 0..300 {
-        let mut e = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+        let mut e = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
         e.send(s.server_addr(), vec![7; 20], false);
         e.poll(0.0, t0, &mut Vec::new());
         flood.push(e);
@@ -266,7 +266,7 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
                 _ => {}
             }
             wrong >= 20
-                && unadmitted >= 300 - movescope::transport::MAX_PENDING as u32
+                && unadmitted >= 300 - movescope::net::transport::MAX_PENDING as u32
                 && moves_after > 30
         },
     );
@@ -276,7 +276,7 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
         _ => true,
     }));
     // The flood reached laminar through at most MAX_PENDING unknown addresses at a time.
-    assert!(unadmitted >= 300 - movescope::transport::MAX_PENDING as u32);
+    assert!(unadmitted >= 300 - movescope::net::transport::MAX_PENDING as u32);
     s.stop();
 }
 
@@ -341,7 +341,7 @@ fn a_binding_edit_respawns_every_pawn_over_udp_and_moves_flow_with_the_new_list(
             consistent: true,
         })
         .expect("accepted");
-    assert_eq!(outcome, movescope::live::Outcome::Respawned);
+    assert_eq!(outcome, movescope::net::live::Outcome::Respawned);
     let mut back = std::collections::BTreeSet::new();
     let mut respawn_marked = false;
     until(
@@ -494,7 +494,7 @@ fn repeated_link_changes_replace_their_override() {
 
 #[test]
 fn the_session_decides_what_changes_live_and_refuses_bad_values() {
-    use movescope::live::{CommandError, Outcome};
+    use movescope::net::live::{CommandError, Outcome};
     let _g = serial();
     let p = preset(&["clients=2", "ai_pawns=0"]);
     let mut s = LiveSession::start(&p).expect("starts");

@@ -1,13 +1,13 @@
 //! Simulated proxies, smoothing, net modes, the hook trace and the proxy-side pitfalls, in
 //! virtual time.
 
+use movescope::conditions::link::LinkParams;
 use movescope::model::messages::MsgKind;
 use movescope::model::pawn::{Execution, OneShotKind};
 use movescope::model::telemetry::{Event, Hook, Machine, NetContext, Record, Role};
+use movescope::session::summary::Summary;
 use movescope::sim::harness::Session;
-use movescope::sim::link::LinkParams;
 use movescope::sim::run_deterministic;
-use movescope::summary::Summary;
 
 mod common;
 use common::{preset, run, run_collect, total};
@@ -39,9 +39,9 @@ fn adaptive_delay_resyncs_when_latency_changes() {
     session.run_until(8.0, &mut |_| {});
     session
         .command(
-            movescope::control::Command::SetLink {
+            movescope::session::control::Command::SetLink {
                 client: 0,
-                direction: movescope::preset::Direction::Both,
+                direction: movescope::session::preset::Direction::Both,
                 params: LinkParams {
                     latency_ms: 200.0,
                     ..Default::default()
@@ -463,7 +463,7 @@ fn rollback_makes_the_server_agree_with_what_the_client_saw() {
 fn the_buffer_trace_reports_every_state_and_each_display_change() {
     use movescope::model::telemetry::DisplayMode;
     // Jitter larger than the fixed delay: the buffer runs dry and refills.
-    let (p, _) = movescope::preset::Preset::find("net-02-jitter-vs-buffer").unwrap();
+    let (p, _) = movescope::session::preset::Preset::find("net-02-jitter-vs-buffer").unwrap();
     let mut traced = p.clone();
     traced.buffer_trace = true;
     let mut records = Vec::new();

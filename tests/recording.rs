@@ -9,8 +9,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use movescope::model::telemetry::Record;
-use movescope::recording::{Footer, Header, Recorder, Recording, write_all};
-use movescope::timeline::{TimeCommand, TimeControl};
+use movescope::session::recording::{Footer, Header, Recorder, Recording, write_all};
+use movescope::session::timeline::{TimeCommand, TimeControl};
 use proptest::prelude::*;
 
 fn movescope(args: &[&str]) -> std::process::Output {
@@ -111,7 +111,7 @@ fn a_live_recording_keeps_its_value_trace_for_the_doctor() {
     let r = Recording::open(&rec).expect("opens");
     let (records, damage) = r.load_all();
     assert!(damage.is_none());
-    let report = movescope::doctor::examine_recording(&r, &records);
+    let report = movescope::analysis::doctor::examine_recording(&r, &records);
     assert_eq!(report.value_trace, "recorded");
     assert!(report.corrections > 0, "the pitfall corrects");
     assert!(
@@ -166,10 +166,10 @@ fn the_time_control_walks_a_recorded_session() {
         6.0,
     );
     let rec = Recording::open(&d.join("w.msrec")).expect("opens");
-    let mut store = movescope::store::Store::new(None);
+    let mut store = movescope::session::store::Store::new(None);
     rec.for_each(&mut |r| store.ingest(&r)).expect("intact");
     let mut tc = TimeControl::at(0.0);
-    let kinds = movescope::store::MarkKind::ALL.to_vec();
+    let kinds = movescope::session::store::MarkKind::ALL.to_vec();
     tc.apply(
         TimeCommand::JumpMark {
             kinds: kinds.clone(),
@@ -354,7 +354,8 @@ fn report_and_export_from_the_command_line() {
         md.contains("unbound_member") && md.contains("predicted"),
         "{md}"
     );
-    movescope::preset::Preset::load(&out_dir.join("preset.ron")).expect("the preset loads");
+    movescope::session::preset::Preset::load(&out_dir.join("preset.ron"))
+        .expect("the preset loads");
     let bad = movescope(&[
         "report",
         "recordings/pitfall-01-unbound-member.msrec",

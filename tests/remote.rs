@@ -7,11 +7,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use movescope::live::LiveSession;
 use movescope::model::messages::ClientMsg;
 use movescope::model::telemetry::{Event, Machine, Rejection};
-use movescope::preset::Preset;
-use movescope::remote::{HostOptions, JoinOptions};
+use movescope::net::live::LiveSession;
+use movescope::net::remote::{HostOptions, JoinOptions};
+use movescope::session::preset::Preset;
 
 mod common;
 use common::until;
@@ -69,9 +69,9 @@ fn a_participant_joins_with_the_code_and_a_wrong_code_is_refused_saying_why() {
     assert_eq!(p.client_ids(), vec![1]);
     // The participant's session takes nothing but driving its own pawn.
     let mut p = p;
-    assert!(p.command(movescope::live::Command::Pause).is_err());
+    assert!(p.command(movescope::net::live::Command::Pause).is_err());
     assert!(
-        p.command(movescope::live::Command::Drive {
+        p.command(movescope::net::live::Command::Drive {
             client: 0,
             input: None
         })
@@ -135,15 +135,15 @@ fn a_hosted_server_takes_datagrams_only_from_admitted_addresses_as_their_own_cli
     };
     // A stranger (no handshake) joining as client 5: dropped before laminar.
     let server = host.server_addr();
-    let mut stranger = movescope::transport::Endpoint::bind_loopback(0).unwrap();
+    let mut stranger = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
     stranger.only_from(server);
     stranger.send(server, join_as(5), true);
     let t0 = Instant::now();
     stranger.poll(0.0, t0, &mut Vec::new());
     // An admitted address (a handshake with the code) claiming client 0 — the host's own —
     // then claiming the id it was given.
-    let mut admitted = movescope::transport::Endpoint::bind_loopback(0).unwrap();
-    let (id, game, _control) = movescope::remote::shake_hands(
+    let mut admitted = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
+    let (id, game, _control) = movescope::net::remote::shake_hands(
         &JoinOptions {
             host: addr,
             code: "ZZ9PLZ".into(),
@@ -371,7 +371,7 @@ fn a_host_and_three_participant_processes_share_one_session_and_one_recording() 
             "real round trip of {id}: {c}"
         );
     }
-    let r = movescope::recording::Recording::open(&rec).expect("opens");
+    let r = movescope::session::recording::Recording::open(&rec).expect("opens");
     let mut machines = std::collections::BTreeSet::new();
     let mut seen_cy_back = false;
     r.for_each(&mut |rec| {

@@ -1,12 +1,12 @@
 //! Scenario tests of the GMC model in virtual time: each pins one documented behaviour.
 //! Deterministic (seeded links, virtual clock) and fast.
 
-use movescope::control::Command;
 use movescope::model::telemetry::{Event, Machine, Record};
-use movescope::preset::Preset;
+use movescope::session::control::Command;
+use movescope::session::preset::Preset;
+use movescope::session::summary::Summary;
 use movescope::sim::harness::Session;
 use movescope::sim::run_deterministic;
-use movescope::summary::Summary;
 use proptest::prelude::*;
 
 mod common;
@@ -366,7 +366,7 @@ fn corrections_name_the_deviating_values_and_full_validation_lists_all() {
 #[test]
 fn an_outage_recovers_once_the_link_is_back() {
     let mut p = preset(&["link.latency_ms=30", "client_fps=60"]);
-    p.link.outages.push(movescope::sim::link::Window {
+    p.link.outages.push(movescope::conditions::link::Window {
         start_s: 3.0,
         duration_s: 3.0,
     });
@@ -437,13 +437,14 @@ fn a_client_only_binding_change_corrupts_the_exchanged_states() {
     session.run_until(5.0, &mut |_| {});
     // The client stops sending its location (now ClientValidated) but the server still
     // decodes the old layout.
-    p.bindings.push(movescope::preset::BindingOverride {
-        name: "location".into(),
-        prediction: Some(
-            movescope::model::binding::PredictionMode::ServerAuth_Output_ClientValidated,
-        ),
-        ..Default::default()
-    });
+    p.bindings
+        .push(movescope::session::preset::BindingOverride {
+            name: "location".into(),
+            prediction: Some(
+                movescope::model::binding::PredictionMode::ServerAuth_Output_ClientValidated,
+            ),
+            ..Default::default()
+        });
     session
         .command(
             Command::ChangeBindings {

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use movescope::preset::Preset;
-use movescope::recording::Recording;
+use movescope::session::preset::Preset;
+use movescope::session::recording::Recording;
 use movescope::sim::run_deterministic;
 
 fn files(dir: &str, ext: &str) -> Vec<PathBuf> {

@@ -1,9 +1,9 @@
 //! Conditions from network traces: a session driven by a trace reproduces its round trips and
 //! its loss (virtual time, seeded), and the command line reads ping output and CSV.
 
+use movescope::conditions::trace::{parse, quantile};
 use movescope::model::telemetry::{Event, Machine, PacketFate};
-use movescope::rng::Rng;
-use movescope::sim::trace::{parse, quantile};
+use movescope::support::rng::Rng;
 
 mod common;
 
@@ -133,7 +133,7 @@ fn the_trace_command_prints_statistics_and_saves_a_fitted_preset() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("300 samples"), "{text}");
     assert!(text.contains("loss 2.0 %"), "{text}");
-    let fitted = movescope::preset::Preset::load(&out_preset).expect("a valid preset");
+    let fitted = movescope::session::preset::Preset::load(&out_preset).expect("a valid preset");
     assert!(fitted.link.trace.is_none());
     assert!(
         (fitted.link.latency_ms - 40.0).abs() < 10.0,

@@ -3,7 +3,7 @@
 
 mod common;
 
-use movescope::recording::Recording;
+use movescope::session::recording::Recording;
 
 fn recording(name: &str) -> Recording {
     Recording::open(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name))
@@ -17,7 +17,7 @@ fn no_change_reproduces_the_recording_exactly() {
         "recordings/pitfall-01-unbound-member.msrec",
         "recordings/net-01-high-latency.msrec",
     ] {
-        let w = movescope::whatif::run(&recording(name), &[]).expect("runs");
+        let w = movescope::analysis::whatif::run(&recording(name), &[]).expect("runs");
         assert_eq!(w.comparison.first_divergence, None, "{name}");
         assert_eq!(w.records_a, w.records_b, "{name}");
         assert_eq!(w.comparison.records_a, w.comparison.records_b);
@@ -27,8 +27,8 @@ fn no_change_reproduces_the_recording_exactly() {
 #[test]
 fn a_change_shows_where_the_runs_part() {
     let rec = recording("recordings/pitfall-01-unbound-member.msrec");
-    let w =
-        movescope::whatif::run(&rec, &["faults.unbound_member=false".to_string()]).expect("runs");
+    let w = movescope::analysis::whatif::run(&rec, &["faults.unbound_member=false".to_string()])
+        .expect("runs");
     let d = w.comparison.first_divergence.clone().expect("they differ");
     assert!(
         d.t < 1.0,
@@ -37,7 +37,7 @@ fn a_change_shows_where_the_runs_part() {
     let a: u64 = w.comparison.clients.iter().map(|c| c.corrections_a).sum();
     let b: u64 = w.comparison.clients.iter().map(|c| c.corrections_b).sum();
     assert!(a > 20 && b == 0, "corrections {a} → {b}");
-    let bad = movescope::whatif::run(&rec, &["faults.nope=true".to_string()]);
+    let bad = movescope::analysis::whatif::run(&rec, &["faults.nope=true".to_string()]);
     assert!(bad.is_err());
 }
 

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::live::Command;
-use crate::preset::Preset;
-use crate::timeline::TimeCommand;
+use crate::net::live::Command;
+use crate::session::preset::Preset;
+use crate::session::timeline::TimeCommand;
 
 /// Which editor an action came from: its outcome is shown there.
 pub type Origin = &'static str;
@@ -78,7 +78,7 @@ pub enum Action {
     /// Write these points as CSV to `path` (a job).
     ExportCsv {
         path: PathBuf,
-        points: Vec<crate::report::SeriesPoints>,
+        points: Vec<crate::analysis::report::SeriesPoints>,
     },
 }
 

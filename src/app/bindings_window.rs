@@ -7,11 +7,11 @@ use eframe::egui;
 use egui::{Color32, RichText};
 
 use super::action::{Action, SessionView};
-use crate::live::Command;
 use crate::model::binding::{
     Binding, BoundType, CombineMode, InterpolationFunction, PredictionMode, SimulationMode, Value,
 };
 use crate::model::pawn::default_bindings;
+use crate::net::live::Command;
 
 pub const ORIGIN: &str = "bindings";
 

@@ -13,9 +13,9 @@ use eframe::egui::{self, Color32, RichText};
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
 
 use super::action::Action;
-use crate::live::Command;
 use crate::model::telemetry::{DisplayMode, Machine};
-use crate::store::{BufferTrack, Store};
+use crate::net::live::Command;
+use crate::session::store::{BufferTrack, Store};
 
 pub struct BufferWindow {
     pub open: bool,

@@ -11,10 +11,10 @@ use egui::{Color32, RichText};
 use super::action::{Action, SessionView, Toggle};
 use super::jobs::{Job, Poll};
 use super::network::NetworkPanel;
-use crate::live::{Command, restart_keys};
 use crate::model::settings::{Faults, NetMode, SmoothingMode};
-use crate::preset::Preset;
-use crate::ranges;
+use crate::net::live::{Command, restart_keys};
+use crate::session::preset::Preset;
+use crate::support::ranges;
 
 pub const ORIGIN: &str = "controls";
 pub const SESSION_ORIGIN: &str = "session";
@@ -31,7 +31,7 @@ pub struct PresetEntry {
 /// The presets list: the shipped ones, then the files in `./presets/` that are not shipped
 /// (read on a job thread, when the section is first shown and on "Refresh").
 pub fn list_presets() -> Vec<PresetEntry> {
-    let mut out: Vec<PresetEntry> = crate::shipped::PRESETS
+    let mut out: Vec<PresetEntry> = crate::support::shipped::PRESETS
         .iter()
         .map(|(name, text)| PresetEntry {
             name: name.to_string(),
@@ -53,7 +53,7 @@ pub fn list_presets() -> Vec<PresetEntry> {
         let stem = path
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().to_string());
-        let shipped_same = crate::shipped::preset_text(&stem)
+        let shipped_same = crate::support::shipped::preset_text(&stem)
             .is_some_and(|(_, text)| std::fs::read_to_string(&path).is_ok_and(|t| t == text));
         if shipped_same {
             continue;

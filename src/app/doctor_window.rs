@@ -10,11 +10,11 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::action::Action;
 use super::jobs::{Job, Poll};
-use crate::doctor::Report;
+use crate::analysis::doctor::Report;
 use crate::model::binding::Binding;
 use crate::model::telemetry::Record;
-use crate::recording::Recording;
-use crate::timeline::TimeCommand;
+use crate::session::recording::Recording;
+use crate::session::timeline::TimeCommand;
 
 /// What the doctor examines.
 pub enum DoctorSource {
@@ -49,7 +49,7 @@ impl DoctorWindow {
                 self.covers = "the whole recording".into();
                 Job::spawn("the doctor", move |_| {
                     let (records, damage) = rec.load_all();
-                    let mut report = crate::doctor::examine_recording(&rec, &records);
+                    let mut report = crate::analysis::doctor::examine_recording(&rec, &records);
                     if let Some(d) = damage {
                         report.value_trace += &format!(" (the file is damaged: {d})");
                     }
@@ -65,7 +65,7 @@ impl DoctorWindow {
                         .map_or(0.0, |(a, b)| b.t - a.t)
                 );
                 Job::spawn("the doctor", move |_| {
-                    Ok(crate::doctor::examine(&bindings, &records))
+                    Ok(crate::analysis::doctor::examine(&bindings, &records))
                 })
             }
         };

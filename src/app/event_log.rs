@@ -9,8 +9,8 @@ use egui::{Color32, RichText};
 
 use super::action::Action;
 use crate::model::telemetry::Machine;
-use crate::store::{LogEntry, MarkKind, Store};
-use crate::timeline::TimeCommand;
+use crate::session::store::{LogEntry, MarkKind, Store};
+use crate::session::timeline::TimeCommand;
 
 /// The kinds of entries a filter can show or hide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

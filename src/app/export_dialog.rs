@@ -8,8 +8,8 @@ use eframe::egui;
 
 use super::EXPORTS_DIR;
 use super::action::Action;
-use crate::store::{Metric, Store};
-use crate::timeline::TimeControl;
+use crate::session::store::{Metric, Store};
+use crate::session::timeline::TimeControl;
 
 pub struct ExportDialog {
     metrics: Vec<(Metric, bool)>,
@@ -69,7 +69,13 @@ impl ExportDialog {
                         .collect();
                     actions.push(Action::ExportCsv {
                         path: PathBuf::from(self.path.trim()),
-                        points: crate::report::export_points(store, &metrics, &[], t0, t1),
+                        points: crate::analysis::report::export_points(
+                            store,
+                            &metrics,
+                            &[],
+                            t0,
+                            t1,
+                        ),
                     });
                     keep = false;
                 }

@@ -1,14 +1,14 @@
 //! The GMC settings window: GMC's component settings and the smoothing parameters of the
 //! running session. Every field shows the session's value and accepts exactly what preset
-//! validation accepts (the one table in [`crate::ranges`]): opening the window never clamps a
+//! validation accepts (the one table in [`crate::support::ranges`]): opening the window never clamps a
 //! value, and only an edit makes a command.
 
 use eframe::egui;
 use egui::RichText;
 
 use super::action::{Action, SessionView};
-use crate::live::Command;
-use crate::ranges;
+use crate::net::live::Command;
+use crate::support::ranges;
 
 pub const ORIGIN: &str = "gmc";
 

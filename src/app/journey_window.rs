@@ -13,8 +13,8 @@ use egui::{Color32, RichText};
 use super::action::Action;
 use super::jobs::{Job, JobCtx, Poll};
 use crate::model::telemetry::Record;
-use crate::recording::Recording;
-use crate::timeline::TimeCommand;
+use crate::session::recording::Recording;
+use crate::session::timeline::TimeCommand;
 
 /// How far into a virtual-time recording the app re-simulates for a move's bound values (s).
 /// The re-run happens on a job when a journey is asked for: 600 s of the standard 8-client
@@ -25,11 +25,11 @@ const RESIMULATE_MAX_S: f64 = 600.0;
 #[derive(Default)]
 pub struct JourneyWindow {
     /// The lineage shown (or why none could be).
-    shown: Option<Result<crate::lineage::Lineage, String>>,
+    shown: Option<Result<crate::analysis::lineage::Lineage, String>>,
     /// The journey being traced (records read and matched).
     first: Option<Job<Traced>>,
     /// The shown lineage again, with its bound values, once the re-simulation ends.
-    job: Option<Job<Option<crate::lineage::Lineage>>>,
+    job: Option<Job<Option<crate::analysis::lineage::Lineage>>>,
 }
 
 impl JourneyWindow {
@@ -106,7 +106,7 @@ impl JourneyWindow {
     }
 
     /// The lineage shown (for tests and tools).
-    pub fn shown(&self) -> Option<&Result<crate::lineage::Lineage, String>> {
+    pub fn shown(&self) -> Option<&Result<crate::analysis::lineage::Lineage, String>> {
         self.shown.as_ref()
     }
 
@@ -204,7 +204,7 @@ fn short_label(what: &str) -> &'static str {
 /// the server below, each step a mark at its time on its machine's lane, the datagram as an
 /// arrow across the link with its delay (or a cross where it was lost), the correction as an
 /// arrow back. Hover a mark for the step; click one to move the cursor there.
-fn lanes(ui: &mut egui::Ui, l: &crate::lineage::Lineage) -> Option<f64> {
+fn lanes(ui: &mut egui::Ui, l: &crate::analysis::lineage::Lineage) -> Option<f64> {
     let steps = &l.steps;
     let (t0, t1) = steps
         .iter()
@@ -332,7 +332,7 @@ fn lanes(ui: &mut egui::Ui, l: &crate::lineage::Lineage) -> Option<f64> {
     // The marks; labels in up to three rows per lane, each where it overlaps no other (the
     // rest on hover).
     let pointer = response.hover_pos();
-    let mut hovered: Option<&crate::lineage::Step> = None;
+    let mut hovered: Option<&crate::analysis::lineage::Step> = None;
     let mut last_label: [[f32; 3]; 2] = [[f32::NEG_INFINITY; 3]; 2];
     for st in steps {
         let y = lane_of(&st.machine);
@@ -409,7 +409,7 @@ fn lanes(ui: &mut egui::Ui, l: &crate::lineage::Lineage) -> Option<f64> {
 
 /// The bound values the client's own execution and the server's differ in, in words: where
 /// the move's values parted.
-pub fn value_differences(l: &crate::lineage::Lineage) -> Vec<String> {
+pub fn value_differences(l: &crate::analysis::lineage::Lineage) -> Vec<String> {
     let client = l
         .steps
         .iter()
@@ -458,7 +458,7 @@ pub enum TraceSource {
 
 /// A journey as first shown, and the re-simulation that adds its bound values (if any).
 struct Traced {
-    shown: Result<crate::lineage::Lineage, String>,
+    shown: Result<crate::analysis::lineage::Lineage, String>,
     resimulate: Option<Resimulation>,
 }
 
@@ -473,23 +473,24 @@ struct Resimulation {
 }
 
 impl Resimulation {
-    fn run(self, ctx: &JobCtx) -> Option<crate::lineage::Lineage> {
+    fn run(self, ctx: &JobCtx) -> Option<crate::analysis::lineage::Lineage> {
         let (client, m) = (self.client, self.move_id);
-        let (values, source) = match crate::report::records_between(&self.rec, 0.0, self.until) {
-            Ok(from_start) => {
-                if ctx.is_cancelled() {
-                    return None;
+        let (values, source) =
+            match crate::analysis::report::records_between(&self.rec, 0.0, self.until) {
+                Ok(from_start) => {
+                    if ctx.is_cancelled() {
+                        return None;
+                    }
+                    crate::analysis::valuetrace::of_recording(
+                        &self.rec,
+                        &from_start,
+                        Some(self.until),
+                        &|c, mv| c == client && mv == m,
+                    )
                 }
-                crate::valuetrace::of_recording(
-                    &self.rec,
-                    &from_start,
-                    Some(self.until),
-                    &|c, mv| c == client && mv == m,
-                )
-            }
-            Err(e) => (Vec::new(), format!("not traced; re-simulation failed: {e}")),
-        };
-        crate::lineage::trace(&self.bindings, &self.records, &values, &source, client, m)
+                Err(e) => (Vec::new(), format!("not traced; re-simulation failed: {e}")),
+            };
+        crate::analysis::lineage::trace(&self.bindings, &self.records, &values, &source, client, m)
     }
 }
 
@@ -506,16 +507,18 @@ fn trace_move(
         resimulate: None,
     };
     let (records, bindings, rec) = match source {
-        TraceSource::File(rec) => match crate::report::records_between(&rec, t - 3.0, t + 3.0) {
-            Ok(r) => (r, rec.header.bindings.clone(), Some(rec)),
-            Err(e) => return plain(Err(e)),
-        },
+        TraceSource::File(rec) => {
+            match crate::analysis::report::records_between(&rec, t - 3.0, t + 3.0) {
+                Ok(r) => (r, rec.header.bindings.clone(), Some(rec)),
+                Err(e) => return plain(Err(e)),
+            }
+        }
         TraceSource::Live { records, bindings } => (records, bindings, None),
     };
     let near = if on_server {
-        crate::lineage::move_executed_near(&records, client, t)
+        crate::analysis::lineage::move_executed_near(&records, client, t)
     } else {
-        crate::lineage::move_near(&records, client, t)
+        crate::analysis::lineage::move_near(&records, client, t)
     };
     let Some(m) = move_id.or(near) else {
         return plain(Err(format!("client {client} closed no move near {t:.2} s")));
@@ -524,7 +527,7 @@ fn trace_move(
         .iter()
         .any(|r| matches!(r.event, crate::model::telemetry::Event::MoveValues(_)));
     let trace = |source: &str| {
-        crate::lineage::trace(&bindings, &records, &[], source, client, m)
+        crate::analysis::lineage::trace(&bindings, &records, &[], source, client, m)
             .ok_or_else(|| format!("no records of client {client}'s move {m} near {t:.2} s"))
     };
     let Some(rec) = rec else {

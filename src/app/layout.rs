@@ -16,8 +16,8 @@ use super::controls::ControlsPane;
 use super::event_log::EventLog;
 use super::plots::{PlotsPanel, View};
 use super::world_view::WorldView;
-use crate::store::Store;
-use crate::timeline::TimeCommand;
+use crate::session::store::Store;
+use crate::session::timeline::TimeCommand;
 
 /// A pane of the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -238,7 +238,7 @@ impl UiState {
         }
         let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::new())
             .map_err(|e| e.to_string())?;
-        crate::output::write_file(&path, text.as_bytes())?;
+        crate::support::output::write_file(&path, text.as_bytes())?;
         Ok(path)
     }
 }

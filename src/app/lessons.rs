@@ -11,7 +11,7 @@ use eframe::egui;
 use egui::{Color32, RichText};
 
 use super::action::{Action, Feedback};
-use crate::preset::Preset;
+use crate::session::preset::Preset;
 
 /// Presenter mode's text size (at 1280×800 the window is then 1024×640 points).
 pub const PRESENTER_ZOOM: f32 = 1.25;
@@ -64,7 +64,7 @@ pub fn shipped_lessons() -> Vec<LessonEntry> {
 /// The built-in lessons and those of the preset files in `local` (a folder that need not
 /// exist) that are not shipped, in lesson order.
 pub fn lessons_with_local(local: &std::path::Path) -> Vec<LessonEntry> {
-    let mut v: Vec<LessonEntry> = crate::shipped::PRESETS
+    let mut v: Vec<LessonEntry> = crate::support::shipped::PRESETS
         .iter()
         .filter_map(|(name, text)| {
             let preset = Preset::from_ron(text, name).ok()?;
@@ -101,7 +101,7 @@ pub fn lessons_with_local(local: &std::path::Path) -> Vec<LessonEntry> {
 
 /// The lessons that show `cause`: those whose scenario switches on a pitfall the cause names
 /// (or runs without exactly one world-time replicator), in lesson order.
-pub fn lessons_for(cause: crate::doctor::Cause) -> Vec<LessonEntry> {
+pub fn lessons_for(cause: crate::analysis::doctor::Cause) -> Vec<LessonEntry> {
     let keys = cause.pitfalls();
     shipped_lessons()
         .into_iter()
@@ -228,7 +228,7 @@ impl LessonsWindow {
 
     /// `key=value` changes applied to the running session's settings (`preset`): one
     /// `ChangeTo`, so the session decides what changes live and what needs a restart
-    /// ([`crate::live::LiveSession::change_to`]).
+    /// ([`crate::net::live::LiveSession::change_to`]).
     fn apply_sets(&mut self, preset: &Preset, sets: &[String]) -> Result<Action, String> {
         let mut p = preset.clone();
         for kv in sets {
@@ -439,7 +439,9 @@ impl LessonsWindow {
             // The evidence, now that the learner has predicted it.
             self.held = false;
             actions.push(Action::Hold(false));
-            actions.push(Action::Time(crate::timeline::TimeCommand::FollowLive));
+            actions.push(Action::Time(
+                crate::session::timeline::TimeCommand::FollowLive,
+            ));
         }
         if let Some(i) = start {
             // A first question is asked before the scenario shows its answer.
@@ -454,7 +456,9 @@ impl LessonsWindow {
                     // Back to live, running, so the change's effect shows.
                     self.held = false;
                     actions.push(Action::Hold(false));
-                    actions.push(Action::Time(crate::timeline::TimeCommand::FollowLive));
+                    actions.push(Action::Time(
+                        crate::session::timeline::TimeCommand::FollowLive,
+                    ));
                 }
                 Err(e) => self.error = Some(e),
             }
@@ -523,7 +527,7 @@ mod tests {
 
     #[test]
     fn every_cause_with_a_pitfall_links_to_its_lessons() {
-        use crate::doctor::Cause;
+        use crate::analysis::doctor::Cause;
         let names = |c: Cause| -> Vec<String> {
             lessons_for(c)
                 .into_iter()

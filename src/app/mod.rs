@@ -16,13 +16,13 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use eframe::egui;
 use egui::Color32;
 
-use crate::live::{Command, LiveSession, Outcome};
+use crate::analysis::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::model::telemetry::{Machine, Record};
-use crate::preset::Preset;
-use crate::recording::{Damage, Footer, Header, Recorder, Recording};
-use crate::report::{REPORT_AFTER, REPORT_BEFORE};
-use crate::store::{MarkKind, Store};
-use crate::timeline::{TimeCommand, TimeControl};
+use crate::net::live::{Command, LiveSession, Outcome};
+use crate::session::preset::Preset;
+use crate::session::recording::{Damage, Footer, Header, Recorder, Recording};
+use crate::session::store::{MarkKind, Store};
+use crate::session::timeline::{TimeCommand, TimeControl};
 
 pub mod action;
 mod bindings_window;
@@ -80,9 +80,9 @@ pub enum Source {
     /// A recording, opened at `at` (default: its own cursor, else its start).
     Recording { path: PathBuf, at: Option<f64> },
     /// The preset hosted for participants on other machines (the trainer's app).
-    Host(crate::remote::HostOptions),
+    Host(crate::net::remote::HostOptions),
     /// One participant of a hosted session (the preset is the host's).
-    Join(crate::remote::JoinOptions),
+    Join(crate::net::remote::JoinOptions),
 }
 
 /// The windows `--window` can open at start.
@@ -463,7 +463,7 @@ impl MovescopeApp {
     }
 
     /// The lineage shown (for tests and tools).
-    pub fn lineage(&self) -> Option<&Result<crate::lineage::Lineage, String>> {
+    pub fn lineage(&self) -> Option<&Result<crate::analysis::lineage::Lineage, String>> {
         self.journey.shown()
     }
 
@@ -473,7 +473,7 @@ impl MovescopeApp {
     }
 
     /// The last what-if comparison (for tests and tools).
-    pub fn whatif_result(&self) -> Option<&crate::whatif::Comparison> {
+    pub fn whatif_result(&self) -> Option<&crate::analysis::whatif::Comparison> {
         self.whatif.result.as_ref()
     }
 
@@ -493,7 +493,7 @@ impl MovescopeApp {
     }
 
     /// The doctor's last report (for tests and tools).
-    pub fn doctor_report(&self) -> Option<&crate::doctor::Report> {
+    pub fn doctor_report(&self) -> Option<&crate::analysis::doctor::Report> {
         self.doctor.report()
     }
 
@@ -876,7 +876,7 @@ impl MovescopeApp {
                 Action::ExportCsv { path, points } => {
                     let job = Job::spawn(format!("writing {}", path.display()), move |_| {
                         let mut text = Vec::new();
-                        let n = crate::report::write_points_csv(&points, &mut text)
+                        let n = crate::analysis::report::write_points_csv(&points, &mut text)
                             .map_err(|e| format!("export failed: {e}"))?;
                         write_file(&path, &text)
                             .map(|()| format!("wrote {n} rows to {}", path.display()))
@@ -943,7 +943,7 @@ impl MovescopeApp {
             level: crate::model::telemetry::LogLevel::Error,
             text,
         } = &r.event
-            && text.contains(crate::live::STOPPED)
+            && text.contains(crate::net::live::STOPPED)
         {
             self.status.set(format!("error: {text}"));
         }
@@ -1226,12 +1226,12 @@ impl MovescopeApp {
             let (header, window) = match source {
                 Source::File(rec) => (
                     rec.header.clone(),
-                    crate::report::records_between(&rec, t0, t1)
+                    crate::analysis::report::records_between(&rec, t0, t1)
                         .map_err(|e| format!("bug report failed: {e}"))?,
                 ),
                 Source::Live(h, w) => (*h, w),
             };
-            let files = crate::report::write_report(&out, &header, &window, cursor)
+            let files = crate::analysis::report::write_report(&out, &header, &window, cursor)
                 .map_err(|e| format!("bug report failed: {e}"))?;
             match img {
                 Some(img) => {
@@ -1741,7 +1741,7 @@ impl eframe::App for MovescopeApp {
 /// default (it opens anyway), nor one that cannot be found again.
 fn remembered_preset(name: &str, running: &Preset) -> Option<String> {
     (running.lesson.is_none()
-        && name != crate::preset::DEFAULT_PRESET_NAME
+        && name != crate::session::preset::DEFAULT_PRESET_NAME
         && name != "default"
         && Preset::find(name).is_ok())
     .then(|| name.to_string())
@@ -1752,7 +1752,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    crate::output::write_file(path, bytes)
+    crate::support::output::write_file(path, bytes)
 }
 
 /// Writes an RGBA PNG; refuses an image with a single colour (a blank window).
@@ -1769,7 +1769,7 @@ pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), St
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let bytes: Vec<u8> = img.pixels.iter().flat_map(|p| p.to_array()).collect();
-    crate::output::write_atomic(path, |out| {
+    crate::support::output::write_atomic(path, |out| {
         let mut enc = png::Encoder::new(out, w as u32, h as u32);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
@@ -1814,7 +1814,7 @@ mod tests {
         let plain = Preset::builtin_default();
         assert_eq!(remembered_preset("default", &plain), None);
         assert_eq!(
-            remembered_preset(crate::preset::DEFAULT_PRESET_NAME, &plain),
+            remembered_preset(crate::session::preset::DEFAULT_PRESET_NAME, &plain),
             None
         );
         assert_eq!(remembered_preset("no-such-preset", &plain), None);

@@ -8,10 +8,10 @@ use eframe::egui;
 use egui::{Color32, RichText};
 
 use super::action::{Action, SessionView};
-use crate::live::Command;
-use crate::preset::{Direction, Preset};
-use crate::ranges;
-use crate::sim::link::{LagSpike, LinkParams, Window};
+use crate::conditions::link::{LagSpike, LinkParams, Window};
+use crate::net::live::Command;
+use crate::session::preset::{Direction, Preset};
+use crate::support::ranges;
 
 /// Where the editor's outcomes are shown.
 pub const ORIGIN: &str = "network";
@@ -145,7 +145,7 @@ impl Default for NetworkPanel {
 }
 
 /// A trace in words: its statistics (for the editor and its hover).
-pub fn describe_trace(t: &crate::sim::trace::Trace) -> String {
+pub fn describe_trace(t: &crate::conditions::trace::Trace) -> String {
     let s = t.stats();
     format!(
         "{}: {} samples over {:.0} s; round trip mean {:.1} ms, p99 {:.1} ms; loss {:.1} % ({} runs of losses, mean {:.1}, longest {})",
@@ -460,7 +460,7 @@ impl NetworkPanel {
     /// a file to replay, a profile fitted to it, looping or stretching.
     fn trace_ui(&mut self, ui: &mut egui::Ui, links: &[(u16, bool, LinkParams)]) -> Vec<Action> {
         let mut out = Vec::new();
-        let traces: Vec<Option<&std::sync::Arc<crate::sim::trace::Trace>>> =
+        let traces: Vec<Option<&std::sync::Arc<crate::conditions::trace::Trace>>> =
             links.iter().map(|(_, _, l)| l.trace.as_ref()).collect();
         let same = traces.windows(2).all(|w| w[0] == w[1]);
         let title = match (&traces[0], same) {
@@ -468,7 +468,7 @@ impl NetworkPanel {
             (None, true) => "trace: none".to_string(),
             _ => "trace: mixed".to_string(),
         };
-        let mut cmds: Vec<crate::live::Command> = Vec::new();
+        let mut cmds: Vec<crate::net::live::Command> = Vec::new();
         egui::CollapsingHeader::new(title)
             .id_salt("net trace")
             .show(ui, |ui| {
@@ -538,7 +538,7 @@ impl NetworkPanel {
                         .on_hover_text("Read the file (ping output from Linux, macOS or Windows, or a CSV with time_s and rtt_ms or one_way_ms, and lost) and replay it on the selected links.")
                         .clicked()
                     {
-                        match crate::preset::load_trace(std::path::Path::new(self.trace_path.trim())) {
+                        match crate::session::preset::load_trace(std::path::Path::new(self.trace_path.trim())) {
                             Ok(t) => {
                                 self.trace_error = None;
                                 let t = std::sync::Arc::new(t);
@@ -614,7 +614,7 @@ mod tests {
             ..Preset::default()
         };
         p.link.latency_ms = 0.0;
-        p.link_overrides.push(crate::preset::LinkOverride {
+        p.link_overrides.push(crate::session::preset::LinkOverride {
             client: 0,
             direction: Direction::Both,
             link: LinkParams {
@@ -664,7 +664,7 @@ mod tests {
     #[test]
     fn directions_that_differ_stay_apart() {
         let mut p = preset_with_client0_at(100.0);
-        p.link_overrides.push(crate::preset::LinkOverride {
+        p.link_overrides.push(crate::session::preset::LinkOverride {
             client: 0,
             direction: Direction::Down,
             link: LinkParams {

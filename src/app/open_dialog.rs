@@ -103,7 +103,7 @@ fn list_recordings() -> Vec<PathBuf> {
             d.filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
                     p.extension()
-                        .is_some_and(|x| x == crate::recording::EXTENSION)
+                        .is_some_and(|x| x == crate::session::recording::EXTENSION)
                 })
                 .collect()
         })

@@ -7,8 +7,8 @@
 use eframe::egui::{self, RichText};
 
 use super::action::{Action, Toggle};
-use crate::store::MarkKind;
-use crate::timeline::TimeCommand;
+use crate::session::store::MarkKind;
+use crate::session::timeline::TimeCommand;
 
 /// What an entry does beyond plain actions: views the app changes itself.
 #[derive(Clone, Debug, PartialEq)]

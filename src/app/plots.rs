@@ -13,8 +13,8 @@ use egui_plot::{
 
 use super::color_of;
 use crate::model::telemetry::Machine;
-use crate::store::{Metric, Store};
-use crate::timeline::TimeControl;
+use crate::session::store::{Metric, Store};
+use crate::session::timeline::TimeControl;
 
 /// One plot: what it shows and what it means in GMC terms.
 pub struct PlotSpec {
@@ -884,8 +884,8 @@ mod tests {
         let parked = |t: f64| {
             let mut time = TimeControl::at(t);
             time.apply(
-                crate::timeline::TimeCommand::Pause,
-                &crate::store::Store::new(None),
+                crate::session::timeline::TimeCommand::Pause,
+                &crate::session::store::Store::new(None),
             );
             time
         };
@@ -921,7 +921,7 @@ mod tests {
     fn frame(
         panel: &mut PlotsPanel,
         ctx: &egui::Context,
-        store: &crate::store::Store,
+        store: &crate::session::store::Store,
         view: &View,
     ) {
         let input = egui::RawInput {
@@ -953,7 +953,7 @@ mod tests {
                 substeps: 1,
             },
         };
-        let mut store = crate::store::Store::new(None);
+        let mut store = crate::session::store::Store::new(None);
         for i in 0..72_000 {
             store.ingest(&record(i));
         }

@@ -7,8 +7,8 @@ use egui::{Color32, RichText};
 
 use super::action::Action;
 use crate::model::telemetry::Machine;
-use crate::store::{MarkKind, Store};
-use crate::timeline::{SPEEDS, TimeCommand, TimeControl};
+use crate::session::store::{MarkKind, Store};
+use crate::session::timeline::{SPEEDS, TimeCommand, TimeControl};
 
 /// The machine whose frames and moves the step buttons use: the viewed one, or client 0 for
 /// moves when the server is viewed.

@@ -8,7 +8,7 @@ use egui::{Color32, RichText};
 
 use super::action::{Action, Toggle};
 use super::{RECORDINGS_DIR, REPORTS_DIR};
-use crate::report::{REPORT_AFTER, REPORT_BEFORE};
+use crate::analysis::report::{REPORT_AFTER, REPORT_BEFORE};
 
 /// A recording shown, as the top bar names it.
 pub struct RecordingShown {

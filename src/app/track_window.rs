@@ -12,11 +12,11 @@ use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, PlotPoints, Points, 
 
 use super::action::Action;
 use super::color_of;
-use crate::live::Command;
 use crate::model::binding::Value;
 use crate::model::pawn::{Execution, Field, PawnValues};
 use crate::model::telemetry::Machine;
-use crate::store::{MarkKind, Shown, Store};
+use crate::net::live::Command;
+use crate::session::store::{MarkKind, Shown, Store};
 
 /// Which number of a value is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

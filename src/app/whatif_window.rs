@@ -7,11 +7,11 @@ use eframe::egui;
 
 use super::action::Action;
 use super::jobs::{Job, Poll};
+use crate::analysis::whatif::Comparison;
 use crate::model::settings::Faults;
-use crate::recording::Recording;
-use crate::store::Store;
-use crate::timeline::TimeCommand;
-use crate::whatif::Comparison;
+use crate::session::recording::Recording;
+use crate::session::store::Store;
+use crate::session::timeline::TimeCommand;
 
 #[derive(Default)]
 pub struct WhatIfWindow {
@@ -181,7 +181,7 @@ impl WhatIfWindow {
                 .map(String::from)
                 .collect();
             match Job::spawn("what-if", move |_| {
-                crate::whatif::run(&rec, &changes).map(|w| {
+                crate::analysis::whatif::run(&rec, &changes).map(|w| {
                     let mut store = Store::new(None);
                     for r in &w.records_b {
                         store.ingest(r);

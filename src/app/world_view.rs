@@ -8,7 +8,7 @@ use egui::Color32;
 use super::action::Action;
 use super::color_of;
 use crate::model::telemetry::Machine;
-use crate::store::{Metric, Store};
+use crate::session::store::{Metric, Store};
 
 /// How the view's camera is placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,7 +178,7 @@ impl WorldView {
             vec![(self.viewer, rect)]
         };
         let view_rect = rects[0].1;
-        let pawns: Vec<crate::store::PawnView> = store.pawns_at(self.viewer, cursor);
+        let pawns: Vec<crate::session::store::PawnView> = store.pawns_at(self.viewer, cursor);
         // The camera.
         let short = view_rect.width().min(view_rect.height()).max(1.0);
         match self.camera {
@@ -307,7 +307,7 @@ impl WorldView {
             y += step;
         }
         let font = egui::FontId::proportional(11.0);
-        let pawns: Vec<crate::store::PawnView> = store.pawns_at(viewer, cursor);
+        let pawns: Vec<crate::session::store::PawnView> = store.pawns_at(viewer, cursor);
         let pointer = response.hover_pos().filter(|p| rect.contains(*p));
         let mut own: Option<u16> = None;
         // A click on a player's pawn: the journey of that client's move at the cursor.
@@ -523,12 +523,12 @@ impl WorldView {
 }
 
 /// The middle of the pawns (the origin when there are none).
-fn centroid(pawns: &[crate::store::PawnView]) -> glam::DVec2 {
+fn centroid(pawns: &[crate::session::store::PawnView]) -> glam::DVec2 {
     bounds(pawns).map_or(glam::DVec2::ZERO, |(lo, hi)| (lo + hi) / 2.0)
 }
 
 /// The box around the pawns.
-fn bounds(pawns: &[crate::store::PawnView]) -> Option<(glam::DVec2, glam::DVec2)> {
+fn bounds(pawns: &[crate::session::store::PawnView]) -> Option<(glam::DVec2, glam::DVec2)> {
     let mut it = pawns.iter().map(|v| v.location.truncate());
     let first = it.next()?;
     Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))

@@ -20,7 +20,7 @@ use super::telemetry::{
     Role, SampleKind,
 };
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
-use crate::rng::Rng;
+use crate::support::rng::Rng;
 
 /// Largest payload a move batch may have, so the transport never fragments.
 pub const MAX_BATCH_BYTES: usize = 1100;
@@ -173,9 +173,9 @@ impl Client {
             steady: None,
             own_proxy: None,
             rng: Rng::new(cfg.seed),
-            tick_rng: Rng::new(crate::rng::derive_seed(
+            tick_rng: Rng::new(crate::support::rng::derive_seed(
                 cfg.seed,
-                crate::rng::purpose::TICK_RANDOM,
+                crate::support::rng::purpose::TICK_RANDOM,
                 0,
             )),
             frame_dt: 0.0,

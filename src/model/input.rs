@@ -5,7 +5,7 @@
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
 
-use crate::rng::Rng;
+use crate::support::rng::Rng;
 
 /// Raw input for one frame, before it is written into the bound input members.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -10,7 +10,7 @@ use glam::{DVec2, DVec3};
 use super::binding::{Bindings, BoundType, FieldMask, InterpolationFunction, Value};
 use super::pawn::{Execution, Field, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
 use super::settings::{ExtrapolationMode, Faults, GmcSettings, SmoothingMode, SmoothingSettings};
-use crate::rng::Rng;
+use crate::support::rng::Rng;
 
 /// States kept per proxy.
 const BUFFER_LEN: usize = 64;
@@ -1101,7 +1101,7 @@ mod tests {
     fn adaptive_delay_is_latency_plus_buffer_and_resyncs() {
         let b = bindings();
         let cfg = SmoothingSettings::default();
-        let mut rng = crate::rng::Rng::new(1);
+        let mut rng = crate::support::rng::Rng::new(1);
         let mut p = Proxy::new(1, None, 0.0, 1);
         for k in 0..100 {
             let t = f64::from(k) / 30.0;
@@ -1124,7 +1124,7 @@ mod tests {
     fn post_spawn_pause_shows_only_actor_properties() {
         let b = bindings();
         let cfg = SmoothingSettings::default();
-        let mut rng = crate::rng::Rng::new(1);
+        let mut rng = crate::support::rng::Rng::new(1);
         let mut with_team = Proxy::new(1, None, 10.0, 2);
         let mut without = Proxy::new(2, None, 10.0, 0);
         for p in [&mut with_team, &mut without] {
@@ -1157,7 +1157,7 @@ mod tests {
             fixed_delay: 0.05,
             ..Default::default()
         };
-        let mut rng = crate::rng::Rng::new(1);
+        let mut rng = crate::support::rng::Rng::new(1);
         let mut p = Proxy::new(1, None, 0.0, 1);
         p.receive(0.1, 1.0, &at(100.0), b.simulated);
         p.receive(0.2, 1.1, &at(110.0), b.simulated);
@@ -1183,7 +1183,10 @@ mod tests {
         // applies. Every frame and every display must be identical.
         let b = bindings();
         let cfg = SmoothingSettings::default();
-        let (mut rng_a, mut rng_b) = (crate::rng::Rng::new(7), crate::rng::Rng::new(7));
+        let (mut rng_a, mut rng_b) = (
+            crate::support::rng::Rng::new(7),
+            crate::support::rng::Rng::new(7),
+        );
         let mut full = Proxy::new(1, None, 0.0, 1);
         let mut quick = full.clone();
         let mut taken = 0;
@@ -1235,7 +1238,10 @@ mod tests {
         // identical, and the discrete values those of the newest state the display passed.
         let b = bindings();
         let cfg = SmoothingSettings::default();
-        let (mut rng_a, mut rng_b) = (crate::rng::Rng::new(7), crate::rng::Rng::new(7));
+        let (mut rng_a, mut rng_b) = (
+            crate::support::rng::Rng::new(7),
+            crate::support::rng::Rng::new(7),
+        );
         let mut quick = Proxy::new(1, None, 0.0, 1);
         let mut steady = quick.clone();
         // (frame, latency, server time until, local time until) of the last quick update.

@@ -21,7 +21,7 @@ use super::proxy::Proxy;
 use super::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
 use super::telemetry::{Event, Hook, LogLevel, MoveValues, NetContext, Rejection, Role};
 use super::wire::{self, Datagram, DecodeError, SeqWindow};
-use crate::rng::{Rng, derive_seed, purpose};
+use crate::support::rng::{Rng, derive_seed, purpose};
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {

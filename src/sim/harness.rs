@@ -7,16 +7,16 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::Arc;
 
-use crate::control::{Command, CommandError, MachineCmd, Outcome, Settings, To};
+use crate::conditions::link::{Fate, Link};
 use crate::model::binding::Bindings;
 use crate::model::client::Client;
 use crate::model::input::{InputScript, RawInput};
 use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
-use crate::preset::Preset;
-use crate::setup::{self, FrameClock};
-use crate::sim::link::{Fate, Link};
+use crate::session::control::{Command, CommandError, MachineCmd, Outcome, Settings, To};
+use crate::session::preset::Preset;
+use crate::session::setup::{self, FrameClock};
 
 /// Seconds between clock-offset samples.
 pub const CLOCK_SAMPLE_INTERVAL: f64 = 0.1;

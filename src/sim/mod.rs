@@ -1,12 +1,15 @@
-//! Driving the model: the seeded link model and the virtual-time harness.
+//! Layer `sim`: drives the model in virtual time — the event-heap harness (client and server
+//! frames, deliveries over the seeded link model, retransmission, commands at a session time)
+//! and `run_deterministic`, the headless run that folds a session into its summary.
+//!
+//! May use: `model`, `support`, `conditions`, `session`. Used by: `net`, `analysis`, `app`,
+//! `bench`, `cli`. Never reads the wall clock inside the loop.
 
 pub mod harness;
-pub mod link;
-pub mod trace;
 
 use crate::model::telemetry::Record;
-use crate::preset::Preset;
-use crate::summary::{Summary, SummaryBuilder};
+use crate::session::preset::Preset;
+use crate::session::summary::{Summary, SummaryBuilder};
 
 /// Runs a preset headless in virtual time for `seconds` of session time and returns its
 /// summary. `on_record` sees every telemetry record.

@@ -2,9 +2,9 @@
 #![allow(dead_code)]
 
 use movescope::model::telemetry::Record;
-use movescope::preset::Preset;
+use movescope::session::preset::Preset;
+use movescope::session::summary::{ClientSummary, Summary};
 use movescope::sim::run_deterministic;
-use movescope::summary::{ClientSummary, Summary};
 
 /// The default preset with `key=value` changes applied.
 pub fn preset(sets: &[&str]) -> Preset {
@@ -85,7 +85,7 @@ impl Drop for TempDir {
 
 /// Reads records until `done` says so or `limit` passes; panics with `what` on timeout.
 pub fn until(
-    s: &movescope::live::LiveSession,
+    s: &movescope::net::live::LiveSession,
     limit: std::time::Duration,
     what: &str,
     mut done: impl FnMut(&Record) -> bool,

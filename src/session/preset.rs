@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::conditions::link::LinkParams;
 use crate::model::binding::{
     Binding, Bindings, BoundType, CombineMode, InterpolationFunction, PredictionMode,
     SimulationMode,
@@ -15,10 +16,9 @@ use crate::model::input::InputScriptConfig;
 use crate::model::pawn::{Field, default_bindings, mismatched_client_bindings};
 use crate::model::server::ServerConfig;
 use crate::model::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
-use crate::sim::link::LinkParams;
 
 /// The default preset, shipped as `presets/default.ron` and built into the binary.
-pub const DEFAULT_PRESET_RON: &str = include_str!("../presets/default.ron");
+pub const DEFAULT_PRESET_RON: &str = include_str!("../../presets/default.ron");
 pub const DEFAULT_PRESET_NAME: &str = "presets/default.ron";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -213,16 +213,17 @@ impl std::fmt::Display for PresetError {
 
 impl std::error::Error for PresetError {}
 
-/// Reads a network trace file (ping output or CSV; [`crate::sim::trace`]); errors name the
+/// Reads a network trace file (ping output or CSV; [`crate::conditions::trace`]); errors name the
 /// file, the line and what was expected.
-pub fn load_trace(path: &Path) -> Result<crate::sim::trace::Trace, String> {
+pub fn load_trace(path: &Path) -> Result<crate::conditions::trace::Trace, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("trace {}: cannot read: {e}", path.display()))?;
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().to_string(),
     );
-    crate::sim::trace::parse(&text, &name).map_err(|e| format!("trace {}: {e}", path.display()))
+    crate::conditions::trace::parse(&text, &name)
+        .map_err(|e| format!("trace {}: {e}", path.display()))
 }
 
 impl Preset {
@@ -260,7 +261,7 @@ impl Preset {
         if path.is_file() {
             return Ok((Preset::load(path)?, name.to_string()));
         }
-        match crate::shipped::preset_text(name) {
+        match crate::support::shipped::preset_text(name) {
             Some((shipped, text)) => Ok((
                 Preset::from_ron(text, &format!("{shipped} (built in)"))?,
                 shipped.to_string(),
@@ -270,7 +271,9 @@ impl Preset {
                 position: None,
                 message: format!(
                     "no such file, and no shipped preset of that name (shipped: {})",
-                    crate::shipped::names().collect::<Vec<_>>().join(", ")
+                    crate::support::shipped::names()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }),
         }
@@ -363,10 +366,10 @@ impl Preset {
     }
 
     /// Range checks that serde cannot express, from the one table of ranges
-    /// ([`crate::ranges`]) the app's editors use too. Returns (dotted field, what was
+    /// ([`crate::support::ranges`]) the app's editors use too. Returns (dotted field, what was
     /// expected).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        use crate::ranges::check_as;
+        use crate::support::ranges::check_as;
         let check = |key: &str, v: f64| check_as(key, key, v);
         let g = &self.gmc;
         let sm = &self.smoothing;
@@ -561,7 +564,11 @@ impl Preset {
             faults: self.faults.clone(),
             bindings,
             smoothing: self.smoothing,
-            seed: crate::rng::derive_seed(self.seed, crate::rng::purpose::SMOOTHING, u64::from(id)),
+            seed: crate::support::rng::derive_seed(
+                self.seed,
+                crate::support::rng::purpose::SMOOTHING,
+                u64::from(id),
+            ),
             hook_trace: self.hook_trace,
             value_trace: self.value_trace,
             buffer_trace: self.buffer_trace,
@@ -771,7 +778,7 @@ mod tests {
         assert!(p.faults.unbound_member && p.faults.unguarded_side_effects);
         assert_eq!(
             p.link.jitter_distribution,
-            crate::sim::link::JitterDistribution::Pareto
+            crate::conditions::link::JitterDistribution::Pareto
         );
         assert_eq!(p.net_mode, NetMode::Listen);
         assert_eq!(

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::rng::Rng;
+use crate::support::rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -77,8 +77,8 @@ pub struct LinkParams {
     pub lag_spikes: Vec<LagSpike>,
     /// A recorded network trace replayed instead of `latency_ms`, jitter and `loss` (burst
     /// loss, duplication, bandwidth, outages and lag spikes still apply on top): set with
-    /// `--set link.trace=FILE` (ping output or CSV; [`crate::sim::trace`]), kept in the preset.
-    pub trace: Option<std::sync::Arc<crate::sim::trace::Trace>>,
+    /// `--set link.trace=FILE` (ping output or CSV; [`crate::conditions::trace`]), kept in the preset.
+    pub trace: Option<std::sync::Arc<crate::conditions::trace::Trace>>,
     /// Seconds the trace is stretched (or squeezed) over; 0 loops it.
     pub trace_stretch_s: f64,
 }
@@ -111,7 +111,8 @@ impl LinkParams {
     pub fn validate(&self) -> Result<(), (String, String)> {
         // The ranges are listed under `link.` in the one table; errors name the bare field
         // (the preset prefixes it with the link's own path).
-        let check = |name: &str, v: f64| crate::ranges::check_as(&format!("link.{name}"), name, v);
+        let check =
+            |name: &str, v: f64| crate::support::ranges::check_as(&format!("link.{name}"), name, v);
         check("latency_ms", self.latency_ms)?;
         check("jitter_ms", self.jitter_ms)?;
         check("loss", self.loss)?;
@@ -123,24 +124,29 @@ impl LinkParams {
         check("bandwidth_kbps", self.bandwidth_kbps)?;
         for (i, w) in self.outages.iter().enumerate() {
             let at = |f: &str| format!("outages.{i}.{f}");
-            crate::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
-            crate::ranges::check_as("link.window.duration_s", &at("duration_s"), w.duration_s)?;
+            crate::support::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
+            crate::support::ranges::check_as(
+                "link.window.duration_s",
+                &at("duration_s"),
+                w.duration_s,
+            )?;
         }
-        crate::ranges::check_as(
+        crate::support::ranges::check_as(
             "link.trace_stretch_s",
             "trace_stretch_s",
             self.trace_stretch_s,
         )?;
         if let Some(t) = &self.trace {
             let bad = t.samples.len() < 2
-                || t.samples.len() > crate::sim::trace::MAX_SAMPLES
+                || t.samples.len() > crate::conditions::trace::MAX_SAMPLES
                 || t.samples.windows(2).any(|w| w[1].0 <= w[0].0)
                 || t.samples.iter().all(|s| s.1.is_none())
                 || t.samples.iter().any(|(at, r)| {
                     !at.is_finite()
                         || *at < 0.0
                         || r.is_some_and(|r| {
-                            !(r.is_finite() && (0.0..=crate::sim::trace::MAX_RTT_MS).contains(&r))
+                            !(r.is_finite()
+                                && (0.0..=crate::conditions::trace::MAX_RTT_MS).contains(&r))
                         })
                 });
             if bad {
@@ -152,9 +158,17 @@ impl LinkParams {
         }
         for (i, w) in self.lag_spikes.iter().enumerate() {
             let at = |f: &str| format!("lag_spikes.{i}.{f}");
-            crate::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
-            crate::ranges::check_as("link.window.duration_s", &at("duration_s"), w.duration_s)?;
-            crate::ranges::check_as("link.lag_spikes.extra_ms", &at("extra_ms"), w.extra_ms)?;
+            crate::support::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
+            crate::support::ranges::check_as(
+                "link.window.duration_s",
+                &at("duration_s"),
+                w.duration_s,
+            )?;
+            crate::support::ranges::check_as(
+                "link.lag_spikes.extra_ms",
+                &at("extra_ms"),
+                w.extra_ms,
+            )?;
         }
         Ok(())
     }
@@ -182,7 +196,7 @@ pub enum DropReason {
 pub struct Link {
     params: LinkParams,
     /// The trace ready to replay, when the params have one.
-    replay: Option<crate::sim::trace::Replay>,
+    replay: Option<crate::conditions::trace::Replay>,
     rng: Rng,
     bad_state: bool,
     last_delivery: f64,
@@ -217,10 +231,10 @@ impl Link {
         self.params = params;
     }
 
-    fn replay_of(p: &LinkParams) -> Option<crate::sim::trace::Replay> {
+    fn replay_of(p: &LinkParams) -> Option<crate::conditions::trace::Replay> {
         p.trace
             .as_ref()
-            .map(|t| crate::sim::trace::Replay::new(t, p.trace_stretch_s))
+            .map(|t| crate::conditions::trace::Replay::new(t, p.trace_stretch_s))
     }
 
     fn jitter(&self, u1: f64, u2: f64) -> f64 {

@@ -2,7 +2,7 @@
 //! trainer's app) and participants (one client each, on their own machine).
 //!
 //! Two channels join a participant to its host:
-//! - the **game channel**: the model's datagrams over laminar UDP ([`crate::transport`]),
+//! - the **game channel**: the model's datagrams over laminar UDP ([`crate::net::transport`]),
 //!   exactly as between threads of one process, with the simulated link conditions applied
 //!   on both ends on top of the real network;
 //! - the **control channel**: one TCP connection per participant, never subject to the
@@ -35,14 +35,14 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use serde::{Deserialize, Serialize};
 
-use crate::control::{MachineCmd, Settings};
-use crate::live::{ClientSpawn, SessionClock, TelemetryTx, ThreadCmd, Worker, spawn_client};
+use crate::conditions::link::LinkParams;
 use crate::model::input::RawInput;
 use crate::model::settings::{Faults, GmcSettings, SmoothingSettings, WorldSettings};
 use crate::model::telemetry::{Event, LogLevel, Machine, Record, Rejection};
-use crate::preset::Preset;
-use crate::sim::link::LinkParams;
-use crate::transport::{Endpoint, Roster};
+use crate::net::live::{ClientSpawn, SessionClock, TelemetryTx, ThreadCmd, Worker, spawn_client};
+use crate::net::transport::{Endpoint, Roster};
+use crate::session::control::{MachineCmd, Settings};
+use crate::session::preset::Preset;
 
 /// The control protocol's version (a participant of another version is refused, with both
 /// numbers).
@@ -935,10 +935,10 @@ fn admit(
                 .chain(s.participants.keys().copied())
                 .collect();
             let id = Settings::next_client_id(&taken);
-            if id >= crate::control::MAX_CLIENTS {
+            if id >= crate::session::control::MAX_CLIENTS {
                 return Err(format!(
                     "the session has no room for another client (at most {})",
-                    crate::control::MAX_CLIENTS
+                    crate::session::control::MAX_CLIENTS
                 ));
             }
             id

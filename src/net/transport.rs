@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 
 use laminar::{Config, ConnectionManager, DatagramSocket, Packet, SocketEvent, VirtualConnection};
 
+use crate::conditions::link::{Fate, Link};
 use crate::model::telemetry::PacketFate;
-use crate::sim::link::{Fate, Link};
 
 /// Largest payload handed to laminar (well under its 1444-byte unfragmented limit).
 pub const MAX_PAYLOAD: usize = crate::model::wire::MAX_DATAGRAM;
@@ -553,7 +553,7 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::link::LinkParams;
+    use crate::conditions::link::LinkParams;
 
     fn pump(
         a: &mut Endpoint,

@@ -7,13 +7,13 @@
 
 use std::sync::Arc;
 
+use crate::conditions::link::LinkParams;
 use crate::model::binding::Bindings;
 use crate::model::client::Client;
 use crate::model::input::RawInput;
 use crate::model::server::Server;
 use crate::model::settings::{Faults, GmcSettings, SmoothingSettings, WorldSettings};
-use crate::preset::{Direction, LinkOverride, Preset};
-use crate::sim::link::LinkParams;
+use crate::session::preset::{Direction, LinkOverride, Preset};
 
 /// Most clients a session holds.
 pub const MAX_CLIENTS: u16 = 64;
@@ -844,7 +844,7 @@ mod tests {
     fn a_trace_change_is_recorded_by_the_trace_s_name_not_its_samples() {
         let mut s = settings();
         let mut l = s.preset().link_params(0, true);
-        l.trace = Some(Arc::new(crate::sim::trace::Trace {
+        l.trace = Some(Arc::new(crate::conditions::trace::Trace {
             source: "wifi.txt".into(),
             samples: (0..1000).map(|i| (f64::from(i), Some(40.0))).collect(),
         }));
@@ -852,7 +852,7 @@ mod tests {
             .plan(
                 &Command::SetLink {
                     client: 0,
-                    direction: crate::preset::Direction::Both,
+                    direction: crate::session::preset::Direction::Both,
                     params: l,
                 },
                 &[0],

@@ -5,7 +5,7 @@
 //! added. Live and trimmed recordings cannot be re-simulated; the description says so.
 
 use crate::model::telemetry::{Event, Record};
-use crate::recording::Recording;
+use crate::session::recording::Recording;
 
 /// The value-trace records to use with `records` (empty when they are in `records` already)
 /// and a description of where they come from. `until`: re-simulate only this far (s);
@@ -65,7 +65,7 @@ pub fn resimulate(
     let whole = rec.footer.as_ref().map_or(end, |f| {
         if f.simulated_seconds.is_finite() {
             f.simulated_seconds
-                .clamp(end, end + crate::recording::CHUNK_SECONDS)
+                .clamp(end, end + crate::session::recording::CHUNK_SECONDS)
         } else {
             end
         }

@@ -4,146 +4,146 @@
 
 /// (name, RON text) of every file in `presets/`, by name.
 pub const PRESETS: &[(&str, &str)] = &[
-    ("default", include_str!("../presets/default.ron")),
+    ("default", include_str!("../../presets/default.ron")),
     (
         "net-01-high-latency",
-        include_str!("../presets/net-01-high-latency.ron"),
+        include_str!("../../presets/net-01-high-latency.ron"),
     ),
     (
         "net-02-jitter-vs-buffer",
-        include_str!("../presets/net-02-jitter-vs-buffer.ron"),
+        include_str!("../../presets/net-02-jitter-vs-buffer.ron"),
     ),
     (
         "net-02-jitter-vs-buffer-fixed",
-        include_str!("../presets/net-02-jitter-vs-buffer-fixed.ron"),
+        include_str!("../../presets/net-02-jitter-vs-buffer-fixed.ron"),
     ),
     (
         "net-03-burst-loss",
-        include_str!("../presets/net-03-burst-loss.ron"),
+        include_str!("../../presets/net-03-burst-loss.ron"),
     ),
     (
         "net-04-listen-server",
-        include_str!("../presets/net-04-listen-server.ron"),
+        include_str!("../../presets/net-04-listen-server.ron"),
     ),
     (
         "net-04-listen-server-dedicated",
-        include_str!("../presets/net-04-listen-server-dedicated.ron"),
+        include_str!("../../presets/net-04-listen-server-dedicated.ron"),
     ),
     (
         "net-05-30-vs-144-fps",
-        include_str!("../presets/net-05-30-vs-144-fps.ron"),
+        include_str!("../../presets/net-05-30-vs-144-fps.ron"),
     ),
     (
         "pitfall-01-unbound-member",
-        include_str!("../presets/pitfall-01-unbound-member.ron"),
+        include_str!("../../presets/pitfall-01-unbound-member.ron"),
     ),
     (
         "pitfall-01-unbound-member-fixed",
-        include_str!("../presets/pitfall-01-unbound-member-fixed.ron"),
+        include_str!("../../presets/pitfall-01-unbound-member-fixed.ron"),
     ),
     (
         "pitfall-02a-wall-clock-in-tick",
-        include_str!("../presets/pitfall-02a-wall-clock-in-tick.ron"),
+        include_str!("../../presets/pitfall-02a-wall-clock-in-tick.ron"),
     ),
     (
         "pitfall-02a-wall-clock-in-tick-fixed",
-        include_str!("../presets/pitfall-02a-wall-clock-in-tick-fixed.ron"),
+        include_str!("../../presets/pitfall-02a-wall-clock-in-tick-fixed.ron"),
     ),
     (
         "pitfall-02b-reads-displayed-pawns",
-        include_str!("../presets/pitfall-02b-reads-displayed-pawns.ron"),
+        include_str!("../../presets/pitfall-02b-reads-displayed-pawns.ron"),
     ),
     (
         "pitfall-02b-reads-displayed-pawns-fixed",
-        include_str!("../presets/pitfall-02b-reads-displayed-pawns-fixed.ron"),
+        include_str!("../../presets/pitfall-02b-reads-displayed-pawns-fixed.ron"),
     ),
     (
         "pitfall-02c-frame-delta-in-tick",
-        include_str!("../presets/pitfall-02c-frame-delta-in-tick.ron"),
+        include_str!("../../presets/pitfall-02c-frame-delta-in-tick.ron"),
     ),
     (
         "pitfall-02c-frame-delta-in-tick-fixed",
-        include_str!("../presets/pitfall-02c-frame-delta-in-tick-fixed.ron"),
+        include_str!("../../presets/pitfall-02c-frame-delta-in-tick-fixed.ron"),
     ),
     (
         "pitfall-02d-unseeded-random-in-tick",
-        include_str!("../presets/pitfall-02d-unseeded-random-in-tick.ron"),
+        include_str!("../../presets/pitfall-02d-unseeded-random-in-tick.ron"),
     ),
     (
         "pitfall-02d-unseeded-random-in-tick-fixed",
-        include_str!("../presets/pitfall-02d-unseeded-random-in-tick-fixed.ron"),
+        include_str!("../../presets/pitfall-02d-unseeded-random-in-tick-fixed.ron"),
     ),
     (
         "pitfall-03-one-shot-not-sealed",
-        include_str!("../presets/pitfall-03-one-shot-not-sealed.ron"),
+        include_str!("../../presets/pitfall-03-one-shot-not-sealed.ron"),
     ),
     (
         "pitfall-03-one-shot-not-sealed-fixed",
-        include_str!("../presets/pitfall-03-one-shot-not-sealed-fixed.ron"),
+        include_str!("../../presets/pitfall-03-one-shot-not-sealed-fixed.ron"),
     ),
     (
         "pitfall-04-dash-always-combine",
-        include_str!("../presets/pitfall-04-dash-always-combine.ron"),
+        include_str!("../../presets/pitfall-04-dash-always-combine.ron"),
     ),
     (
         "pitfall-04-dash-always-combine-fixed",
-        include_str!("../presets/pitfall-04-dash-always-combine-fixed.ron"),
+        include_str!("../../presets/pitfall-04-dash-always-combine-fixed.ron"),
     ),
     (
         "pitfall-05-unguarded-side-effects",
-        include_str!("../presets/pitfall-05-unguarded-side-effects.ron"),
+        include_str!("../../presets/pitfall-05-unguarded-side-effects.ron"),
     ),
     (
         "pitfall-05-unguarded-side-effects-fixed",
-        include_str!("../presets/pitfall-05-unguarded-side-effects-fixed.ron"),
+        include_str!("../../presets/pitfall-05-unguarded-side-effects-fixed.ron"),
     ),
     (
         "pitfall-06-no-world-time-replicator",
-        include_str!("../presets/pitfall-06-no-world-time-replicator.ron"),
+        include_str!("../../presets/pitfall-06-no-world-time-replicator.ron"),
     ),
     (
         "pitfall-06-no-world-time-replicator-fixed",
-        include_str!("../presets/pitfall-06-no-world-time-replicator-fixed.ron"),
+        include_str!("../../presets/pitfall-06-no-world-time-replicator-fixed.ron"),
     ),
     (
         "pitfall-07-spawn-data-only-bound",
-        include_str!("../presets/pitfall-07-spawn-data-only-bound.ron"),
+        include_str!("../../presets/pitfall-07-spawn-data-only-bound.ron"),
     ),
     (
         "pitfall-07-spawn-data-only-bound-fixed",
-        include_str!("../presets/pitfall-07-spawn-data-only-bound-fixed.ron"),
+        include_str!("../../presets/pitfall-07-spawn-data-only-bound-fixed.ron"),
     ),
     (
         "pitfall-08-transition-in-sync-applied",
-        include_str!("../presets/pitfall-08-transition-in-sync-applied.ron"),
+        include_str!("../../presets/pitfall-08-transition-in-sync-applied.ron"),
     ),
     (
         "pitfall-08-transition-in-sync-applied-fixed",
-        include_str!("../presets/pitfall-08-transition-in-sync-applied-fixed.ron"),
+        include_str!("../../presets/pitfall-08-transition-in-sync-applied-fixed.ron"),
     ),
     (
         "pitfall-09-proxy-value-not-simulated",
-        include_str!("../presets/pitfall-09-proxy-value-not-simulated.ron"),
+        include_str!("../../presets/pitfall-09-proxy-value-not-simulated.ron"),
     ),
     (
         "pitfall-09-proxy-value-not-simulated-fixed",
-        include_str!("../presets/pitfall-09-proxy-value-not-simulated-fixed.ron"),
+        include_str!("../../presets/pitfall-09-proxy-value-not-simulated-fixed.ron"),
     ),
     (
         "pitfall-10-binding-mismatch",
-        include_str!("../presets/pitfall-10-binding-mismatch.ron"),
+        include_str!("../../presets/pitfall-10-binding-mismatch.ron"),
     ),
     (
         "pitfall-10-binding-mismatch-fixed",
-        include_str!("../presets/pitfall-10-binding-mismatch-fixed.ron"),
+        include_str!("../../presets/pitfall-10-binding-mismatch-fixed.ron"),
     ),
     (
         "pitfall-11-standalone-only",
-        include_str!("../presets/pitfall-11-standalone-only.ron"),
+        include_str!("../../presets/pitfall-11-standalone-only.ron"),
     ),
     (
         "pitfall-11-standalone-only-fixed",
-        include_str!("../presets/pitfall-11-standalone-only-fixed.ron"),
+        include_str!("../../presets/pitfall-11-standalone-only-fixed.ron"),
     ),
 ];
 

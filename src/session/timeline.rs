@@ -4,7 +4,7 @@
 //! so it is tested without a UI.
 
 use crate::model::telemetry::Machine;
-use crate::store::{MarkKind, Store};
+use crate::session::store::{MarkKind, Store};
 
 /// Playback speeds the timeline offers.
 pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::binding::Binding;
 use crate::model::telemetry::{Machine, Record};
-use crate::preset::Preset;
+use crate::session::preset::Preset;
 
 /// The format this build writes and the newest it reads.
 /// Format 2 adds the header's checksum and its backup copy; format 1 files still open.
@@ -663,7 +663,7 @@ impl Recorder {
     pub fn create_replacing(path: &Path, header: &Header) -> Result<Recorder, String> {
         if path.exists() {
             Self::create_at(
-                &crate::output::temp_sibling(path),
+                &crate::support::output::temp_sibling(path),
                 Some(path.to_path_buf()),
                 header,
             )
@@ -1479,9 +1479,10 @@ impl Recording {
 
     /// The run summary, computed from the records exactly as `movescope run` computed it
     /// (with the damage, when the file is damaged: the summary then covers what loaded).
-    pub fn summarize(&self) -> (crate::summary::Summary, Option<Damage>) {
-        let mut b =
-            crate::summary::SummaryBuilder::for_clients(self.header.preset.network_clients());
+    pub fn summarize(&self) -> (crate::session::summary::Summary, Option<Damage>) {
+        let mut b = crate::session::summary::SummaryBuilder::for_clients(
+            self.header.preset.network_clients(),
+        );
         let mut last = self.header.t_start;
         let damage = self
             .for_each(&mut |r| {

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
+use crate::conditions::link::Link;
 use crate::model::binding::Bindings;
 use crate::model::client::{Client, ClientConfig};
 use crate::model::input::InputScript;
 use crate::model::messages::MsgKind;
 use crate::model::telemetry::{Event, Machine, PacketFate, Record};
-use crate::preset::Preset;
-use crate::rng::{Rng, derive_seed, purpose};
-use crate::sim::link::Link;
+use crate::session::preset::Preset;
+use crate::support::rng::{Rng, derive_seed, purpose};
 
 /// Everything a driver needs to run one client of a preset.
 pub struct ClientSetup {

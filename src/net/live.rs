@@ -1,6 +1,6 @@
 //! Live sessions: the same model run for real. One server thread and one thread per client,
 //! each with its own clock, exchanging datagrams through laminar on 127.0.0.1 (see
-//! [`crate::transport`]). Threads take commands and give telemetry through bounded
+//! [`crate::net::transport`]). Threads take commands and give telemetry through bounded
 //! crossbeam channels; a simulation thread never blocks on the consumer: when the telemetry
 //! channel is full the oldest record is dropped and counted.
 
@@ -13,18 +13,18 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
 
-use crate::control::{MachineCmd, Settings, To};
+use crate::conditions::link::{Link, LinkParams};
 use crate::model::binding::Bindings;
 use crate::model::input::RawInput;
 use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
-use crate::preset::Preset;
-use crate::remote::{HostLink, HostOptions, HostShared, JoinOptions, Participant, RemoteCmd};
-use crate::rng::{derive_seed, purpose};
-use crate::setup::{self, packet_record};
-use crate::sim::link::{Link, LinkParams};
-use crate::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, Roster, TransportEvent};
+use crate::net::remote::{HostLink, HostOptions, HostShared, JoinOptions, Participant, RemoteCmd};
+use crate::net::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, Roster, TransportEvent};
+use crate::session::control::{MachineCmd, Settings, To};
+use crate::session::preset::Preset;
+use crate::session::setup::{self, packet_record};
+use crate::support::rng::{derive_seed, purpose};
 
 /// Records the telemetry channel holds before the oldest are dropped.
 pub const TELEMETRY_CAPACITY: usize = 1 << 16;
@@ -172,7 +172,7 @@ impl TelemetryTx {
     }
 }
 
-pub use crate::control::{Command, CommandError, Outcome, RESTART_ONLY, restart_keys};
+pub use crate::session::control::{Command, CommandError, Outcome, RESTART_ONLY, restart_keys};
 
 /// What a thread is told: a setting for its machine, or just to wake up.
 pub(crate) enum ThreadCmd {
@@ -203,7 +203,7 @@ impl Worker {
 /// ([`LiveSession::join`]).
 pub struct LiveSession {
     /// The session's effective settings and layouts (shared logic with the virtual-time
-    /// harness: [`crate::control`]).
+    /// harness: [`crate::session::control`]).
     settings: Settings,
     clock: Arc<SessionClock>,
     server_addr: SocketAddr,
@@ -231,7 +231,7 @@ impl LiveSession {
 
     /// Starts a hosted session: the server and the preset's local clients, and the control
     /// channel on `opts.listen` that admits participants with the join code
-    /// ([`crate::remote`]). The game channel binds the same address and port when it is free
+    /// ([`crate::net::remote`]). The game channel binds the same address and port when it is free
     /// (else another port on it; participants are told which).
     pub fn host(preset: &Preset, opts: &HostOptions) -> Result<LiveSession, String> {
         let listener = std::net::TcpListener::bind(opts.listen)
@@ -250,12 +250,15 @@ impl LiveSession {
             participants: BTreeMap::new(),
             udp_port: s.server_addr.port(),
         }));
-        let code = opts.code.clone().unwrap_or_else(crate::remote::new_code);
+        let code = opts
+            .code
+            .clone()
+            .unwrap_or_else(crate::net::remote::new_code);
         s.host = Some(HostLink::start(
             listener,
             code,
             opts.max_participants,
-            crate::remote::HostContext {
+            crate::net::remote::HostContext {
                 clock: s.clock.clone(),
                 tele: s.tele_tx.clone(),
                 roster,
@@ -338,7 +341,7 @@ impl LiveSession {
     }
 
     /// A host's participants (every one that joined, connected or not).
-    pub fn participants(&self) -> Vec<crate::remote::ParticipantInfo> {
+    pub fn participants(&self) -> Vec<crate::net::remote::ParticipantInfo> {
         self.host
             .as_ref()
             .map(|h| h.participants())
@@ -738,7 +741,7 @@ fn forward(tele: &TelemetryTx, machine: Machine, offset: f64, scratch: &mut Vec<
 /// records of machine `me`.
 fn report_foreign(
     endpoint: &Endpoint,
-    seen: &mut crate::transport::DropCounts,
+    seen: &mut crate::net::transport::DropCounts,
     tele: &TelemetryTx,
     t: f64,
     me: Machine,
@@ -849,7 +852,7 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
                 let mut next_frame = start;
                 let mut next_keepalive = start;
                 let mut next_sample = start;
-                let mut foreign_seen = crate::transport::DropCounts::default();
+                let mut foreign_seen = crate::net::transport::DropCounts::default();
                 let mut pending: Option<ThreadCmd> = None;
                 while !stop2.load(Ordering::Acquire) {
                     let cmds = pending.take().into_iter().chain(rx.try_iter());
@@ -1032,7 +1035,7 @@ fn spawn_server(
                 let mut scratch = Vec::new();
                 let mut next_frame = start;
                 let mut next_keepalive = start;
-                let mut foreign_seen = crate::transport::DropCounts::default();
+                let mut foreign_seen = crate::net::transport::DropCounts::default();
                 let mut pending: Option<ThreadCmd> = None;
                 while !stop2.load(Ordering::Acquire) {
                     let cmds = pending.take().into_iter().chain(rx.try_iter());
@@ -1073,7 +1076,7 @@ fn spawn_server(
                                 // admitted it as (a participant drives its own pawn only).
                                 let foreign_claim = claimed.is_some()
                                     && roster.as_ref().is_some_and(|r| {
-                                        crate::transport::roster_id(r, &from) != claimed
+                                        crate::net::transport::roster_id(r, &from) != claimed
                                     });
                                 if foreign_claim
                                     || kind != MsgKind::Join
@@ -1220,7 +1223,7 @@ pub fn run_live(
     preset_name: &str,
     seconds: f64,
     on_record: &mut dyn FnMut(&Record),
-) -> Result<crate::summary::Summary, String> {
+) -> Result<crate::session::summary::Summary, String> {
     let started = Instant::now();
     let session = LiveSession::start(preset)?;
     run_session(session, started, preset_name, seconds, on_record)
@@ -1235,10 +1238,10 @@ pub fn run_session(
     preset_name: &str,
     seconds: f64,
     on_record: &mut dyn FnMut(&Record),
-) -> Result<crate::summary::Summary, String> {
+) -> Result<crate::session::summary::Summary, String> {
     let preset = session.preset().clone();
     let rx = session.telemetry().clone();
-    let mut builder = crate::summary::SummaryBuilder::for_clients(session.client_ids());
+    let mut builder = crate::session::summary::SummaryBuilder::for_clients(session.client_ids());
     let deadline = started + Duration::from_secs_f64(seconds);
     // Drain in batches every few milliseconds rather than waking for every record: the
     // simulation threads share two cores with this consumer.

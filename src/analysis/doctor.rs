@@ -25,7 +25,7 @@ use crate::model::settings::Faults;
 use crate::model::telemetry::{
     DetectedBy, Event, LogLevel, Machine, MoveValues, Record, Role, SampleKind,
 };
-use crate::recording::Recording;
+use crate::session::recording::Recording;
 
 /// A cause from the checklist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -432,7 +432,9 @@ pub fn examine_recording(rec: &Recording, records: &[Record]) -> Report {
         })
         .collect();
     let (values, source) =
-        crate::valuetrace::of_recording(rec, records, None, &|c, m| corrected.contains(&(c, m)));
+        crate::analysis::valuetrace::of_recording(rec, records, None, &|c, m| {
+            corrected.contains(&(c, m))
+        });
     examine_with(&rec.header.bindings, records, &values, &source)
 }
 
@@ -971,7 +973,7 @@ mod tests {
 
     #[test]
     fn a_clean_session_has_nothing_to_report() {
-        let p = crate::preset::Preset::default();
+        let p = crate::session::preset::Preset::default();
         let mut records = Vec::new();
         crate::sim::run_deterministic(&p, "t", 10.0, &mut |r| records.push(r.clone())).unwrap();
         let b = p.checked_bindings().unwrap();

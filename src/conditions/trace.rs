@@ -362,8 +362,8 @@ impl Trace {
     /// deviation) — and Gilbert–Elliott burst loss from the runs of losses (leaving the bad
     /// state at 1/mean run length, entering it at runs per answered sample, each direction
     /// losing half a round trip's share).
-    pub fn fit(&self) -> crate::sim::link::LinkParams {
-        use crate::sim::link::{JitterDistribution, LinkParams};
+    pub fn fit(&self) -> crate::conditions::link::LinkParams {
+        use crate::conditions::link::{JitterDistribution, LinkParams};
         let s = self.stats();
         let mut rtts: Vec<f64> = self.samples.iter().filter_map(|x| x.1).collect();
         rtts.sort_by(f64::total_cmp);

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::model::telemetry::{Event, Machine, Record};
-use crate::recording::{Footer, Header, Recording, write_all};
-use crate::store::{MarkKind, Metric, Store};
+use crate::session::recording::{Footer, Header, Recording, write_all};
+use crate::session::store::{MarkKind, Metric, Store};
 
 /// Seconds of session kept before and after the cursor in a bug report.
 pub const REPORT_BEFORE: f64 = 20.0;
@@ -151,8 +151,8 @@ pub fn write_report(
             dropped_records: 0,
         },
     )?;
-    crate::output::write_file(&files.preset, (header.preset.to_ron() + "\n").as_bytes())?;
-    crate::output::write_file(
+    crate::support::output::write_file(&files.preset, (header.preset.to_ron() + "\n").as_bytes())?;
+    crate::support::output::write_file(
         &files.summary,
         summary_markdown(header, window, cursor).as_bytes(),
     )?;
@@ -207,7 +207,7 @@ pub fn summary_markdown(header: &Header, window: &[Record], cursor: f64) -> Stri
         "- This report holds {t0:.2}–{t1:.2} s ({} records). Open it with `movescope open session.msrec`; it lands on {cursor:.3} s.\n\n",
         window.len()
     );
-    let doctor = crate::doctor::examine(&header.bindings, window);
+    let doctor = crate::analysis::doctor::examine(&header.bindings, window);
     if doctor.corrections > 0 || !doctor.findings.is_empty() {
         md += "## The desync doctor on this window\n\n";
         for c in &doctor.causes {
@@ -232,7 +232,7 @@ pub fn summary_markdown(header: &Header, window: &[Record], cursor: f64) -> Stri
         md += "\n";
     }
     // One-shots are not what a bug report is about (a pawn raises several a second).
-    let near: Vec<&crate::store::LogEntry> = store
+    let near: Vec<&crate::session::store::LogEntry> = store
         .log_between(cursor - NEAR, cursor + NEAR)
         .iter()
         .filter(|e| e.kind != MarkKind::OneShot)
@@ -242,7 +242,7 @@ pub fn summary_markdown(header: &Header, window: &[Record], cursor: f64) -> Stri
         md += "No corrections, warnings or errors.\n";
     }
     // The entries nearest the cursor, in time order.
-    let mut nearest: Vec<&crate::store::LogEntry> = near.clone();
+    let mut nearest: Vec<&crate::session::store::LogEntry> = near.clone();
     nearest.sort_by(|a, b| (a.t - cursor).abs().total_cmp(&(b.t - cursor).abs()));
     nearest.truncate(MAX_NEAR_ENTRIES);
     nearest.sort_by(|a, b| a.t.total_cmp(&b.t));

@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use crate::model::telemetry::{Event, Machine, Record};
-use crate::preset::Preset;
-use crate::recording::Recording;
-use crate::summary::Summary;
+use crate::session::preset::Preset;
+use crate::session::recording::Recording;
+use crate::session::summary::Summary;
 
 /// Per-client comparison.
 #[derive(Clone, Debug, PartialEq, Serialize)]

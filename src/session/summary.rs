@@ -167,7 +167,7 @@ fn mean(sum: f64, n: u64) -> Option<f64> {
 
 impl Summary {
     /// A builder sized for a preset's clients.
-    pub fn default_builder(preset: &crate::preset::Preset) -> SummaryBuilder {
+    pub fn default_builder(preset: &crate::session::preset::Preset) -> SummaryBuilder {
         SummaryBuilder::for_clients(preset.network_clients())
     }
 }

@@ -1,0 +1,10 @@
+//! Layer `support`: small leaves every other layer may use — seeded random streams
+//! (`rng`), the table of accepted setting ranges (`ranges`), the presets built into the binary
+//! (`shipped`) and safe output writing (`output`).
+//!
+//! May use: nothing else in the crate. Used by: every layer.
+
+pub mod output;
+pub mod ranges;
+pub mod rng;
+pub mod shipped;
