@@ -1,0 +1,158 @@
+//! The app commands: no command (the app with a live session) and `open` (a recording).
+
+use std::path::PathBuf;
+
+use crate::cli::args::AppArgs;
+use crate::cli::args::RunArgs;
+use crate::cli::check_outputs;
+use crate::cli::check_windows;
+use crate::cli::load_preset;
+use crate::cli::open_recording_file;
+use movescope::session::preset::Preset;
+
+/// The app on a hosted or joined session.
+pub(crate) fn app_for(
+    args: AppArgs,
+    preset: Preset,
+    name: String,
+    source: movescope::app::Source,
+) -> Result<(), String> {
+    check_windows(&args.windows)?;
+    movescope::app::run(movescope::app::AppOptions {
+        preset,
+        preset_name: name,
+        screenshot: args.screenshot.map(|path| movescope::app::ScreenshotPlan {
+            path,
+            after: args.screenshot_after,
+        }),
+        source,
+        record: args.record,
+        record_force: args.force,
+        retention: (args.retention > 0.0).then_some(args.retention),
+        windows: args.windows,
+        persist: true,
+        whatif: Vec::new(),
+        reopened: false,
+        answer: None,
+    })
+}
+
+pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
+    // Without --preset the app opens the preset used last, if it still loads (never a
+    // lesson's scenario: those are not remembered); the top bar says so.
+    let last = if args.preset.is_none() {
+        movescope::app::layout::UiState::load()
+            .and_then(|s| s.last_preset)
+            .filter(|p| Preset::find(p).is_ok_and(|(p, _)| p.lesson.is_none()))
+            .map(PathBuf::from)
+    } else {
+        None
+    };
+    if let Some(p) = &last {
+        eprintln!(
+            "movescope: opening {}, the preset used last (--preset default for the default)",
+            p.display()
+        );
+    }
+    let reopened = last.is_some();
+    let (preset, name) = load_preset(&RunArgs {
+        preset: args.preset.or(last),
+        set: args.set,
+        ..RunArgs::default()
+    })?;
+    if !(args.retention >= 0.0 && args.retention.is_finite()) {
+        return Err(format!(
+            "--retention: expected seconds ≥ 0, got {}",
+            args.retention
+        ));
+    }
+    if !(args.screenshot_after >= 0.0 && args.screenshot_after.is_finite()) {
+        return Err(format!(
+            "--screenshot-after: expected seconds ≥ 0, got {}",
+            args.screenshot_after
+        ));
+    }
+    check_windows(&args.windows)?;
+    if let Some(k) = args.answer {
+        let choices = preset
+            .lesson
+            .as_ref()
+            .and_then(|l| l.steps.first())
+            .filter(|st| st.question.is_some())
+            .map(|st| st.choices.len());
+        match choices {
+            _ if !args.windows.iter().any(|w| w == "lessons") => {
+                return Err("--answer: needs --window lessons".into());
+            }
+            None => {
+                return Err(format!(
+                    "--answer: the preset {name} is not a lesson whose first step asks a question"
+                ));
+            }
+            Some(n) if k == 0 || k > n => {
+                return Err(format!(
+                    "--answer: expected a choice from 1 to {n}, got {k}"
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    check_outputs(
+        &[
+            ("--screenshot", args.screenshot.as_deref()),
+            ("--record", args.record.as_deref()),
+        ],
+        &[],
+    )?;
+    if let Some(r) = &args.record {
+        movescope::support::output::new_recording(r, args.force)?;
+    }
+    movescope::app::run(movescope::app::AppOptions {
+        preset,
+        preset_name: name,
+        screenshot: args.screenshot.map(|path| movescope::app::ScreenshotPlan {
+            path,
+            after: args.screenshot_after,
+        }),
+        source: movescope::app::Source::Live,
+        record: args.record,
+        record_force: args.force,
+        retention: (args.retention > 0.0).then_some(args.retention),
+        windows: args.windows,
+        persist: true,
+        whatif: Vec::new(),
+        reopened,
+        answer: args.answer,
+    })
+}
+
+pub(crate) fn open_recording(
+    file: PathBuf,
+    at: Option<f64>,
+    screenshot: Option<PathBuf>,
+    screenshot_after: f64,
+    whatif: Vec<String>,
+    windows: Vec<String>,
+) -> Result<(), String> {
+    check_windows(&windows)?;
+    check_outputs(&[("--screenshot", screenshot.as_deref())], &[&file])?;
+    let rec = open_recording_file(&file)?;
+    let preset = rec.header.preset.clone();
+    movescope::app::run(movescope::app::AppOptions {
+        preset,
+        preset_name: rec.header.preset_name.clone(),
+        screenshot: screenshot.map(|path| movescope::app::ScreenshotPlan {
+            path,
+            after: screenshot_after,
+        }),
+        source: movescope::app::Source::Recording { path: file, at },
+        record: None,
+        record_force: false,
+        retention: None,
+        windows,
+        persist: true,
+        whatif,
+        reopened: false,
+        answer: None,
+    })
+}
