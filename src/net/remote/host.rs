@@ -1,0 +1,680 @@
+//! The host's side of a session across machines: the link thread that accepts control
+//! connections, checks join codes, puts participants on the server's roster (each only as its
+//! own client), carries settings down and telemetry up, and logs every refusal.
+
+use crate::model::telemetry::{Event, LogLevel, Machine, Record, Rejection};
+use crate::net::remote::DEFAULT_MAX_PARTICIPANTS;
+use crate::net::remote::DEFAULT_PORT;
+use crate::net::remote::Down;
+use crate::net::remote::HELLO_TIMEOUT;
+use crate::net::remote::Inbox;
+use crate::net::remote::MAGIC;
+use crate::net::remote::MAX_BACKLOG;
+use crate::net::remote::MAX_HANDSHAKING;
+use crate::net::remote::MAX_WRONG_CODES;
+use crate::net::remote::Outbox;
+use crate::net::remote::PING_INTERVAL;
+use crate::net::remote::PROTOCOL;
+use crate::net::remote::RECORDS_PER_S;
+use crate::net::remote::RemoteCmd;
+use crate::net::remote::Up;
+use crate::net::remote::same_code;
+use crate::net::remote::wait_readable;
+use crate::net::runtime::{SessionClock, TelemetryTx};
+use crate::net::transport::Roster;
+use crate::session::control::Settings;
+use crate::session::preset::Preset;
+use crossbeam_channel::{Receiver, Sender, bounded};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How a host is started.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostOptions {
+    /// Where the control channel listens (the game channel takes the same address, or the
+    /// next free port on it). Loopback unless the user says otherwise.
+    pub listen: SocketAddr,
+    /// The join code (`None`: a new random one).
+    pub code: Option<String>,
+    pub max_participants: usize,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)),
+            code: None,
+            max_participants: DEFAULT_MAX_PARTICIPANTS,
+        }
+    }
+}
+
+/// A participant as the host knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParticipantInfo {
+    pub id: u16,
+    pub name: Option<String>,
+    pub connected: bool,
+    /// Where its game datagrams come from.
+    pub udp: SocketAddr,
+    /// Newest real round trip on the control channel (s).
+    pub real_rtt: Option<f64>,
+    /// Control-channel bytes from and to it on its current connection (updated twice a
+    /// second).
+    pub control_in: u64,
+    pub control_out: u64,
+}
+
+/// What the session and the host's link thread share.
+#[derive(Debug, Default)]
+pub struct HostShared {
+    /// The session's preset as it runs now (RON), for participants joining.
+    pub preset_ron: String,
+    /// Client ids run in the host's own process.
+    pub local_ids: Vec<u16>,
+    /// Every participant that joined (ids are kept for names that come back).
+    pub participants: BTreeMap<u16, ParticipantInfo>,
+    /// The server's game port.
+    pub udp_port: u16,
+}
+
+/// The host's control channel: a thread accepting participants.
+pub struct HostLink {
+    addr: SocketAddr,
+    code: String,
+    shared: Arc<Mutex<HostShared>>,
+    tx: Sender<(u16, Down)>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// What the host's link thread needs of the session.
+pub struct HostContext {
+    pub clock: Arc<SessionClock>,
+    pub tele: TelemetryTx,
+    pub roster: Roster,
+    pub incarnations: Arc<AtomicU32>,
+    pub shared: Arc<Mutex<HostShared>>,
+}
+
+impl HostLink {
+    /// Listens on `listener` (already bound) for participants.
+    pub fn start(listener: TcpListener, code: String, max: usize, cx: HostContext) -> HostLink {
+        let addr = listener
+            .local_addr()
+            .unwrap_or(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)));
+        let (tx, rx) = bounded(4096);
+        let stop = Arc::new(AtomicBool::new(false));
+        let shared = cx.shared.clone();
+        let stop2 = stop.clone();
+        let code2 = code.clone();
+        let handle = std::thread::Builder::new()
+            .name("host link".into())
+            .spawn(move || host_loop(listener, code2, max, cx, rx, stop2))
+            .expect("spawning a thread");
+        HostLink {
+            addr,
+            code,
+            shared,
+            tx,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// Every participant that joined so far (connected or not).
+    pub fn participants(&self) -> Vec<ParticipantInfo> {
+        self.shared
+            .lock()
+            .map(|s| s.participants.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Participants connected now.
+    pub fn connected(&self) -> usize {
+        self.participants().iter().filter(|p| p.connected).count()
+    }
+
+    pub fn has(&self, id: u16) -> bool {
+        self.shared
+            .lock()
+            .is_ok_and(|s| s.participants.contains_key(&id))
+    }
+
+    /// Carries a setting to participant `id`'s client (dropped if it is not connected: it
+    /// gets the session's settings when it joins again).
+    pub fn send(&self, id: u16, c: RemoteCmd) {
+        let _ = self.tx.try_send((id, Down::Cmd(c)));
+    }
+
+    /// The participant starts its client again (a new incarnation).
+    pub fn rejoin(&self, id: u16) {
+        let _ = self.tx.try_send((id, Down::Rejoin));
+    }
+
+    /// The participant leaves the session, told why.
+    pub fn remove(&self, id: u16, why: &str) {
+        let _ = self.tx.try_send((id, Down::Bye { why: why.into() }));
+    }
+
+    /// The client ids the host's own process runs (participants get others).
+    pub fn set_local_ids(&self, ids: Vec<u16>) {
+        if let Ok(mut s) = self.shared.lock() {
+            s.local_ids = ids;
+        }
+    }
+
+    /// The preset participants get when they join from now on.
+    pub fn set_preset(&self, p: &Preset) {
+        if let Ok(mut s) = self.shared.lock() {
+            s.preset_ron = p.to_ron();
+        }
+    }
+
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for HostLink {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+pub(crate) enum ConnState {
+    /// Waiting for the magic and the handshake.
+    Handshaking { since: f64, magic_ok: bool },
+    Joined {
+        id: u16,
+        /// Host session time − participant session time.
+        offset: f64,
+        last_ping: f64,
+        rtt: Option<f64>,
+        tokens: f64,
+        last_t: f64,
+        /// Records that came before the first pong (their offset is not known yet).
+        early: Vec<Record>,
+    },
+}
+
+/// Records a participant's connection holds until its clock offset is known.
+pub(crate) const MAX_EARLY: usize = 100_000;
+
+pub(crate) struct Conn {
+    stream: TcpStream,
+    peer: SocketAddr,
+    inbox: Inbox,
+    outbox: Outbox,
+    state: ConnState,
+    /// Close once the outbox is written (a refusal).
+    closing: bool,
+}
+
+pub(crate) fn log(t: f64, level: LogLevel, text: String) -> Record {
+    Record {
+        t,
+        machine: Machine::Server,
+        event: Event::Log { level, text },
+    }
+}
+
+pub(crate) fn changed(t: f64, what: String) -> Record {
+    Record {
+        t,
+        machine: Machine::Server,
+        event: Event::SessionChanged { what },
+    }
+}
+
+pub(crate) fn rejected(t: f64, reason: Rejection) -> Record {
+    Record {
+        t,
+        machine: Machine::Server,
+        event: Event::Rejected { reason },
+    }
+}
+
+pub(crate) fn host_loop(
+    listener: TcpListener,
+    code: String,
+    max: usize,
+    cx: HostContext,
+    rx: Receiver<(u16, Down)>,
+    stop: Arc<AtomicBool>,
+) {
+    let _ = listener.set_nonblocking(true);
+    let mut conns: Vec<Conn> = Vec::new();
+    let mut wrong: HashMap<IpAddr, VecDeque<f64>> = HashMap::new();
+    let tele = &cx.tele;
+    while !stop.load(Ordering::Acquire) {
+        {
+            let streams: Vec<&TcpStream> = conns.iter().map(|c| &c.stream).collect();
+            wait_readable(&listener, &streams, Duration::from_millis(5));
+        }
+        let t = cx.clock.now();
+        // New connections.
+        while let Ok((stream, peer)) = listener.accept() {
+            let handshaking = conns
+                .iter()
+                .filter(|c| matches!(c.state, ConnState::Handshaking { .. }))
+                .count();
+            if handshaking >= MAX_HANDSHAKING || stream.set_nonblocking(true).is_err() {
+                tele.send(rejected(t, Rejection::RateLimited));
+                continue;
+            }
+            let _ = stream.set_nodelay(true);
+            conns.push(Conn {
+                stream,
+                peer,
+                inbox: Inbox::default(),
+                outbox: Outbox::default(),
+                state: ConnState::Handshaking {
+                    since: t,
+                    magic_ok: false,
+                },
+                closing: false,
+            });
+        }
+        // Messages from the session to participants.
+        for (id, msg) in rx.try_iter() {
+            if let Some(c) = conns
+                .iter_mut()
+                .find(|c| matches!(c.state, ConnState::Joined { id: j, .. } if j == id))
+            {
+                if matches!(msg, Down::Bye { .. }) {
+                    c.closing = true;
+                }
+                c.outbox.push(&msg);
+            }
+        }
+        let mut gone: Vec<(usize, String)> = Vec::new();
+        for (i, c) in conns.iter_mut().enumerate() {
+            if c.closing {
+                if c.outbox.flush(&mut c.stream).is_err() || c.outbox.buf.is_empty() {
+                    gone.push((i, String::new()));
+                }
+                continue;
+            }
+            match c.inbox.fill(&mut c.stream) {
+                Ok(true) => {}
+                Ok(false) => {
+                    gone.push((i, "it closed the connection".into()));
+                    continue;
+                }
+                Err(e) => {
+                    gone.push((i, format!("the connection failed: {e}")));
+                    continue;
+                }
+            }
+            if let Err(why) = serve(c, t, &code, max, &cx, &mut wrong) {
+                gone.push((i, why));
+                continue;
+            }
+            if let ConnState::Joined {
+                id, last_ping, rtt, ..
+            } = &mut c.state
+                && t - *last_ping >= PING_INTERVAL
+            {
+                *last_ping = t;
+                if let Ok(mut s) = cx.shared.lock()
+                    && let Some(p) = s.participants.get_mut(id)
+                {
+                    p.control_in = c.inbox.total;
+                    p.control_out = c.outbox.total;
+                }
+                c.outbox.push(&Down::Ping {
+                    host_t: t,
+                    server_time: cx.clock.server_time(t),
+                    rtt: *rtt,
+                });
+            }
+            if c.outbox.buf.len() > MAX_BACKLOG {
+                gone.push((i, "it stopped reading (its backlog is full)".into()));
+                continue;
+            }
+            if let Err(e) = c.outbox.flush(&mut c.stream) {
+                gone.push((i, format!("the connection failed: {e}")));
+            }
+        }
+        for (i, why) in gone.into_iter().rev() {
+            let c = conns.remove(i);
+            if let ConnState::Joined { id, .. } = c.state {
+                let name = leave(&cx, id);
+                let who = describe(id, name.as_deref());
+                if why.is_empty() {
+                    tele.send(changed(t, format!("{who} was removed from the session")));
+                } else {
+                    tele.send(changed(t, format!("{who} left: {why}")));
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn describe(id: u16, name: Option<&str>) -> String {
+    match name {
+        Some(n) => format!("participant {n} (client {id})"),
+        None => format!("participant client {id}"),
+    }
+}
+
+/// A participant's control connection closed: it stays known (its pawn stays on the server,
+/// and its name gets the same id back), its game address leaves the roster.
+pub(crate) fn leave(cx: &HostContext, id: u16) -> Option<String> {
+    let mut name = None;
+    let mut udp = None;
+    if let Ok(mut s) = cx.shared.lock()
+        && let Some(p) = s.participants.get_mut(&id)
+    {
+        p.connected = false;
+        name = p.name.clone();
+        udp = Some(p.udp);
+    }
+    if let (Some(a), Ok(mut r)) = (udp, cx.roster.lock()) {
+        r.remove(&a);
+    }
+    name
+}
+
+/// Handles what arrived on one connection. `Err`: drop it, for this reason.
+pub(crate) fn serve(
+    c: &mut Conn,
+    t: f64,
+    code: &str,
+    max: usize,
+    cx: &HostContext,
+    wrong: &mut HashMap<IpAddr, VecDeque<f64>>,
+) -> Result<(), String> {
+    let tele = &cx.tele;
+    loop {
+        match &mut c.state {
+            ConnState::Handshaking { since, magic_ok } => {
+                if !*magic_ok {
+                    match c.inbox.take_raw(MAGIC.len()) {
+                        Some(m) if m == MAGIC => *magic_ok = true,
+                        Some(_) => {
+                            tele.send(rejected(t, Rejection::Foreign));
+                            return Err("not a movescope participant".into());
+                        }
+                        None => {
+                            return if t - *since > HELLO_TIMEOUT {
+                                tele.send(rejected(t, Rejection::Unadmitted));
+                                Err("no handshake in time".into())
+                            } else {
+                                Ok(())
+                            };
+                        }
+                    }
+                }
+                let hello = match c.inbox.next::<Up>() {
+                    Ok(Some(m)) => m,
+                    Ok(None) => {
+                        return if t - *since > HELLO_TIMEOUT {
+                            tele.send(rejected(t, Rejection::Unadmitted));
+                            Err("no handshake in time".into())
+                        } else {
+                            Ok(())
+                        };
+                    }
+                    Err(_) => {
+                        tele.send(rejected(
+                            t,
+                            Rejection::Malformed(crate::model::wire::DecodeError::Truncated),
+                        ));
+                        return Err("a malformed handshake".into());
+                    }
+                };
+                match admit(c.peer, hello, t, code, max, cx, wrong) {
+                    Ok((id, welcome, who)) => {
+                        c.outbox.push(&welcome);
+                        c.state = ConnState::Joined {
+                            id,
+                            offset: 0.0,
+                            // The first ping a tenth of a second after the welcome, when the
+                            // participant's loop runs (one in the welcome's segment would be
+                            // read late, after its client started, and set its clock late).
+                            last_ping: t - PING_INTERVAL + 0.1,
+                            rtt: None,
+                            tokens: RECORDS_PER_S,
+                            last_t: t,
+                            early: Vec::new(),
+                        };
+                        tele.send(changed(t, format!("{who} joined from {}", c.peer.ip())));
+                    }
+                    Err(why) => {
+                        tele.send(log(
+                            t,
+                            LogLevel::Warning,
+                            format!("host: refused a participant from {}: {why}", c.peer),
+                        ));
+                        c.outbox.push(&Down::Refused { why });
+                        c.closing = true;
+                        return Ok(());
+                    }
+                }
+            }
+            ConnState::Joined {
+                id,
+                offset,
+                rtt,
+                tokens,
+                last_t,
+                early,
+                ..
+            } => {
+                let msg = match c.inbox.next::<Up>() {
+                    Ok(Some(m)) => m,
+                    Ok(None) => return Ok(()),
+                    Err(_) => {
+                        tele.send(rejected(
+                            t,
+                            Rejection::Malformed(crate::model::wire::DecodeError::Truncated),
+                        ));
+                        return Err("it sent a malformed frame".into());
+                    }
+                };
+                match msg {
+                    Up::Records(rs) => {
+                        *tokens =
+                            (*tokens + (t - *last_t).max(0.0) * RECORDS_PER_S).min(RECORDS_PER_S);
+                        *last_t = t;
+                        for mut r in rs {
+                            if *tokens < 1.0 {
+                                tele.send(rejected(t, Rejection::RateLimited));
+                                continue;
+                            }
+                            *tokens -= 1.0;
+                            if r.machine != Machine::Client(*id) || !r.t.is_finite() {
+                                tele.send(rejected(t, Rejection::WrongSource));
+                                continue;
+                            }
+                            if rtt.is_none() {
+                                if early.len() < MAX_EARLY {
+                                    early.push(r);
+                                } else {
+                                    tele.send(rejected(t, Rejection::RateLimited));
+                                }
+                                continue;
+                            }
+                            r.t += *offset;
+                            tele.send(r);
+                        }
+                    }
+                    Up::Pong { host_t, p_t, held } => {
+                        let trip = (t - host_t - held.clamp(0.0, 1.0)).max(0.0);
+                        if host_t.is_finite() && p_t.is_finite() && host_t <= t {
+                            *rtt = Some(trip);
+                            *offset = host_t + held + trip / 2.0 - p_t;
+                            if let Ok(mut s) = cx.shared.lock()
+                                && let Some(p) = s.participants.get_mut(id)
+                            {
+                                p.real_rtt = Some(trip);
+                            }
+                            tele.send(Record {
+                                t,
+                                machine: Machine::Client(*id),
+                                event: Event::RealRtt { rtt: trip },
+                            });
+                            // What came before the offset was known, on the host's time now.
+                            for mut r in early.drain(..) {
+                                r.t += *offset;
+                                tele.send(r);
+                            }
+                        }
+                    }
+                    Up::Hello { .. } => {
+                        tele.send(rejected(t, Rejection::Duplicate));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Checks a handshake; on success puts the participant on the roster and says what to send.
+pub(crate) fn admit(
+    peer: SocketAddr,
+    hello: Up,
+    t: f64,
+    code: &str,
+    max: usize,
+    cx: &HostContext,
+    wrong: &mut HashMap<IpAddr, VecDeque<f64>>,
+) -> Result<(u16, Down, String), String> {
+    let Up::Hello {
+        protocol,
+        code: given,
+        name,
+        udp_port,
+    } = hello
+    else {
+        return Err("the first message was not a handshake".into());
+    };
+    if protocol != PROTOCOL {
+        return Err(format!(
+            "this host speaks movescope's join protocol {PROTOCOL}, the participant {protocol}: use the same movescope version"
+        ));
+    }
+    let tries = wrong.entry(peer.ip()).or_default();
+    while tries.front().is_some_and(|&w| t - w > 60.0) {
+        tries.pop_front();
+    }
+    if tries.len() >= MAX_WRONG_CODES {
+        cx.tele.send(rejected(t, Rejection::RateLimited));
+        return Err(format!(
+            "too many wrong join codes from {} in the last minute; wait a minute",
+            peer.ip()
+        ));
+    }
+    if !same_code(&given, code) {
+        tries.push_back(t);
+        cx.tele.send(rejected(t, Rejection::Unadmitted));
+        return Err("wrong join code (ask the trainer for the code the host printed)".into());
+    }
+    let name = name
+        .map(|n| {
+            n.trim()
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(32)
+                .collect::<String>()
+        })
+        .filter(|n| !n.is_empty());
+    let mut s = cx
+        .shared
+        .lock()
+        .map_err(|_| "the host is shutting down".to_string())?;
+    let returning = name.as_ref().and_then(|n| {
+        s.participants
+            .values()
+            .find(|p| p.name.as_ref() == Some(n))
+            .cloned()
+    });
+    if let Some(p) = &returning
+        && p.connected
+    {
+        return Err(format!(
+            "the name {} is in use by a connected participant; choose another with --name",
+            p.name.as_deref().unwrap_or_default()
+        ));
+    }
+    let connected = s.participants.values().filter(|p| p.connected).count();
+    if connected >= max {
+        cx.tele.send(rejected(t, Rejection::RateLimited));
+        return Err(format!("the session is full ({max} participants)"));
+    }
+    let id = match &returning {
+        Some(p) => p.id,
+        None => {
+            let taken: Vec<u16> = s
+                .local_ids
+                .iter()
+                .copied()
+                .chain(s.participants.keys().copied())
+                .collect();
+            let id = Settings::next_client_id(&taken);
+            if id >= crate::session::control::MAX_CLIENTS {
+                return Err(format!(
+                    "the session has no room for another client (at most {})",
+                    crate::session::control::MAX_CLIENTS
+                ));
+            }
+            id
+        }
+    };
+    let udp = SocketAddr::new(peer.ip(), udp_port);
+    if let Ok(mut r) = cx.roster.lock() {
+        if let Some(old) = returning.as_ref().map(|p| p.udp) {
+            r.remove(&old);
+        }
+        r.insert(udp, id);
+    }
+    s.participants.insert(
+        id,
+        ParticipantInfo {
+            id,
+            name: name.clone(),
+            connected: true,
+            udp,
+            real_rtt: None,
+            control_in: 0,
+            control_out: 0,
+        },
+    );
+    let incarnation = cx.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
+    let who = describe(id, name.as_deref());
+    let who = if returning.is_some() {
+        format!("{who}, back for its pawn,")
+    } else {
+        who
+    };
+    Ok((
+        id,
+        Down::Welcome {
+            id,
+            incarnation,
+            preset: s.preset_ron.clone(),
+            udp_port: s.udp_port,
+        },
+        who,
+    ))
+}
+
+// ---------------------------------------------------------------------------------------
+// The participant side.

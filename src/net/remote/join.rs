@@ -1,0 +1,413 @@
+//! A participant's side: the handshake with the join code, and the link thread that runs the
+//! participant's client, carries its telemetry to the host and rejoins when the link is lost.
+
+use crate::model::input::RawInput;
+use crate::model::telemetry::{Event, LogLevel, Machine, Record};
+use crate::net::client_thread::{ClientSpawn, spawn_client};
+use crate::net::remote::Down;
+use crate::net::remote::Inbox;
+use crate::net::remote::MAGIC;
+use crate::net::remote::MAX_BACKLOG;
+use crate::net::remote::Outbox;
+use crate::net::remote::PROTOCOL;
+use crate::net::remote::RemoteCmd;
+use crate::net::remote::Up;
+use crate::net::remote::frame;
+use crate::net::runtime::{SessionClock, TelemetryTx, ThreadCmd, Worker};
+use crate::net::transport::Endpoint;
+use crate::session::control::{MachineCmd, Settings};
+use crate::session::preset::Preset;
+use crossbeam_channel::{Receiver, Sender, bounded};
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How a participant joins.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JoinOptions {
+    /// The host's control address (what the host printed).
+    pub host: SocketAddr,
+    pub code: String,
+    pub name: Option<String>,
+}
+
+/// What a host said to a participant's handshake.
+pub(crate) struct Welcomed {
+    id: u16,
+    incarnation: u32,
+    preset: Preset,
+    server: SocketAddr,
+    stream: TcpStream,
+    endpoint: Endpoint,
+    inbox: Inbox,
+}
+
+/// Connects, shakes hands, and returns the welcome (or why the host refused).
+pub(crate) fn handshake(opts: &JoinOptions) -> Result<Welcomed, String> {
+    let host = opts.host;
+    let stream = TcpStream::connect_timeout(&host, Duration::from_secs(3))
+        .map_err(|e| format!("cannot reach the host at {host}: {e}"))?;
+    let local_ip = stream
+        .local_addr()
+        .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |a| a.ip());
+    let endpoint = Endpoint::bind(SocketAddr::new(local_ip, 0))
+        .map_err(|e| format!("cannot bind a game socket on {local_ip}: {e}"))?;
+    let (id, incarnation, preset, server, stream, inbox) =
+        greet(opts, stream, endpoint.local_addr().port())?;
+    Ok(Welcomed {
+        id,
+        incarnation,
+        preset,
+        server,
+        stream,
+        endpoint,
+        inbox,
+    })
+}
+
+/// The handshake alone, for a caller with its own game socket on `udp_port` (tests, tools):
+/// the client id the host gave, the host's game address, and the control connection (the
+/// participant stays joined while it is open).
+pub fn shake_hands(
+    opts: &JoinOptions,
+    udp_port: u16,
+) -> Result<(u16, SocketAddr, TcpStream), String> {
+    let stream = TcpStream::connect_timeout(&opts.host, Duration::from_secs(3))
+        .map_err(|e| format!("cannot reach the host at {}: {e}", opts.host))?;
+    let (id, _, _, server, stream, _) = greet(opts, stream, udp_port)?;
+    Ok((id, server, stream))
+}
+
+pub(crate) type Greeted = (u16, u32, Preset, SocketAddr, TcpStream, Inbox);
+
+pub(crate) fn greet(
+    opts: &JoinOptions,
+    mut stream: TcpStream,
+    udp_port: u16,
+) -> Result<Greeted, String> {
+    let host = opts.host;
+    let _ = stream.set_nodelay(true);
+    let mut out = Vec::from(&MAGIC[..]);
+    out.extend(frame(&Up::Hello {
+        protocol: PROTOCOL,
+        code: opts.code.clone(),
+        name: opts.name.clone(),
+        udp_port,
+    }));
+    stream
+        .write_all(&out)
+        .map_err(|e| format!("cannot talk to the host at {host}: {e}"))?;
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut inbox = Inbox::default();
+    loop {
+        let open = inbox
+            .fill(&mut stream)
+            .map_err(|e| format!("the host at {host} closed the connection: {e}"))?;
+        match inbox.next::<Down>() {
+            Ok(Some(Down::Welcome {
+                id,
+                incarnation,
+                preset,
+                udp_port,
+            })) => {
+                let preset =
+                    Preset::from_ron(&preset, &format!("the host at {host}")).map_err(|e| {
+                        format!("the host sent a preset this movescope cannot read: {e}")
+                    })?;
+                let server = SocketAddr::new(host.ip(), udp_port);
+                return Ok((id, incarnation, preset, server, stream, inbox));
+            }
+            Ok(Some(Down::Refused { why })) => return Err(format!("the host refused: {why}")),
+            Ok(Some(_)) => {}
+            Ok(None) if !open => {
+                return Err(format!(
+                    "the host at {host} closed the connection without an answer"
+                ));
+            }
+            Ok(None) => {}
+            Err(e) => return Err(format!("the host sent a malformed answer ({e:?})")),
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the host at {host} did not answer the handshake"));
+        }
+    }
+}
+
+/// A participant's link to its host: a thread that runs the participant's client, carries
+/// its telemetry up and the trainer's settings down, and rejoins when the host comes back.
+pub struct Participant {
+    id: u16,
+    preset: Preset,
+    server: SocketAddr,
+    drive: Sender<Option<RawInput>>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Participant {
+    /// Joins the host (the handshake happens here: its refusal is this call's error).
+    /// `uplink` is the copy of the client's telemetry the thread sends to the host.
+    pub fn join(
+        opts: JoinOptions,
+        clock: Arc<SessionClock>,
+        tele: TelemetryTx,
+        uplink: Receiver<Record>,
+    ) -> Result<Participant, String> {
+        let w = handshake(&opts)?;
+        let (id, preset, server) = (w.id, w.preset.clone(), w.server);
+        let (drive_tx, drive_rx) = bounded(64);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("participant link".into())
+            .spawn(move || participant_loop(opts, w, clock, tele, uplink, drive_rx, stop2))
+            .expect("spawning a thread");
+        Ok(Participant {
+            id,
+            preset,
+            server,
+            drive: drive_tx,
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    /// The client id the host gave this participant.
+    pub fn id(&self) -> u16 {
+        self.id
+    }
+
+    /// The session's preset as the host sent it.
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    /// The host's game address.
+    pub fn server(&self) -> SocketAddr {
+        self.server
+    }
+
+    /// Drives the participant's own pawn (`None`: its script again).
+    pub fn drive(&self, input: Option<RawInput>) {
+        let _ = self.drive.try_send(input);
+    }
+
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Participant {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+pub(crate) fn local_log(tele: &TelemetryTx, t: f64, me: Machine, level: LogLevel, text: String) {
+    tele.send(Record {
+        t,
+        machine: me,
+        event: Event::Log { level, text },
+    });
+}
+
+pub(crate) fn start_worker(
+    w: Welcomed,
+    clock: &Arc<SessionClock>,
+    tele: &TelemetryTx,
+) -> Result<(Worker, TcpStream, Inbox, u16), String> {
+    let settings = Settings::new(&w.preset)?;
+    let worker = spawn_client(ClientSpawn {
+        preset: &w.preset,
+        id: w.id,
+        incarnation: w.incarnation,
+        bindings: settings.client_bindings().clone(),
+        layouts: settings.client_layouts().to_vec(),
+        endpoint: w.endpoint,
+        server: w.server,
+        clock: clock.clone(),
+        tele: tele.clone(),
+        start: clock.now(),
+    });
+    Ok((worker, w.stream, w.inbox, w.id))
+}
+
+pub(crate) fn participant_loop(
+    opts: JoinOptions,
+    first: Welcomed,
+    clock: Arc<SessionClock>,
+    tele: TelemetryTx,
+    uplink: Receiver<Record>,
+    drive_rx: Receiver<Option<RawInput>>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut next = Some(first);
+    let mut driving: Option<RawInput> = None;
+    let mut me = Machine::Client(0);
+    while !stop.load(Ordering::Acquire) {
+        let welcomed = match next.take() {
+            Some(w) => w,
+            None => {
+                // Reconnect once a second until the host takes us back (or we are stopped).
+                let mut got = None;
+                while got.is_none() && !stop.load(Ordering::Acquire) {
+                    match handshake(&opts) {
+                        Ok(w) => got = Some(w),
+                        Err(_) => {
+                            for _ in 0..20 {
+                                if stop.load(Ordering::Acquire) {
+                                    break;
+                                }
+                                std::thread::sleep(Duration::from_millis(50));
+                            }
+                        }
+                    }
+                }
+                match got {
+                    Some(w) => {
+                        let t = clock.now();
+                        local_log(
+                            &tele,
+                            t,
+                            Machine::Client(w.id),
+                            LogLevel::Warning,
+                            format!("rejoined the host at {} as client {}", opts.host, w.id),
+                        );
+                        w
+                    }
+                    None => return,
+                }
+            }
+        };
+        let (mut worker, mut stream, mut inbox, id) = match start_worker(welcomed, &clock, &tele) {
+            Ok(x) => x,
+            Err(e) => {
+                local_log(
+                    &tele,
+                    clock.now(),
+                    me,
+                    LogLevel::Error,
+                    format!("cannot run the host's preset: {e}"),
+                );
+                return;
+            }
+        };
+        me = Machine::Client(id);
+        if driving.is_some() {
+            let _ = worker
+                .tx
+                .try_send(ThreadCmd::Do(MachineCmd::Drive(driving)));
+        }
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(5)));
+        let mut outbox = Outbox::default();
+        let mut batch: Vec<Record> = Vec::new();
+        let mut last_sent = clock.now();
+        let why: Option<String> = loop {
+            if stop.load(Ordering::Acquire) {
+                break None;
+            }
+            match inbox.fill(&mut stream) {
+                Ok(true) => {}
+                Ok(false) => break Some("the host closed the connection".into()),
+                Err(e) => break Some(format!("the connection to the host failed: {e}")),
+            }
+            let mut leave: Option<Option<String>> = None;
+            loop {
+                match inbox.next::<Down>() {
+                    Ok(Some(Down::Ping {
+                        host_t,
+                        server_time,
+                        rtt,
+                    })) => {
+                        let got = clock.now();
+                        clock.set_server_time(got, server_time + rtt.unwrap_or(0.0) / 2.0);
+                        let p_t = clock.now();
+                        outbox.push(&Up::Pong {
+                            host_t,
+                            p_t,
+                            held: p_t - got,
+                        });
+                    }
+                    Ok(Some(Down::Cmd(c))) => match (&c, c.to_machine()) {
+                        (RemoteCmd::Pause, _) => clock.pause(),
+                        (RemoteCmd::Resume, _) => {
+                            clock.resume();
+                            let _ = worker.tx.try_send(ThreadCmd::Wake);
+                        }
+                        (_, Some(m)) => {
+                            let _ = worker.tx.try_send(ThreadCmd::Do(m));
+                        }
+                        (_, None) => {}
+                    },
+                    Ok(Some(Down::Rejoin)) => {
+                        leave = Some(None);
+                        break;
+                    }
+                    Ok(Some(Down::Bye { why })) => {
+                        local_log(
+                            &tele,
+                            clock.now(),
+                            me,
+                            LogLevel::Error,
+                            format!("the host removed this participant: {why}"),
+                        );
+                        stop.store(true, Ordering::Release);
+                        leave = Some(None);
+                        break;
+                    }
+                    Ok(Some(Down::Welcome { .. } | Down::Refused { .. })) => {}
+                    Ok(None) => break,
+                    Err(e) => {
+                        leave = Some(Some(format!("the host sent a malformed frame ({e:?})")));
+                        break;
+                    }
+                }
+            }
+            if let Some(l) = leave {
+                break l;
+            }
+            for d in drive_rx.try_iter() {
+                driving = d;
+                let _ = worker.tx.try_send(ThreadCmd::Do(MachineCmd::Drive(d)));
+            }
+            let t = clock.now();
+            batch.extend(uplink.try_iter().filter(|r| r.machine == me));
+            if !batch.is_empty() && (t - last_sent >= 0.02 || batch.len() >= 2048) {
+                for chunk in batch.chunks(2048) {
+                    outbox.push(&Up::Records(chunk.to_vec()));
+                }
+                batch.clear();
+                last_sent = t;
+            }
+            if outbox.buf.len() > MAX_BACKLOG {
+                break Some("the host stopped reading".into());
+            }
+            let _ = stream.set_nonblocking(true);
+            let flushed = outbox.flush(&mut stream);
+            let _ = stream.set_nonblocking(false);
+            if let Err(e) = flushed {
+                break Some(format!("the connection to the host failed: {e}"));
+            }
+        };
+        worker.stop();
+        if let Some(why) = why {
+            local_log(
+                &tele,
+                clock.now(),
+                me,
+                LogLevel::Warning,
+                format!(
+                    "lost the host at {} ({why}); trying to rejoin every second",
+                    opts.host
+                ),
+            );
+        }
+    }
+}
