@@ -13,9 +13,10 @@
 //! A chunk is a 44-byte frame ([`ChunkFrame`](format::ChunkFrame)) and its payload,
 //! zstd-compressed: the records' session times as XOR-delta byte planes, then each record's
 //! `(machine, event)` in postcard. The frame carries a CRC-32 over itself and the payload, so
-//! damage is found exactly where it starts. The recorder writes a chunk as soon as a second of session time
-//! has gathered (a crash or kill loses at most that second); the index and trailer come only
-//! when the recording is finished, and a file without them is read by scanning its chunks.
+//! damage is found exactly where it starts. The recorder writes a chunk as soon as a second of
+//! session time has gathered (a crash or kill loses at most that second); the index and
+//! trailer come only when the recording is finished, and a file without them is read by
+//! scanning its chunks.
 //!
 //! Chunk boundaries depend only on the records, so a virtual-time session writes the same
 //! bytes every time (apart from the header's wall-clock start).
