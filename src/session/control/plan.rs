@@ -1,0 +1,622 @@
+//! A session's effective [`Settings`] and [`Settings::plan`]: validating a command against
+//! them, changing them, and saying what each machine must be told and what `SessionChanged`
+//! text to record (the settings' differences, in words); also the commands that bring a
+//! session to another preset.
+
+use std::sync::Arc;
+
+use super::command::{Command, CommandError, MAX_CLIENTS, Outcome, invalid, restart_keys};
+use super::machine::{MachineCmd, To};
+use crate::model::binding::Bindings;
+use crate::session::preset::{Direction, LinkOverride, Preset};
+
+/// What a command means for the session, once validated: what to tell which machine, its
+/// outcome, and the `SessionChanged` text to record (`None`: not a change of the session).
+#[derive(Debug)]
+pub struct Planned {
+    pub sends: Vec<(To, MachineCmd)>,
+    /// Restart the server and every client with the session's binding layouts (a binding
+    /// list change: GMC binds once per pawn, so a new list means new pawns everywhere).
+    pub respawn: bool,
+    pub outcome: Outcome,
+    pub change: Option<String>,
+}
+
+/// The settings a running session has: its effective preset (every change applied) and its
+/// binding layouts. Both drivers keep one and change it only through [`Settings::plan`].
+#[derive(Clone, Debug)]
+pub struct Settings {
+    preset: Preset,
+    layout_version: u8,
+    /// The binding list the session started with (layout version 0).
+    initial_bindings: Arc<Bindings>,
+    /// The list clients start with (differs only under `faults.binding_mismatch`).
+    client_bindings: Arc<Bindings>,
+    /// Layouts defined since, in order: (version, list, selected). Unselected entries are
+    /// client-only redefinitions (the pitfall).
+    client_layouts: Vec<(u8, Arc<Bindings>, bool)>,
+}
+
+impl Settings {
+    /// The settings of a session starting with `preset` (validated).
+    pub fn new(preset: &Preset) -> Result<Settings, String> {
+        Ok(Settings {
+            initial_bindings: Arc::new(preset.checked_bindings()?),
+            client_bindings: Arc::new(preset.client_bindings()?),
+            preset: preset.clone(),
+            layout_version: 0,
+            client_layouts: Vec::new(),
+        })
+    }
+
+    /// The preset as the session runs it now.
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    /// The binding list the session started with (layout version 0 on the server).
+    pub fn initial_bindings(&self) -> &Arc<Bindings> {
+        &self.initial_bindings
+    }
+
+    /// The list a (re)started client makes first.
+    pub fn client_bindings(&self) -> &Arc<Bindings> {
+        &self.client_bindings
+    }
+
+    /// The layouts a (re)started client must define, in order (version, list, select).
+    pub fn client_layouts(&self) -> &[(u8, Arc<Bindings>, bool)] {
+        &self.client_layouts
+    }
+
+    /// The layouts a restarted server must define, in order.
+    pub fn server_layouts(&self) -> Vec<(u8, Arc<Bindings>)> {
+        self.client_layouts
+            .iter()
+            .filter(|(_, _, consistent)| *consistent)
+            .map(|(v, b, _)| (*v, b.clone()))
+            .collect()
+    }
+
+    /// The binding list the server uses now: the newest consistent binding change, or the
+    /// list the session started with.
+    pub fn bindings(&self) -> Arc<Bindings> {
+        self.client_layouts
+            .iter()
+            .rev()
+            .find(|(_, _, consistent)| *consistent)
+            .map_or_else(|| self.initial_bindings.clone(), |(_, b, _)| b.clone())
+    }
+
+    /// The preset with `edit` applied, validated like a preset file.
+    fn validated(&self, edit: impl FnOnce(&mut Preset)) -> Result<Preset, CommandError> {
+        let mut p = self.preset.clone();
+        edit(&mut p);
+        p.validate().map_err(invalid)?;
+        Ok(p)
+    }
+
+    /// The id `AddClient` gives the next client.
+    pub fn next_client_id(clients: &[u16]) -> u16 {
+        clients.iter().max().map_or(0, |k| k + 1)
+    }
+
+    /// Validates `cmd` against the session (its `clients`), changes the settings it changes,
+    /// and says what each machine must be told and what to record. Lifecycle commands
+    /// (adding, removing, restarting machines; pausing) change no setting: the driver does
+    /// them after this said they are valid.
+    pub fn plan(&mut self, cmd: &Command, clients: &[u16]) -> Result<Planned, CommandError> {
+        let before = (self.preset.clone(), self.bindings());
+        let has = |c: u16| clients.contains(&c);
+        let mut sends = Vec::new();
+        let mut outcome = Outcome::AppliedNow;
+        let mut new_bindings: Option<Arc<Bindings>> = None;
+        let mut respawn = false;
+        let what: Option<String> = match cmd {
+            Command::SetLink {
+                client,
+                direction,
+                params,
+            } => {
+                params
+                    .validate()
+                    .map_err(|(f, e)| invalid((format!("link.{f}"), e)))?;
+                if !has(*client) {
+                    return Err(CommandError::NoSuchClient(*client));
+                }
+                // Remembered as an override, so restarted machines get it too. It replaces
+                // the overrides it covers, so dragging a slider does not pile them up.
+                let (client, direction) = (*client, *direction);
+                self.preset.link_overrides.retain(|o| {
+                    o.client != client
+                        || !(direction == Direction::Both || o.direction == direction)
+                });
+                self.preset.link_overrides.push(LinkOverride {
+                    client,
+                    direction,
+                    link: params.clone(),
+                });
+                if matches!(direction, Direction::Up | Direction::Both) {
+                    sends.push((To::Client(client), MachineCmd::UpLink(params.clone())));
+                }
+                if matches!(direction, Direction::Down | Direction::Both) {
+                    sends.push((
+                        To::Server,
+                        MachineCmd::DownLink {
+                            client,
+                            params: params.clone(),
+                        },
+                    ));
+                }
+                Some(format!("client {client} link"))
+            }
+            Command::SetGmc(g) => {
+                self.preset = self.validated(|p| p.gmc = *g)?;
+                sends.push((To::Everyone, MachineCmd::Gmc(*g)));
+                Some(String::new())
+            }
+            Command::SetFaults(f) => {
+                // Binding mistakes change the binding list: the session switches to the list
+                // the new switches make, at the next move boundary, everywhere.
+                let old = &self.preset.faults;
+                let binding_switch = f.unbound_member != old.unbound_member
+                    || f.dash_always_combine != old.dash_always_combine
+                    || f.proxy_value_not_simulated != old.proxy_value_not_simulated;
+                let p = self.validated(|p| p.faults = f.clone())?;
+                let list = if binding_switch {
+                    Some(p.checked_bindings().map_err(|e| CommandError::Invalid {
+                        key: "bindings".into(),
+                        expected: e,
+                    })?)
+                } else {
+                    None
+                };
+                self.preset.faults = f.clone();
+                sends.push((To::Everyone, MachineCmd::Faults(f.clone())));
+                if let Some(list) = list {
+                    // A member bound or unbound is a new build: new pawns everywhere.
+                    self.define_layout(list, true)?;
+                    respawn = true;
+                    outcome = Outcome::Respawned;
+                }
+                Some(String::new())
+            }
+            Command::SetWorld(w) => {
+                self.preset = self.validated(|p| p.world = w.clone())?;
+                sends.push((To::Server, MachineCmd::World(w.clone())));
+                Some(String::new())
+            }
+            Command::SetSmoothing(sm) => {
+                self.preset = self.validated(|p| p.smoothing = *sm)?;
+                sends.push((To::Everyone, MachineCmd::Smoothing(*sm)));
+                Some(String::new())
+            }
+            Command::SetNetUpdateRate(rate) => {
+                self.preset = self.validated(|p| p.net_update_rate = *rate)?;
+                sends.push((To::Server, MachineCmd::NetUpdateRate(*rate)));
+                Some(String::new())
+            }
+            Command::HookTrace(on) => {
+                self.preset.hook_trace = *on;
+                sends.push((To::Everyone, MachineCmd::HookTrace(*on)));
+                Some(String::new())
+            }
+            Command::ValueTrace(on) => {
+                self.preset.value_trace = *on;
+                sends.push((To::Everyone, MachineCmd::ValueTrace(*on)));
+                Some(String::new())
+            }
+            Command::BufferTrace(on) => {
+                self.preset.buffer_trace = *on;
+                sends.push((To::Everyone, MachineCmd::BufferTrace(*on)));
+                Some(String::new())
+            }
+            Command::ChangeBindings {
+                bindings,
+                consistent,
+            } => {
+                if *consistent && *bindings == *self.bindings() {
+                    // The list the session binds already: no new build.
+                    return Ok(Planned {
+                        sends,
+                        respawn: false,
+                        outcome: Outcome::NoChange,
+                        change: None,
+                    });
+                }
+                if *consistent {
+                    // The preset keeps the list as overrides of the demo pawn's bindings, so
+                    // saving it or restarting keeps the change.
+                    self.preset.set_binding_list(bindings.list());
+                }
+                let define = self.define_layout(bindings.clone(), *consistent)?;
+                if *consistent {
+                    // Bindings are made once per pawn: the restarted machines define it.
+                    respawn = true;
+                    outcome = Outcome::Respawned;
+                } else {
+                    sends.extend(define);
+                    outcome = Outcome::AtNextMoveBoundary;
+                }
+                new_bindings = Some(Arc::new(bindings.clone()));
+                Some(
+                    if *consistent {
+                        "binding list changed: every pawn respawned with it on the server and \
+                         every client (a new build)"
+                    } else {
+                        "binding list changed on the clients only (the binding-mismatch pitfall)"
+                    }
+                    .to_string(),
+                )
+            }
+            Command::AddClient => {
+                let id = Self::next_client_id(clients);
+                if id >= MAX_CLIENTS {
+                    return Err(CommandError::TooManyClients);
+                }
+                Some(format!("client {id} added"))
+            }
+            Command::RemoveClient(id) => {
+                if !has(*id) {
+                    return Err(CommandError::NoSuchClient(*id));
+                }
+                Some(format!("client {id} removed"))
+            }
+            Command::RestartClient(id) => {
+                if !has(*id) {
+                    return Err(CommandError::NoSuchClient(*id));
+                }
+                Some(format!("client {id} restarted (it rejoins)"))
+            }
+            Command::RestartServer => Some("server restarted (clients rejoin)".to_string()),
+            Command::Drive { client, input } => {
+                if !has(*client) {
+                    return Err(CommandError::NoSuchClient(*client));
+                }
+                sends.push((To::Client(*client), MachineCmd::Drive(*input)));
+                None
+            }
+            Command::Pause | Command::Resume => None,
+        };
+        let Some(what) = what else {
+            return Ok(Planned {
+                sends,
+                respawn,
+                outcome,
+                change: None,
+            });
+        };
+        let (before, bindings_before) = before;
+        let mut diff = match cmd {
+            Command::SetLink {
+                client, direction, ..
+            } => {
+                let mut d = Vec::new();
+                for (up, name) in [(true, "up"), (false, "down")] {
+                    let hit = match direction {
+                        Direction::Both => true,
+                        Direction::Up => up,
+                        Direction::Down => !up,
+                    };
+                    if hit {
+                        d.extend(
+                            json_diff(
+                                &before.link_params(*client, up),
+                                &self.preset.link_params(*client, up),
+                            )
+                            .into_iter()
+                            .map(|x| format!("{name} {x}")),
+                        );
+                    }
+                }
+                d
+            }
+            _ => preset_diff(&before, &self.preset),
+        };
+        // A binding change, or a pitfall switch that changed the binding list.
+        let now_bindings = new_bindings.unwrap_or_else(|| self.bindings());
+        diff.extend(bindings_diff(&bindings_before, &now_bindings));
+        if what.is_empty() && diff.is_empty() {
+            // Set to what it was.
+            return Ok(Planned {
+                sends,
+                respawn: false,
+                outcome: Outcome::NoChange,
+                change: None,
+            });
+        }
+        let text = match (what.is_empty(), diff.is_empty()) {
+            (true, _) => diff.join("; "),
+            (false, true) => what,
+            (false, false) => format!("{what}: {}", diff.join("; ")),
+        };
+        Ok(Planned {
+            sends,
+            respawn,
+            outcome,
+            change: Some(text),
+        })
+    }
+
+    /// A new binding list. Consistent: the server and every client define it as the next
+    /// layout version and switch at their next move boundary. Not consistent: the clients
+    /// redefine the current version (the binding-mismatch pitfall).
+    fn define_layout(
+        &mut self,
+        bindings: Bindings,
+        consistent: bool,
+    ) -> Result<Vec<(To, MachineCmd)>, CommandError> {
+        let b = Arc::new(bindings);
+        if consistent {
+            self.layout_version = self
+                .layout_version
+                .checked_add(1)
+                .ok_or(CommandError::TooManyLayouts)?;
+        }
+        let version = self.layout_version;
+        self.client_layouts.push((version, b.clone(), consistent));
+        let define = MachineCmd::DefineLayout {
+            version,
+            bindings: b,
+            select: consistent,
+        };
+        Ok(if consistent {
+            vec![(To::Everyone, define)]
+        } else {
+            vec![(To::Clients, define)]
+        })
+    }
+
+    /// The commands that bring the session to `target`'s settings, or the restart-only
+    /// settings that differ (then nothing may be applied). The one place that decides what
+    /// may change live.
+    pub fn commands_to(
+        &self,
+        target: &Preset,
+        clients: &[u16],
+    ) -> Result<Result<Vec<Command>, Vec<String>>, CommandError> {
+        target.validate().map_err(invalid)?;
+        let restart = restart_keys(&self.preset, target);
+        if !restart.is_empty() {
+            return Ok(Err(restart));
+        }
+        let p = &self.preset;
+        let mut cmds = Vec::new();
+        if target.faults != p.faults {
+            cmds.push(Command::SetFaults(target.faults.clone()));
+        }
+        if target.bindings != p.bindings {
+            let bindings = target
+                .checked_bindings()
+                .map_err(|e| CommandError::Invalid {
+                    key: "bindings".into(),
+                    expected: e,
+                })?;
+            cmds.push(Command::ChangeBindings {
+                bindings,
+                consistent: true,
+            });
+        }
+        for &client in clients {
+            let (up, down) = (
+                target.link_params(client, true),
+                target.link_params(client, false),
+            );
+            let (now_up, now_down) = (p.link_params(client, true), p.link_params(client, false));
+            if up == down && (up != now_up || down != now_down) {
+                cmds.push(Command::SetLink {
+                    client,
+                    direction: Direction::Both,
+                    params: up,
+                });
+                continue;
+            }
+            if up != now_up {
+                cmds.push(Command::SetLink {
+                    client,
+                    direction: Direction::Up,
+                    params: up,
+                });
+            }
+            if down != now_down {
+                cmds.push(Command::SetLink {
+                    client,
+                    direction: Direction::Down,
+                    params: down,
+                });
+            }
+        }
+        if target.smoothing != p.smoothing {
+            cmds.push(Command::SetSmoothing(target.smoothing));
+        }
+        if target.world != p.world {
+            cmds.push(Command::SetWorld(target.world.clone()));
+        }
+        if target.gmc != p.gmc {
+            cmds.push(Command::SetGmc(target.gmc));
+        }
+        if target.net_update_rate != p.net_update_rate {
+            cmds.push(Command::SetNetUpdateRate(target.net_update_rate));
+        }
+        if target.hook_trace != p.hook_trace {
+            cmds.push(Command::HookTrace(target.hook_trace));
+        }
+        if target.value_trace != p.value_trace {
+            cmds.push(Command::ValueTrace(target.value_trace));
+        }
+        if target.buffer_trace != p.buffer_trace {
+            cmds.push(Command::BufferTrace(target.buffer_trace));
+        }
+        Ok(Ok(cmds))
+    }
+
+    /// After [`Self::commands_to`]'s commands ran: the effective links equal the target's, so
+    /// keep its base link and overrides; names and lesson material change nothing that runs.
+    pub fn adopt(&mut self, target: &Preset) {
+        self.preset.link = target.link.clone();
+        self.preset.link_overrides = target.link_overrides.clone();
+        self.preset.title = target.title.clone();
+        self.preset.description = target.description.clone();
+        self.preset.lesson = target.lesson.clone();
+        self.preset.seconds = target.seconds;
+    }
+}
+
+/// `key: old -> new` for every leaf that differs between two serializable values (dotted keys;
+/// arrays compare whole).
+fn json_diff<T: serde::Serialize>(a: &T, b: &T) -> Vec<String> {
+    fn walk(key: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value;
+        // A trace is named by its source (its samples would fill the log).
+        if key == "trace" || key.ends_with(".trace") {
+            if a != b {
+                let name = |v: &Value| {
+                    v.get("source")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| "none".to_string(), |s| format!("the trace {s}"))
+                };
+                out.push(format!("{key}: {} -> {}", name(a), name(b)));
+            }
+            return;
+        }
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, va) in x {
+                    let path = if key.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{key}.{k}")
+                    };
+                    match y.get(k) {
+                        Some(vb) => walk(&path, va, vb, out),
+                        None => out.push(format!("{path}: {va} -> (none)")),
+                    }
+                }
+            }
+            _ if a != b => out.push(format!("{key}: {a} -> {b}")),
+            _ => {}
+        }
+    }
+    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    walk("", &a, &b, &mut out);
+    out
+}
+
+/// The settings that differ between two presets (links are described by their command).
+fn preset_diff(a: &Preset, b: &Preset) -> Vec<String> {
+    json_diff(a, b)
+        .into_iter()
+        .filter(|d| !d.starts_with("link_overrides:") && !d.starts_with("lesson"))
+        .collect()
+}
+
+/// Bindings added, removed or changed (by name) between two binding lists.
+fn bindings_diff(a: &Bindings, b: &Bindings) -> Vec<String> {
+    let mut out = Vec::new();
+    for x in a.list() {
+        match b.list().iter().find(|y| y.name == x.name) {
+            None => out.push(format!("binding {} removed", x.name)),
+            Some(y) => out.extend(
+                json_diff(x, y)
+                    .into_iter()
+                    .filter(|d| !d.starts_with("name:"))
+                    .map(|d| format!("binding {} {d}", x.name)),
+            ),
+        }
+    }
+    for y in b.list() {
+        if !a.list().iter().any(|x| x.name == y.name) {
+            out.push(format!("binding {} added", y.name));
+        }
+    }
+    if out.is_empty() && a.list() != b.list() {
+        out.push("binding order changed".to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings::new(&Preset::default()).unwrap()
+    }
+
+    #[test]
+    fn a_refused_command_changes_nothing() {
+        let mut s = settings();
+        let before = s.preset().clone();
+        let mut g = before.gmc;
+        g.client_send_rate = f64::NAN;
+        let e = s.plan(&Command::SetGmc(g), &[0, 1, 2]).unwrap_err();
+        assert!(
+            matches!(e, CommandError::Invalid { ref key, .. } if key == "gmc.client_send_rate")
+        );
+        assert_eq!(s.preset(), &before);
+        assert_eq!(
+            s.plan(&Command::RemoveClient(7), &[0]).unwrap_err(),
+            CommandError::NoSuchClient(7)
+        );
+    }
+
+    #[test]
+    fn a_trace_change_is_recorded_by_the_trace_s_name_not_its_samples() {
+        let mut s = settings();
+        let mut l = s.preset().link_params(0, true);
+        l.trace = Some(Arc::new(crate::conditions::trace::Trace {
+            source: "wifi.txt".into(),
+            samples: (0..1000).map(|i| (f64::from(i), Some(40.0))).collect(),
+        }));
+        let p = s
+            .plan(
+                &Command::SetLink {
+                    client: 0,
+                    direction: crate::session::preset::Direction::Both,
+                    params: l,
+                },
+                &[0],
+            )
+            .unwrap();
+        let text = p.change.expect("recorded");
+        assert!(text.contains("none -> the trace wifi.txt"), "{text}");
+        assert!(text.len() < 300, "{text}");
+    }
+
+    #[test]
+    fn setting_a_value_to_itself_is_no_change_and_not_recorded() {
+        let mut s = settings();
+        let g = s.preset().gmc;
+        let p = s.plan(&Command::SetGmc(g), &[0]).unwrap();
+        assert_eq!(p.outcome, Outcome::NoChange);
+        assert!(p.change.is_none());
+    }
+
+    #[test]
+    fn a_binding_pitfall_switch_respawns_every_pawn_with_a_new_layout() {
+        let mut s = settings();
+        let mut f = s.preset().faults.clone();
+        f.unbound_member = true;
+        let p = s.plan(&Command::SetFaults(f), &[0]).unwrap();
+        assert_eq!(p.outcome, Outcome::Respawned);
+        assert!(p.respawn);
+        // No machine's layout is swapped under a running pawn: the restarted machines bind
+        // the new list.
+        assert!(
+            !p.sends
+                .iter()
+                .any(|(_, c)| matches!(c, MachineCmd::DefineLayout { .. }))
+        );
+        assert_eq!(s.server_layouts().last().map(|(v, _)| *v), Some(1));
+        assert!(s.bindings().by_name("move_ramp").is_none());
+        let text = p.change.unwrap();
+        assert!(
+            text.contains("faults.unbound_member: false -> true"),
+            "{text}"
+        );
+        assert!(text.contains("binding move_ramp removed"), "{text}");
+    }
+}
