@@ -1,0 +1,122 @@
+//! The checklist of causes the doctor names: what each means, its title, and the pitfall
+//! switches that produce it.
+
+use serde::Serialize;
+
+/// A cause from the checklist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// Client and server bind different lists: every exchanged state is garbage.
+    BindingMismatch,
+    /// A member the tick writes is not bound: replays and combined re-runs start from the
+    /// wrong value.
+    UnboundMember,
+    /// A one-frame input was merged away (bound AlwaysCombine): the server never saw it.
+    InputPulseLost,
+    /// A one-shot raised from bound state fired again on a combined re-run (move not sealed).
+    OneShotReRaised,
+    /// The server decided something the client could not predict (a turret hit): an expected
+    /// correction, not a bug.
+    ServerDecidedOutcome,
+    /// The server skipped moves that never arrived (loss or outage).
+    MovesSkipped,
+    /// No (or more than one) world-time replicator: timestamps in different clock domains.
+    ClockDomains,
+    /// The tick read other pawns as this machine displays them (proxies are in the past).
+    ReadsDisplayedPawns,
+    /// The tick depends on something that differs between client and server: wall-clock or
+    /// world time, frame delta, unseeded random.
+    NonDeterministicTick,
+    /// The owning client predicted its first moves without a server-authoritative value it
+    /// only gets with its first server update (spawn data that travels only bound).
+    BeforeFirstServerUpdate,
+}
+
+impl Cause {
+    pub fn explain(self) -> &'static str {
+        match self {
+            Cause::BindingMismatch => {
+                "client and server bind different lists (order or set): every state they exchange is read with the wrong layout"
+            }
+            Cause::UnboundMember => {
+                "a member the tick writes is not bound: replays and combined re-runs start from its newest value instead of the move's"
+            }
+            Cause::InputPulseLost => {
+                "a one-frame input bound AlwaysCombine was merged away: the server never saw the press"
+            }
+            Cause::OneShotReRaised => {
+                "a one-shot raised from bound state did not seal the move: the combined re-run raised it again"
+            }
+            Cause::ServerDecidedOutcome => {
+                "the server decided an outcome the client cannot predict (a turret hit): an expected correction"
+            }
+            Cause::MovesSkipped => {
+                "moves never reached the server in time (loss, outage) and were skipped"
+            }
+            Cause::ClockDomains => {
+                "no single world-time replicator: client timestamps are in another clock domain than the server's"
+            }
+            Cause::ReadsDisplayedPawns => {
+                "the tick reads other pawns as this machine displays them; proxies are shown in the past, so client and server see them in different places"
+            }
+            Cause::NonDeterministicTick => {
+                "the tick reads something client and server do not share (wall-clock time, frame delta, unseeded random)"
+            }
+            Cause::BeforeFirstServerUpdate => {
+                "the owning client predicted its first moves before its first server update, without a server-authoritative value that only travels bound (it is not also an actor property)"
+            }
+        }
+    }
+
+    /// The cause in a few plain words (its identifier is shown second).
+    pub fn title(self) -> &'static str {
+        match self {
+            Cause::BindingMismatch => "Client and server bind different lists",
+            Cause::UnboundMember => "A member the tick writes is not bound",
+            Cause::InputPulseLost => "A one-frame input was combined away",
+            Cause::OneShotReRaised => "A one-shot fired again on a re-run",
+            Cause::ServerDecidedOutcome => "The server decided the outcome (expected)",
+            Cause::MovesSkipped => "Moves were lost or late and skipped",
+            Cause::ClockDomains => "Timestamps in another clock domain",
+            Cause::ReadsDisplayedPawns => "The tick read pawns as displayed (in the past)",
+            Cause::NonDeterministicTick => "The tick is not deterministic",
+            Cause::BeforeFirstServerUpdate => "Predicted before the first server update",
+        }
+    }
+
+    /// Every preset setting that demonstrates this cause in movescope: pitfall switches by
+    /// key, or `world_time_replicators` (a lesson runs without exactly one).
+    pub fn pitfalls(self) -> &'static [&'static str] {
+        match self {
+            Cause::NonDeterministicTick => &[
+                "wall_clock_in_tick",
+                "frame_delta_in_tick",
+                "unseeded_random_in_tick",
+            ],
+            Cause::BindingMismatch => &["binding_mismatch"],
+            Cause::UnboundMember => &["unbound_member"],
+            Cause::InputPulseLost => &["dash_always_combine"],
+            Cause::OneShotReRaised => &["no_seal_after_one_shot"],
+            Cause::ReadsDisplayedPawns => &["tick_reads_proxy_transform"],
+            Cause::BeforeFirstServerUpdate => &["spawn_data_only_bound"],
+            Cause::ClockDomains => &["world_time_replicators"],
+            Cause::ServerDecidedOutcome | Cause::MovesSkipped => &[],
+        }
+    }
+
+    /// The pitfall switch that demonstrates this cause in movescope (for lessons and tests).
+    pub fn pitfall(self) -> Option<&'static str> {
+        match self {
+            Cause::BindingMismatch => Some("binding_mismatch"),
+            Cause::UnboundMember => Some("unbound_member"),
+            Cause::InputPulseLost => Some("dash_always_combine"),
+            Cause::OneShotReRaised => Some("no_seal_after_one_shot"),
+            Cause::ReadsDisplayedPawns => Some("tick_reads_proxy_transform"),
+            Cause::NonDeterministicTick => Some("wall_clock_in_tick"),
+            Cause::BeforeFirstServerUpdate => Some("spawn_data_only_bound"),
+            Cause::ClockDomains => Some("world_time_replicators"),
+            Cause::ServerDecidedOutcome | Cause::MovesSkipped => None,
+        }
+    }
+}

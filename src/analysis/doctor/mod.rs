@@ -1,0 +1,78 @@
+//! The desync doctor: for every correction in a session, which bound values deviated (all of
+//! them, as with full validation), by how much against their tolerance, in which move (and
+//! how many sub-steps it had), and the most likely cause from the checklist of GMC pitfalls,
+//! with the evidence. A session report ranks the causes and lists findings that cause no
+//! correction (side effects on replay, proxy problems).
+//!
+//! Where the recording carries the value trace (`value_trace`), the doctor also finds the
+//! stage of the corrected move where client and server first parted: already at its entry, in
+//! which sub-step, or after the tick. [`examine_recording`] re-simulates a virtual-time
+//! recording without the trace to get it (the same session, exactly, with the trace on).
+//!
+//! The doctor reads only what a recording holds: the records and the header's binding list.
+//! It knows the demo pawn (which members its tick writes, which values a dash drives), as an
+//! engineer knows their own pawn; it never reads the preset's pitfall switches.
+
+use std::collections::BTreeSet;
+
+use crate::model::binding::Binding;
+use crate::model::telemetry::{Event, Machine, Record};
+use crate::session::recording::Recording;
+
+mod causes;
+mod diagnose;
+mod parting;
+mod report;
+
+pub use self::causes::Cause;
+use self::diagnose::examine_with;
+pub use self::parting::{Parting, Stage};
+pub use self::report::{CauseCount, DeviationReport, Diagnosis, Finding, Report};
+
+/// Examines a session: its binding list (from the recording header) and its records. The
+/// value trace, if any, is read from the records.
+pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
+    let traced = records
+        .iter()
+        .any(|r| matches!(r.event, Event::MoveValues(_)));
+    let source = if traced {
+        "recorded"
+    } else {
+        "not recorded (switch value_trace on to see where values parted)"
+    };
+    examine_with(bindings, records, &[], source)
+}
+
+/// Examines a recording; when it has no value trace but was made in virtual time from its
+/// start, re-simulates it with the trace on (checking that the re-run reproduces every record)
+/// to find where each corrected move parted.
+pub fn examine_recording(rec: &Recording, records: &[Record]) -> Report {
+    let corrected: BTreeSet<(u16, u32)> = records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (Machine::Client(c), Event::Correction { move_id, .. }) => Some((*c, *move_id)),
+            _ => None,
+        })
+        .collect();
+    let (values, source) =
+        crate::analysis::valuetrace::of_recording(rec, records, None, &|c, m| {
+            corrected.contains(&(c, m))
+        });
+    examine_with(&rec.header.bindings, records, &values, &source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clean_session_has_nothing_to_report() {
+        let p = crate::session::preset::Preset::default();
+        let mut records = Vec::new();
+        crate::sim::run_deterministic(&p, "t", 10.0, &mut |r| records.push(r.clone())).unwrap();
+        let b = p.checked_bindings().unwrap();
+        let r = examine(b.list(), &records);
+        assert_eq!(r.corrections, 0);
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+    }
+}

@@ -1,0 +1,137 @@
+//! What the doctor reports: each correction explained ([`Diagnosis`]), the causes ranked, the
+//! findings that cause no correction, and the whole as text for people.
+
+use serde::Serialize;
+
+use super::causes::Cause;
+use super::parting::Parting;
+
+/// One deviating value of a correction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeviationReport {
+    pub binding: String,
+    pub predicted: String,
+    pub authoritative: String,
+    pub error: f64,
+    pub tolerance: f64,
+    /// Error over tolerance (how far past the line).
+    pub ratio: f64,
+}
+
+/// One correction, explained.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diagnosis {
+    pub t: f64,
+    pub client: u16,
+    pub move_id: u32,
+    /// Sub-steps and frames of the move as the client closed it (when recorded).
+    pub substeps: Option<u16>,
+    pub frames: Option<u16>,
+    pub found_by: String,
+    pub replay_depth: u16,
+    pub deviations: Vec<DeviationReport>,
+    /// Where the corrected move's values first parted (needs the value trace).
+    pub parted: Option<Parting>,
+    pub cause: Cause,
+    pub evidence: String,
+}
+
+/// Something wrong that causes no correction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub pitfall: String,
+    pub evidence: String,
+}
+
+/// A cause and how many corrections it explains.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CauseCount {
+    pub cause: Cause,
+    pub corrections: usize,
+    pub explain: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// Where the value trace came from: recorded, re-simulated, or why there is none.
+    pub value_trace: String,
+    pub corrections: usize,
+    /// Causes, most corrections first.
+    pub causes: Vec<CauseCount>,
+    pub findings: Vec<Finding>,
+    /// Changes made to the running session (live recordings): when, and what.
+    pub session_changes: Vec<(f64, String)>,
+    pub diagnoses: Vec<Diagnosis>,
+}
+
+impl Report {
+    /// The cause behind most corrections.
+    pub fn top_cause(&self) -> Option<Cause> {
+        self.causes.first().map(|c| c.cause)
+    }
+
+    /// The report as text for people.
+    pub fn to_text(&self, max_listed: usize) -> String {
+        let mut s = format!(
+            "{} corrections. Value trace: {}.\n",
+            self.corrections, self.value_trace
+        );
+        if !self.causes.is_empty() {
+            s += "\nMost likely causes:\n";
+            for c in &self.causes {
+                s += &format!(
+                    "  {:>5}  {} ({:?}): {}\n",
+                    c.corrections,
+                    c.cause.title(),
+                    c.cause,
+                    c.explain
+                );
+            }
+        }
+        if !self.session_changes.is_empty() {
+            s += "\nThe session was changed while it ran:\n";
+            for (t, what) in &self.session_changes {
+                s += &format!("  {t:9.3} s  {what}\n");
+            }
+        }
+        if !self.findings.is_empty() {
+            s += "\nFindings without corrections:\n";
+            for f in &self.findings {
+                s += &format!("  {}: {}\n", f.pitfall, f.evidence);
+            }
+        }
+        if !self.diagnoses.is_empty() {
+            s += &format!(
+                "\nCorrections (first {} of {}):\n",
+                max_listed.min(self.diagnoses.len()),
+                self.diagnoses.len()
+            );
+        }
+        for d in self.diagnoses.iter().take(max_listed) {
+            s += &format!(
+                "  {:.3} s  client {} move {}{}, found by the {}, replayed {}: {:?}\n",
+                d.t,
+                d.client,
+                d.move_id,
+                match (d.frames, d.substeps) {
+                    (Some(f), Some(k)) => format!(" ({f} frames, {k} sub-steps)"),
+                    _ => String::new(),
+                },
+                d.found_by,
+                d.replay_depth,
+                d.cause
+            );
+            for v in &d.deviations {
+                s += &format!(
+                    "      {} predicted {} but server {}: error {:.3} = {:.1}× tolerance {:.3}\n",
+                    v.binding, v.predicted, v.authoritative, v.error, v.ratio, v.tolerance
+                );
+            }
+            if let Some(p) = &d.parted {
+                s += &format!("      {}\n", p.describe());
+            }
+            s += &format!("      evidence: {}\n", d.evidence);
+        }
+        s
+    }
+}

@@ -1,0 +1,562 @@
+//! Reading a recording: [`Recording::open`] reads the text header (or its backup copy) and the
+//! index (or scans the chunks when there is none or it is wrong); chunks are then read,
+//! checked and decoded on demand.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use super::encoding::{ENCODING_TAGGED, MovePrev, read_time_planes, take_tagged};
+use super::format::{
+    CHUNK_MAGIC, CHUNK_SECONDS, ChunkFrame, ChunkInfo, ChunkKind, Damage, FORMAT_VERSION,
+    FRAME_BYTES, Footer, Header, IndexPayload, MAGIC_LINE, RecordingError, TRAILER_BYTES,
+    TRAILER_MAGIC,
+};
+use crate::model::telemetry::{Event, Machine, Record};
+
+/// An opened recording: header, chunk index and footer. Chunks are read on demand.
+#[derive(Debug)]
+pub struct Recording {
+    pub path: PathBuf,
+    pub header: Header,
+    pub chunks: Vec<ChunkInfo>,
+    /// `None` when the recording was not finished (crash, kill): chunks were found by scanning.
+    pub footer: Option<Footer>,
+    /// Damage found while opening (a scanned file): everything before it is in `chunks`.
+    pub damage: Option<Damage>,
+    pub file_len: u64,
+    body_offset: u64,
+    /// Set when the text header could not be used and its backup copy was (why).
+    pub header_note: Option<String>,
+}
+
+impl Recording {
+    /// Reads the header and the index (or scans the chunks when there is no index). A
+    /// damaged text header (unreadable, or its checksum does not match) is replaced by its
+    /// backup copy when the file has one.
+    pub fn open(path: &Path) -> Result<Recording, RecordingError> {
+        let shown = path.display().to_string();
+        let error = |offset: Option<u64>, message: String| RecordingError {
+            path: shown.clone(),
+            offset,
+            position: None,
+            message,
+        };
+        let mut file = File::open(path).map_err(|e| error(None, format!("cannot open: {e}")))?;
+        let file_len = file
+            .metadata()
+            .map_err(|e| error(None, format!("cannot read: {e}")))?
+            .len();
+        let (header, body_offset, header_note) =
+            match Self::text_header(&shown, &mut file, file_len) {
+                Ok((h, at)) => (h, at, None),
+                Err(TextHeaderError::Newer(e)) => return Err(e),
+                Err(TextHeaderError::Damaged(e)) => match find_header_copy(&mut file, file_len) {
+                    Some((h, at)) => (
+                        h,
+                        at,
+                        Some(format!(
+                            "the text header is damaged ({}); its backup copy was used",
+                            e.message
+                        )),
+                    ),
+                    None => return Err(e),
+                },
+            };
+        let mut rec = Recording {
+            path: path.to_path_buf(),
+            header,
+            chunks: Vec::new(),
+            footer: None,
+            damage: None,
+            file_len,
+            body_offset,
+            header_note,
+        };
+        if !rec.read_index(&mut file) {
+            rec.scan(&mut file);
+        }
+        Ok(rec)
+    }
+
+    /// The first line and the RON header after it; the body's offset.
+    fn text_header(
+        shown: &str,
+        file: &mut File,
+        file_len: u64,
+    ) -> Result<(Header, u64), TextHeaderError> {
+        let error = |offset: Option<u64>, message: String| {
+            TextHeaderError::Damaged(RecordingError {
+                path: shown.to_string(),
+                offset,
+                position: None,
+                message,
+            })
+        };
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| error(Some(0), format!("cannot read: {e}")))?;
+        let mut rd = BufReader::new(&mut *file);
+        // The first line: magic, format version, header length, checksum.
+        let mut line = Vec::new();
+        for _ in 0..200 {
+            let mut b = [0u8; 1];
+            match rd.read(&mut b) {
+                Ok(1) if b[0] == b'\n' => break,
+                Ok(1) => line.push(b[0]),
+                Ok(_) => break,
+                Err(e) => return Err(error(Some(0), format!("cannot read: {e}"))),
+            }
+        }
+        let line = String::from_utf8_lossy(&line).to_string();
+        let mut words = line.split(' ');
+        if words.next() != Some(MAGIC_LINE) {
+            return Err(error(
+                Some(0),
+                format!(
+                    "not a movescope recording: expected a first line starting with `{MAGIC_LINE}`"
+                ),
+            ));
+        }
+        let mut format = None;
+        let mut header_len = None;
+        let mut crc = None;
+        for w in words {
+            if let Some(v) = w.strip_prefix("format=") {
+                format = v.parse::<u32>().ok();
+            } else if let Some(v) = w.strip_prefix("header=") {
+                header_len = v.parse::<u64>().ok();
+            } else if let Some(v) = w.strip_prefix("crc=") {
+                crc = Some(u32::from_str_radix(v, 16).ok());
+            }
+        }
+        let Some(format) = format else {
+            return Err(error(
+                Some(0),
+                "the first line has no readable `format=<number>`".into(),
+            ));
+        };
+        let Some(header_len) = header_len.filter(|n| *n <= file_len) else {
+            return Err(error(
+                Some(0),
+                "the first line has no plausible `header=<bytes>`".into(),
+            ));
+        };
+        let first_line_len = line.len() as u64 + 1;
+        let mut text = vec![0u8; header_len as usize];
+        rd.read_exact(&mut text).map_err(|_| {
+            error(
+                Some(first_line_len),
+                format!("the file ends inside its header (expected {header_len} bytes of RON)"),
+            )
+        })?;
+        if let Some(expected) = crc
+            && expected != Some(crc32fast::hash(&text))
+        {
+            return Err(error(
+                Some(first_line_len),
+                "the header does not match its checksum".into(),
+            ));
+        }
+        let text = String::from_utf8(text).map_err(|e| {
+            error(
+                Some(first_line_len),
+                format!("the header is not UTF-8: {e}"),
+            )
+        })?;
+        if format > FORMAT_VERSION {
+            let writer = text
+                .split("app_version:")
+                .nth(1)
+                .and_then(|s| s.split('"').nth(1))
+                .unwrap_or("an unknown version");
+            // A header written by this movescope or an older one cannot belong to a newer
+            // format: the first line's digit is damaged, and the backup copy can help.
+            if let (Some(w), Some(me)) = (
+                version_parts(writer),
+                version_parts(env!("CARGO_PKG_VERSION")),
+            ) && w <= me
+            {
+                return Err(error(
+                    Some(0),
+                    format!(
+                        "the first line says format {format}, but its header was written by \
+                         movescope {writer}, which writes format {FORMAT_VERSION} at most: the \
+                         first line is damaged"
+                    ),
+                ));
+            }
+            return Err(TextHeaderError::Newer(RecordingError {
+                path: shown.to_string(),
+                offset: None,
+                position: None,
+                message: format!(
+                    "recording format {format} (written by movescope {writer}) is newer than this \
+                     movescope {} reads (format {FORMAT_VERSION}); open it with a newer movescope",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            }));
+        }
+        let header: Header = ron::from_str(&text).map_err(|e| {
+            TextHeaderError::Damaged(RecordingError {
+                path: shown.to_string(),
+                offset: None,
+                // The header starts on line 2.
+                position: Some((e.span.start.line + 1, e.span.start.col)),
+                message: format!("header: {}", e.code),
+            })
+        })?;
+        Ok((header, first_line_len + header_len + 1))
+    }
+
+    /// Uses the trailer's index when it is intact.
+    fn read_index(&mut self, file: &mut File) -> bool {
+        if self.file_len < self.body_offset + TRAILER_BYTES {
+            return false;
+        }
+        let mut trailer = [0u8; TRAILER_BYTES as usize];
+        if file.seek(SeekFrom::End(-(TRAILER_BYTES as i64))).is_err()
+            || file.read_exact(&mut trailer).is_err()
+            || trailer[..8] != TRAILER_MAGIC
+        {
+            return false;
+        }
+        let mut o = [0u8; 8];
+        o.copy_from_slice(&trailer[8..]);
+        let at = u64::from_le_bytes(o);
+        if at < self.body_offset || at > self.file_len - TRAILER_BYTES {
+            return false;
+        }
+        let Ok((frame, raw)) = read_chunk_at(file, at, self.file_len) else {
+            return false;
+        };
+        if frame.kind != ChunkKind::Index as u8 {
+            return false;
+        }
+        let Ok(index) = postcard::from_bytes::<IndexPayload>(&raw) else {
+            return false;
+        };
+        // Every indexed chunk must lie inside the body, in order.
+        let ok = index.chunks.windows(2).all(|w| w[0].offset < w[1].offset)
+            && index
+                .chunks
+                .iter()
+                .all(|c| c.offset >= self.body_offset && c.offset < at);
+        if !ok {
+            return false;
+        }
+        // Spot-check the index against the chunks it points at (first, middle, last): wrong
+        // offsets mean the chunks are found by scanning instead.
+        let n = index.chunks.len();
+        for i in [0, n / 2, n.saturating_sub(1)] {
+            let Some(c) = index.chunks.get(i) else { break };
+            let mut fb = [0u8; FRAME_BYTES];
+            let frame = file
+                .seek(SeekFrom::Start(c.offset))
+                .and_then(|_| file.read_exact(&mut fb))
+                .ok()
+                .and_then(|()| ChunkFrame::decode(&fb).ok());
+            if !frame.is_some_and(|f| {
+                f.kind == ChunkKind::Records as u8 && f.seq == c.seq && f.count == c.count
+            }) {
+                return false;
+            }
+        }
+        self.chunks = index.chunks;
+        self.footer = Some(index.footer);
+        true
+    }
+
+    /// Walks the chunks from the start of the body, checking each; stops at the first
+    /// damage (recorded in `damage`) or at the end of the file.
+    fn scan(&mut self, file: &mut File) {
+        let mut at = self.body_offset;
+        let mut seq = 0u32;
+        while at < self.file_len {
+            match read_chunk_at(file, at, self.file_len) {
+                Ok((frame, raw)) => {
+                    let len = FRAME_BYTES as u64 + u64::from(frame.payload_len);
+                    if frame.kind == ChunkKind::HeaderCopy as u8 {
+                        at += len;
+                        continue;
+                    }
+                    if frame.kind == ChunkKind::Index as u8 {
+                        if let Ok(index) = postcard::from_bytes::<IndexPayload>(&raw) {
+                            self.footer = Some(index.footer);
+                        }
+                        // The trailer follows; nothing after it is data.
+                        return;
+                    }
+                    self.chunks.push(ChunkInfo {
+                        offset: at,
+                        seq: frame.seq,
+                        count: frame.count,
+                        t_first: frame.t_first,
+                        t_last: frame.t_last,
+                    });
+                    at += len;
+                    seq += 1;
+                }
+                Err(message) => {
+                    self.damage = Some(Damage {
+                        offset: at,
+                        chunk: seq,
+                        loaded_until: self.chunks.last().map_or(0.0, |c| c.t_last),
+                        message,
+                    });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The session time span the recording covers.
+    pub fn span(&self) -> (f64, f64) {
+        (
+            self.chunks
+                .iter()
+                .map(|c| c.t_first)
+                .fold(f64::INFINITY, f64::min)
+                .min(self.chunks.first().map_or(0.0, |c| c.t_first)),
+            self.chunks.iter().map(|c| c.t_last).fold(0.0, f64::max),
+        )
+    }
+
+    /// Records in the file (from the index or scan).
+    pub fn record_count(&self) -> u64 {
+        self.chunks.iter().map(|c| u64::from(c.count)).sum()
+    }
+
+    /// The chunk holding session time `t` (the last chunk starting at or before it).
+    pub fn chunk_at(&self, t: f64) -> Option<usize> {
+        if self.chunks.is_empty() {
+            return None;
+        }
+        let i = self.chunks.partition_point(|c| c.t_first <= t);
+        Some(i.saturating_sub(1))
+    }
+
+    /// Reads and decodes chunk `i` from `file` (a handle on this recording).
+    pub fn read_chunk_with(&self, file: &mut File, i: usize) -> Result<Vec<Record>, Damage> {
+        let Some(info) = self.chunks.get(i) else {
+            return Ok(Vec::new());
+        };
+        let damage = |message: String| Damage {
+            offset: info.offset,
+            chunk: i as u32,
+            loaded_until: if i == 0 {
+                self.header.t_start
+            } else {
+                self.chunks[i - 1].t_last
+            },
+            message,
+        };
+        let (frame, raw) = read_chunk_at(file, info.offset, self.file_len).map_err(damage)?;
+        if frame.kind != ChunkKind::Records as u8 {
+            return Err(damage("expected a chunk of records, found an index".into()));
+        }
+        let n = frame.count as usize;
+        let Some(times) = read_time_planes(&raw, n) else {
+            return Err(damage(format!(
+                "the chunk is too short for the times of its {n} records"
+            )));
+        };
+        // Capacity from what the chunk can hold, not from what its frame claims.
+        let mut out = Vec::with_capacity(n.min(raw.len() / 10 + 1).min(1 << 16));
+        let mut rest: &[u8] = &raw[8 * n..];
+        let mut last = std::collections::HashMap::new();
+        let mut moves = MovePrev::default();
+        while !rest.is_empty() {
+            let Some(&t) = times.get(out.len()) else {
+                return Err(damage(format!("the chunk holds more than its {n} records")));
+            };
+            let decoded = if frame.encoding == ENCODING_TAGGED {
+                take_tagged(&mut rest, t, &mut last, &mut moves)
+            } else {
+                postcard::take_from_bytes::<(Machine, Event)>(rest)
+                    .map(|(v, tail)| {
+                        rest = tail;
+                        v
+                    })
+                    .map_err(|e| e.to_string())
+            };
+            match decoded {
+                Ok((machine, event)) => {
+                    out.push(Record { t, machine, event });
+                }
+                Err(e) => {
+                    return Err(damage(format!(
+                        "record {} of the chunk cannot be decoded: {e}",
+                        out.len()
+                    )));
+                }
+            }
+        }
+        if out.len() != frame.count as usize {
+            return Err(damage(format!(
+                "the chunk holds {} records, its frame says {}",
+                out.len(),
+                frame.count
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Opens a read handle on the file.
+    pub fn reopen(&self) -> Result<File, RecordingError> {
+        File::open(&self.path).map_err(|e| RecordingError {
+            path: self.path.display().to_string(),
+            offset: None,
+            position: None,
+            message: format!("cannot open: {e}"),
+        })
+    }
+
+    /// Reads chunk `i`.
+    pub fn read_chunk(&self, i: usize) -> Result<Vec<Record>, Damage> {
+        let mut f = self.reopen().map_err(|e| Damage {
+            offset: 0,
+            chunk: i as u32,
+            loaded_until: 0.0,
+            message: e.message,
+        })?;
+        self.read_chunk_with(&mut f, i)
+    }
+
+    /// Feeds every record in file order to `each`; stops at the first damaged chunk and
+    /// returns it (everything before it was fed). Damage found while opening is returned too.
+    pub fn for_each(&self, each: &mut dyn FnMut(Record)) -> Result<(), Damage> {
+        let mut f = self.reopen().map_err(|e| Damage {
+            offset: 0,
+            chunk: 0,
+            loaded_until: 0.0,
+            message: e.message,
+        })?;
+        for i in 0..self.chunks.len() {
+            for r in self.read_chunk_with(&mut f, i)? {
+                each(r);
+            }
+        }
+        match &self.damage {
+            Some(d) => Err(d.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Every record, or the ones before the damage and the damage.
+    pub fn load_all(&self) -> (Vec<Record>, Option<Damage>) {
+        // The index's counts are a claim: allocate from them only up to a bound, then grow
+        // with what is really read.
+        let mut v = Vec::with_capacity((self.record_count() as usize).min(1 << 20));
+        let d = self.for_each(&mut |r| v.push(r)).err();
+        (v, d)
+    }
+
+    /// The session time of the last record that really reads (from the last readable chunk):
+    /// what bounds work driven by the file's claims (a footer's length, chunk times).
+    pub fn real_end(&self) -> f64 {
+        (0..self.chunks.len())
+            .rev()
+            .find_map(|i| {
+                self.read_chunk(i)
+                    .ok()
+                    .and_then(|rs| rs.last().map(|r| r.t))
+            })
+            .unwrap_or(0.0)
+    }
+
+    /// How long a re-simulation of this recording runs: the footer's length (or the chunks'
+    /// span), but at least to the last record that really reads and never more than a chunk
+    /// past it.
+    pub fn resimulation_seconds(&self) -> f64 {
+        let claimed = self
+            .footer
+            .as_ref()
+            .map(|f| f.simulated_seconds)
+            .unwrap_or_else(|| self.span().1);
+        // A chunk closes after a second of session time, so N chunks cover about N seconds:
+        // a record claiming a time far past that is damage, not a session.
+        let plausible =
+            self.header.t_start.max(0.0) + (self.chunks.len() as f64 + 1.0) * CHUNK_SECONDS * 2.0;
+        let real = self.real_end().min(plausible);
+        if claimed.is_finite() {
+            claimed.clamp(real, real + CHUNK_SECONDS)
+        } else {
+            real
+        }
+    }
+}
+
+/// Reads the chunk at `at`, checks its frame and checksum and decompresses it.
+fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame, Vec<u8>), String> {
+    if at + FRAME_BYTES as u64 > file_len {
+        return Err(format!(
+            "the file ends inside a chunk frame ({} of {FRAME_BYTES} bytes)",
+            file_len.saturating_sub(at)
+        ));
+    }
+    file.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
+    let mut fb = [0u8; FRAME_BYTES];
+    file.read_exact(&mut fb).map_err(|e| e.to_string())?;
+    let frame = ChunkFrame::decode(&fb)?;
+    let end = at + FRAME_BYTES as u64 + u64::from(frame.payload_len);
+    if end > file_len {
+        return Err(format!(
+            "the file ends inside a chunk (expected {} payload bytes, {} present)",
+            frame.payload_len,
+            file_len - at - FRAME_BYTES as u64
+        ));
+    }
+    let mut payload = vec![0u8; frame.payload_len as usize];
+    file.read_exact(&mut payload).map_err(|e| e.to_string())?;
+    if frame.checksum(&payload) != frame.crc {
+        return Err("checksum mismatch".into());
+    }
+    let raw = zstd::bulk::decompress(&payload, frame.raw_len as usize)
+        .map_err(|e| format!("cannot decompress: {e}"))?;
+    if raw.len() != frame.raw_len as usize {
+        return Err(format!(
+            "decompressed to {} bytes, the frame says {}",
+            raw.len(),
+            frame.raw_len
+        ));
+    }
+    Ok((frame, raw))
+}
+
+/// `"1.2.3"` as numbers, for comparing versions; `None` when it is not three numbers.
+fn version_parts(v: &str) -> Option<(u64, u64, u64)> {
+    let mut it = v.split('.').map(|p| p.parse::<u64>().ok());
+    let parts = (it.next()??, it.next()??, it.next()??);
+    it.next().is_none().then_some(parts)
+}
+
+enum TextHeaderError {
+    /// Written by a newer movescope: not damage, and no copy helps.
+    Newer(RecordingError),
+    Damaged(RecordingError),
+}
+
+/// The backup copy of the header: the first intact header-copy chunk among the first 4 MB.
+/// Returns it with its offset (where the body's scan starts).
+fn find_header_copy(file: &mut File, file_len: u64) -> Option<(Header, u64)> {
+    let n = file_len.min(4 << 20) as usize;
+    let mut head = vec![0u8; n];
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.read_exact(&mut head).ok()?;
+    let mut from = 0;
+    while let Some(i) = head[from..]
+        .windows(CHUNK_MAGIC.len())
+        .position(|w| w == CHUNK_MAGIC)
+    {
+        let at = (from + i) as u64;
+        if let Ok((frame, raw)) = read_chunk_at(file, at, file_len)
+            && frame.kind == ChunkKind::HeaderCopy as u8
+            && let Ok(text) = std::str::from_utf8(&raw)
+            && let Ok(h) = ron::from_str::<Header>(text)
+        {
+            return Some((h, at));
+        }
+        from += i + 1;
+    }
+    None
+}

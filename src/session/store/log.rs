@@ -1,0 +1,117 @@
+//! The event log: its entries (corrections, warnings, errors, session changes, one-shots) and
+//! the kinds that are also timeline markers.
+
+use crate::model::telemetry::{DetectedBy, Event, LogLevel, Machine, Record};
+
+/// What a log entry (and its timeline marker) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MarkKind {
+    /// A correction the client adopted without pending moves to replay.
+    Correction,
+    /// A correction followed by a replay of pending moves.
+    Replay,
+    Warning,
+    Error,
+    /// The running session was changed (a setting, bindings, clients).
+    Change,
+    /// A one-shot event raised by a tick (GMC's replicated one-shots): listed in the event
+    /// log when its filter asks, never a timeline marker (a pawn raises several a second).
+    OneShot,
+}
+
+impl MarkKind {
+    pub const ALL: [MarkKind; 5] = [
+        MarkKind::Correction,
+        MarkKind::Replay,
+        MarkKind::Warning,
+        MarkKind::Error,
+        MarkKind::Change,
+    ];
+}
+
+/// A line of the event log, with what the timeline needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogEntry {
+    pub t: f64,
+    pub machine: Machine,
+    pub kind: MarkKind,
+    pub move_id: Option<u32>,
+    pub text: String,
+}
+
+impl LogEntry {
+    /// The entry an event makes, if it is one the log shows.
+    pub fn from_record(r: &Record) -> Option<LogEntry> {
+        match &r.event {
+            Event::Correction {
+                move_id,
+                deviations,
+                replay_depth,
+                replayed,
+                detected_by,
+            } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: if *replayed && *replay_depth > 0 {
+                    MarkKind::Replay
+                } else {
+                    MarkKind::Correction
+                },
+                move_id: Some(*move_id),
+                // What deviated comes first: a row cut to one line still names it.
+                text: format!(
+                    "move {move_id} corrected: {}; replayed {replay_depth}, found by the {}",
+                    deviations
+                        .iter()
+                        .map(|d| {
+                            let unit = d.unit_suffix();
+                            format!(
+                                "{} predicted {}{unit} but server {}{unit} (error {:.3}{unit} > tolerance {:.3}{unit})",
+                                d.binding, d.predicted, d.authoritative, d.error, d.tolerance
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    match detected_by {
+                        DetectedBy::Client => "client",
+                        DetectedBy::Server => "server",
+                    },
+                ),
+            }),
+            Event::Log { level, text } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: match level {
+                    LogLevel::Warning => MarkKind::Warning,
+                    LogLevel::Error => MarkKind::Error,
+                },
+                move_id: None,
+                text: text.clone(),
+            }),
+            Event::OneShot {
+                pawn,
+                owner,
+                kind,
+                exec,
+            } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: MarkKind::OneShot,
+                move_id: None,
+                text: format!(
+                    "one-shot {} raised on pawn {pawn}{} ({exec:?} execution)",
+                    kind.name(),
+                    owner.map(|o| format!(" (client {o}'s)")).unwrap_or_default()
+                ),
+            }),
+            Event::SessionChanged { what } => Some(LogEntry {
+                t: r.t,
+                machine: r.machine,
+                kind: MarkKind::Change,
+                move_id: None,
+                text: format!("session changed: {what}"),
+            }),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,480 @@
+//! The in-memory store every session fills (virtual or live) and the views read: telemetry
+//! folded into per-machine time series, with min/max decimation for plots and a retention
+//! window. Views never own data; they query the store for the range they show.
+
+use std::collections::BTreeMap;
+
+use crate::model::binding::Value;
+use crate::model::telemetry::{Event, Machine, PacketFate, Record, SampleKind};
+
+mod log;
+mod pawns;
+mod series;
+
+pub use self::log::{LogEntry, MarkKind};
+pub use self::pawns::{
+    BufferTrack, CorrectionMark, PawnView, STALE_SECONDS, Shown, TRAIL_SECONDS, ValueTrack,
+};
+use self::pawns::{PawnSampleAt, PawnTrack, view_at};
+pub use self::series::{Metric, Series};
+
+/// Every series of a session, by (machine, metric).
+#[derive(Debug, Default)]
+pub struct Store {
+    series: BTreeMap<(Machine, Metric), Series>,
+    /// Keep this many seconds behind the newest record (`None`: everything).
+    retention: Option<f64>,
+    latest: f64,
+    /// Bytes sent per machine in the second being accumulated.
+    bytes: BTreeMap<Machine, (f64, u64)>,
+    tracks: BTreeMap<(Machine, u16, SampleKind), PawnTrack>,
+    /// The buffer trace, by (displaying machine, proxy pawn).
+    buffers: BTreeMap<(Machine, u16), BufferTrack>,
+    /// The value trace's executions of each owner's moves (track one value).
+    values: BTreeMap<u16, ValueTrack>,
+    marks: Vec<CorrectionMark>,
+    log: Vec<LogEntry>,
+    /// Frame start times per machine (for stepping one frame).
+    frames: BTreeMap<Machine, Vec<f64>>,
+    earliest: Option<f64>,
+    records: u64,
+    growing: bool,
+}
+
+impl Store {
+    pub fn new(retention: Option<f64>) -> Self {
+        Store {
+            retention,
+            ..Default::default()
+        }
+    }
+
+    /// Newest session time seen.
+    pub fn latest(&self) -> f64 {
+        self.latest
+    }
+
+    /// The value trace of `owner`'s moves.
+    pub fn values(&self, owner: u16) -> Option<&ValueTrack> {
+        self.values.get(&owner)
+    }
+
+    /// The owners the value trace has.
+    pub fn value_owners(&self) -> Vec<u16> {
+        self.values.keys().copied().collect()
+    }
+
+    /// How each machine other than `owner`'s showed `owner`'s pawn as a simulated proxy, in
+    /// `[t0, t1]`: (machine, samples).
+    pub fn shown_by_others(&self, owner: u16, t0: f64, t1: f64) -> Vec<(Machine, Vec<Shown>)> {
+        self.tracks
+            .iter()
+            .filter(|((m, _, kind), track)| {
+                *kind == SampleKind::Displayed
+                    && track.owner == Some(owner)
+                    && *m != Machine::Client(owner)
+            })
+            .map(|((m, _, _), track)| {
+                let a = track.samples.partition_point(|s| s.t < t0);
+                let b = track.samples.partition_point(|s| s.t <= t1);
+                (
+                    *m,
+                    track.samples[a..b.max(a)]
+                        .iter()
+                        .map(|s| Shown {
+                            t: s.t,
+                            location: s.location,
+                            velocity: s.velocity,
+                            yaw: s.yaw,
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// The buffer trace of `pawn` as `machine` displays it.
+    pub fn buffer(&self, machine: Machine, pawn: u16) -> Option<&BufferTrack> {
+        self.buffers.get(&(machine, pawn))
+    }
+
+    /// The (machine, proxy) pairs the buffer trace has.
+    pub fn buffered(&self) -> Vec<(Machine, u16)> {
+        self.buffers.keys().copied().collect()
+    }
+
+    pub fn series(&self, machine: Machine, metric: Metric) -> Option<&Series> {
+        self.series.get(&(machine, metric))
+    }
+
+    /// The machines that have a series of `metric`.
+    pub fn machines_with(&self, metric: Metric) -> Vec<Machine> {
+        self.series
+            .keys()
+            .filter(|(_, m)| *m == metric)
+            .map(|(machine, _)| *machine)
+            .collect()
+    }
+
+    fn point(&mut self, machine: Machine, metric: Metric, t: f64, v: f64) {
+        self.series.entry((machine, metric)).or_default().push(t, v);
+    }
+
+    /// Oldest session time still held.
+    pub fn earliest(&self) -> f64 {
+        self.earliest.unwrap_or(0.0)
+    }
+
+    /// Whether more records are still coming (a live session, a recording being loaded).
+    pub fn is_growing(&self) -> bool {
+        self.growing
+    }
+
+    pub fn set_growing(&mut self, growing: bool) {
+        self.growing = growing;
+    }
+
+    /// Records folded in so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The pawns `machine` shows at time `t`: each pawn's newest sample at or before `t` (pawns
+    /// not sampled within [`STALE_SECONDS`] before it are left out), with its trail.
+    pub fn pawns_at(&self, machine: Machine, t: f64) -> Vec<PawnView> {
+        self.tracks
+            .range(
+                (machine, 0, SampleKind::Predicted)
+                    ..=(machine, u16::MAX, SampleKind::Authoritative),
+            )
+            .filter_map(|(&(_, pawn, kind), track)| view_at(pawn, kind, track, t))
+            .collect()
+    }
+
+    /// The server's authoritative `pawn` at time `t`.
+    pub fn authoritative_at(&self, pawn: u16, t: f64) -> Option<PawnView> {
+        let kind = SampleKind::Authoritative;
+        self.tracks
+            .get(&(Machine::Server, pawn, kind))
+            .and_then(|track| view_at(pawn, kind, track, t))
+    }
+
+    /// Machines that have world-view samples.
+    pub fn viewers(&self) -> Vec<Machine> {
+        let mut m: Vec<Machine> = self.tracks.keys().map(|(m, _, _)| *m).collect();
+        m.dedup();
+        m
+    }
+
+    /// Location corrections with `t0 <= t <= t1`.
+    pub fn corrections_between(&self, t0: f64, t1: f64) -> &[CorrectionMark] {
+        let a = self.marks.partition_point(|m| m.t < t0);
+        let b = self.marks.partition_point(|m| m.t <= t1);
+        &self.marks[a..b.max(a)]
+    }
+
+    /// Log entries (corrections, warnings, errors) in time order.
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// Log entries with `t0 <= t <= t1`.
+    pub fn log_between(&self, t0: f64, t1: f64) -> &[LogEntry] {
+        let a = self.log.partition_point(|e| e.t < t0);
+        let b = self.log.partition_point(|e| e.t <= t1);
+        &self.log[a..b.max(a)]
+    }
+
+    /// The nearest frame start of `machine` strictly after (`forward`) or before `t`.
+    pub fn next_frame(&self, machine: Machine, t: f64, forward: bool) -> Option<f64> {
+        neighbour(self.frames.get(&machine)?, t, forward)
+    }
+
+    /// The nearest move close of client `machine` strictly after (`forward`) or before `t`.
+    pub fn next_move(&self, machine: Machine, t: f64, forward: bool) -> Option<f64> {
+        neighbour(&self.series(machine, Metric::MoveDelta)?.t, t, forward)
+    }
+
+    /// The nearest log entry of one of `kinds` strictly after (`forward`) or before `t`.
+    pub fn next_mark(&self, kinds: &[MarkKind], t: f64, forward: bool) -> Option<f64> {
+        if forward {
+            let i = self.log.partition_point(|e| e.t <= t);
+            self.log[i..]
+                .iter()
+                .find(|e| kinds.contains(&e.kind))
+                .map(|e| e.t)
+        } else {
+            let i = self.log.partition_point(|e| e.t < t);
+            self.log[..i]
+                .iter()
+                .rev()
+                .find(|e| kinds.contains(&e.kind))
+                .map(|e| e.t)
+        }
+    }
+
+    /// Folds one record in.
+    pub fn ingest(&mut self, r: &Record) {
+        self.latest = self.latest.max(r.t);
+        self.earliest = Some(self.earliest.map_or(r.t, |e| e.min(r.t)));
+        self.records += 1;
+        let m = r.machine;
+        if let Some(entry) = LogEntry::from_record(r) {
+            let i = self.log.partition_point(|e| e.t <= entry.t);
+            self.log.insert(i, entry);
+        }
+        match &r.event {
+            Event::MoveClosed {
+                timestamp,
+                delta,
+                frames,
+                substeps,
+                ..
+            } => {
+                self.point(m, Metric::MoveDelta, r.t, *delta);
+                self.point(m, Metric::FramesPerMove, r.t, f64::from(*frames));
+                self.point(m, Metric::Substeps, r.t, f64::from(*substeps));
+                // The server's clock is session time minus its start (0 unless restarted).
+                self.point(m, Metric::MoveTimestampOffset, r.t, timestamp - r.t);
+            }
+            Event::RemoteMoveExecuted(x) => {
+                let crate::model::telemetry::RemoteMove { client, age, .. } = &**x;
+                self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
+            }
+            Event::ProxyState {
+                pawn,
+                state_time,
+                server_now,
+            } => {
+                let b = self.buffers.entry((m, *pawn)).or_default();
+                b.states.push((r.t, *state_time, *server_now));
+            }
+            Event::ProxyDisplay { pawn, delay, mode } => {
+                let b = self.buffers.entry((m, *pawn)).or_default();
+                b.shown.push((r.t, *delay, *mode));
+            }
+            Event::MoveValues(v) => {
+                if let Some(owner) = v.owner {
+                    let track = self.values.entry(owner).or_default();
+                    match m {
+                        Machine::Server => track.server.push((r.t, v.exit)),
+                        Machine::Client(c) if c == owner => {
+                            track.client.push((r.t, v.exec, v.exit));
+                        }
+                        Machine::Client(_) => {}
+                    }
+                }
+            }
+            Event::PawnSample(s) => {
+                let crate::model::telemetry::PawnSample {
+                    pawn,
+                    owner,
+                    kind,
+                    location,
+                    velocity,
+                    yaw,
+                } = &**s;
+                let track = self
+                    .tracks
+                    .entry((m, *pawn, *kind))
+                    .or_insert_with(|| PawnTrack {
+                        owner: *owner,
+                        samples: Vec::new(),
+                    });
+                let sample = PawnSampleAt {
+                    t: r.t,
+                    location: *location,
+                    velocity: *velocity,
+                    yaw: *yaw,
+                };
+                if track.samples.last().is_none_or(|s| s.t <= r.t) {
+                    track.samples.push(sample);
+                } else {
+                    let i = track.samples.partition_point(|s| s.t <= r.t);
+                    track.samples.insert(i, sample);
+                }
+            }
+            Event::Frame { .. } => push_sorted(self.frames.entry(m).or_default(), r.t),
+            Event::Correction {
+                replay_depth,
+                deviations,
+                detected_by,
+                ..
+            } => {
+                for d in deviations.iter().filter(|d| &*d.binding == "location") {
+                    if let (Value::Vec3(p), Value::Vec3(a)) = (&d.predicted, &d.authoritative) {
+                        let mark = CorrectionMark {
+                            t: r.t,
+                            machine: m,
+                            detected_by: *detected_by,
+                            predicted: *p,
+                            authoritative: *a,
+                        };
+                        let i = self.marks.partition_point(|x| x.t <= r.t);
+                        self.marks.insert(i, mark);
+                    }
+                }
+                self.point(m, Metric::ReplayDepth, r.t, f64::from(*replay_depth));
+                let worst = deviations
+                    .iter()
+                    .map(|d| {
+                        if d.tolerance > 0.0 {
+                            d.error / d.tolerance
+                        } else {
+                            d.error
+                        }
+                    })
+                    .filter(|x| x.is_finite())
+                    .fold(0.0, f64::max);
+                self.point(m, Metric::CorrectionError, r.t, worst);
+            }
+            Event::ProxiesDisplayed(x) if x.proxies > x.paused => {
+                self.point(m, Metric::InterpDelay, r.t, x.delay_mean)
+            }
+            Event::Rtt { rtt } => self.point(m, Metric::Rtt, r.t, *rtt),
+            Event::ClockOffset { offset } => self.point(m, Metric::ClockOffset, r.t, *offset),
+            Event::ServerFrame { remote_moves } => {
+                self.point(
+                    m,
+                    Metric::RemoteMovesPerFrame,
+                    r.t,
+                    f64::from(*remote_moves),
+                );
+            }
+            Event::Packet {
+                from,
+                bytes,
+                fate: PacketFate::Sent,
+                ..
+            } => {
+                let second = r.t.floor();
+                let (start, sum) = self.bytes.entry(*from).or_insert((second, 0));
+                if second > *start {
+                    let (s, total) = (*start, *sum);
+                    *start = second;
+                    *sum = 0;
+                    self.point(*from, Metric::BytesSent, s + 0.5, total as f64);
+                }
+                if let Some((_, sum)) = self.bytes.get_mut(from) {
+                    *sum += u64::from(*bytes);
+                }
+            }
+            _ => {}
+        }
+        if let Some(keep) = self.retention {
+            // Trim in steps, not on every record.
+            let cut = self.latest - keep;
+            if self
+                .series
+                .values()
+                .next()
+                .and_then(|s| s.t.first())
+                .is_some_and(|&first| first < cut - 1.0)
+            {
+                for s in self.series.values_mut() {
+                    s.trim_before(cut);
+                }
+                for track in self.tracks.values_mut() {
+                    let k = track.samples.partition_point(|s| s.t < cut);
+                    track.samples.drain(..k);
+                }
+                for f in self.frames.values_mut() {
+                    let k = f.partition_point(|&t| t < cut);
+                    f.drain(..k);
+                }
+                for v in self.values.values_mut() {
+                    let k = v.client.partition_point(|s| s.0 < cut);
+                    v.client.drain(..k);
+                    let k = v.server.partition_point(|s| s.0 < cut);
+                    v.server.drain(..k);
+                }
+                for b in self.buffers.values_mut() {
+                    let k = b.states.partition_point(|s| s.0 < cut);
+                    b.states.drain(..k);
+                    // The display change in force at the cut stays (it holds until the next).
+                    let k = b.shown.partition_point(|s| s.0 < cut).saturating_sub(1);
+                    b.shown.drain(..k);
+                }
+                let k = self.marks.partition_point(|m| m.t < cut);
+                self.marks.drain(..k);
+                let k = self.log.partition_point(|e| e.t < cut);
+                self.log.drain(..k);
+                self.earliest = Some(cut);
+            }
+        }
+    }
+}
+
+fn push_sorted(v: &mut Vec<f64>, t: f64) {
+    if v.last().is_none_or(|&last| last <= t) {
+        v.push(t);
+    } else {
+        let i = v.partition_point(|&x| x <= t);
+        v.insert(i, t);
+    }
+}
+
+/// The nearest element strictly after (`forward`) or before `t` in a sorted list.
+fn neighbour(v: &[f64], t: f64, forward: bool) -> Option<f64> {
+    if forward {
+        v.get(v.partition_point(|&x| x <= t)).copied()
+    } else {
+        let i = v.partition_point(|&x| x < t);
+        i.checked_sub(1).map(|i| v[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_value_trace_is_kept_per_owner_by_where_it_ran() {
+        use crate::model::pawn::{Execution, PawnValues};
+        use crate::model::telemetry::MoveValues;
+        let mut st = Store::new(None);
+        let rec = |t: f64, machine: Machine, owner: u16, exec: Execution, x: f32| Record {
+            t,
+            machine,
+            event: Event::MoveValues(std::sync::Arc::new(MoveValues {
+                pawn: owner,
+                owner: Some(owner),
+                move_id: 1,
+                exec,
+                entry: PawnValues::default(),
+                substeps: Vec::new(),
+                exit: PawnValues {
+                    stride: x,
+                    ..PawnValues::default()
+                },
+            })),
+        };
+        st.ingest(&rec(1.0, Machine::Client(0), 0, Execution::Live, 1.0));
+        st.ingest(&rec(1.1, Machine::Server, 0, Execution::Remote, 2.0));
+        st.ingest(&rec(1.2, Machine::Client(0), 0, Execution::Replay, 3.0));
+        // Another client's simulated execution of client 0's pawn is not the owner's.
+        st.ingest(&rec(1.3, Machine::Client(1), 0, Execution::Simulated, 4.0));
+        let v = st.values(0).unwrap();
+        assert_eq!(v.client.len(), 2);
+        assert_eq!(v.client[1].1, Execution::Replay);
+        assert_eq!(v.server.len(), 1);
+        assert_eq!(v.server[0].1.stride, 2.0);
+        assert_eq!(st.value_owners(), vec![0]);
+    }
+
+    #[test]
+    fn retention_drops_old_points() {
+        let mut st = Store::new(Some(10.0));
+        for i in 0..3000 {
+            let t = i as f64 / 100.0;
+            st.ingest(&Record {
+                t,
+                machine: Machine::Client(0),
+                event: Event::Rtt { rtt: 0.05 },
+            });
+        }
+        let s = st.series(Machine::Client(0), Metric::Rtt).unwrap();
+        let first = s.range(0.0, 100.0).next().unwrap()[0];
+        assert!((29.99 - 11.0..=29.99 - 9.9).contains(&first), "{first}");
+    }
+}
