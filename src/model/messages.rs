@@ -4,7 +4,7 @@
 //! [`ClientMsg::wire_bytes`] / [`ServerMsg::wire_bytes`] give the size of the bit-packed
 //! encoding: a fixed header plus every carried bound value at its wire size, in binding order.
 
-use super::binding::{Bindings, FieldMask, Value};
+use super::binding::{Bindings, FieldMask, Value, zigzag};
 use super::pawn::PawnValues;
 use std::sync::Arc;
 
@@ -324,12 +324,87 @@ pub fn moves_body_bits(b: &Bindings, moves: &[WireMove]) -> usize {
 /// The bits of a `Moves` batch body other than the moves' values: [`moves_body_bits`] is
 /// this plus every move's [`move_value_bits`].
 pub fn moves_frame_bits(moves: &[WireMove]) -> usize {
-    let (consecutive, step_width, delta_width, explicit) = super::wire::batch_widths(moves);
+    let (consecutive, step_width, delta_width, explicit) = batch_widths(moves);
     let n = moves.len();
     MOVES_BATCH_HEADER_BITS
         + if consecutive { 0 } else { 32 * n }
         + n.saturating_sub(1) * (step_width as usize + 1)
         + explicit * delta_width as usize
+}
+
+/// Per-batch facts the compact move encoding needs.
+pub struct BatchMeta {
+    /// Ids are first, first + 1, …: only the first is sent.
+    pub consecutive: bool,
+    /// Bits of each timestamp step (zigzag units).
+    pub step_width: u32,
+    /// Bits of each explicit delta (zigzag units).
+    pub delta_width: u32,
+    /// Per move: its delta equals the step from the previous move (one bit instead of a delta).
+    pub delta_is_step: Vec<bool>,
+}
+
+fn width_of(v: u64) -> u32 {
+    (64 - v.leading_zeros()).max(1)
+}
+
+/// [`batch_meta`] without the per-move list: the consecutive flag, the two widths, and how
+/// many moves carry an explicit delta.
+pub fn batch_widths(moves: &[WireMove]) -> (bool, u32, u32, usize) {
+    use super::cycle::to_units;
+    let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
+    let mut step_width = 1;
+    let mut delta_width = 1;
+    let mut explicit = 0;
+    for (i, m) in moves.iter().enumerate() {
+        let delta = to_units(m.delta);
+        if i == 0 {
+            explicit += 1;
+            delta_width = delta_width.max(width_of(zigzag(delta)));
+        } else {
+            let step = to_units(m.timestamp) - to_units(moves[i - 1].timestamp);
+            step_width = step_width.max(width_of(zigzag(step)));
+            if step != delta {
+                explicit += 1;
+                delta_width = delta_width.max(width_of(zigzag(delta)));
+            }
+        }
+    }
+    (
+        consecutive,
+        step_width.min(63),
+        delta_width.min(63),
+        explicit,
+    )
+}
+
+pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
+    use super::cycle::to_units;
+    let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
+    let mut step_width = 1;
+    let mut delta_width = 1;
+    let mut delta_is_step = Vec::with_capacity(moves.len());
+    for (i, m) in moves.iter().enumerate() {
+        let delta = to_units(m.delta);
+        if i == 0 {
+            delta_is_step.push(false);
+            delta_width = delta_width.max(width_of(zigzag(delta)));
+        } else {
+            let step = to_units(m.timestamp) - to_units(moves[i - 1].timestamp);
+            step_width = step_width.max(width_of(zigzag(step)));
+            let same = step == delta;
+            delta_is_step.push(same);
+            if !same {
+                delta_width = delta_width.max(width_of(zigzag(delta)));
+            }
+        }
+    }
+    BatchMeta {
+        consecutive,
+        step_width: step_width.min(63),
+        delta_width: delta_width.min(63),
+        delta_is_step,
+    }
 }
 
 /// Bytes of a `Moves` datagram whose moves' values take `value_bits` bits.

@@ -1,15 +1,17 @@
-//! Simulated proxies: buffered server states shown slightly in the past (smoothing), with
-//! per-binding interpolation, extrapolation when the buffer runs dry, recovery, a teleport
-//! threshold and PostSpawnSmoothingPause. Used by clients for pawns they do not control, for
-//! an owner without client prediction, and by a listen-server host for remote pawns.
+//! One simulated proxy ([`Proxy`]): its buffer of server states, the display time it
+//! decides each frame (adaptive or fixed delay, match-latest, forward or local simulation),
+//! extrapolation when the buffer runs dry, recovery and the teleport threshold, and the
+//! displayed state computed on demand.
 
 use std::collections::VecDeque;
 
-use glam::{DVec2, DVec3};
-
-use super::binding::{Bindings, BoundType, FieldMask, InterpolationFunction, Value};
-use super::pawn::{Execution, Field, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
-use super::settings::{ExtrapolationMode, Faults, GmcSettings, SmoothingMode, SmoothingSettings};
+use super::display::ProxyFrame;
+use super::interpolate::interpolate_field;
+use crate::model::binding::{Bindings, FieldMask};
+use crate::model::pawn::{Execution, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
+use crate::model::settings::{
+    ExtrapolationMode, Faults, GmcSettings, SmoothingMode, SmoothingSettings,
+};
 use crate::support::rng::Rng;
 
 /// States kept per proxy.
@@ -50,215 +52,11 @@ impl From<&SmoothingSettings> for Look {
     }
 }
 
-/// What one proxy showed this frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ProxyFrame {
-    /// `dash_count` and `team` as displayed (what GenSimulationTick reacts to).
-    pub dash_count: u8,
-    pub team: u8,
-    /// How far in the past (server time) the displayed state is.
-    pub delay: f64,
-    pub extrapolating: bool,
-    /// Inside PostSpawnSmoothingPause: no replicated state applied yet.
-    pub paused: bool,
-    /// Snapped instead of blending (teleport threshold exceeded).
-    pub teleported: bool,
-}
-
-/// Seconds between `ProxiesDisplayed` samples.
-pub const DISPLAY_SAMPLE_INTERVAL: f64 = 0.05;
-
-/// Folds per-frame proxy figures into `ProxiesDisplayed` samples.
-#[derive(Clone, Debug, Default)]
-pub struct DisplayStats {
-    since: Option<f64>,
-    frames: u16,
-    delay_sum: f64,
-    delay_frames: u16,
-    delay_max: f64,
-    extrapolation_seconds: f64,
-    team_unknown_frames: u32,
-    proxies: u16,
-    paused: u16,
-}
-
-impl DisplayStats {
-    /// Adds one frame: each proxy's figures, and the frame's length.
-    pub fn frame(&mut self, frames: &[ProxyFrame], dt: f64) {
-        let mut acc = FrameAcc::default();
-        for f in frames {
-            self.add(&mut acc, f, dt);
-        }
-        self.end_frame(&acc, frames.len());
-    }
-
-    /// Adds one proxy's figures of the frame being accumulated in `acc`
-    /// ([`DisplayStats::frame`] one proxy at a time).
-    #[inline]
-    pub fn add(&mut self, acc: &mut FrameAcc, f: &ProxyFrame, dt: f64) {
-        if f.paused {
-            acc.paused += 1;
-        } else {
-            acc.sum += f.delay;
-            acc.live += 1;
-            self.delay_max = self.delay_max.max(f.delay);
-        }
-        if f.extrapolating {
-            self.extrapolation_seconds += dt;
-        }
-        if f.team == 0 {
-            self.team_unknown_frames += 1;
-        }
-    }
-
-    /// Adds a frame whose proxies gave what they gave in an earlier frame: `team_unknown`
-    /// of them with no team and the largest delay `delay_max` (what [`DisplayStats::add`]
-    /// does for each of them when none is paused or extrapolating; `max` ignores order).
-    pub fn add_repeated(&mut self, team_unknown: u32, delay_max: f64) {
-        self.delay_max = self.delay_max.max(delay_max);
-        self.team_unknown_frames += team_unknown;
-    }
-
-    /// Ends a frame of `proxies` proxies added with [`DisplayStats::add`].
-    pub fn end_frame(&mut self, acc: &FrameAcc, proxies: usize) {
-        if acc.live > 0 {
-            self.delay_sum += acc.sum / f64::from(acc.live);
-            self.delay_frames += 1;
-        }
-        self.frames = self.frames.saturating_add(1);
-        self.proxies = proxies as u16;
-        self.paused = acc.paused;
-    }
-
-    /// The mean delay of the frames so far (what the owner's batches report).
-    pub fn current_delay(&self) -> Option<f64> {
-        (self.delay_frames > 0).then(|| self.delay_sum / f64::from(self.delay_frames))
-    }
-
-    /// A sample when one is due at `now` (and there was a frame with proxies).
-    pub fn take(&mut self, now: f64) -> Option<super::telemetry::Event> {
-        let since = *self.since.get_or_insert(now);
-        if now - since < DISPLAY_SAMPLE_INTERVAL || self.frames == 0 {
-            return None;
-        }
-        let e = (self.proxies > 0).then(|| {
-            super::telemetry::Event::ProxiesDisplayed(std::sync::Arc::new(
-                super::telemetry::ProxiesDisplayed {
-                    proxies: self.proxies,
-                    paused: self.paused,
-                    delay_mean: self.current_delay().unwrap_or(0.0),
-                    delay_max: self.delay_max,
-                    extrapolation_seconds: self.extrapolation_seconds,
-                    team_unknown_frames: self.team_unknown_frames,
-                    frames: self.frames,
-                },
-            ))
-        });
-        *self = DisplayStats {
-            since: Some(now),
-            ..Default::default()
-        };
-        e
-    }
-}
-
-/// One frame's proxy figures while they are added ([`DisplayStats::add`]).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FrameAcc {
-    /// Sum of the delays of the proxies not paused, in the order they were added.
-    pub sum: f64,
-    pub live: u16,
-    pub paused: u16,
-}
-
 /// Everything a forward-simulating proxy needs to run the tick.
 pub struct SimulationCtx<'a> {
     pub gmc: &'a GmcSettings,
     pub faults: &'a Faults,
     pub out: &'a mut TickOutput,
-}
-
-/// A machine's simulated proxies, in pawn id order.
-#[derive(Clone, Debug, Default)]
-pub struct ProxyList {
-    list: Vec<Proxy>,
-}
-
-impl ProxyList {
-    fn find(&self, pawn: u16) -> Result<usize, usize> {
-        self.list.binary_search_by_key(&pawn, |p| p.pawn)
-    }
-
-    /// Where `pawn`'s proxy is in the list (valid until a proxy is added or removed).
-    #[inline]
-    pub fn position(&self, pawn: u16) -> Option<usize> {
-        self.find(pawn).ok()
-    }
-
-    /// [`ProxyList::position`], trying `hint` first.
-    #[inline]
-    pub fn position_from(&self, pawn: u16, hint: usize) -> Option<usize> {
-        match self.list.get(hint) {
-            Some(p) if p.pawn == pawn => Some(hint),
-            _ => self.position(pawn),
-        }
-    }
-
-    /// The proxy at `position`.
-    #[inline]
-    pub fn at_mut(&mut self, position: usize) -> Option<&mut Proxy> {
-        self.list.get_mut(position)
-    }
-
-    pub fn get_mut(&mut self, pawn: u16) -> Option<&mut Proxy> {
-        match self.find(pawn) {
-            Ok(i) => self.list.get_mut(i),
-            Err(_) => None,
-        }
-    }
-
-    /// Adds `proxy` unless there is one for its pawn already; true if it was added.
-    pub fn insert(&mut self, proxy: Proxy) -> bool {
-        match self.find(proxy.pawn) {
-            Ok(_) => false,
-            Err(i) => {
-                self.list.insert(i, proxy);
-                true
-            }
-        }
-    }
-
-    /// Removes the proxy of `pawn`; true if there was one.
-    pub fn remove(&mut self, pawn: u16) -> bool {
-        match self.find(pawn) {
-            Ok(i) => {
-                self.list.remove(i);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    pub fn contains(&self, pawn: u16) -> bool {
-        self.find(pawn).is_ok()
-    }
-
-    pub fn clear(&mut self) {
-        self.list.clear();
-    }
-
-    pub fn values(&self) -> std::slice::Iter<'_, Proxy> {
-        self.list.iter()
-    }
-
-    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, Proxy> {
-        self.list.iter_mut()
-    }
-
-    /// The pawn ids, in order.
-    pub fn keys(&self) -> impl Iterator<Item = u16> + '_ {
-        self.list.iter().map(|p| p.pawn)
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -301,7 +99,7 @@ pub struct Proxy {
     /// state's time it started from.
     local: Option<(f64, PawnValues, f64)>,
     /// The buffer trace: the display delay and mode last reported.
-    pub traced: Option<(f64, super::telemetry::DisplayMode)>,
+    pub traced: Option<(f64, crate::model::telemetry::DisplayMode)>,
 }
 
 impl Proxy {
@@ -846,101 +644,6 @@ impl Proxy {
     }
 }
 
-/// Fast path of [`interpolate_value`] for the demo pawn's members (no `Value` round trip).
-fn interpolate_field(
-    out: &mut PawnValues,
-    field: Field,
-    ty: BoundType,
-    f: InterpolationFunction,
-    s: [&PawnValues; 4],
-    t: [f64; 4],
-    alpha: f64,
-) {
-    use InterpolationFunction as I;
-    let k = alpha.clamp(0.0, 1.0);
-    let pick = |f: InterpolationFunction| match f {
-        I::StartValue => 1,
-        I::TargetValue => 2,
-        _ => {
-            if k < 0.5 {
-                1
-            } else {
-                2
-            }
-        }
-    };
-    let scalar = |x: [f64; 4]| match f {
-        I::Linear => x[1] + (x[2] - x[1]) * k,
-        I::Cubic => monotone_cubic(x, t, k),
-        other => x[pick(other)],
-    };
-    match field {
-        Field::Location | Field::Velocity => {
-            let g = |v: &PawnValues| {
-                if field == Field::Location {
-                    v.location
-                } else {
-                    v.velocity
-                }
-            };
-            let v = [g(s[0]), g(s[1]), g(s[2]), g(s[3])];
-            let r = DVec3::new(
-                scalar([v[0].x, v[1].x, v[2].x, v[3].x]),
-                scalar([v[0].y, v[1].y, v[2].y, v[3].y]),
-                scalar([v[0].z, v[1].z, v[2].z, v[3].z]),
-            );
-            if field == Field::Location {
-                out.location = r;
-            } else {
-                out.velocity = r;
-            }
-        }
-        Field::Rotation if ty == BoundType::CompressedRotator => {
-            let (a, b) = (s[1].rotation, s[2].rotation);
-            out.rotation = match f {
-                I::Linear | I::Cubic => DVec3::new(
-                    lerp_angle(a.x, b.x, k),
-                    lerp_angle(a.y, b.y, k),
-                    lerp_angle(a.z, b.z, k),
-                ),
-                other => s[pick(other)].rotation,
-            };
-        }
-        Field::DashCooldown | Field::Stride | Field::MoveRamp => {
-            let g = |v: &PawnValues| {
-                f64::from(match field {
-                    Field::DashCooldown => v.dash_cooldown,
-                    Field::Stride => v.stride,
-                    _ => v.move_ramp,
-                })
-            };
-            let r = scalar([g(s[0]), g(s[1]), g(s[2]), g(s[3])]) as f32;
-            match field {
-                Field::DashCooldown => out.dash_cooldown = r,
-                Field::Stride => out.stride = r,
-                _ => out.move_ramp = r,
-            }
-        }
-        Field::InputMove => {
-            let v = [
-                s[0].input_move,
-                s[1].input_move,
-                s[2].input_move,
-                s[3].input_move,
-            ];
-            out.input_move = DVec2::new(
-                scalar([v[0].x, v[1].x, v[2].x, v[3].x]),
-                scalar([v[0].y, v[1].y, v[2].y, v[3].y]),
-            );
-        }
-        // Discrete members: NearestNeighbour, or the start/target value.
-        _ => {
-            let src = s[pick(f)];
-            out.set(field, &src.get(field));
-        }
-    }
-}
-
 fn forward_simulate(newest: &PawnValues, ahead: f64, at: f64, ctx: SimulationCtx) -> PawnValues {
     let mut v = *newest;
     let step = ctx.gmc.max_time_step.max(0.001);
@@ -962,127 +665,11 @@ fn forward_simulate(newest: &PawnValues, ahead: f64, at: f64, ctx: SimulationCtx
     v
 }
 
-fn lerp_angle(a: f64, b: f64, k: f64) -> f64 {
-    // Shortest way round; angles are within a few turns, so a loop beats fmod.
-    let mut d = b - a;
-    while d > 180.0 {
-        d -= 360.0;
-    }
-    while d < -180.0 {
-        d += 360.0;
-    }
-    a + d * k
-}
-
-/// Monotone cubic (Fritsch–Carlson) between p1 and p2 with neighbours p0 and p3: never leaves
-/// [min(p1, p2), max(p1, p2)].
-fn monotone_cubic(p: [f64; 4], t: [f64; 4], k: f64) -> f64 {
-    let h = t[2] - t[1];
-    if h <= 0.0 {
-        return p[2];
-    }
-    let slope = |i: usize, j: usize| {
-        let dt = t[j] - t[i];
-        if dt > 0.0 { (p[j] - p[i]) / dt } else { 0.0 }
-    };
-    let d = slope(1, 2);
-    let (d0, d2) = (slope(0, 1), slope(2, 3));
-    let tangent = |a: f64, b: f64| {
-        if a * b <= 0.0 {
-            0.0
-        } else {
-            // Harmonic mean keeps the curve monotone.
-            2.0 * a * b / (a + b)
-        }
-    };
-    let (m1, m2) = if d == 0.0 {
-        (0.0, 0.0)
-    } else {
-        (
-            tangent(d0, d).clamp(-3.0 * d.abs(), 3.0 * d.abs()),
-            tangent(d, d2).clamp(-3.0 * d.abs(), 3.0 * d.abs()),
-        )
-    };
-    let (k2, k3) = (k * k, k * k * k);
-    let v = (2.0 * k3 - 3.0 * k2 + 1.0) * p[1]
-        + (k3 - 2.0 * k2 + k) * h * m1
-        + (-2.0 * k3 + 3.0 * k2) * p[2]
-        + (k3 - k2) * h * m2;
-    v.clamp(p[1].min(p[2]), p[1].max(p[2]))
-}
-
-/// One bound value between its bracketing states `v[1]` (at `t[1]`) and `v[2]` (at `t[2]`),
-/// `alpha` of the way, with `v[0]`, `v[3]` the neighbours (for Cubic).
-pub fn interpolate_value(
-    ty: BoundType,
-    f: InterpolationFunction,
-    v: [&Value; 4],
-    t: [f64; 4],
-    alpha: f64,
-) -> Value {
-    use InterpolationFunction as I;
-    let k = alpha.clamp(0.0, 1.0);
-    let nearest = if k < 0.5 { v[1] } else { v[2] };
-    let f = if ty.is_continuous() {
-        f
-    } else {
-        // Non-numeric and discrete values use NearestNeighbour or TargetValue.
-        match f {
-            I::TargetValue | I::StartValue => f,
-            _ => I::NearestNeighbour,
-        }
-    };
-    match f {
-        I::NearestNeighbour => nearest.clone(),
-        I::StartValue => v[1].clone(),
-        I::TargetValue => v[2].clone(),
-        I::Linear | I::Cubic => {
-            let cubic = f == I::Cubic;
-            let s = |x: [f64; 4]| {
-                if cubic {
-                    monotone_cubic(x, t, k)
-                } else {
-                    x[1] + (x[2] - x[1]) * k
-                }
-            };
-            match (v[0], v[1], v[2], v[3]) {
-                (Value::Float(p0), Value::Float(a), Value::Float(b), Value::Float(p3)) => {
-                    Value::Float(
-                        s([f64::from(*p0), f64::from(*a), f64::from(*b), f64::from(*p3)]) as f32,
-                    )
-                }
-                (Value::Double(p0), Value::Double(a), Value::Double(b), Value::Double(p3)) => {
-                    Value::Double(s([*p0, *a, *b, *p3]))
-                }
-                (Value::Vec2(p0), Value::Vec2(a), Value::Vec2(b), Value::Vec2(p3)) => Value::Vec2(
-                    DVec2::new(s([p0.x, a.x, b.x, p3.x]), s([p0.y, a.y, b.y, p3.y])),
-                ),
-                (_, Value::Vec3(a), Value::Vec3(b), _) if ty == BoundType::CompressedRotator => {
-                    // Rotators: shortest way round, linearly.
-                    Value::Vec3(DVec3::new(
-                        lerp_angle(a.x, b.x, k),
-                        lerp_angle(a.y, b.y, k),
-                        lerp_angle(a.z, b.z, k),
-                    ))
-                }
-                (Value::Vec3(p0), Value::Vec3(a), Value::Vec3(b), Value::Vec3(p3)) => {
-                    Value::Vec3(DVec3::new(
-                        s([p0.x, a.x, b.x, p3.x]),
-                        s([p0.y, a.y, b.y, p3.y]),
-                        s([p0.z, a.z, b.z, p3.z]),
-                    ))
-                }
-                _ => nearest.clone(),
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::pawn::default_bindings;
-    use proptest::prelude::*;
+    use glam::DVec3;
 
     fn bindings() -> Bindings {
         Bindings::new(default_bindings(&Faults::default())).unwrap()
@@ -1304,61 +891,5 @@ mod tests {
         }
         assert_eq!(rng_a.f64(), rng_b.f64(), "the same draws");
         assert!(repeated > 800, "steady frames: {repeated}");
-    }
-
-    proptest! {
-        #[test]
-        fn fast_path_agrees_with_the_generic_interpolation(
-            xs in proptest::collection::vec(-1000.0f64..1000.0, 4),
-            alpha in 0.0f64..1.0,
-            f in 0usize..5,
-        ) {
-            let f = InterpolationFunction::ALL[f];
-            let states: Vec<PawnValues> = xs.iter().map(|x| PawnValues {
-                location: DVec3::new(*x, 2.0 * x, 0.0),
-                rotation: DVec3::new(0.0, x.rem_euclid(360.0), 0.0),
-                dash_cooldown: (*x as f32) / 1000.0,
-                dash_count: (*x as i32).rem_euclid(256) as u8,
-                ..Default::default()
-            }).collect();
-            let t = [0.0, 1.0, 2.0, 3.0];
-            for (field, ty) in [
-                (Field::Location, BoundType::CompressedVector),
-                (Field::Rotation, BoundType::CompressedRotator),
-                (Field::DashCooldown, BoundType::CompressedFloat),
-                (Field::DashCount, BoundType::Byte),
-            ] {
-                let mut fast = PawnValues::default();
-                interpolate_field(&mut fast, field, ty, f, [&states[0], &states[1], &states[2], &states[3]], t, alpha);
-                let v = interpolate_value(
-                    ty,
-                    f,
-                    [&states[0].get(field), &states[1].get(field), &states[2].get(field), &states[3].get(field)],
-                    t,
-                    alpha,
-                );
-                prop_assert_eq!(fast.get(field), v, "{:?} {:?}", field, f);
-            }
-        }
-
-        #[test]
-        fn interpolation_stays_between_bracketing_states(
-            xs in proptest::collection::vec(-1000.0f64..1000.0, 4),
-            alpha in 0.0f64..1.0,
-            f in 0usize..5,
-        ) {
-            let f = InterpolationFunction::ALL[f];
-            let vals: Vec<Value> = xs.iter().map(|x| Value::Vec3(DVec3::new(*x, -x, 0.5 * x))).collect();
-            let v = interpolate_value(
-                BoundType::CompressedVector,
-                f,
-                [&vals[0], &vals[1], &vals[2], &vals[3]],
-                [0.0, 1.0, 2.0, 3.0],
-                alpha,
-            );
-            let Value::Vec3(v) = v else { panic!() };
-            let (lo, hi) = (xs[1].min(xs[2]), xs[1].max(xs[2]));
-            prop_assert!(v.x >= lo - 1e-9 && v.x <= hi + 1e-9, "{f:?}: {} not in [{lo}, {hi}]", v.x);
-        }
     }
 }
