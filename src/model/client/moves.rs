@@ -1,0 +1,251 @@
+//! Building the client's own moves: PreLocalMoveExecution, saving input, combining frames into
+//! the open move per the input bindings' combine modes, running the tick, sealing and closing
+//! moves into the history.
+
+use super::{Client, Move};
+use crate::model::binding::{Bindings, CombineMode};
+use crate::model::cycle::{MoveClock, clamp_delta, emit_one_shots, quantize_time, run_move};
+use crate::model::input::RawInput;
+use crate::model::pawn::{Execution, PawnValues};
+use crate::model::telemetry::{Event, Hook, LogLevel, NetContext};
+
+impl Client {
+    /// PreLocalMoveExecution → save input → GenPredictionTick → GenAncillaryTick → save output.
+    pub(super) fn local_move(&mut self, now: f64, dt: f64, raw: RawInput) {
+        let gmc = self.cfg.gmc;
+        let layout = self.layouts.current();
+        let ts = quantize_time(self.synced_time(now)).max(self.last_timestamp);
+        self.last_timestamp = ts;
+        // Without client prediction the owner runs no local move (it is smoothed like a proxy
+        // and gets GenSimulationTick); the frame's input is still saved and sent.
+        let predicting = gmc.use_client_prediction;
+
+        // PreLocalMoveExecution runs first, before the input is saved: what it writes (the
+        // demo pawn: the frame's stick and dash) is the move's input and takes part in
+        // combining. The trace entry is patched with the move the frame ends up in.
+        let pre_hook = (predicting && self.hook_trace).then(|| {
+            self.hook(now, Hook::PreLocalMoveExecution, 0, 0, None, None);
+            self.telemetry.len() - 1
+        });
+        // Borrowed, not cloned (an atomic count per frame): only its masks are needed once
+        // the hooks run.
+        let b = &**self.layouts.current_bindings();
+        let (bound, input_mask) = (b.bound, b.input);
+        // The input is saved at wire precision (docs/model.md).
+        let mut frame_input = self.values;
+        frame_input.input_move = raw.dir;
+        frame_input.input_dash = raw.dash;
+        let frame_input = frame_input.quantized(b.list(), b.input);
+
+        let merge = match &self.current {
+            Some(cur) => {
+                cur.layout == layout
+                    && ts - cur.prev_timestamp <= gmc.combine_limit() + 1e-9
+                    && inputs_combine(b, &cur.input, &frame_input)
+            }
+            None => false,
+        };
+        // The combined input of a merged move (the hooks below do not touch the move).
+        let combined = match &self.current {
+            Some(cur) if merge => Some(combine_inputs(b, &cur.input, &frame_input)),
+            _ => None,
+        };
+
+        let move_id = if merge {
+            self.current.as_ref().map_or(self.next_move_id, |m| m.id)
+        } else {
+            self.next_move_id
+        };
+        if let Some((_, Event::Hook { move_id: id, .. })) =
+            pre_hook.and_then(|i| self.telemetry.get_mut(i))
+        {
+            *id = move_id;
+        }
+        let exec = if merge {
+            let cur = self.current.as_mut().expect("merge implies a current move");
+            cur.timestamp = ts;
+            cur.delta = clamp_delta(&gmc, ts - cur.prev_timestamp);
+            if let Some(c) = combined {
+                cur.input = c;
+            }
+            cur.frames += 1;
+            // Reset the pawn to the move's start state (bound members only) and load the
+            // combined input.
+            self.values.copy_fields(&cur.start, bound);
+            self.values.copy_fields(&cur.input, input_mask);
+            Execution::Combined
+        } else {
+            self.close_current(now);
+            let prev = self
+                .last_closed_timestamp
+                .unwrap_or_else(|| quantize_time(ts - dt.clamp(0.0, gmc.max_move_delta_time)));
+            let mv = Move {
+                id: self.next_move_id,
+                layout,
+                timestamp: ts,
+                prev_timestamp: prev,
+                delta: clamp_delta(&gmc, ts - prev),
+                input: frame_input,
+                start: self.values,
+                output: self.values,
+                frames: 1,
+                substeps: 0,
+                max_substeps: 0,
+                sealed: false,
+            };
+            self.next_move_id += 1;
+            self.values.copy_fields(&frame_input, input_mask);
+            self.current = Some(mv);
+            Execution::Live
+        };
+        if predicting {
+            // The move's start state with its input is loaded: a fresh move and a combined
+            // re-run alike.
+            self.sync_applied(
+                now,
+                NetContext::LocalClientPawn_PreLocalMoveExecution,
+                move_id,
+            );
+        }
+
+        let others = if self.cfg.faults.tick_reads_proxy_transform {
+            self.proxy_locations()
+        } else {
+            Vec::new()
+        };
+        let random = self.tick_random();
+        let cur = self.current.as_mut().expect("a current move exists");
+        // The value trace starts with the values at entry (no copy when it is off).
+        if let Some(t) = self.value_trace.as_mut() {
+            t.clear();
+            t.push(self.values);
+        }
+        // Without client prediction the tick does not run here: the move only carries input,
+        // and the pawn is shown from server states.
+        let n = if !predicting {
+            self.tick_out.clear();
+            0
+        } else {
+            run_move(
+                &mut self.values,
+                cur.delta,
+                exec,
+                MoveClock {
+                    move_timestamp: cur.timestamp,
+                    world_time: ts,
+                    others: &others,
+                    frame_delta: dt,
+                    random,
+                },
+                &gmc,
+                &self.cfg.faults,
+                &mut self.tick_out,
+                self.value_trace.as_mut(),
+            )
+        };
+        cur.output = self.values;
+        cur.substeps = n;
+        cur.max_substeps = cur.max_substeps.max(n);
+        if self.tick_out.seal {
+            cur.sealed = true;
+        }
+        let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.combine_limit();
+        if predicting {
+            self.trace_values(now, move_id, exec);
+        }
+        emit_one_shots(
+            &mut self.telemetry,
+            now,
+            self.pawn,
+            Some(self.cfg.id),
+            exec,
+            &self.tick_out,
+        );
+        if self
+            .tick_out
+            .one_shots
+            .iter()
+            .any(|o| o.kind == crate::model::pawn::OneShotKind::DashFired)
+        {
+            // The dash tags whoever this client shows in reach (the claim the server checks).
+            let from = self.values.location;
+            let b = self.layouts.current_bindings();
+            let target = crate::model::pawn::tag_target(
+                from,
+                self.proxies
+                    .values()
+                    .map(|p| (p.pawn, p.display(b).location)),
+            );
+            self.telemetry
+                .push((now, Event::HitClaim { move_id, target }));
+        }
+        if predicting {
+            // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1):
+            // the demo pawn has no work in it; the hook trace records the call.
+            self.tick_hooks(now, move_id, n, exec);
+            self.hook(now, Hook::GenAncillaryTick, move_id, 0, Some(exec), None);
+            self.sync_applied(
+                now,
+                NetContext::LocalClientPawn_PostLocalMoveExecution,
+                move_id,
+            );
+        }
+        if close {
+            // No later frame will fit (or the move was sealed): complete it now so it can be
+            // sent without waiting a frame.
+            self.close_current(now);
+        }
+    }
+
+    fn close_current(&mut self, now: f64) {
+        if let Some(mv) = self.current.take() {
+            self.last_closed_timestamp = Some(mv.timestamp);
+            self.telemetry.push((
+                now,
+                Event::MoveClosed {
+                    move_id: mv.id,
+                    timestamp: mv.timestamp,
+                    delta: mv.delta,
+                    frames: mv.frames,
+                    substeps: mv.max_substeps,
+                },
+            ));
+            self.history.push_back(mv);
+            if self.history.len() > self.cfg.gmc.move_history_max_size {
+                self.history.pop_front();
+                if !self.history_overflow_logged {
+                    self.history_overflow_logged = true;
+                    self.log(
+                        now,
+                        LogLevel::Warning,
+                        "move history full (MoveHistoryMaxSize): the oldest unacknowledged moves \
+                         can no longer be replayed"
+                            .to_string(),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether a frame's input may be merged into the open move, per the input bindings' combine
+/// modes.
+fn inputs_combine(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> bool {
+    b.inputs().all(|(_, bd)| match bd.combine.resolve(bd.ty) {
+        CombineMode::NeverCombine => false,
+        CombineMode::CombineIfUnchanged => pending.get(bd.field) == frame.get(bd.field),
+        _ => true,
+    })
+}
+
+/// The merged move's input: AlwaysCombine keeps the first value of the window,
+/// AlwaysCombineOverwrite the latest (CombineIfUnchanged values are equal anyway).
+fn combine_inputs(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> PawnValues {
+    let mut out = *pending;
+    for (_, bd) in b.inputs() {
+        if bd.combine.resolve(bd.ty) == CombineMode::AlwaysCombineOverwrite {
+            out.set(bd.field, &frame.get(bd.field));
+        }
+    }
+    out
+}

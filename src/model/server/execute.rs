@@ -1,0 +1,443 @@
+//! Move execution on the server: each client's remote moves once and in order (a gap buffer
+//! holds later moves back), validated, answered with one ack or correction per frame; the
+//! rollback of the other pawns and the dash hit check; the local moves of the pawns the server
+//! controls (AI, the host's pawn).
+
+use std::sync::Arc;
+
+use glam::{DVec2, DVec3};
+
+use super::Server;
+use crate::model::binding::Bindings;
+use crate::model::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
+use crate::model::messages::{Delivery, DeviationReport, ServerMsg, WireMove};
+use crate::model::pawn::Execution;
+use crate::model::telemetry::{Event, Hook, LogLevel, MoveValues, NetContext};
+
+impl Server {
+    /// Where pawn `i` was at server time `at` (from its history; now if older than kept).
+    fn location_at(&self, i: usize, at: f64) -> DVec3 {
+        let h = &self.pawns[i].history;
+        let k = h.partition_point(|(t, _)| *t <= at);
+        match (k.checked_sub(1).and_then(|j| h.get(j)), h.get(k)) {
+            (Some((t0, a)), Some((t1, b))) if t1 > t0 => a.lerp(*b, (at - t0) / (t1 - t0)),
+            (Some((_, a)), _) => *a,
+            (None, Some((_, b))) => *b,
+            (None, None) => self.pawns[i].values.location,
+        }
+    }
+
+    /// The hook trace of a rollback around a remote move: every pawn but the mover is swapped
+    /// to its historical state (OnPawnRolledBack, then OnSyncDataApplied with RollbackSwap) and
+    /// back after the move (OnSyncDataApplied with RollbackSwap).
+    fn rollback_swap(&mut self, now: f64, mover: usize, move_id: u32, back_in_time: bool) {
+        if self.hook_trace {
+            let others = self
+                .pawns
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != mover)
+                .map(|(_, p)| p.id);
+            crate::model::cycle::rollback_hooks(
+                &mut self.telemetry,
+                now,
+                others,
+                move_id,
+                back_in_time,
+            );
+        }
+    }
+
+    /// The server's verdict on a dash by `client`'s pawn in move `move_id`: the nearest other
+    /// pawn in reach, with every other pawn rolled back to the client's view time
+    /// (bRollBackServerPawns) or where they are now.
+    fn hit_check(&mut self, now: f64, pawn_idx: usize, client: u16, m: &WireMove) {
+        let roll = self.cfg.gmc.roll_back_server_pawns;
+        let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
+        let from = self.pawns[pawn_idx].values.location;
+        let others: Vec<(u16, DVec3)> = (0..self.pawns.len())
+            .filter(|&i| i != pawn_idx)
+            .map(|i| {
+                let at = if roll {
+                    self.location_at(i, view)
+                } else {
+                    self.pawns[i].values.location
+                };
+                (self.pawns[i].id, at)
+            })
+            .collect();
+        let target = crate::model::pawn::tag_target(from, others.into_iter());
+        self.telemetry.push((
+            now,
+            Event::HitCheck {
+                client,
+                move_id: m.id,
+                target,
+                rolled_back: roll,
+            },
+        ));
+    }
+
+    /// Executes the client's received moves in order and replies once. A missing move holds
+    /// later ones back until it arrives or `move_gap_timeout` passes; then it is skipped.
+    pub(super) fn execute_remote_moves(&mut self, now: f64, client: u16) -> u16 {
+        let gap_timeout = self.cfg.gmc.move_gap_timeout;
+        let Some(rc) = self.clients.get_mut(&client) else {
+            return 0;
+        };
+        let mut ready: Vec<(WireMove, u32, u8)> = Vec::new();
+        let mut skipped: Option<(u32, u32)> = None;
+        while let Some(entry) = rc.buffer.first_entry() {
+            let id = *entry.key();
+            if id != rc.last_executed + 1 {
+                let since = *rc.gap_since.get_or_insert(now);
+                if now - since < gap_timeout {
+                    break;
+                }
+                skipped = Some((rc.last_executed + 1, id - 1));
+            }
+            rc.gap_since = None;
+            rc.last_executed = id;
+            ready.push(entry.remove());
+        }
+        if ready.is_empty() {
+            return 0;
+        }
+        if let Some((from, to)) = skipped {
+            self.telemetry
+                .push((now, Event::MovesSkipped { client, from, to }));
+        }
+        let Some(rc) = self.clients.get(&client) else {
+            return 0;
+        };
+        let current_epoch = rc.epoch;
+        let Some(pawn_idx) = self.pawn_index(rc.pawn) else {
+            return 0;
+        };
+        let mut reports: Vec<DeviationReport> = Vec::new();
+        let mut newest = 0;
+        let mut newest_layout = self.layouts.current();
+        let mut count = 0u16;
+        // The binding list of the moves' layout, cloned when the layout changes (not per move:
+        // each clone is an atomic count).
+        let mut held: Option<(u8, Arc<Bindings>)> = None;
+        for (m, epoch, layout) in ready {
+            if held.as_ref().is_none_or(|(l, _)| *l != layout) {
+                held = self.layouts.get(layout).map(|b| (layout, b.clone()));
+            }
+            let Some((_, b)) = held.as_ref() else {
+                self.telemetry.push((
+                    now,
+                    Event::Log {
+                        level: LogLevel::Error,
+                        text: format!(
+                            "client {client} sent move {} with unknown binding layout {layout}; \
+                             it was not executed",
+                            m.id
+                        ),
+                    },
+                ));
+                continue;
+            };
+            // Without client prediction there is nothing to validate.
+            let validate = self.cfg.gmc.use_client_prediction
+                && epoch == current_epoch
+                && (reports.is_empty() || self.cfg.gmc.force_full_validation);
+            let sink = validate.then_some(&mut reports);
+            self.execute_remote(now, pawn_idx, client, b, &m, sink);
+            newest = m.id;
+            newest_layout = layout;
+            count += 1;
+        }
+        if count == 0 {
+            return 0;
+        }
+        let Some(b) = self.layouts.get(newest_layout) else {
+            return count;
+        };
+        let p = &self.pawns[pawn_idx];
+        if reports.is_empty() {
+            let values = p.values.quantized(b.list(), b.client_validated);
+            self.outbox.push_back((
+                client,
+                ServerMsg::Ack {
+                    layout: newest_layout,
+                    move_id: newest,
+                    values,
+                },
+                Delivery::Unreliable,
+            ));
+        } else {
+            let state = p.values.quantized(b.list(), b.server_auth);
+            let rc = self.clients.get_mut(&client).expect("client exists");
+            rc.epoch += 1;
+            self.telemetry.push((
+                now,
+                Event::CorrectionSent {
+                    client,
+                    move_id: newest,
+                    deviations: reports.len() as u16,
+                },
+            ));
+            self.outbox.push_back((
+                client,
+                ServerMsg::Correction {
+                    layout: newest_layout,
+                    move_id: newest,
+                    epoch: rc.epoch,
+                    state,
+                    deviations: reports,
+                },
+                Delivery::Reliable,
+            ));
+        }
+        count
+    }
+
+    fn execute_remote(
+        &mut self,
+        now: f64,
+        pawn_idx: usize,
+        client: u16,
+        b: &Bindings,
+        m: &WireMove,
+        // Where to put deviations; `None` executes without validating.
+        reports: Option<&mut Vec<DeviationReport>>,
+    ) {
+        let pawn_id = self.pawns[pawn_idx].id;
+        // bRollBackServerPawns: for the whole execution (tick and hit check) the other pawns
+        // stand where the moving client saw them, at its view time.
+        let roll = self.cfg.gmc.roll_back_server_pawns;
+        let others = if roll {
+            let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
+            self.rollback_swap(now, pawn_idx, m.id, true);
+            if self.cfg.faults.tick_reads_proxy_transform {
+                (0..self.pawns.len())
+                    .filter(|&i| i != pawn_idx)
+                    .map(|i| self.location_at(i, view))
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        } else {
+            self.others(pawn_id)
+        };
+        self.trace(
+            now,
+            Event::hook(
+                Hook::OnSyncDataApplied,
+                pawn_id,
+                m.id,
+                0,
+                None,
+                Some(NetContext::ServerPawn_PreRemoteMoveExecution),
+            ),
+        );
+        let (frame_delta, random) = (self.frame_dt, self.tick_random());
+        let world = &self.cfg.world;
+        let p = &mut self.pawns[pawn_idx];
+        // The client's input for client-authoritative input values; server-owned inputs keep
+        // the server's value.
+        p.values.copy_fields(&m.input, b.client_auth_input);
+        if now >= p.next_turret {
+            let a = self.turret_rng.range(0.0, std::f64::consts::TAU);
+            p.values.velocity += (DVec2::from_angle(a) * world.turret_knockback).extend(0.0);
+            p.next_turret += world.turret_period_s.max(0.01);
+            while p.next_turret <= now {
+                p.next_turret += world.turret_period_s.max(0.01);
+            }
+            self.telemetry.push((now, Event::TurretHit { pawn: p.id }));
+        }
+        let delta = clamp_delta(&self.cfg.gmc, m.delta);
+        // The value trace starts with the values at entry (no copy when it is off).
+        if let Some(t) = self.value_trace.as_mut() {
+            t.clear();
+            t.push(p.values);
+        }
+        let n = run_move(
+            &mut p.values,
+            delta,
+            Execution::Remote,
+            MoveClock {
+                move_timestamp: m.timestamp,
+                world_time: now,
+                others: &others,
+                frame_delta,
+                random,
+            },
+            &self.cfg.gmc,
+            &self.cfg.faults,
+            &mut self.tick_out,
+            self.value_trace.as_mut(),
+        );
+        // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
+        p.values.copy_fields(&m.output, b.client_auth_output);
+        if let Some(t) = self.value_trace.as_mut() {
+            let (entry, substeps) = crate::model::cycle::split_trace(std::mem::take(t), p.values);
+            self.telemetry.push((
+                now,
+                Event::MoveValues(std::sync::Arc::new(MoveValues {
+                    pawn: p.id,
+                    owner: Some(client),
+                    move_id: m.id,
+                    exec: Execution::Remote,
+                    entry,
+                    substeps,
+                    exit: p.values,
+                })),
+            ));
+        }
+        let dashed = self
+            .tick_out
+            .one_shots
+            .iter()
+            .any(|o| o.kind == crate::model::pawn::OneShotKind::DashFired);
+        let p = &self.pawns[pawn_idx];
+        emit_one_shots(
+            &mut self.telemetry,
+            now,
+            p.id,
+            Some(client),
+            Execution::Remote,
+            &self.tick_out,
+        );
+        if dashed {
+            self.hit_check(now, pawn_idx, client, m);
+        }
+        let p = &self.pawns[pawn_idx];
+        if let Some(reports) = reports {
+            let full = self.cfg.gmc.force_full_validation;
+            let checks = b
+                .server_validated_inputs()
+                .map(|(i, bd)| (i, bd, m.input.get(bd.field)))
+                .chain(
+                    b.server_validated_outputs()
+                        .map(|(i, bd)| (i, bd, m.output.get(bd.field))),
+                );
+            for (i, bd, claimed) in checks {
+                let server_value = bd.ty.quantize(&p.values.get(bd.field));
+                if compare(bd, m.id, &claimed, &server_value).is_some() {
+                    reports.push(DeviationReport {
+                        move_id: m.id,
+                        binding: i as u16,
+                        client_value: claimed,
+                        server_value,
+                    });
+                    if !full {
+                        break;
+                    }
+                }
+            }
+        }
+        self.tick_hooks(now, pawn_id, m.id, n, Execution::Remote);
+        self.trace(
+            now,
+            Event::hook(
+                Hook::OnSyncDataApplied,
+                pawn_id,
+                m.id,
+                0,
+                None,
+                Some(NetContext::ServerPawn_PostRemoteMoveExecution),
+            ),
+        );
+        if roll {
+            self.rollback_swap(now, pawn_idx, m.id, false);
+        }
+        let p = &self.pawns[pawn_idx];
+        self.telemetry.push((
+            now,
+            Event::RemoteMoveExecuted(std::sync::Arc::new(crate::model::telemetry::RemoteMove {
+                pawn: p.id,
+                client,
+                move_id: m.id,
+                timestamp: m.timestamp,
+                delta,
+                substeps: n,
+                age: now - m.timestamp,
+            })),
+        ));
+    }
+
+    pub(super) fn local_move(&mut self, now: f64, dt: f64, i: usize) {
+        let delta = clamp_delta(&self.cfg.gmc, dt);
+        let pawn_id = self.pawns[i].id;
+        let others = self.others(pawn_id);
+        self.trace(
+            now,
+            Event::hook(Hook::PreLocalMoveExecution, pawn_id, 0, 0, None, None),
+        );
+        let p = &mut self.pawns[i];
+        let raw = match p.ai.as_mut() {
+            Some(script) => script.sample(now),
+            None => return,
+        };
+        // PreLocalMoveExecution.
+        let mut input = p.values;
+        input.input_move = raw.dir;
+        input.input_dash = raw.dash;
+        // Borrowed, not cloned (an atomic count per move).
+        let b = self.layouts.current_bindings();
+        let input = input.quantized(b.list(), b.input);
+        p.values.copy_fields(&input, b.input);
+        if self.hook_trace {
+            self.telemetry.push((
+                now,
+                Event::hook(
+                    Hook::OnSyncDataApplied,
+                    pawn_id,
+                    0,
+                    0,
+                    None,
+                    Some(NetContext::ServerPawn_PreLocalMoveExecution),
+                ),
+            ));
+        }
+        let random = self.tick_random();
+        let p = &mut self.pawns[i];
+        let n = run_move(
+            &mut p.values,
+            delta,
+            Execution::ServerLocal,
+            MoveClock {
+                move_timestamp: now,
+                world_time: now,
+                others: &others,
+                frame_delta: dt,
+                random,
+            },
+            &self.cfg.gmc,
+            &self.cfg.faults,
+            &mut self.tick_out,
+            None,
+        );
+        emit_one_shots(
+            &mut self.telemetry,
+            now,
+            p.id,
+            None,
+            Execution::ServerLocal,
+            &self.tick_out,
+        );
+        self.telemetry.push((
+            now,
+            Event::LocalMoveExecuted {
+                pawn: p.id,
+                delta,
+                substeps: n,
+            },
+        ));
+        self.tick_hooks(now, pawn_id, 0, n, Execution::ServerLocal);
+        self.trace(
+            now,
+            Event::hook(
+                Hook::OnSyncDataApplied,
+                pawn_id,
+                0,
+                0,
+                None,
+                Some(NetContext::ServerPawn_PostLocalMoveExecution),
+            ),
+        );
+    }
+}
