@@ -1,0 +1,459 @@
+//! Drawing one plot: its series decimated (or extended) into the cache, lent to egui_plot
+//! with the cursor and the selected range, and what a click or double-click on it means.
+
+use eframe::egui;
+use egui::{Color32, RichText};
+use egui_plot::{
+    AxisHints, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Span, VLine,
+};
+
+use super::axes::{y_bounds, y_label, y_marks};
+use super::series::PlotSpec;
+use super::window::{CacheKey, decimated_range};
+use super::{PlotClick, PlotsPanel, View};
+use crate::app::color_of;
+use crate::model::telemetry::Machine;
+use crate::session::store::{Metric, Store};
+
+impl PlotsPanel {
+    pub(super) fn plot(
+        &mut self,
+        ui: &mut egui::Ui,
+        store: &Store,
+        view: &View,
+        spec: &PlotSpec,
+        height: f32,
+        width: f32,
+    ) -> Option<PlotClick> {
+        let title = format!("{} ({})", spec.title, spec.unit);
+        if self.focus.as_deref() == Some(spec.title) {
+            ui.label(
+                RichText::new(format!("{title}  <- look here"))
+                    .strong()
+                    .color(Color32::from_rgb(240, 200, 80)),
+            )
+            .on_hover_text(spec.explain);
+        } else {
+            ui.label(RichText::new(title).strong())
+                .on_hover_text(spec.explain);
+        }
+        let width_px = ui.available_width().max(100.0) as usize;
+        let (d0, d1, range_px) = decimated_range(view.t0, view.t1, width_px);
+        let discrete = spec.discrete();
+        // Clients' series of a discrete quantity are drawn a little apart (dodged), so equal
+        // values of several clients stay visible; the hover text rounds back.
+        let clients_here: Vec<Machine> = store
+            .machines_with(spec.metric)
+            .into_iter()
+            .filter(|m| matches!(m, Machine::Client(_)))
+            .collect();
+        let dodge_of = |m: Machine| -> f64 {
+            if !discrete || clients_here.len() < 2 {
+                return 0.0;
+            }
+            let n = clients_here.len() as f64;
+            let i = clients_here.iter().position(|c| *c == m).unwrap_or(0) as f64;
+            let gap = (0.4 / (n - 1.0)).min(0.12);
+            (i - (n - 1.0) / 2.0) * gap
+        };
+        // Points of each (machine, run) are kept in the cache and lent to egui_plot; a view of
+        // an unchanged series is not decimated (or copied) again.
+        let mut slots: Vec<(Machine, bool)> = Vec::new();
+        let overlay = self.overlay.take();
+        let sources = std::iter::once((store, false)).chain(overlay.as_ref().map(|o| (o, true)));
+        for (src, is_b) in sources {
+            for m in src.machines_with(spec.metric) {
+                let Some(s) = src.series(m, spec.metric) else {
+                    continue;
+                };
+                let slot = (spec.metric, m, is_b);
+                slots.push((m, is_b));
+                let dodge = dodge_of(m);
+                if self.naive {
+                    // The benchmark's reference: every point, every frame.
+                    let pts = s
+                        .range(f64::NEG_INFINITY, f64::INFINITY)
+                        .map(|p| PlotPoint::new(p[0], p[1] * spec.scale + dodge))
+                        .collect();
+                    self.cache.insert(slot, (None, pts));
+                    continue;
+                }
+                // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
+                let per_column = if spec.points { 3 } else { 2 };
+                let columns = range_px / per_column;
+                let key = CacheKey {
+                    len: s.len(),
+                    first: s.first_t(),
+                    last: s.last_t(),
+                    d0,
+                    d1,
+                    columns,
+                    dodge,
+                    inserts: s.inserts(),
+                };
+                if self.cache.get(&slot).is_some_and(|(k, _)| *k == Some(key)) {
+                    continue;
+                }
+                // Points appended since (following live): only the columns from the one that
+                // held the newest cached point on are decimated again.
+                if let Some((Some(old), pts)) = self.cache.get_mut(&slot)
+                    && old.extends_to(&key)
+                    && columns > 0
+                    && d1 > d0
+                {
+                    let width = (d1 - d0) / columns as f64;
+                    let last_old = old.last.unwrap_or(d0);
+                    let c = ((last_old - d0) / width)
+                        .floor()
+                        .clamp(0.0, (columns - 1) as f64);
+                    let from = d0 + c * width;
+                    pts.truncate(pts.partition_point(|p| p.x < from));
+                    s.decimate(from, d1, columns - c as usize, &mut self.decimated);
+                    pts.extend(
+                        self.decimated
+                            .iter()
+                            .map(|p| PlotPoint::new(p[0], p[1] * spec.scale + dodge)),
+                    );
+                    *old = key;
+                    continue;
+                }
+                s.decimate(d0, d1, columns, &mut self.decimated);
+                let pts = self
+                    .decimated
+                    .iter()
+                    .map(|p| PlotPoint::new(p[0], p[1] * spec.scale + dodge))
+                    .collect();
+                self.cache.insert(slot, (Some(key), pts));
+            }
+        }
+        let cache = &self.cache;
+        // Only what is in view (and the neighbours a line needs at the edges) goes to
+        // egui_plot: the cache covers three windows, tessellating all of it would triple the
+        // work.
+        let lines: Vec<(Machine, bool, &[PlotPoint])> = slots
+            .iter()
+            .filter_map(|&(m, is_b)| {
+                cache.get(&(spec.metric, m, is_b)).map(|(_, pts)| {
+                    let a = pts.partition_point(|p| p.x < view.t0).saturating_sub(1);
+                    let b = (pts.partition_point(|p| p.x <= view.t1) + 1).min(pts.len());
+                    (m, is_b, &pts[a..b.max(a)])
+                })
+            })
+            .collect();
+        self.overlay = overlay;
+        let (y0, y1) = y_bounds(spec, &lines, view.t0, view.t1);
+        // The cursor: light amber on dark, dark amber on light.
+        let cursor_color = if ui.visuals().dark_mode {
+            Color32::from_rgb(240, 220, 120)
+        } else {
+            Color32::from_rgb(190, 120, 0)
+        };
+        let unit = spec.unit;
+        // Correction plots name the deviating values of the correction under the pointer.
+        let names_corrections =
+            matches!(spec.metric, Metric::ReplayDepth | Metric::CorrectionError);
+        // The window and the value range are the app's: dragging, zooming and scrolling over a
+        // plot would only fight them (the wheel scrolls the list of plots instead).
+        let plot = Plot::new(spec.title)
+            .height(height)
+            .width(width)
+            .allow_drag(false)
+            .allow_zoom(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .allow_double_click_reset(false)
+            .show_x(false)
+            .show_y(false)
+            // Steps of 1, 5, 25 s…: a label every few seconds in short windows too.
+            .x_grid_spacer(egui_plot::log_grid_spacer(5))
+            .x_axis_formatter(|mark, _range| {
+                if mark.step_size >= 1.0 {
+                    format!("{:.0} s", mark.value)
+                } else {
+                    format!("{:.1} s", mark.value)
+                }
+            })
+            .y_grid_spacer(move |input| y_marks(input, discrete))
+            .custom_y_axes(vec![
+                AxisHints::new_y()
+                    .formatter(|mark, _range| y_label(mark.value, mark.step_size))
+                    .label_spacing(16.0..=18.0),
+            ])
+            .y_axis_min_width(34.0);
+        let resp = plot
+            .label_formatter(move |h| match h {
+                egui_plot::HoverPosition::NearDataPoint {
+                    plot_name,
+                    position,
+                    ..
+                } => {
+                    let value = if discrete {
+                        format!("{:.0}", position.y.round())
+                    } else {
+                        format!("{:.2}", position.y)
+                    };
+                    let mut text = format!("{plot_name}\nt = {:.3} s\n{value} {unit}", position.x);
+                    let machine = plot_name.to_string();
+                    if names_corrections
+                        && let Some(e) = store
+                            .log_between(position.x - 0.05, position.x + 0.05)
+                            .iter()
+                            .filter(|e| e.move_id.is_some() && e.machine.to_string() == machine)
+                            .min_by(|a, b| {
+                                (a.t - position.x)
+                                    .abs()
+                                    .total_cmp(&(b.t - position.x).abs())
+                            })
+                    {
+                        text.push('\n');
+                        text.push_str(&e.text);
+                    }
+                    Some(text)
+                }
+                _ => None,
+            })
+            .show(ui, |plot_ui| {
+                plot_ui.set_plot_bounds_x(view.t0..=view.t1.max(view.t0 + 1e-3));
+                plot_ui.set_plot_bounds_y(y0..=y1);
+                plot_ui.set_auto_bounds([false, false]);
+                if let Some((a, b)) = view.range {
+                    // Unnamed items stay out of the legend.
+                    plot_ui.span(
+                        Span::new("", a..=b)
+                            .fill(Color32::from_rgba_unmultiplied(90, 140, 230, 40)),
+                    );
+                }
+                for &(m, is_b, pts) in &lines {
+                    let id = ("series", m, is_b);
+                    let name = if is_b {
+                        format!("{m} (B)")
+                    } else {
+                        m.to_string()
+                    };
+                    let pts = PlotPoints::Borrowed(pts);
+                    if is_b {
+                        // The what-if run: dashed lines, hollow markers.
+                        let color = color_of(m).gamma_multiply(0.8);
+                        if spec.points {
+                            plot_ui.points(
+                                Points::new(name, pts)
+                                    .id(id)
+                                    .color(color)
+                                    .radius(3.0)
+                                    .filled(false)
+                                    .shape(MarkerShape::Square),
+                            );
+                        } else {
+                            plot_ui.line(
+                                Line::new(name, pts)
+                                    .id(id)
+                                    .color(color)
+                                    .style(LineStyle::dashed_loose()),
+                            );
+                        }
+                    } else if spec.points {
+                        let (radius, shape) = if names_corrections {
+                            (4.0, MarkerShape::Diamond)
+                        } else {
+                            (1.5, MarkerShape::Circle)
+                        };
+                        plot_ui.points(
+                            Points::new(name, pts)
+                                .id(id)
+                                .color(color_of(m))
+                                .radius(radius)
+                                .shape(shape),
+                        );
+                    } else {
+                        plot_ui.line(Line::new(name, pts).id(id).color(color_of(m)));
+                    }
+                }
+                plot_ui.vline(VLine::new("", view.cursor).color(cursor_color).width(1.5));
+            });
+        self.transforms.insert(spec.title, resp.transform);
+        let pos = resp.response.interact_pointer_pos()?;
+        if resp.response.double_clicked() {
+            // The client's point under the pointer: its own time (a move's closing, or its
+            // execution on the server), not the pointer's.
+            let near = nearest_client_point(&lines, &resp.transform, pos, 12.0);
+            let Some((c, point)) = near else {
+                let t = resp.transform.value_from_position(pos).x;
+                return Some(PlotClick {
+                    t,
+                    journey: None,
+                    move_id: None,
+                    on_server: false,
+                });
+            };
+            let t = point.x;
+            // On a correction plot, the corrected move there (as the hover text names it).
+            let move_id = if names_corrections {
+                store
+                    .log_between(t - 0.05, t + 0.05)
+                    .iter()
+                    .filter(|e| e.machine == Machine::Client(c))
+                    .filter_map(|e| Some((e.t, e.move_id?)))
+                    .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+                    .map(|(_, m)| m)
+            } else {
+                None
+            };
+            return Some(PlotClick {
+                t,
+                journey: Some(c),
+                move_id,
+                on_server: spec.metric.at_server_execution(),
+            });
+        }
+        let t = resp.transform.value_from_position(pos).x;
+        resp.response.clicked().then_some(PlotClick {
+            t,
+            journey: None,
+            move_id: None,
+            on_server: false,
+        })
+    }
+}
+
+/// The client point (not the what-if run's) nearest `pos` on screen, within `radius` points.
+fn nearest_client_point(
+    lines: &[(Machine, bool, &[PlotPoint])],
+    transform: &egui_plot::PlotTransform,
+    pos: egui::Pos2,
+    radius: f32,
+) -> Option<(u16, PlotPoint)> {
+    let t = transform.value_from_position(pos).x;
+    let dt = f64::from(radius) * transform.dvalue_dpos()[0].abs();
+    let mut best: Option<(f32, u16, PlotPoint)> = None;
+    for (m, is_b, pts) in lines {
+        let Machine::Client(c) = m else { continue };
+        if *is_b {
+            continue;
+        }
+        let a = pts.partition_point(|p| p.x < t - dt);
+        let b = pts.partition_point(|p| p.x <= t + dt);
+        for p in &pts[a..b.max(a)] {
+            let d = transform.position_from_point(p).distance(pos);
+            if d <= radius && best.is_none_or(|(bd, _, _)| d < bd) {
+                best = Some((d, *c, *p));
+            }
+        }
+    }
+    best.map(|(_, c, p)| (c, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Draws `panel` over `store` once (a headless frame at 1280×800).
+    fn frame(
+        panel: &mut PlotsPanel,
+        ctx: &egui::Context,
+        store: &crate::session::store::Store,
+        view: &View,
+    ) {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 800.0),
+            )),
+            ..Default::default()
+        };
+        let _ = ctx.run_ui(input, |ui| {
+            egui::CentralPanel::default().show(ui, |ui| {
+                panel.show(ui, store, view);
+            });
+        });
+    }
+
+    #[test]
+    fn following_live_extends_the_decimation_to_what_a_fresh_one_gives() {
+        use crate::model::telemetry::{Event, Record};
+        // 10 minutes of a client's 120 Hz moves with wiggling deltas (the pyramid is read).
+        let record = |i: u32| Record {
+            t: f64::from(i) / 120.0,
+            machine: Machine::Client(0),
+            event: Event::MoveClosed {
+                move_id: i,
+                timestamp: f64::from(i) / 120.0,
+                delta: 0.008 + f64::from((i * 7919) % 97) * 1e-4,
+                frames: 1 + (i % 3) as u16,
+                substeps: 1,
+            },
+        };
+        let mut store = crate::session::store::Store::new(None);
+        for i in 0..72_000 {
+            store.ingest(&record(i));
+        }
+        let ctx = egui::Context::default();
+        let mut panel = PlotsPanel::default();
+        let view = |now: f64| View {
+            t0: 0.0,
+            t1: now,
+            cursor: now,
+            range: None,
+        };
+        frame(&mut panel, &ctx, &store, &view(600.0));
+        // A frame's worth of moves appended, twice (the range and columns stay).
+        for i in 72_000..72_004 {
+            store.ingest(&record(i));
+        }
+        frame(&mut panel, &ctx, &store, &view(600.02));
+        let mut fresh = PlotsPanel::default();
+        frame(&mut fresh, &ctx, &store, &view(600.02));
+        let key = (Metric::MoveDelta, Machine::Client(0), false);
+        let (k_ext, ext) = panel.cache.get(&key).expect("decimated");
+        let (k_new, new) = fresh.cache.get(&key).expect("decimated");
+        assert_eq!(k_ext, k_new, "made from the same series and range");
+        // The same envelope: the extremes of every column agree (the extension may keep more
+        // points inside the newest columns, never other extremes).
+        let k = k_new.expect("a decimation");
+        let width = (k.d1 - k.d0) / k.columns as f64;
+        let extremes = |pts: &[PlotPoint]| {
+            let mut m: std::collections::BTreeMap<i64, (f64, f64)> = Default::default();
+            for p in pts {
+                let c = ((p.x - k.d0) / width).floor() as i64;
+                let e = m.entry(c).or_insert((f64::MAX, f64::MIN));
+                e.0 = e.0.min(p.y);
+                e.1 = e.1.max(p.y);
+            }
+            m
+        };
+        assert_eq!(extremes(ext), extremes(new));
+        assert!(
+            ext.last().unwrap().x > 600.0,
+            "the appended moves are drawn"
+        );
+    }
+
+    #[test]
+    fn a_double_click_picks_the_point_under_the_pointer() {
+        let frame = egui::Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(400.0, 100.0));
+        let bounds = egui_plot::PlotBounds::from_min_max([0.0, 0.0], [10.0, 100.0]);
+        let tr = egui_plot::PlotTransform::new(frame, bounds, egui::Vec2b::new(false, false));
+        let a = [PlotPoint::new(5.0, 50.0), PlotPoint::new(5.1, 50.0)];
+        let b = [PlotPoint::new(5.05, 53.0)];
+        let lines = [
+            (Machine::Client(0), false, &a[..]),
+            (Machine::Client(1), false, &b[..]),
+            // The what-if run is never picked.
+            (Machine::Client(2), true, &b[..]),
+        ];
+        let at = |p: PlotPoint| tr.position_from_point(&p);
+        // Exactly on client 1's point, between two of client 0's: client 1's.
+        assert_eq!(
+            nearest_client_point(&lines, &tr, at(b[0]), 12.0),
+            Some((1, b[0]))
+        );
+        assert_eq!(
+            nearest_client_point(&lines, &tr, at(a[1]), 12.0),
+            Some((0, a[1]))
+        );
+        // Far from every point: none.
+        assert_eq!(
+            nearest_client_point(&lines, &tr, egui::pos2(20.0, 90.0), 12.0),
+            None
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! The time-aligned plots: which there are, what each means in GMC terms, and drawing them
+//! from the store at the cursor. Series are decimated to about two points per pixel column
+//! (min/max, every extreme kept) before egui_plot sees them, which keeps a frame cheap however
+//! much history the store holds (`movescope bench --plots` measures it against handing
+//! egui_plot every point).
+
+mod axes;
+mod draw;
+mod series;
+mod window;
+
+use eframe::egui;
+use egui::Color32;
+
+use self::window::Cached;
+use super::color_of;
+use crate::model::telemetry::Machine;
+use crate::session::store::{Metric, Store};
+
+pub use self::axes::{y_bounds, y_label, y_marks};
+pub use self::series::{PLOTS, PlotSpec};
+pub use self::window::{View, decimated_range};
+
+/// A click on a plot: the time under the pointer and, for a double-click on a client's
+/// series, that client (to show the journey of its move there).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlotClick {
+    pub t: f64,
+    pub journey: Option<u16>,
+    /// On a correction plot, the corrected move under the pointer.
+    pub move_id: Option<u32>,
+    /// `t` is when the server executed the move (move age), not when the client closed it.
+    pub on_server: bool,
+}
+
+/// The plots panel: which plots are shown, and reusable buffers.
+pub struct PlotsPanel {
+    pub shown: Vec<bool>,
+    decimated: Vec<[f64; 2]>,
+    /// Draw every stored point instead of decimated series (for the benchmark).
+    pub naive: bool,
+    /// The plot a lesson points at (highlighted).
+    pub focus: Option<String>,
+    /// Scroll the list so this plot shows (once).
+    pub scroll_to: Option<&'static str>,
+    /// Presenter mode: only these plots, one column, sharing the height.
+    pub only: Option<Vec<&'static str>>,
+    /// A what-if run drawn over the session (dashed, "(B)").
+    pub overlay: Option<Store>,
+    /// Decimated points by (metric, machine, what-if), with what they were made from.
+    cache: std::collections::HashMap<(Metric, Machine, bool), Cached>,
+    /// Where each plot drawn last frame put its values on screen (by title; for tests and
+    /// tools that point at a value).
+    transforms: std::collections::HashMap<&'static str, egui_plot::PlotTransform>,
+}
+
+impl Default for PlotsPanel {
+    fn default() -> Self {
+        PlotsPanel {
+            shown: PLOTS.iter().map(|p| p.default_on).collect(),
+            decimated: Vec::new(),
+            naive: false,
+            focus: None,
+            scroll_to: None,
+            only: None,
+            overlay: None,
+            cache: std::collections::HashMap::new(),
+            transforms: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl PlotsPanel {
+    /// Where the plot titled `title` drew its values last frame (`None`: not drawn).
+    pub fn transform(&self, title: &str) -> Option<egui_plot::PlotTransform> {
+        self.transforms.get(title).copied()
+    }
+
+    /// Forgets cached decimations (the store they came from was replaced).
+    pub fn clear_cache(&mut self) {
+        self.cache.clear();
+    }
+
+    /// Draws the shown plots in two columns under one legend of the machines' colours;
+    /// returns what the user clicked.
+    pub fn show(&mut self, ui: &mut egui::Ui, store: &Store, view: &View) -> Option<PlotClick> {
+        let specs: Vec<&PlotSpec> = match &self.only {
+            Some(titles) => titles
+                .iter()
+                .filter_map(|t| PLOTS.iter().find(|p| p.title == *t))
+                .collect(),
+            None => PLOTS
+                .iter()
+                .zip(&self.shown)
+                .filter(|(_, on)| **on)
+                .map(|(s, _)| s)
+                .collect(),
+        };
+        let columns = if self.only.is_some() { 1 } else { 2 };
+        ui.horizontal_wrapped(|ui| {
+            ui.menu_button("Plots…", |ui| {
+                for (i, spec) in PLOTS.iter().enumerate() {
+                    ui.checkbox(&mut self.shown[i], spec.title)
+                        .on_hover_text(spec.explain);
+                }
+            })
+            .response
+            .on_hover_text("Choose the plots shown.");
+            // One legend for every plot, outside the data.
+            let machines: std::collections::BTreeSet<Machine> = specs
+                .iter()
+                .flat_map(|s| store.machines_with(s.metric))
+                .collect();
+            for m in &machines {
+                legend_entry(ui, color_of(*m), &m.to_string(), false);
+            }
+            if self.overlay.is_some() {
+                legend_entry(ui, ui.visuals().text_color(), "what-if run (B)", true);
+            }
+            ui.weak("·  hover a title for what it measures; click: move the cursor; double-click a client's point: its move's journey")
+                .on_hover_text("The plots show the window of the session around the cursor (the slider in View sets its length). Values of discrete quantities (frames, moves, steps) are drawn a little apart per client so each stays visible; the hover text gives the exact value.");
+        });
+        // Four rows fill the panel (presenter mode: the plots named share it); more scroll.
+        let rows = if columns == 1 {
+            specs.len().max(1) as f32
+        } else {
+            4.0
+        };
+        let height = ((ui.available_height() - 26.0 * rows) / rows).max(96.0);
+        let col_w = ((ui.available_width() - 12.0 * columns as f32) / columns as f32).max(200.0);
+        let mut seek = None;
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            egui::Grid::new("plots")
+                .num_columns(columns)
+                .show(ui, |ui| {
+                    for (i, spec) in specs.iter().enumerate() {
+                        ui.vertical(|ui| {
+                            ui.set_width(col_w);
+                            // Plots scrolled out of sight keep their space but are not drawn.
+                            let cell = egui::Rect::from_min_size(
+                                ui.cursor().min,
+                                egui::vec2(col_w, height + 22.0),
+                            );
+                            if self.scroll_to == Some(spec.title) {
+                                self.scroll_to = None;
+                                ui.scroll_to_rect(cell, Some(egui::Align::Center));
+                            }
+                            if !ui.is_rect_visible(cell) {
+                                ui.allocate_space(cell.size());
+                            } else if let Some(t) = self.plot(ui, store, view, spec, height, col_w)
+                            {
+                                seek = Some(t);
+                            }
+                        });
+                        if i % columns == columns - 1 || i + 1 == specs.len() {
+                            ui.end_row();
+                        }
+                    }
+                });
+        });
+        seek
+    }
+}
+
+/// A legend entry: a swatch (a dash for the what-if run) and a name.
+fn legend_entry(ui: &mut egui::Ui, color: Color32, name: &str, dashed: bool) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), egui::Sense::hover());
+    if dashed {
+        let y = rect.center().y;
+        for i in 0..3 {
+            let x = rect.left() + f32::from(i as u8) * 5.0;
+            ui.painter().line_segment(
+                [egui::pos2(x, y), egui::pos2(x + 3.0, y)],
+                egui::Stroke::new(2.0, color),
+            );
+        }
+    } else {
+        ui.painter().circle_filled(rect.center(), 5.0, color);
+    }
+    ui.label(name);
+}

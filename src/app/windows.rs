@@ -1,0 +1,286 @@
+//! The panes' and windows' own state, held by the app: the windows opened at start
+//! (`--window`), opening and closing them, and drawing the floating windows and dialogs each
+//! frame.
+
+use std::time::Instant;
+
+use eframe::egui;
+
+use super::action::{Action, Toggle};
+use super::options::WINDOWS;
+use super::{
+    MovescopeApp, bindings_window, buffer_window, controls, doctor_window, event_log,
+    export_dialog, gmc_window, help_window, journey_window, lessons, open_dialog, palette, plots,
+    timeline_bar, track_window, whatif_window, world_view,
+};
+
+/// The panes of the layout.
+#[derive(Default)]
+pub(super) struct Panes {
+    pub(super) plots: plots::PlotsPanel,
+    pub(super) world: world_view::WorldView,
+    pub(super) log: event_log::EventLog,
+    pub(super) timeline: timeline_bar::TimelineBar,
+    pub(super) controls: controls::ControlsPane,
+}
+
+/// The floating windows and dialogs, each with its own state (whether it is open included).
+#[derive(Default)]
+pub(super) struct Windows {
+    pub(super) show_help: bool,
+    pub(super) open_dialog: Option<open_dialog::OpenDialog>,
+    pub(super) export: Option<export_dialog::ExportDialog>,
+    pub(super) gmc: gmc_window::GmcWindow,
+    pub(super) bindings: bindings_window::BindingsWindow,
+    pub(super) lessons: lessons::LessonsWindow,
+    pub(super) whatif: whatif_window::WhatIfWindow,
+    pub(super) doctor: doctor_window::DoctorWindow,
+    /// The interpolation buffer view.
+    pub(super) buffer: buffer_window::BufferWindow,
+    /// The command palette (Ctrl+K).
+    pub(super) palette: palette::Palette,
+    /// Track one value.
+    pub(super) track: track_window::TrackWindow,
+    /// The move journey window.
+    pub(super) journey: journey_window::JourneyWindow,
+    /// Show the journey of the move at the cursor as soon as there is one (`--window journey`).
+    pub(super) journey_pending: bool,
+}
+
+impl MovescopeApp {
+    /// `--whatif` and `--window`: the windows open at start.
+    pub(super) fn open_windows_at_start(&mut self) {
+        if !self.options.whatif.is_empty() {
+            self.windows.whatif.open = true;
+            self.windows.whatif.changes = self.options.whatif.join("\n");
+            self.windows.whatif.pending = true;
+        }
+        for w in self.options.windows.clone() {
+            match w.as_str() {
+                "bindings" => self.windows.bindings.open = true,
+                "gmc" => self.windows.gmc.open = true,
+                "help" => self.windows.show_help = true,
+                "whatif" => self.windows.whatif.open = true,
+                "journey" => self.windows.journey_pending = true,
+                "doctor" => self.windows.doctor.open = true,
+                "buffer" => self.windows.buffer.open = true,
+                "track" => self.windows.track.open = true,
+                // Not a window: presenter mode of the lessons panel (opened with it).
+                "presenter" => {
+                    self.windows.lessons.presenter = true;
+                    self.windows.lessons.open = true;
+                }
+                // Not a window: the world view side by side with the server's.
+                "vs-server" => self.panes.world.side_by_side = true,
+                "lessons" => {
+                    // Opened on a lesson's preset: that lesson is the current one.
+                    self.windows.lessons.open = true;
+                    self.windows.lessons.list = lessons::shipped_lessons();
+                    let name = lessons::lesson_key(&self.options.preset_name);
+                    self.windows.lessons.current = self
+                        .windows
+                        .lessons
+                        .list
+                        .iter()
+                        .position(|e| lessons::lesson_key(&e.name) == name);
+                    // As when picked in the panel: a first question holds the session.
+                    let asks_first = self
+                        .windows
+                        .lessons
+                        .current
+                        .and_then(|i| self.windows.lessons.list.get(i))
+                        .and_then(|e| e.preset.lesson.as_ref())
+                        .and_then(|l| l.steps.first())
+                        .is_some_and(|st| st.question.is_some());
+                    match self.options.answer {
+                        // Answered already: the session runs and the answer shows.
+                        Some(k) if asks_first => {
+                            self.windows.lessons.choice = Some(k.saturating_sub(1));
+                            self.windows.lessons.revealed = true;
+                        }
+                        None if asks_first => {
+                            self.windows.lessons.held = true;
+                            self.actions.push(Action::Hold(true));
+                        }
+                        _ => {}
+                    }
+                }
+                other => {
+                    self.status.set(format!(
+                        "error: unknown window `{other}` ({})",
+                        WINDOWS.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Traces a move of `client` (`move_id`, or the one it closed nearest `t` — executed on
+    /// the server nearest `t` when `on_server`) in the move journey window, from the opened
+    /// recording or the live session's recent records.
+    pub fn show_lineage(&mut self, client: u16, move_id: Option<u32>, t: f64, on_server: bool) {
+        let source = match &self.shown.opened {
+            Some(o) => journey_window::TraceSource::File(o.recording.clone()),
+            None => journey_window::TraceSource::Live {
+                records: self
+                    .shown
+                    .recent
+                    .iter()
+                    .filter(|r| r.t >= t - 3.0 && r.t <= t + 3.0)
+                    .cloned()
+                    .collect(),
+                bindings: self
+                    .shown
+                    .session
+                    .as_ref()
+                    .map(|s| s.bindings().list().to_vec())
+                    .unwrap_or_default(),
+            },
+        };
+        self.windows
+            .journey
+            .trace(source, client, move_id, t, on_server);
+    }
+
+    /// Runs the doctor on what is shown: the recording, or the live session's recent records.
+    pub(super) fn examine(&mut self) {
+        let source = match &self.shown.opened {
+            Some(o) => doctor_window::DoctorSource::Recording(o.recording.clone()),
+            None => doctor_window::DoctorSource::Live {
+                bindings: self
+                    .shown
+                    .session
+                    .as_ref()
+                    .map(|s| s.bindings().list().to_vec())
+                    .unwrap_or_default(),
+                records: self.shown.recent.iter().cloned().collect(),
+            },
+        };
+        self.windows.doctor.examine(source);
+    }
+
+    /// Opens or closes a window (or switches the theme).
+    pub(super) fn toggle(&mut self, t: Toggle) {
+        match t {
+            Toggle::Lessons => self.windows.lessons.open = !self.windows.lessons.open,
+            Toggle::Open => {
+                if self.windows.open_dialog.take().is_none() {
+                    self.windows.open_dialog = Some(open_dialog::OpenDialog::new());
+                }
+            }
+            Toggle::Doctor => {
+                self.windows.doctor.open = !self.windows.doctor.open;
+                if self.windows.doctor.open && self.windows.doctor.report.is_none() {
+                    self.examine();
+                }
+            }
+            Toggle::WhatIf => self.windows.whatif.open = !self.windows.whatif.open,
+            Toggle::Help => self.windows.show_help = !self.windows.show_help,
+            Toggle::Bindings => self.windows.bindings.open = !self.windows.bindings.open,
+            Toggle::Gmc => self.windows.gmc.open = !self.windows.gmc.open,
+            Toggle::Buffer => self.windows.buffer.open = !self.windows.buffer.open,
+            Toggle::Track => self.windows.track.open = !self.windows.track.open,
+            Toggle::Theme => self.view.light = !self.view.light,
+        }
+    }
+
+    pub(super) fn dialogs(&mut self, ctx: &egui::Context) {
+        let actions = self.windows.journey.ui(ctx);
+        self.actions.extend(actions);
+        let values_on = self.shown.session.as_ref().map(|s| s.preset().value_trace);
+        let actions =
+            self.windows
+                .track
+                .ui(ctx, &self.shown.store, self.view.time.cursor(), values_on);
+        self.actions.extend(actions);
+        let (actions, views) = self.windows.palette.ui(ctx);
+        self.actions.extend(actions);
+        for v in views {
+            match v {
+                palette::View::LogCorrections => {
+                    self.panes.log.filter = event_log::Filter {
+                        kinds: [true, false, false, false],
+                        ..Default::default()
+                    }
+                }
+                palette::View::LogEverything => {
+                    self.panes.log.filter = event_log::Filter::default()
+                }
+                palette::View::WorldDelays => self.panes.world.show_delays(),
+                palette::View::SideBySide(on) => self.panes.world.side_by_side = on,
+            }
+        }
+        let trace_on = self.shown.session.as_ref().map(|s| s.preset().buffer_trace);
+        let actions =
+            self.windows
+                .buffer
+                .ui(ctx, &self.shown.store, self.view.time.cursor(), trace_on);
+        self.actions.extend(actions);
+        if let Some(store_b) = self.windows.whatif.poll() {
+            self.panes.plots.overlay = Some(store_b);
+            self.panes.plots.clear_cache();
+        }
+        if self.capture.ready_since.is_none()
+            && !self.windows.whatif.is_running()
+            && !self.windows.whatif.pending
+            && self
+                .shown
+                .opened
+                .as_ref()
+                .is_some_and(|o| o.loader.is_none())
+        {
+            // A `--whatif` run waited for its result before the screenshot.
+            self.capture.ready_since = Some(Instant::now());
+        }
+        let loaded = self
+            .shown
+            .opened
+            .as_ref()
+            .filter(|o| o.loader.is_none())
+            .map(|o| o.recording.clone());
+        let view = whatif_window::WhatIfView {
+            recording: loaded,
+            faults: &self
+                .shown
+                .session_view(&self.options, &self.view.time)
+                .preset
+                .faults,
+            overlay: self.panes.plots.overlay.is_some(),
+        };
+        let mut actions = self.windows.whatif.ui(ctx, &view);
+        actions.extend(self.windows.doctor.ui(ctx, self.shown.opened.is_some()));
+        self.actions.extend(actions);
+        {
+            let bindings: Vec<crate::model::binding::Binding> = match &self.shown.session {
+                Some(s) => s.bindings().list().to_vec(),
+                None => self
+                    .shown_preset()
+                    .bindings()
+                    .map(|b| b.list().to_vec())
+                    .unwrap_or_default(),
+            };
+            let view = self.shown.session_view(&self.options, &self.view.time);
+            let mut actions = self.windows.bindings.ui(ctx, &view, &bindings);
+            actions.extend(self.windows.gmc.ui(ctx, &view));
+            self.actions.extend(actions);
+        }
+        if self.windows.show_help {
+            self.windows.show_help = help_window::ui(ctx);
+        }
+        if let Some(dlg) = self.windows.open_dialog.as_mut() {
+            let (keep, actions) = dlg.ui(ctx, &self.view.recent_recordings);
+            self.actions.extend(actions);
+            if !keep {
+                self.windows.open_dialog = None;
+            }
+        }
+        if let Some(dlg) = self.windows.export.as_mut() {
+            let (keep, actions) =
+                dlg.ui(ctx, &self.shown.store, &self.view.time, self.view.window_s);
+            self.actions.extend(actions);
+            if !keep {
+                self.windows.export = None;
+            }
+        }
+    }
+}
