@@ -239,8 +239,10 @@ fn no_import_cycles_between_files() {
                 0 => visit(m, edges, state, stack, cycles),
                 1 => {
                     let at = stack.iter().position(|x| x == m).unwrap_or(0);
-                    let mut c: Vec<String> =
-                        stack[at..].iter().map(|p| p.display().to_string()).collect();
+                    let mut c: Vec<String> = stack[at..]
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect();
                     c.push(m.display().to_string());
                     cycles.push(c.join(" → "));
                 }
@@ -274,8 +276,14 @@ fn the_checker_sees_a_wrong_direction_and_a_cycle() {
         &model,
         false,
     );
-    assert_eq!(paths, vec![vec!["app".to_string(), "MovescopeApp".to_string()]]);
+    assert_eq!(
+        paths,
+        vec![vec!["app".to_string(), "MovescopeApp".to_string()]]
+    );
     assert!(rank("app") > rank(layer_of(Path::new("model/pawn.rs")).unwrap_or("model")));
     let sup = named_paths("use super::binding::Field;", &model, false);
-    assert_eq!(sup, vec![vec!["model".to_string(), "binding".into(), "Field".into()]]);
+    assert_eq!(
+        sup,
+        vec![vec!["model".to_string(), "binding".into(), "Field".into()]]
+    );
 }

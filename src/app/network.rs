@@ -475,7 +475,7 @@ impl NetworkPanel {
                 ui.weak("A real network's round trips and losses (ping output or a CSV), replayed instead of latency, jitter and loss.");
                 if let (Some(t), true) = (&traces[0], same) {
                     ui.label(describe_trace(t));
-                    let fitted = t.fit();
+                    let fitted = crate::conditions::link::LinkParams::fit(t);
                     ui.horizontal_wrapped(|ui| {
                         if ui
                             .button("Stop replaying")

@@ -20,7 +20,7 @@ pub(crate) fn trace(
     }
     let t = movescope::session::preset::load_trace(file)?;
     let s = t.stats();
-    let fitted = t.fit();
+    let fitted = movescope::conditions::link::LinkParams::fit(&t);
     if json {
         let v = serde_json::json!({ "stats": s, "fitted_link": fitted });
         println!(

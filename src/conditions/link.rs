@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::conditions::trace::{Trace, quantile};
 use crate::support::rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -334,6 +335,56 @@ impl Link {
             return Fate::Duplicated(at, second);
         }
         Fate::Delivered(at)
+    }
+}
+
+impl LinkParams {
+    /// A link profile fitted to the trace (for one direction; a round trip is two of them):
+    /// latency half the minimum round trip, jitter from the rest — Pareto (mean excess) when
+    /// the tail is heavy (p99 excess over 4× the median excess), else Normal (standard
+    /// deviation) — and Gilbert–Elliott burst loss from the runs of losses (leaving the bad
+    /// state at 1/mean run length, entering it at runs per answered sample, each direction
+    /// losing half a round trip's share).
+    pub fn fit(trace: &Trace) -> LinkParams {
+        let s = trace.stats();
+        let mut rtts: Vec<f64> = trace.samples.iter().filter_map(|x| x.1).collect();
+        rtts.sort_by(f64::total_cmp);
+        let base = s.rtt_min_ms / 2.0;
+        let excess: Vec<f64> = rtts.iter().map(|r| r / 2.0 - base).collect();
+        let median_ex = quantile(&excess, 0.5);
+        let p99_ex = quantile(&excess, 0.99);
+        let mean_ex = excess.iter().sum::<f64>() / excess.len().max(1) as f64;
+        let heavy = p99_ex > 4.0 * median_ex.max(0.5);
+        let (dist, jitter, latency) = if heavy {
+            (JitterDistribution::Pareto, mean_ex, base)
+        } else {
+            let var = excess.iter().map(|e| (e - mean_ex).powi(2)).sum::<f64>()
+                / excess.len().max(1) as f64;
+            // Normal jitter is centred: the latency is the mean.
+            (JitterDistribution::Normal, var.sqrt(), base + mean_ex)
+        };
+        let answered = (s.samples - (s.loss * s.samples as f64).round() as usize).max(1);
+        // A round trip crosses both directions, each with its own bad state: each enters it
+        // half as often as the trace's runs of losses begin.
+        let (enter, exit) = if s.bursts == 0 {
+            (0.0, 0.25)
+        } else {
+            (
+                (s.bursts as f64 / answered as f64 / 2.0).min(1.0),
+                (1.0 / s.burst_mean).clamp(0.0, 1.0),
+            )
+        };
+        LinkParams {
+            latency_ms: latency.clamp(0.0, 10_000.0),
+            jitter_ms: jitter.clamp(0.0, 10_000.0),
+            jitter_distribution: dist,
+            loss: 0.0,
+            burst_enter: enter,
+            burst_exit: exit,
+            burst_loss_bad: 1.0,
+            burst_loss_good: 0.0,
+            ..LinkParams::default()
+        }
     }
 }
 

@@ -355,55 +355,6 @@ impl Trace {
             burst_max: runs.iter().copied().max().unwrap_or(0),
         }
     }
-
-    /// A link profile fitted to the trace (for one direction; a round trip is two of them):
-    /// latency half the minimum round trip, jitter from the rest — Pareto (mean excess) when
-    /// the tail is heavy (p99 excess over 4× the median excess), else Normal (standard
-    /// deviation) — and Gilbert–Elliott burst loss from the runs of losses (leaving the bad
-    /// state at 1/mean run length, entering it at runs per answered sample, each direction
-    /// losing half a round trip's share).
-    pub fn fit(&self) -> crate::conditions::link::LinkParams {
-        use crate::conditions::link::{JitterDistribution, LinkParams};
-        let s = self.stats();
-        let mut rtts: Vec<f64> = self.samples.iter().filter_map(|x| x.1).collect();
-        rtts.sort_by(f64::total_cmp);
-        let base = s.rtt_min_ms / 2.0;
-        let excess: Vec<f64> = rtts.iter().map(|r| r / 2.0 - base).collect();
-        let median_ex = quantile(&excess, 0.5);
-        let p99_ex = quantile(&excess, 0.99);
-        let mean_ex = excess.iter().sum::<f64>() / excess.len().max(1) as f64;
-        let heavy = p99_ex > 4.0 * median_ex.max(0.5);
-        let (dist, jitter, latency) = if heavy {
-            (JitterDistribution::Pareto, mean_ex, base)
-        } else {
-            let var = excess.iter().map(|e| (e - mean_ex).powi(2)).sum::<f64>()
-                / excess.len().max(1) as f64;
-            // Normal jitter is centred: the latency is the mean.
-            (JitterDistribution::Normal, var.sqrt(), base + mean_ex)
-        };
-        let answered = (s.samples - (s.loss * s.samples as f64).round() as usize).max(1);
-        // A round trip crosses both directions, each with its own bad state: each enters it
-        // half as often as the trace's runs of losses begin.
-        let (enter, exit) = if s.bursts == 0 {
-            (0.0, 0.25)
-        } else {
-            (
-                (s.bursts as f64 / answered as f64 / 2.0).min(1.0),
-                (1.0 / s.burst_mean).clamp(0.0, 1.0),
-            )
-        };
-        LinkParams {
-            latency_ms: latency.clamp(0.0, 10_000.0),
-            jitter_ms: jitter.clamp(0.0, 10_000.0),
-            jitter_distribution: dist,
-            loss: 0.0,
-            burst_enter: enter,
-            burst_exit: exit,
-            burst_loss_bad: 1.0,
-            burst_loss_good: 0.0,
-            ..LinkParams::default()
-        }
-    }
 }
 
 /// Half-width of the window a sample's loss rate is taken over.
@@ -596,7 +547,7 @@ no answer yet for icmp_seq=3\n\
             source: "t".into(),
             samples,
         };
-        let p = t.fit();
+        let p = crate::conditions::link::LinkParams::fit(&t);
         assert!(p.validate().is_ok());
         assert!(p.latency_ms >= 20.0 && p.latency_ms <= 30.0, "{p:?}");
         assert!((p.burst_exit - 1.0 / 3.0).abs() < 0.05, "{p:?}");

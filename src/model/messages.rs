@@ -351,7 +351,7 @@ fn width_of(v: u64) -> u32 {
 /// [`batch_meta`] without the per-move list: the consecutive flag, the two widths, and how
 /// many moves carry an explicit delta.
 pub fn batch_widths(moves: &[WireMove]) -> (bool, u32, u32, usize) {
-    use super::cycle::to_units;
+    use super::time_units::to_units;
     let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
     let mut step_width = 1;
     let mut delta_width = 1;
@@ -379,7 +379,7 @@ pub fn batch_widths(moves: &[WireMove]) -> (bool, u32, u32, usize) {
 }
 
 pub fn batch_meta(moves: &[WireMove]) -> BatchMeta {
-    use super::cycle::to_units;
+    use super::time_units::to_units;
     let consecutive = moves.windows(2).all(|w| w[1].id == w[0].id.wrapping_add(1));
     let mut step_width = 1;
     let mut delta_width = 1;

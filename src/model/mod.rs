@@ -12,4 +12,5 @@ pub mod proxy;
 pub mod server;
 pub mod settings;
 pub mod telemetry;
+pub mod time_units;
 pub mod wire;

@@ -44,7 +44,7 @@ pub fn encode_client_into(
             moves,
             ..
         } => {
-            use crate::model::cycle::to_units;
+            use crate::model::time_units::to_units;
             let moves = &moves[..moves.len().min(255)];
             let meta = batch_meta(moves);
             w.bits(u64::from(*epoch), 32);
