@@ -287,3 +287,39 @@ fn the_checker_sees_a_wrong_direction_and_a_cycle() {
         vec![vec!["model".to_string(), "binding".into(), "Field".into()]]
     );
 }
+
+#[test]
+fn the_model_is_sans_io_and_only_the_transport_imports_laminar() {
+    let mut wrong = Vec::new();
+    for s in sources() {
+        let code = s.text.split("\n#[cfg(test)]").next().unwrap_or(&s.text);
+        let code: String = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let file = s.rel.display().to_string();
+        if file.starts_with("model/") {
+            for banned in [
+                "std::time",
+                "std::thread",
+                "std::net",
+                "laminar",
+                "getrandom",
+            ] {
+                if code.contains(banned) {
+                    wrong.push(format!("{file} (model) names {banned}"));
+                }
+            }
+        }
+        if code.contains("laminar::") && file != "net/transport.rs" {
+            wrong.push(format!(
+                "{file} imports laminar (only net/transport.rs may)"
+            ));
+        }
+        if code.contains("libc::") {
+            wrong.push(format!("{file} calls libc (readiness waits use `polling`)"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

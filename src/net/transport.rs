@@ -371,6 +371,16 @@ pub enum TransportEvent {
 pub struct Endpoint {
     mgr: ConnectionManager<ConditionedSocket, VirtualConnection>,
     addr: SocketAddr,
+    /// Readiness of the UDP socket (level-triggered, so nothing needs re-arming): how a thread
+    /// sleeps until a datagram arrives or its next due time, on every platform alike.
+    poller: polling::Poller,
+    events: std::cell::RefCell<polling::Events>,
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        let _ = self.poller.delete(&self.mgr.socket().socket);
+    }
 }
 
 impl Endpoint {
@@ -390,9 +400,21 @@ impl Endpoint {
             max_packets_in_flight: 4096,
             ..Config::default()
         };
+        let poller = polling::Poller::new()?;
+        // SAFETY: the socket is owned by `mgr`, which lives exactly as long as `poller`;
+        // `Drop for Endpoint` deletes it from the poller before either is dropped.
+        unsafe {
+            poller.add_with_mode(
+                &socket.socket,
+                polling::Event::readable(0),
+                polling::PollMode::Level,
+            )?;
+        }
         Ok(Endpoint {
             mgr: ConnectionManager::new(socket, config),
             addr,
+            poller,
+            events: std::cell::RefCell::new(polling::Events::new()),
         })
     }
 
@@ -456,35 +478,21 @@ impl Endpoint {
     }
 
     /// Blocks until a datagram can be read or `timeout` passes (returns early either way;
-    /// never consumes anything). This is how a thread sleeps without missing traffic.
-    /// `ppoll` is used for its nanosecond timeout: socket read timeouts are rounded to the
-    /// kernel tick (up to 4 ms), which would add that much latency to every delayed datagram.
-    #[cfg(unix)]
+    /// never consumes anything). This is how a thread sleeps without missing traffic. The
+    /// `polling` crate keeps the timeout's precision on Linux (epoll with a nanosecond timer;
+    /// socket read timeouts would round to the kernel tick, up to 4 ms, adding that much
+    /// latency to every delayed datagram) and wakes on arrival on every platform.
     pub fn wait_readable(&self, timeout: Duration) -> bool {
-        use std::os::fd::AsRawFd;
         if timeout.is_zero() {
             return false;
         }
-        let mut pfd = libc::pollfd {
-            fd: self.mgr.socket().socket.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let ts = libc::timespec {
-            tv_sec: timeout.as_secs() as libc::time_t,
-            tv_nsec: libc::c_long::from(timeout.subsec_nanos() as i32),
-        };
-        // SAFETY: `pfd` and `ts` are valid for the duration of the call, the count matches the
-        // single pollfd, and a null signal mask leaves the thread's mask unchanged.
-        let r = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
-        r > 0
-    }
-
-    /// Portable fallback: a plain sleep (datagrams arriving meanwhile wait for it to end).
-    #[cfg(not(unix))]
-    pub fn wait_readable(&self, timeout: Duration) -> bool {
-        std::thread::sleep(timeout);
-        false
+        let mut events = self.events.borrow_mut();
+        events.clear();
+        match self.poller.wait(&mut events, Some(timeout)) {
+            Ok(n) => n > 0,
+            // An interrupted wait returns early, as a wait may.
+            Err(_) => false,
+        }
     }
 
     /// Session time of the next delayed datagram.

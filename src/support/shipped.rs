@@ -179,7 +179,7 @@ mod tests {
         let built_in: Vec<String> = names().map(str::to_string).collect();
         assert_eq!(
             built_in, on_disk,
-            "src/shipped.rs must list every file in presets/"
+            "src/support/shipped.rs must list every file in presets/"
         );
         for (name, text) in PRESETS {
             let path = format!("{dir}/{name}.ron");

@@ -309,28 +309,31 @@ impl Outbox {
     }
 }
 
-/// Blocks until one of `streams` (or `listener`) is readable or `timeout` passes.
-#[cfg(unix)]
-fn wait_readable(listener: &TcpListener, streams: &[&TcpStream], timeout: Duration) {
-    use std::os::fd::AsRawFd;
-    let mut fds: Vec<libc::pollfd> = std::iter::once(listener.as_raw_fd())
-        .chain(streams.iter().map(|s| s.as_raw_fd()))
-        .map(|fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    let ms = timeout.as_millis().min(1000) as libc::c_int;
-    // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs for the whole call.
-    unsafe {
-        libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms);
+/// Blocks until one of `streams` (or `listener`) is readable or `timeout` passes (at most a
+/// second). The same `polling` wait on every platform; if a poller cannot be had, a short sleep.
+pub(crate) fn wait_readable(listener: &TcpListener, streams: &[&TcpStream], timeout: Duration) {
+    let timeout = timeout.min(Duration::from_secs(1));
+    let Ok(poller) = polling::Poller::new() else {
+        std::thread::sleep(timeout.min(Duration::from_millis(2)));
+        return;
+    };
+    let mut added: Vec<&TcpStream> = Vec::with_capacity(streams.len());
+    // SAFETY: every source added here is borrowed for the whole function and deleted from the
+    // poller before it returns, so none is dropped while registered.
+    let listener_added = unsafe { poller.add(listener, polling::Event::readable(0)) }.is_ok();
+    for (i, s) in streams.iter().enumerate() {
+        if unsafe { poller.add(*s, polling::Event::readable(i + 1)) }.is_ok() {
+            added.push(s);
+        }
     }
-}
-
-#[cfg(not(unix))]
-fn wait_readable(_: &TcpListener, _: &[&TcpStream], timeout: Duration) {
-    std::thread::sleep(timeout.min(Duration::from_millis(2)));
+    let mut events = polling::Events::new();
+    let _ = poller.wait(&mut events, Some(timeout));
+    for s in added {
+        let _ = poller.delete(s);
+    }
+    if listener_added {
+        let _ = poller.delete(listener);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
