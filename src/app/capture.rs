@@ -240,4 +240,5 @@ pub fn save_png(path: &std::path::Path, img: &egui::ColorImage) -> Result<(), St
             .map_err(std::io::Error::other)?;
         writer.finish().map_err(std::io::Error::other)
     })
+    .map_err(String::from)
 }

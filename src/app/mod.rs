@@ -235,7 +235,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    crate::support::output::write_file(path, bytes)
+    Ok(crate::support::output::write_file(path, bytes)?)
 }
 
 /// Opens the window.

@@ -182,7 +182,8 @@ pub(crate) fn export(
         return movescope::support::output::write_atomic(out, |w| {
             movescope::analysis::report::export_csv(&store, &metrics, &[], t0, t1, w)
         })
-        .map(|rows| eprintln!("{rows} rows"));
+        .map(|rows| eprintln!("{rows} rows"))
+        .map_err(String::from);
     }
     .map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("{rows} rows");

@@ -5,6 +5,51 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Why an output cannot be written. Each variant names the path (and the option, where a
+/// command's flag named it); the text is what the CLI prints.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{}: this is the command's input ({}); write the output to another file", out.display(), input.display())]
+    IsAnInput { out: PathBuf, input: PathBuf },
+    #[error("{what} {}: {} is not a folder", out.display(), folder.display())]
+    ParentNotAFolder {
+        what: String,
+        out: PathBuf,
+        folder: PathBuf,
+    },
+    #[error("{what} {}: the folder {} does not exist", out.display(), folder.display())]
+    NoSuchFolder {
+        what: String,
+        out: PathBuf,
+        folder: PathBuf,
+    },
+    #[error("{what} {}: is a folder; expected a file name", out.display())]
+    IsAFolder { what: String, out: PathBuf },
+    #[error("{what} {}: is not a regular file (a device or a pipe); expected a file name", out.display())]
+    NotARegularFile { what: String, out: PathBuf },
+    #[error("{what} {}: cannot write in {}: {source}", out.display(), folder.display())]
+    FolderNotWritable {
+        what: String,
+        out: PathBuf,
+        folder: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: exists; a recording is never replaced without --force", path.display())]
+    RecordingExists { path: PathBuf },
+}
+
+/// Commands and the app report errors as text; `?` turns an output error into its message.
+impl From<OutputError> for String {
+    fn from(e: OutputError) -> String {
+        e.to_string()
+    }
+}
+
 /// Whether `a` and `b` name the same file (through links, `..` and relative paths). A path
 /// that does not exist is the same as another only if they are spelled the same once made
 /// absolute.
@@ -27,20 +72,19 @@ fn absolute(p: &Path) -> PathBuf {
 }
 
 /// Refuses an output that is one of the command's inputs.
-pub fn not_an_input(out: &Path, inputs: &[&Path]) -> Result<(), String> {
+pub fn not_an_input(out: &Path, inputs: &[&Path]) -> Result<(), OutputError> {
     match inputs.iter().find(|i| same_file(out, i)) {
-        Some(i) => Err(format!(
-            "{}: this is the command's input ({}); write the output to another file",
-            out.display(),
-            i.display()
-        )),
+        Some(i) => Err(OutputError::IsAnInput {
+            out: out.to_path_buf(),
+            input: i.to_path_buf(),
+        }),
         None => Ok(()),
     }
 }
 
 /// Checks that `out` can be written as a file: its folder exists and is a folder, and it is
 /// not itself a folder or a device. `what` names the option (e.g. `--summary-json`).
-pub fn writable_file(out: &Path, what: &str) -> Result<(), String> {
+pub fn writable_file(out: &Path, what: &str) -> Result<(), OutputError> {
     let parent = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -48,32 +92,32 @@ pub fn writable_file(out: &Path, what: &str) -> Result<(), String> {
     match std::fs::metadata(parent) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
-            return Err(format!(
-                "{what} {}: {} is not a folder",
-                out.display(),
-                parent.display()
-            ));
+            return Err(OutputError::ParentNotAFolder {
+                what: what.into(),
+                out: out.to_path_buf(),
+                folder: parent.to_path_buf(),
+            });
         }
         Err(_) => {
-            return Err(format!(
-                "{what} {}: the folder {} does not exist",
-                out.display(),
-                parent.display()
-            ));
+            return Err(OutputError::NoSuchFolder {
+                what: what.into(),
+                out: out.to_path_buf(),
+                folder: parent.to_path_buf(),
+            });
         }
     }
     if let Ok(m) = std::fs::metadata(out) {
         if m.is_dir() {
-            return Err(format!(
-                "{what} {}: is a folder; expected a file name",
-                out.display()
-            ));
+            return Err(OutputError::IsAFolder {
+                what: what.into(),
+                out: out.to_path_buf(),
+            });
         }
         if !m.is_file() {
-            return Err(format!(
-                "{what} {}: is not a regular file (a device or a pipe); expected a file name",
-                out.display()
-            ));
+            return Err(OutputError::NotARegularFile {
+                what: what.into(),
+                out: out.to_path_buf(),
+            });
         }
     }
     // The folder must take a new file (the output is written next to it, then renamed).
@@ -83,11 +127,12 @@ pub fn writable_file(out: &Path, what: &str) -> Result<(), String> {
             let _ = std::fs::remove_file(&probe);
             Ok(())
         }
-        Err(e) => Err(format!(
-            "{what} {}: cannot write in {}: {e}",
-            out.display(),
-            parent.display()
-        )),
+        Err(source) => Err(OutputError::FolderNotWritable {
+            what: what.into(),
+            out: out.to_path_buf(),
+            folder: parent.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -105,7 +150,7 @@ pub fn temp_sibling(path: &Path) -> PathBuf {
 pub fn write_atomic<T>(
     path: &Path,
     write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<T>,
-) -> Result<T, String> {
+) -> Result<T, OutputError> {
     let tmp = temp_sibling(path);
     let result: std::io::Result<T> = (|| {
         let f = std::fs::File::create(&tmp)?;
@@ -116,29 +161,34 @@ pub fn write_atomic<T>(
         Ok(v)
     })();
     match result {
-        Ok(v) => std::fs::rename(&tmp, path).map(|()| v).map_err(|e| {
+        Ok(v) => std::fs::rename(&tmp, path).map(|()| v).map_err(|source| {
             let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", path.display())
+            OutputError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
         }),
-        Err(e) => {
+        Err(source) => {
             let _ = std::fs::remove_file(&tmp);
-            Err(format!("{}: {e}", path.display()))
+            Err(OutputError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
         }
     }
 }
 
 /// [`write_atomic`] of a byte string.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     write_atomic(path, |w| w.write_all(bytes))
 }
 
 /// A recording is never replaced without `--force`.
-pub fn new_recording(path: &Path, force: bool) -> Result<(), String> {
+pub fn new_recording(path: &Path, force: bool) -> Result<(), OutputError> {
     if path.exists() && !force {
-        return Err(format!(
-            "{}: exists; a recording is never replaced without --force",
-            path.display()
-        ));
+        return Err(OutputError::RecordingExists {
+            path: path.to_path_buf(),
+        });
     }
     Ok(())
 }
@@ -178,6 +228,8 @@ mod tests {
             Err::<(), _>(std::io::Error::other("disk full"))
         })
         .unwrap_err();
+        assert!(matches!(e, OutputError::Write { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("out.csv") && e.contains("disk full"), "{e}");
         assert_eq!(std::fs::read(&f).unwrap(), b"old");
         assert!(!temp_sibling(&f).exists());
@@ -192,15 +244,21 @@ mod tests {
         let file = d.join("plain");
         std::fs::write(&file, b"x").unwrap();
         let e = writable_file(&file.join("x.json"), "--summary-json").unwrap_err();
-        assert!(e.contains("is not a folder"), "{e}");
+        assert!(
+            matches!(&e, OutputError::ParentNotAFolder { what, .. } if what == "--summary-json")
+        );
+        assert!(e.to_string().contains("is not a folder"), "{e}");
         let e = writable_file(&d.join("nosuch").join("x.json"), "--out").unwrap_err();
-        assert!(e.contains("does not exist"), "{e}");
+        assert!(matches!(e, OutputError::NoSuchFolder { .. }));
+        assert!(e.to_string().contains("does not exist"), "{e}");
         let e = writable_file(&d, "--out").unwrap_err();
-        assert!(e.contains("is a folder"), "{e}");
+        assert!(matches!(e, OutputError::IsAFolder { .. }));
+        assert!(e.to_string().contains("is a folder"), "{e}");
         #[cfg(unix)]
         {
             let e = writable_file(Path::new("/dev/full"), "--out").unwrap_err();
-            assert!(e.contains("not a regular file"), "{e}");
+            assert!(matches!(e, OutputError::NotARegularFile { .. }));
+            assert!(e.to_string().contains("not a regular file"), "{e}");
         }
         let _ = std::fs::remove_dir_all(&d);
     }
