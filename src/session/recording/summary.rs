@@ -35,7 +35,6 @@ impl Recording {
         (s, damage)
     }
 
-    /// A one-line description for users.
     /// What a user must know before trusting what a command reads from this file: it was not
     /// finished (or was cut at a chunk boundary), it is damaged, its header came from the
     /// backup copy. Every command that opens a recording prints these.
@@ -57,6 +56,7 @@ impl Recording {
         notes
     }
 
+    /// A one-line description for users.
     pub fn describe(&self) -> String {
         let (a, b) = self.span();
         format!(

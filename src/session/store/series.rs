@@ -201,12 +201,12 @@ impl Series {
         }
     }
 
-    /// Time of the oldest point held.
     /// How many points were inserted before the newest (out of time order) so far.
     pub fn inserts(&self) -> u64 {
         self.inserts
     }
 
+    /// Time of the oldest point held.
     pub fn first_t(&self) -> Option<f64> {
         self.t.first().copied()
     }
