@@ -154,3 +154,26 @@ fn the_trace_command_prints_statistics_and_saves_a_fitted_preset() {
         "{err}"
     );
 }
+
+#[test]
+fn a_trace_that_cannot_be_read_and_one_that_is_not_a_trace_are_told_apart() {
+    use movescope::session::preset::{LoadTraceError, load_trace};
+    let dir = std::env::temp_dir().join(format!("movescope-load-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    let missing = dir.join("missing.txt");
+    let e = load_trace(&missing).expect_err("no such file");
+    assert!(
+        matches!(&e, LoadTraceError::Read { path, .. } if *path == missing),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("cannot read"), "{e}");
+    let garbage = dir.join("garbage.txt");
+    std::fs::write(&garbage, "this is not ping output\nnor a csv\n").expect("write");
+    let e = load_trace(&garbage).expect_err("not a trace");
+    assert!(
+        matches!(&e, LoadTraceError::Parse { path, .. } if *path == garbage),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("trace "), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -544,7 +544,7 @@ impl NetworkPanel {
                                 let t = std::sync::Arc::new(t);
                                 cmds.extend(link_commands(links, |l| l.trace = Some(t.clone())));
                             }
-                            Err(e) => self.trace_error = Some(e),
+                            Err(e) => self.trace_error = Some(e.to_string()),
                         }
                     }
                 });

@@ -213,17 +213,44 @@ impl std::fmt::Display for PresetError {
 
 impl std::error::Error for PresetError {}
 
+/// Why a trace file could not be loaded: it could not be read, or its text is not a trace (the
+/// line and what was expected are in the [`TraceError`](crate::conditions::trace::TraceError)).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadTraceError {
+    #[error("trace {}: cannot read: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("trace {}: {error}", path.display())]
+    Parse {
+        path: std::path::PathBuf,
+        error: crate::conditions::trace::TraceError,
+    },
+}
+
+/// The CLI and `--set` report errors as text; `?` turns a trace error into its message.
+impl From<LoadTraceError> for String {
+    fn from(e: LoadTraceError) -> String {
+        e.to_string()
+    }
+}
+
 /// Reads a network trace file (ping output or CSV; [`crate::conditions::trace`]); errors name the
 /// file, the line and what was expected.
-pub fn load_trace(path: &Path) -> Result<crate::conditions::trace::Trace, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("trace {}: cannot read: {e}", path.display()))?;
+pub fn load_trace(path: &Path) -> Result<crate::conditions::trace::Trace, LoadTraceError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadTraceError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().to_string(),
     );
-    crate::conditions::trace::parse(&text, &name)
-        .map_err(|e| format!("trace {}: {e}", path.display()))
+    crate::conditions::trace::parse(&text, &name).map_err(|error| LoadTraceError::Parse {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 impl Preset {
@@ -348,7 +375,7 @@ impl Preset {
             match raw {
                 "" | "none" | "null" => serde_json::Value::Null,
                 path => {
-                    let trace = load_trace(Path::new(path)).map_err(err)?;
+                    let trace = load_trace(Path::new(path)).map_err(|e| err(e.to_string()))?;
                     serde_json::to_value(trace).map_err(|e| err(e.to_string()))?
                 }
             }
