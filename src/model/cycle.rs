@@ -8,6 +8,17 @@ use super::telemetry::{Deviation, Event};
 
 pub use super::time_units::{TIME_UNITS_PER_SECOND, from_units, quantize_time, to_units};
 
+/// The random number the demo tick draws: from the machine's own stream (seeded per machine,
+/// so client and server draw different numbers) under the `unseeded_random_in_tick` pitfall,
+/// else a constant, as a tick that uses no randomness (or a bound seed) would.
+pub fn tick_random(faults: &Faults, rng: &mut crate::support::rng::Rng) -> f64 {
+    if faults.unseeded_random_in_tick {
+        rng.f64()
+    } else {
+        0.5
+    }
+}
+
 /// Clamps a delta derived from timestamps to [0, MaxMoveDeltaTime] and rounds it to the wire's
 /// time units.
 pub fn clamp_delta(gmc: &GmcSettings, raw: f64) -> f64 {

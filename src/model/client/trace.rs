@@ -59,11 +59,7 @@ impl Client {
     /// What a tick reading a random number without a bound seed gets (a draw only under
     /// that pitfall, so the generator's stream is untouched otherwise).
     pub(super) fn tick_random(&mut self) -> f64 {
-        if self.cfg.faults.unseeded_random_in_tick {
-            self.tick_rng.f64()
-        } else {
-            0.5
-        }
+        crate::model::cycle::tick_random(&self.cfg.faults, &mut self.tick_rng)
     }
 
     /// GMC loaded a state into the pawn: OnSyncDataApplied. Under the

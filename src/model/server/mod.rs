@@ -569,11 +569,7 @@ impl Server {
     /// What a tick reading a random number without a bound seed gets (a draw only under
     /// that pitfall).
     fn tick_random(&mut self) -> f64 {
-        if self.cfg.faults.unseeded_random_in_tick {
-            self.tick_rng.f64()
-        } else {
-            0.5
-        }
+        crate::model::cycle::tick_random(&self.cfg.faults, &mut self.tick_rng)
     }
 
     /// The next message to send, typed (tests and tools).
