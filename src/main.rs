@@ -22,6 +22,7 @@ use crate::cli::inspect::export;
 use crate::cli::inspect::inspect;
 use crate::cli::inspect::inspect_events;
 use crate::cli::inspect::report;
+use crate::cli::lint::lint;
 use crate::cli::remote::host;
 use crate::cli::remote::join;
 use crate::cli::run::run;
@@ -127,6 +128,7 @@ fn main() -> ExitCode {
             series,
             out,
         }) => export(&file, from, to, &series, &out),
+        Some(Command::Lint(args)) => return lint(args),
         None => open_app(cli.app),
     };
     match result {

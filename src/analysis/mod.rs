@@ -5,6 +5,7 @@
 
 pub mod doctor;
 pub mod lineage;
+pub mod lint;
 pub mod report;
 pub mod valuetrace;
 pub mod whatif;

@@ -151,6 +151,11 @@ pub(crate) enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Check GMC components' C++ against the rules of the prediction checklist: findings like a
+    /// compiler's (with the lesson that shows each), and each component's binding table with
+    /// its bits on the wire and bandwidth. Exit 1 on a warning or error, 0 when clean, 2 when
+    /// nothing could be read. See docs/lint.md.
+    Lint(LintArgs),
     /// Export series of a recording to CSV (one row per point: series, machine, t_s, value, unit).
     Export {
         file: PathBuf,
@@ -318,4 +323,30 @@ pub(crate) struct RunArgs {
     /// Replace an existing --record file (by a rename of the complete new recording).
     #[arg(long)]
     pub(crate) force: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct LintArgs {
+    /// Files or folders (.h, .hpp, .cpp, searched recursively).
+    pub(crate) paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    pub(crate) format: LintFormat,
+    /// Text output without the binding tables.
+    #[arg(long)]
+    pub(crate) no_tables: bool,
+    /// The preset whose rates the bandwidth uses (client fps, ClientSendRate, net update
+    /// rate). Default: the shipped default preset.
+    #[arg(long)]
+    pub(crate) preset: Option<PathBuf>,
+    /// Change a preset value, e.g. `gmc.client_send_rate=60` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub(crate) set: Vec<String>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LintFormat {
+    Text,
+    Json,
+    Sarif,
 }

@@ -9,6 +9,7 @@ pub(crate) mod app;
 pub(crate) mod args;
 pub(crate) mod explain;
 pub(crate) mod inspect;
+pub(crate) mod lint;
 pub(crate) mod remote;
 pub(crate) mod run;
 pub(crate) mod trace;

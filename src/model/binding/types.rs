@@ -149,6 +149,48 @@ impl BoundType {
         }
     }
 
+    /// A representative value of this type for tables that have no running session (the lint's
+    /// binding table): two-decimal values at [`NOMINAL_MAGNITUDE`] per component (a position or
+    /// speed in centimetres), names and tags of [`NOMINAL_NAME_LEN`] characters, a tag container
+    /// of two tags, an instanced struct of [`NOMINAL_STRUCT_BYTES`] bytes; zero elsewhere (the
+    /// width of fixed-size types does not depend on the value).
+    pub fn nominal_value(self) -> Value {
+        let m = NOMINAL_MAGNITUDE;
+        let name = || -> Arc<str> { Arc::from("n".repeat(NOMINAL_NAME_LEN).as_str()) };
+        match self {
+            BoundType::Bool => Value::Bool(false),
+            BoundType::HalfByte | BoundType::Byte => Value::Byte(0),
+            BoundType::Int => Value::Int(0),
+            BoundType::Float => Value::Float(0.0),
+            BoundType::CompressedFloat => Value::Float(m as f32),
+            BoundType::Double | BoundType::TruncatedDouble => Value::Double(0.0),
+            BoundType::CompressedDouble => Value::Double(m),
+            BoundType::CompressedVector2D => Value::Vec2(DVec2::splat(m)),
+            BoundType::CompressedVector | BoundType::CompressedRotator => {
+                Value::Vec3(DVec3::splat(m))
+            }
+            BoundType::ActorReference
+            | BoundType::ActorComponentReference
+            | BoundType::AnimMontageReference => Value::ObjectRef(0),
+            BoundType::Name | BoundType::GameplayTag => Value::Name(name()),
+            BoundType::GameplayTagContainer => Value::Tags(Arc::from(vec![name(), name()])),
+            BoundType::InstancedStruct => Value::Struct(Arc::from(vec![0u8; NOMINAL_STRUCT_BYTES])),
+        }
+    }
+
+    /// [`Self::wire_bits`] of [`Self::nominal_value`]: the bits a static table states for this
+    /// type. The same function the wire model counts with, so the two cannot disagree.
+    pub fn nominal_bits(self) -> u32 {
+        self.wire_bits(&self.nominal_value())
+    }
+
+    /// The type a GMC `Bind*` function binds, by the function's name.
+    pub fn from_gmc_function(name: &str) -> Option<BoundType> {
+        BoundType::ALL
+            .into_iter()
+            .find(|t| t.gmc_function() == name)
+    }
+
     /// Bits this value occupies on the wire when bit-packed at this type.
     pub fn wire_bits(self, v: &Value) -> u32 {
         match self {
@@ -256,6 +298,13 @@ pub fn round_half_away(q: f64) -> f64 {
         t
     }
 }
+
+/// Per-component magnitude [`BoundType::nominal_value`] assumes for two-decimal values.
+pub const NOMINAL_MAGNITUDE: f64 = 1000.0;
+/// Characters of a name or tag in [`BoundType::nominal_value`].
+pub const NOMINAL_NAME_LEN: usize = 16;
+/// Bytes of an instanced struct in [`BoundType::nominal_value`].
+pub const NOMINAL_STRUCT_BYTES: usize = 32;
 
 /// A value in hundredths, as two-decimal compression sends it (clamped to ±2^61 so the
 /// zigzag form fits the 6-bit width header).

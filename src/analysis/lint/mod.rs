@@ -1,0 +1,321 @@
+//! `movescope lint`: checks a GMC component's C++ against the rules of the source document's
+//! checklist, lists its binding table with the bits each value takes on the wire, and names the
+//! lesson that shows each mistake. See docs/lint.md.
+//!
+//! Pipeline: [`source`] reads files and blanks Unreal macros (same lines and columns) →
+//! [`syntax`] parses with tree-sitter's C++ grammar and extracts classes and function bodies as
+//! events → [`program`] finds the components, their bindings and their prediction paths →
+//! [`rules`] finds what breaks a rule → [`render`] prints text, JSON or SARIF.
+//!
+//! Invariants: no input makes it panic or loop without end (files are size-capped, the parse
+//! has a time budget, every walk is iterative or depth-capped); findings come out in file, line,
+//! column order; the bits per value are the wire model's own (`BoundType::nominal_bits`).
+
+pub mod gmc;
+pub mod program;
+pub mod render;
+pub mod rules;
+pub mod source;
+pub mod syntax;
+pub mod table;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::model::binding::{BoundType, PredictionMode, SimulationMode};
+use crate::model::messages::{HEADER_BYTES, STATE_UPDATE_HEADER_BITS, WireMove, moves_frame_bits};
+use crate::model::pawn::PawnValues;
+use crate::session::preset::Preset;
+
+pub use program::BindingRow;
+pub use rules::{Finding, RULES, Rule, Severity};
+pub use source::{ReadProblem, SourceFile};
+
+/// The rates the bandwidth totals assume (from the preset).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rates {
+    pub client_fps: f64,
+    pub client_send_rate: f64,
+    pub net_update_rate: f64,
+    /// The delta up to which frames combine into one move (MaxCombinedDeltaTime capped).
+    pub combine_limit: f64,
+}
+
+impl Rates {
+    pub fn of(p: &Preset) -> Rates {
+        Rates {
+            client_fps: p.client_fps,
+            client_send_rate: p.gmc.client_send_rate,
+            net_update_rate: p.net_update_rate,
+            combine_limit: p.gmc.combine_limit(),
+        }
+    }
+}
+
+/// The wire totals of one component's bindings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Totals {
+    /// Bits of the bound values in each move the client sends (server-validated and
+    /// client-authoritative values).
+    pub move_bits: u32,
+    /// Bits of the values the server sends with each state for the client to check
+    /// (client-validated values).
+    pub state_bits: u32,
+    /// Bits of the values each update to a simulated proxy carries (SimulationMode not None).
+    pub proxy_bits: u32,
+    /// Frames per move and moves per second the client bandwidth assumes (inputs that allow
+    /// combining, at the preset's frame rate).
+    pub frames_per_move: u32,
+    pub moves_per_s: f64,
+    /// Client → server bytes per second (datagram headers and move framing included).
+    pub client_bytes_per_s: f64,
+    /// Server → proxies bytes per second per proxy: its entry in each state update.
+    pub proxy_bytes_per_s: f64,
+    /// Bindings left out because a mode could not be read.
+    pub unknown: usize,
+    pub rates: Rates,
+}
+
+/// A component as the report shows it.
+#[derive(Debug, Clone)]
+pub struct ComponentReport {
+    pub class: String,
+    pub file: PathBuf,
+    pub line: u32,
+    pub through_pointer: bool,
+    pub bindings: Vec<BindingRow>,
+    pub totals: Totals,
+}
+
+/// A file that could not be linted.
+#[derive(Debug, Clone)]
+pub struct FileProblem {
+    pub path: PathBuf,
+    pub problem: ReadProblem,
+}
+
+/// Everything a lint run found.
+#[derive(Debug)]
+pub struct LintReport {
+    pub files: Vec<SourceFile>,
+    pub components: Vec<ComponentReport>,
+    /// Sorted by file, line, column; `allow` comments applied.
+    pub findings: Vec<Finding>,
+    pub problems: Vec<FileProblem>,
+    /// Lines read in all.
+    pub lines: usize,
+    /// Findings an `allow` comment silenced.
+    pub silenced: usize,
+}
+
+impl LintReport {
+    /// 2 when nothing could be read, 1 when a warning or an error was found, 0 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        if self.files.is_empty() {
+            2
+        } else if self.findings.iter().any(|f| f.severity != Severity::Note) {
+            1
+        } else {
+            0
+        }
+    }
+
+    pub fn count(&self, s: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == s).count()
+    }
+}
+
+/// Lints the files and folders named.
+pub fn lint_paths(paths: &[PathBuf], rates: Rates) -> LintReport {
+    let (names, mut problems) = source::collect(paths);
+    let mut files = Vec::new();
+    for p in names {
+        match source::read(&p) {
+            Ok(f) => files.push(f),
+            Err(problem) => problems.push((p, problem)),
+        }
+    }
+    let mut report = lint_sources(files, rates);
+    let mut read: Vec<FileProblem> = problems
+        .into_iter()
+        .map(|(path, problem)| FileProblem { path, problem })
+        .collect();
+    read.append(&mut report.problems);
+    report.problems = read;
+    report
+}
+
+/// Lints files already read.
+pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
+    let mut problems = Vec::new();
+    let mut kept = Vec::new();
+    let mut syn = Vec::new();
+    match syntax::cpp_parser() {
+        Ok(mut parser) => {
+            for f in files {
+                match syntax::analyse(&mut parser, kept.len(), &f) {
+                    Ok(s) => {
+                        syn.push(s);
+                        kept.push(f);
+                    }
+                    Err(problem) => problems.push(FileProblem {
+                        path: f.path.clone(),
+                        problem,
+                    }),
+                }
+            }
+        }
+        Err(problem) => {
+            for f in files {
+                problems.push(FileProblem {
+                    path: f.path.clone(),
+                    problem: problem.clone(),
+                });
+            }
+        }
+    }
+    let rpcs: HashSet<String> = kept.iter().flat_map(|f| f.rpcs.iter().cloned()).collect();
+    let prog = program::Program::new(syn, rpcs);
+    let comps = prog.components();
+    let mut findings = rules::check(&prog, &comps);
+    let before = findings.len();
+    findings.retain(|f| !allowed(&kept, &prog, f));
+    let silenced = before - findings.len();
+    findings.sort_by(|a, b| {
+        (a.file, a.pos.line, a.pos.col, a.rule.id).cmp(&(b.file, b.pos.line, b.pos.col, b.rule.id))
+    });
+    findings.dedup_by(|a, b| a.file == b.file && a.pos == b.pos && a.rule.id == b.rule.id);
+    let components = comps
+        .iter()
+        .filter(|c| {
+            !c.bindings.is_empty()
+                || !c.bind_funcs.is_empty()
+                || !prog.prediction_path(&c.class).is_empty()
+        })
+        .map(|c| ComponentReport {
+            class: c.class.clone(),
+            file: kept.get(c.file).map(|f| f.path.clone()).unwrap_or_default(),
+            line: c.pos.line,
+            through_pointer: c.through_pointer,
+            totals: totals(&c.bindings, rates),
+            bindings: c.bindings.clone(),
+        })
+        .collect();
+    let lines = kept.iter().map(|f| f.text.lines().count()).sum();
+    LintReport {
+        files: kept,
+        components,
+        findings,
+        problems,
+        lines,
+        silenced,
+    }
+}
+
+/// `// movescope: allow(rule-id)` on the finding's line, the line above it, or in the comment
+/// block right above the function it is in. Several ids may be listed, comma-separated.
+fn allowed(files: &[SourceFile], prog: &program::Program, f: &Finding) -> bool {
+    let Some(src) = files.get(f.file) else {
+        return false;
+    };
+    let allows = |line: u32| allows_rule(src.line(line as usize), f.rule.id);
+    if allows(f.pos.line) || (f.pos.line > 1 && allows(f.pos.line - 1)) {
+        return true;
+    }
+    let Some(func) = f.func.and_then(|i| prog.funcs.get(i)) else {
+        return false;
+    };
+    if func.file != f.file {
+        return false;
+    }
+    let mut line = func.first_line;
+    while line > 1 {
+        line -= 1;
+        let text = src.line(line as usize).trim();
+        let comment = text.starts_with("//") || text.starts_with("/*") || text.starts_with('*');
+        if !comment {
+            return false;
+        }
+        if allows_rule(text, f.rule.id) {
+            return true;
+        }
+    }
+    false
+}
+
+fn allows_rule(line: &str, id: &str) -> bool {
+    let Some(at) = line.find("movescope: allow(") else {
+        return false;
+    };
+    let rest = &line[at + "movescope: allow(".len()..];
+    let list = rest.split(')').next().unwrap_or("");
+    list.split(',').any(|x| x.trim() == id)
+}
+
+/// Wire totals of a binding list at `rates`.
+pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
+    let mut move_bits = 0;
+    let mut state_bits = 0;
+    let mut proxy_bits = 0;
+    let mut unknown = 0;
+    for b in rows {
+        let bits = b.ty.nominal_bits();
+        let (Some(p), Some(s)) = (b.prediction.value(), b.simulation.value()) else {
+            unknown += 1;
+            continue;
+        };
+        if p.client_sends() {
+            move_bits += bits;
+        }
+        if p.is_client_validated() {
+            state_bits += bits;
+        }
+        if s != SimulationMode::None && p != PredictionMode::Local {
+            proxy_bits += bits;
+        }
+    }
+    let fps = rates.client_fps.max(1e-3);
+    let frames_per_move = ((rates.combine_limit * fps + 1e-6).floor() as u32).max(1);
+    let moves_per_s = fps / f64::from(frames_per_move);
+    let sends_per_s = rates.client_send_rate.min(moves_per_s).max(0.0);
+    let per_send = if sends_per_s > 0.0 {
+        (moves_per_s / sends_per_s).round().max(1.0) as usize
+    } else {
+        0
+    };
+    let client_bytes_per_s = if per_send == 0 {
+        0.0
+    } else {
+        let step = f64::from(frames_per_move) / fps;
+        let moves: Vec<WireMove> = (0..per_send)
+            .map(|i| WireMove {
+                id: i as u32,
+                timestamp: ((i as f64 + 1.0) * step * 1e5).round() / 1e5,
+                delta: (step * 1e5).round() / 1e5,
+                input: PawnValues::default(),
+                output: PawnValues::default(),
+            })
+            .collect();
+        let bits = moves_frame_bits(&moves) + per_send * move_bits as usize;
+        sends_per_s * (HEADER_BYTES + bits.div_ceil(8)) as f64
+    };
+    // One proxy's entry: pawn id (16), forced flag (1), its values.
+    let _ = STATE_UPDATE_HEADER_BITS;
+    let proxy_bytes_per_s = rates.net_update_rate * f64::from(17 + proxy_bits) / 8.0;
+    Totals {
+        move_bits,
+        state_bits,
+        proxy_bits,
+        frames_per_move,
+        moves_per_s,
+        client_bytes_per_s,
+        proxy_bytes_per_s,
+        unknown,
+        rates,
+    }
+}
+
+/// The bits the table states for a binding.
+pub fn row_bits(ty: BoundType) -> u32 {
+    ty.nominal_bits()
+}

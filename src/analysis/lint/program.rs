@@ -1,0 +1,492 @@
+//! The files of one lint run seen as one program: which classes are GMC components, the
+//! binding list each makes (following helpers `BindReplicationData_Implementation` calls), and
+//! the prediction and simulation paths as GMC runs them (the hooks in order, with the
+//! functions they call in the same files followed at their call sites).
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use super::gmc::{self, Arg};
+use super::syntax::{ClassDecl, CondKind, EventKind, FileSyntax, Func, Pos};
+use crate::model::binding::{
+    BoundType, CombineMode, InterpolationFunction, PredictionMode, SimulationMode,
+};
+
+/// Calls are followed at most this deep.
+const MAX_CALL_DEPTH: usize = 16;
+/// A path stops growing here (a file of helpers calling each other many times over).
+const MAX_STEPS: usize = 200_000;
+
+/// The call sites that led to a step, innermost first.
+#[derive(Debug)]
+pub struct CallSite {
+    pub func: usize,
+    pub event: usize,
+    pub parent: Option<Rc<CallSite>>,
+}
+
+/// One event on a path, with how it was reached.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub func: usize,
+    pub event: usize,
+    pub via: Option<Rc<CallSite>>,
+}
+
+/// One `Bind*` call.
+#[derive(Debug, Clone)]
+pub struct BindingRow {
+    /// The member as written (`this->` removed).
+    pub member: String,
+    pub bind: String,
+    pub ty: BoundType,
+    pub prediction: Arg<PredictionMode>,
+    pub combine: Arg<CombineMode>,
+    pub simulation: Arg<SimulationMode>,
+    pub interpolation: Arg<InterpolationFunction>,
+    pub file: usize,
+    pub pos: Pos,
+    /// What the call went through (`MovementComponent` for `MovementComponent->BindInt`).
+    pub through: Option<String>,
+    pub step: Step,
+}
+
+impl BindingRow {
+    /// The member's own name: the last part of `A.B` / `A->B`.
+    pub fn member_name(&self) -> &str {
+        self.member
+            .rsplit(['.', '>'])
+            .next()
+            .unwrap_or(&self.member)
+    }
+}
+
+/// A GMC component found in the files.
+#[derive(Debug, Clone)]
+pub struct Component {
+    pub class: String,
+    pub file: usize,
+    pub pos: Pos,
+    /// Binds through a pointer to a movement component (an ability component).
+    pub through_pointer: bool,
+    pub bindings: Vec<BindingRow>,
+    /// Position of the `Super::BindReplicationData_Implementation` call in the binding list
+    /// (how many bindings came before it), if there is one.
+    pub super_at: Option<(usize, Pos)>,
+    /// The `BindReplicationData_Implementation` definitions.
+    pub bind_funcs: Vec<usize>,
+}
+
+pub struct Program {
+    pub funcs: Vec<Func>,
+    pub classes: Vec<ClassDecl>,
+    pub rpcs: HashSet<String>,
+    by_member: HashMap<(String, String), Vec<usize>>,
+    free: HashMap<String, Vec<usize>>,
+    class_idx: HashMap<String, usize>,
+}
+
+impl Program {
+    pub fn new(files: Vec<FileSyntax>, rpcs: HashSet<String>) -> Program {
+        let mut funcs = Vec::new();
+        let mut classes = Vec::new();
+        for f in files {
+            funcs.extend(f.funcs);
+            classes.extend(f.classes);
+        }
+        let mut by_member: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut free: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, f) in funcs.iter().enumerate() {
+            match &f.class {
+                Some(c) => by_member
+                    .entry((c.clone(), f.name.clone()))
+                    .or_default()
+                    .push(i),
+                None => free.entry(f.name.clone()).or_default().push(i),
+            }
+        }
+        let mut class_idx = HashMap::new();
+        for (i, c) in classes.iter().enumerate() {
+            class_idx.entry(c.name.clone()).or_insert(i);
+        }
+        Program {
+            funcs,
+            classes,
+            rpcs,
+            by_member,
+            free,
+            class_idx,
+        }
+    }
+
+    pub fn class(&self, name: &str) -> Option<&ClassDecl> {
+        self.class_idx.get(name).map(|i| &self.classes[*i])
+    }
+
+    /// `class` and its bases declared in the files, nearest first.
+    pub fn chain(&self, class: &str) -> Vec<String> {
+        let mut out = vec![class.to_string()];
+        let mut i = 0;
+        while i < out.len() && out.len() < 16 {
+            if let Some(c) = self.class(&out[i]) {
+                for b in &c.bases {
+                    let b = b.rsplit("::").next().unwrap_or(b).to_string();
+                    if !out.contains(&b) {
+                        out.push(b);
+                    }
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Data members of `class` and of its bases declared in the files.
+    pub fn fields(&self, class: &str) -> Vec<(String, String)> {
+        self.chain(class)
+            .iter()
+            .filter_map(|c| self.class(c))
+            .flat_map(|c| c.fields.iter().cloned())
+            .collect()
+    }
+
+    /// The definitions of `name` (or `name_Implementation`) for `class`, looked up along its
+    /// chain (from `skip` bases on: 1 for `Super::`).
+    pub fn lookup(&self, class: Option<&str>, name: &str, skip: usize) -> Vec<usize> {
+        let names = [name.to_string(), format!("{name}_Implementation")];
+        if let Some(c) = class {
+            for k in self.chain(c).into_iter().skip(skip) {
+                for n in &names {
+                    if let Some(v) = self.by_member.get(&(k.clone(), n.clone())) {
+                        return v.clone();
+                    }
+                }
+            }
+        }
+        if skip == 0 {
+            for n in &names {
+                if let Some(v) = self.free.get(n) {
+                    return v.clone();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The functions a call event leads to, if it stays in the files.
+    fn callee(&self, func: usize, event: usize) -> Vec<usize> {
+        let f = &self.funcs[func];
+        let EventKind::Call {
+            path,
+            name,
+            receiver,
+            ..
+        } = &f.events[event].kind
+        else {
+            return Vec::new();
+        };
+        if receiver.is_some() || BoundType::from_gmc_function(name).is_some() {
+            return Vec::new();
+        }
+        let class = f.class.as_deref();
+        match path.rsplit_once("::") {
+            None => self.lookup(class, name, 0),
+            Some((scope, _)) if scope == "Super" || scope.ends_with("::Super") => {
+                self.lookup(class, name, 1)
+            }
+            Some((scope, _)) => {
+                let scope = scope.rsplit("::").next().unwrap_or(scope);
+                if class.is_some_and(|c| self.chain(c).iter().any(|k| k == scope)) {
+                    self.lookup(Some(scope), name, 0)
+                } else {
+                    Vec::new()
+                }
+            }
+        }
+    }
+
+    /// Every event of `root` in order, calls into the files' functions followed where they
+    /// are made.
+    pub fn flow(&self, root: usize) -> Vec<Step> {
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        self.flow_into(root, None, &mut stack, &mut out);
+        out
+    }
+
+    fn flow_into(
+        &self,
+        func: usize,
+        via: Option<Rc<CallSite>>,
+        stack: &mut Vec<usize>,
+        out: &mut Vec<Step>,
+    ) {
+        for (i, _) in self.funcs[func].events.iter().enumerate() {
+            if out.len() >= MAX_STEPS {
+                return;
+            }
+            out.push(Step {
+                func,
+                event: i,
+                via: via.clone(),
+            });
+            if stack.len() >= MAX_CALL_DEPTH {
+                continue;
+            }
+            for callee in self.callee(func, i) {
+                if stack.contains(&callee) {
+                    continue;
+                }
+                let site = Rc::new(CallSite {
+                    func,
+                    event: i,
+                    parent: via.clone(),
+                });
+                stack.push(callee);
+                self.flow_into(callee, Some(site), stack, out);
+                stack.pop();
+            }
+        }
+    }
+
+    /// The conditions a step sits under: its own, then each call site's, innermost first,
+    /// as (kind, text, where).
+    pub fn conds(&self, s: &Step) -> Vec<(CondKind, String, usize, Pos)> {
+        let mut out = Vec::new();
+        let f = &self.funcs[s.func];
+        for c in f.conds_of(f.events[s.event].cond) {
+            out.push((c.kind, c.text.clone(), s.func, c.pos));
+        }
+        let mut at = s.via.clone();
+        while let Some(site) = at {
+            let f = &self.funcs[site.func];
+            for c in f.conds_of(f.events[site.event].cond) {
+                out.push((c.kind, c.text.clone(), site.func, c.pos));
+            }
+            at = site.parent.clone();
+            if out.len() > 256 {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The classes that are GMC components: they define a GMC hook, derive from a GMC class or
+    /// a component, or bind through a pointer.
+    pub fn component_classes(&self) -> Vec<String> {
+        let mut set: Vec<String> = Vec::new();
+        let add = |set: &mut Vec<String>, c: &str| {
+            if !set.iter().any(|x| x == c) {
+                set.push(c.to_string());
+            }
+        };
+        for f in &self.funcs {
+            if let Some(c) = &f.class
+                && gmc::is_component_marker(&f.name)
+            {
+                add(&mut set, c);
+            }
+        }
+        for c in &self.classes {
+            if self.chain(&c.name)[1..]
+                .iter()
+                .any(|b| gmc::GMC_CLASSES.contains(&b.as_str()) || set.contains(b))
+            {
+                add(&mut set, &c.name);
+            }
+        }
+        for f in &self.funcs {
+            if let Some(c) = &f.class
+                && f.events.iter().any(|e| is_bind_call(&e.kind, true))
+            {
+                add(&mut set, c);
+            }
+        }
+        set
+    }
+
+    /// Where a class is shown: its declaration, else its first function.
+    pub fn class_pos(&self, class: &str) -> (usize, Pos) {
+        if let Some(c) = self.class(class) {
+            return (c.file, c.pos);
+        }
+        self.funcs
+            .iter()
+            .find(|f| f.class.as_deref() == Some(class))
+            .map_or((0, Pos::default()), |f| (f.file, f.pos))
+    }
+
+    /// A `Bind*` call event as a binding row.
+    pub fn binding_row(&self, s: &Step) -> Option<BindingRow> {
+        let f = &self.funcs[s.func];
+        let e = &f.events[s.event];
+        let EventKind::Call {
+            name,
+            receiver,
+            args,
+            ..
+        } = &e.kind
+        else {
+            return None;
+        };
+        let ty = BoundType::from_gmc_function(name)?;
+        let arg = |i: usize| args.get(i).map_or("", String::as_str);
+        let member = arg(0).trim().trim_start_matches("this->").to_string();
+        Some(BindingRow {
+            member,
+            bind: name.clone(),
+            ty,
+            prediction: gmc::prediction(arg(1)),
+            combine: gmc::combine(arg(2)),
+            simulation: gmc::simulation(arg(3)),
+            interpolation: gmc::interpolation(arg(4)),
+            file: f.file,
+            pos: e.pos,
+            through: receiver.clone(),
+            step: s.clone(),
+        })
+    }
+
+    /// The components, each with its binding list.
+    pub fn components(&self) -> Vec<Component> {
+        let mut out = Vec::new();
+        let mut reached: HashSet<(usize, usize)> = HashSet::new();
+        for class in self.component_classes() {
+            let (file, pos) = self.class_pos(&class);
+            let bind_funcs = self
+                .by_member
+                .get(&(
+                    class.clone(),
+                    format!("{}_Implementation", gmc::BIND_FUNCTION),
+                ))
+                .cloned()
+                .unwrap_or_default();
+            let mut bindings = Vec::new();
+            let mut super_at = None;
+            for &root in &bind_funcs {
+                for s in self.flow(root) {
+                    reached.insert((s.func, s.event));
+                    if let Some(row) = self.binding_row(&s) {
+                        bindings.push(row);
+                    } else if s.func == root
+                        && super_at.is_none()
+                        && is_super_call(
+                            &self.funcs[s.func].events[s.event].kind,
+                            gmc::BIND_FUNCTION,
+                        )
+                    {
+                        super_at = Some((bindings.len(), self.funcs[s.func].events[s.event].pos));
+                    }
+                }
+            }
+            out.push(Component {
+                class,
+                file,
+                pos,
+                through_pointer: false,
+                bindings,
+                super_at,
+                bind_funcs,
+            });
+        }
+        // Bindings made through a pointer in functions no BindReplicationData reaches: the
+        // ability component's own table.
+        for c in &mut out {
+            if !c.bind_funcs.is_empty() {
+                continue;
+            }
+            for (fi, f) in self.funcs.iter().enumerate() {
+                if f.class.as_deref() != Some(c.class.as_str()) {
+                    continue;
+                }
+                for (ei, e) in f.events.iter().enumerate() {
+                    if is_bind_call(&e.kind, true) && !reached.contains(&(fi, ei)) {
+                        let s = Step {
+                            func: fi,
+                            event: ei,
+                            via: None,
+                        };
+                        if let Some(row) = self.binding_row(&s) {
+                            c.bindings.push(row);
+                            c.through_pointer = true;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The prediction path of `class`: its `GenPredictionTick` (code before `Super::` first),
+    /// then each hook in the order `PerformMovement` calls them, then the rest of
+    /// `GenPredictionTick`.
+    pub fn prediction_path(&self, class: &str) -> Vec<Step> {
+        let tick = self.lookup(Some(class), gmc::PREDICTION_TICK, 0);
+        let mut hooks = Vec::new();
+        for h in gmc::PREDICTION_HOOKS {
+            for f in self.lookup(Some(class), h, 0) {
+                // Hooks called from another hook are followed there, not again here.
+                hooks.extend(self.flow(f));
+            }
+        }
+        let Some(&t) = tick.first() else {
+            return dedup_hooks(hooks);
+        };
+        let flow = self.flow(t);
+        let split = flow
+            .iter()
+            .position(|s| {
+                s.func == t
+                    && is_super_call(&self.funcs[t].events[s.event].kind, gmc::PREDICTION_TICK)
+            })
+            .map_or(0, |i| i + 1);
+        let mut out: Vec<Step> = flow[..split].to_vec();
+        out.extend(hooks);
+        out.extend(flow[split..].iter().cloned());
+        dedup_hooks(out)
+    }
+
+    /// The simulated proxy's path of `class`.
+    pub fn simulation_path(&self, class: &str) -> Vec<Step> {
+        let mut out = Vec::new();
+        for h in gmc::SIMULATION_HOOKS {
+            for f in self.lookup(Some(class), h, 0) {
+                out.extend(self.flow(f));
+            }
+        }
+        out
+    }
+
+    /// The functions (with everything they call) named `name` in `class`'s chain.
+    pub fn path_of(&self, class: &str, name: &str) -> Vec<Step> {
+        self.lookup(Some(class), name, 0)
+            .into_iter()
+            .flat_map(|f| self.flow(f))
+            .collect()
+    }
+}
+
+/// A hook reached both as a root and from another hook (a user's `MovementUpdate` calling
+/// `PhysicsCustom`, say) runs once per move: keep its first appearance.
+fn dedup_hooks(steps: Vec<Step>) -> Vec<Step> {
+    let mut seen = HashSet::new();
+    steps
+        .into_iter()
+        .filter(|s| {
+            let key = (s.func, s.event);
+            seen.insert(key)
+        })
+        .collect()
+}
+
+/// A call to a GMC bind function (`through`: also through a pointer).
+pub fn is_bind_call(k: &EventKind, through: bool) -> bool {
+    matches!(k, EventKind::Call { name, receiver, .. }
+        if BoundType::from_gmc_function(name).is_some() && (through || receiver.is_none()))
+}
+
+/// `Super::name_Implementation(...)` or `Base::name_Implementation(...)`.
+pub fn is_super_call(k: &EventKind, name: &str) -> bool {
+    matches!(k, EventKind::Call { path, name: n, .. }
+        if path.contains("::") && gmc::hook_base(n) == name)
+}

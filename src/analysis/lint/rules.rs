@@ -1,0 +1,753 @@
+//! The checks behind the rules of [`super::table`]: [`check`] runs them on a [`Program`].
+
+use std::collections::{HashMap, HashSet};
+
+use super::gmc::{self, Arg};
+use super::program::{BindingRow, Component, Program, Step, is_bind_call};
+use super::syntax::{CondKind, EventKind, Pos};
+use crate::model::binding::{BoundType, CombineMode, PredictionMode, SimulationMode};
+
+pub use super::table::*;
+
+/// One thing a rule found.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub rule: &'static Rule,
+    pub severity: Severity,
+    pub file: usize,
+    pub pos: Pos,
+    pub message: String,
+    pub component: String,
+    /// The function it is in (for `allow` comments above it).
+    pub func: Option<usize>,
+}
+
+struct Ctx<'a> {
+    p: &'a Program,
+    out: Vec<Finding>,
+}
+
+impl Ctx<'_> {
+    fn add(
+        &mut self,
+        rule: &'static Rule,
+        sev: Severity,
+        comp: &str,
+        at: (usize, Pos),
+        func: Option<usize>,
+        message: String,
+    ) {
+        self.out.push(Finding {
+            rule,
+            severity: sev,
+            file: at.0,
+            pos: at.1,
+            message,
+            component: comp.to_string(),
+            func,
+        });
+    }
+
+    fn at(&self, s: &Step) -> (usize, Pos) {
+        let f = &self.p.funcs[s.func];
+        (f.file, f.events[s.event].pos)
+    }
+
+    fn event<'b>(&'b self, s: &Step) -> &'b EventKind {
+        &self.p.funcs[s.func].events[s.event].kind
+    }
+
+    /// Local names whose initial value is a live-move guard (`const bool bLive = !CL_IsReplaying() …`).
+    fn guard_words(&self, func: usize) -> HashSet<String> {
+        self.p.funcs[func]
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Local { name, init, .. } if gmc::is_live_guard(init) => {
+                    Some(name.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The step runs only on a live move (or on one machine): under a guard, or after an early
+    /// return under one in the same function or a caller.
+    fn guarded(&self, s: &Step, replay_only: bool) -> bool {
+        let test = |text: &str, func: usize| {
+            let direct = if replay_only {
+                is_replay_guard(text)
+            } else {
+                gmc::is_live_guard(text)
+            };
+            direct || {
+                let g = self.guard_words(func);
+                gmc::words(text).any(|w| g.contains(w))
+            }
+        };
+        if self
+            .p
+            .conds(s)
+            .iter()
+            .any(|(k, t, f, _)| *k != CondKind::Loop && test(t, *f))
+        {
+            return true;
+        }
+        // Early returns: `if (CL_IsReplaying()) return;` before this event, in this function or
+        // before the call site in a caller.
+        let mut sites = vec![(s.func, s.event)];
+        let mut at = s.via.clone();
+        while let Some(site) = at {
+            sites.push((site.func, site.event));
+            at = site.parent.clone();
+        }
+        sites.iter().any(|&(func, upto)| {
+            let f = &self.p.funcs[func];
+            f.events[..upto].iter().any(|e| {
+                e.kind == EventKind::Return && f.conds_of(e.cond).any(|c| test(&c.text, func))
+            })
+        })
+    }
+}
+
+fn is_replay_guard(text: &str) -> bool {
+    gmc::words(text).any(|w| {
+        matches!(
+            w,
+            "CL_IsReplaying" | "IsSimulatedMove" | "IsLocalMove" | "IsReplaying" | "bIsReplaying"
+        )
+    })
+}
+
+/// Runs every rule on the program's components.
+pub fn check(p: &Program, comps: &[Component]) -> Vec<Finding> {
+    let mut cx = Ctx { p, out: Vec::new() };
+    outside_bindings(&mut cx, comps);
+    for c in comps {
+        binding_rules(&mut cx, c);
+        let path = p.prediction_path(&c.class);
+        if !path.is_empty() {
+            prediction_rules(&mut cx, c, &path);
+        }
+        sync_applied(&mut cx, c);
+        not_simulated(&mut cx, c, comps);
+    }
+    anim_reads(&mut cx, comps);
+    cx.out
+}
+
+fn outside_bindings(cx: &mut Ctx, comps: &[Component]) {
+    let p = cx.p;
+    let mut reached: HashSet<(usize, usize)> = HashSet::new();
+    for c in comps {
+        for &root in &c.bind_funcs {
+            for s in p.flow(root) {
+                reached.insert((s.func, s.event));
+            }
+        }
+    }
+    let comp_names: HashSet<&str> = comps.iter().map(|c| c.class.as_str()).collect();
+    let mut noted: HashSet<usize> = HashSet::new();
+    for (fi, f) in p.funcs.iter().enumerate() {
+        let Some(class) = f.class.as_deref() else {
+            continue;
+        };
+        if !comp_names.contains(class) {
+            continue;
+        }
+        for (ei, e) in f.events.iter().enumerate() {
+            if reached.contains(&(fi, ei)) || !is_bind_call(&e.kind, true) {
+                continue;
+            }
+            let EventKind::Call {
+                name,
+                receiver,
+                args,
+                ..
+            } = &e.kind
+            else {
+                continue;
+            };
+            let member = args.first().map_or("", String::as_str);
+            match receiver {
+                None => cx.add(
+                    BIND_OUTSIDE,
+                    Severity::Error,
+                    class,
+                    (f.file, e.pos),
+                    Some(fi),
+                    format!(
+                        "`{member}` is bound with {name} in `{}`, not in BindReplicationData_Implementation",
+                        f.name
+                    ),
+                ),
+                Some(r) => {
+                    if noted.insert(fi) {
+                        cx.add(
+                            UNSEEN_CALL,
+                            Severity::Note,
+                            class,
+                            (f.file, e.pos),
+                            Some(fi),
+                            format!(
+                                "`{class}::{}` binds through `{r}`; no BindReplicationData_Implementation in these files calls it",
+                                f.name
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn binding_rules(cx: &mut Ctx, c: &Component) {
+    let p = cx.p;
+    if let Some(&bf) = c.bind_funcs.first() {
+        let f = &p.funcs[bf];
+        match c.super_at {
+            None => cx.add(
+                NO_SUPER,
+                Severity::Error,
+                &c.class,
+                (f.file, f.pos),
+                Some(bf),
+                format!(
+                    "`{}::{}` never calls Super::BindReplicationData_Implementation()",
+                    c.class, f.name
+                ),
+            ),
+            Some((k, _)) if k > 0 => {
+                let first = &c.bindings[0];
+                cx.add(
+                    BEFORE_SUPER,
+                    Severity::Warning,
+                    &c.class,
+                    (first.file, first.pos),
+                    Some(first.step.func),
+                    format!(
+                        "`{}` is bound before Super::BindReplicationData_Implementation() ({k} binding{} before it)",
+                        first.member,
+                        if k == 1 { "" } else { "s" }
+                    ),
+                );
+            }
+            _ => {}
+        }
+    }
+    let mut first_at: HashMap<&str, &BindingRow> = HashMap::new();
+    for b in &c.bindings {
+        if let Some(prev) = first_at.get(b.member.as_str()) {
+            cx.add(
+                BOUND_TWICE,
+                Severity::Error,
+                &c.class,
+                (b.file, b.pos),
+                Some(b.step.func),
+                format!(
+                    "`{}` is bound a second time (first with {} on line {})",
+                    b.member, prev.bind, prev.pos.line
+                ),
+            );
+        } else {
+            first_at.insert(&b.member, b);
+        }
+        let conds = p.conds(&b.step);
+        let conds: Vec<_> = conds
+            .iter()
+            .filter(|(k, ..)| *k != CondKind::Loop)
+            .collect();
+        if let Some((k, text, _, pos)) = conds
+            .iter()
+            .find(|(_, t, ..)| gmc::is_machine_condition(t))
+            .or(conds.first())
+            .copied()
+        {
+            let machine = gmc::is_machine_condition(text);
+            let shown = if *k == CondKind::Else {
+                format!("the else of {text}")
+            } else {
+                text.clone()
+            };
+            cx.add(
+                CONDITIONAL,
+                if machine {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                &c.class,
+                (b.file, b.pos),
+                Some(b.step.func),
+                format!(
+                    "`{}` is bound only when {shown} (line {}){}",
+                    b.member,
+                    pos.line,
+                    if machine {
+                        ": that differs between server and client"
+                    } else {
+                        ": unless that is the same on every machine, the layouts differ"
+                    }
+                ),
+            );
+        }
+        if let Some(PredictionMode::ClientAuth_Input) = b.prediction.value() {
+            let bad = match b.combine.value() {
+                Some(
+                    CombineMode::AlwaysCombine
+                    | CombineMode::AlwaysCombineOverwrite
+                    | CombineMode::NeverCombine,
+                ) => true,
+                // `Default` is GMC's per-type rule; for discrete inputs it keeps pulses apart.
+                _ => false,
+            };
+            if bad {
+                let how = match &b.combine {
+                    Arg::Default(m) => format!("{m:?} (what `{{}}` means)"),
+                    a => format!("{:?}", a.value().unwrap_or(CombineMode::Default)),
+                };
+                cx.add(
+                    INPUT_COMBINES,
+                    Severity::Warning,
+                    &c.class,
+                    (b.file, b.pos),
+                    Some(b.step.func),
+                    format!(
+                        "input `{}` is bound ClientAuth_Input with {how}, not CombineIfUnchanged",
+                        b.member
+                    ),
+                );
+            }
+        }
+        let unknown: Vec<&str> = [
+            matches!(b.prediction, Arg::Unknown(_)).then_some("prediction"),
+            matches!(b.combine, Arg::Unknown(_)).then_some("combine"),
+            matches!(b.simulation, Arg::Unknown(_)).then_some("simulation"),
+            matches!(b.interpolation, Arg::Unknown(_)).then_some("interpolation"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !unknown.is_empty() {
+            cx.add(
+                MODE_UNKNOWN,
+                Severity::Note,
+                &c.class,
+                (b.file, b.pos),
+                Some(b.step.func),
+                format!(
+                    "the {} mode of `{}` is not an enumerator the lint can read",
+                    unknown.join(", "),
+                    b.member
+                ),
+            );
+        }
+    }
+}
+
+/// Names bound in `c`, and the bases of bound paths (`Data` for `Data.Speed`).
+fn bound_names(c: &Component) -> HashSet<String> {
+    let mut s = HashSet::new();
+    for b in &c.bindings {
+        s.insert(b.member_name().to_string());
+        s.insert(b.member.clone());
+        if let Some(head) = b.member.split(['.', '-']).next() {
+            s.insert(head.to_string());
+        }
+    }
+    s
+}
+
+fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
+    let p = cx.p;
+    let fields: HashMap<String, String> = p.fields(&c.class).into_iter().collect();
+    let bound = bound_names(c);
+    let inputs: HashSet<&str> = c
+        .bindings
+        .iter()
+        .filter(|b| b.prediction.value() == Some(PredictionMode::ClientAuth_Input))
+        .map(BindingRow::member_name)
+        .collect();
+    // Members TickComponent fills from its frame delta.
+    let mut delta_members: HashMap<String, u32> = HashMap::new();
+    for tick in p.lookup(Some(&c.class), "TickComponent", 0) {
+        let Some(dt) = p.funcs[tick].params.first().cloned() else {
+            continue;
+        };
+        for s in p.flow(tick) {
+            if let EventKind::Write { target, rhs, .. } = cx.event(&s)
+                && fields.contains_key(target)
+                && gmc::words(rhs).any(|w| w == dt)
+            {
+                delta_members
+                    .entry(target.clone())
+                    .or_insert(cx.at(&s).1.line);
+            }
+        }
+    }
+    let sealed = path
+        .iter()
+        .any(|s| matches!(cx.event(s), EventKind::Call { name, .. } if name == gmc::SEAL));
+    let mut stream_seeded: HashSet<String> = HashSet::new();
+    for s in path {
+        let at = cx.at(s);
+        let func = Some(s.func);
+        match cx.event(s).clone() {
+            EventKind::Call {
+                path: cp,
+                name,
+                receiver,
+                args,
+            } => {
+                if gmc::is_world_time_call(&cp, &name, receiver.as_deref()) && !cx.guarded(s, true)
+                {
+                    cx.add(
+                        WORLD_TIME,
+                        Severity::Warning,
+                        &c.class,
+                        at,
+                        func,
+                        format!("`{cp}()` reads the clock on the prediction path"),
+                    );
+                }
+                if gmc::is_frame_delta_call(&cp, &name) && !cx.guarded(s, true) {
+                    cx.add(
+                        FRAME_DELTA,
+                        Severity::Warning,
+                        &c.class,
+                        at,
+                        func,
+                        format!("`{cp}()` is this machine's frame delta, not the move's"),
+                    );
+                }
+                if gmc::is_unseeded_random_call(&cp, &name) && !cx.guarded(s, true) {
+                    cx.add(
+                        RANDOM,
+                        Severity::Warning,
+                        &c.class,
+                        at,
+                        func,
+                        format!("`{cp}()` draws a number client, server and replay do not share"),
+                    );
+                }
+                if let Some(r) = &receiver {
+                    let is_stream = fields.get(r).is_some_and(|t| t.contains("FRandomStream"));
+                    if is_stream && matches!(name.as_str(), "Initialize" | "Reset") {
+                        let seeded_from_move = args.iter().any(|a| {
+                            gmc::words(a).any(|w| {
+                                bound.contains(w)
+                                    || w.starts_with("GetMove")
+                                    || w == "GetIterationNumber"
+                            })
+                        });
+                        if seeded_from_move {
+                            stream_seeded.insert(r.clone());
+                        }
+                    } else if is_stream
+                        && gmc::is_stream_draw(&name)
+                        && !stream_seeded.contains(r)
+                        && !cx.guarded(s, true)
+                    {
+                        cx.add(RANDOM, Severity::Warning, &c.class, at, func, format!(
+                            "`{r}` is an FRandomStream member that draws here without being seeded from bound state in this move"));
+                    }
+                }
+                let rpc = receiver.is_none() && p.rpcs.contains(&name);
+                if (gmc::is_side_effect_call(&cp, &name) || rpc) && !cx.guarded(s, false) {
+                    let what = if rpc {
+                        format!("the RPC `{name}`")
+                    } else {
+                        format!("`{cp}()`")
+                    };
+                    cx.add(SIDE_EFFECT, Severity::Warning, &c.class, at, func, format!(
+                        "{what} runs on every execution of the move (replays and combined re-runs too)"));
+                }
+            }
+            EventKind::Field { path: fp, name } => {
+                if gmc::is_world_time_field(&name) && !cx.guarded(s, true) {
+                    cx.add(
+                        WORLD_TIME,
+                        Severity::Warning,
+                        &c.class,
+                        at,
+                        func,
+                        format!("`{fp}` is the world clock, read on the prediction path"),
+                    );
+                }
+                if gmc::is_frame_delta_field(&name) && !cx.guarded(s, true) {
+                    cx.add(
+                        FRAME_DELTA,
+                        Severity::Warning,
+                        &c.class,
+                        at,
+                        func,
+                        format!("`{fp}` is this machine's frame delta, not the move's"),
+                    );
+                }
+            }
+            EventKind::Read { name } => {
+                if let Some(line) = delta_members.get(&name)
+                    && !p.funcs[s.func].locals.contains(&name)
+                {
+                    cx.add(FRAME_DELTA, Severity::Warning, &c.class, at, func, format!(
+                        "`{name}` holds TickComponent's frame delta (set on line {line}), read on the prediction path"));
+                    delta_members.remove(&name);
+                }
+            }
+            EventKind::Write { target, .. }
+                if inputs.contains(target.as_str())
+                    && !p.funcs[s.func].locals.contains(&target) =>
+            {
+                cx.add(
+                    INPUT_WRITTEN,
+                    Severity::Warning,
+                    &c.class,
+                    at,
+                    func,
+                    format!(
+                        "`{target}` is a ClientAuth_Input input, but the prediction path writes it"
+                    ),
+                );
+            }
+            _ => {}
+        }
+    }
+    unbound_state(cx, c, path, &fields, &bound);
+    if !sealed {
+        one_shots(cx, c, path);
+    }
+}
+
+/// Pitfall 1: a state member the path reads before anything in the move sets it, and writes.
+fn unbound_state(
+    cx: &mut Ctx,
+    c: &Component,
+    path: &[Step],
+    fields: &HashMap<String, String>,
+    bound: &HashSet<String>,
+) {
+    let p = cx.p;
+    // Per member: (first read that happened before any unconditional plain write, first write).
+    let mut fresh: HashSet<&str> = HashSet::new();
+    let mut carried_read: HashMap<&str, (u32, usize)> = HashMap::new();
+    let mut first_write: HashMap<&str, (Step, bool)> = HashMap::new();
+    for s in path {
+        let f = &p.funcs[s.func];
+        // `X = f(X)` reads X before it writes it (its right side is walked after the write
+        // event is recorded).
+        let (name, write, plain) = match &f.events[s.event].kind {
+            EventKind::Read { name } => (name.as_str(), false, false),
+            EventKind::Write { target, plain, rhs } => (
+                target.as_str(),
+                true,
+                *plain && !gmc::words(rhs).any(|w| w == target),
+            ),
+            _ => continue,
+        };
+        if f.locals.contains(name) || bound.contains(name) {
+            continue;
+        }
+        let Some((key, ty)) = fields.get_key_value(name) else {
+            continue;
+        };
+        if !gmc::is_state_type(ty) {
+            continue;
+        }
+        let key = key.as_str();
+        if fresh.contains(key) {
+            continue;
+        }
+        let unconditional = p.conds(s).is_empty();
+        if write {
+            let guarded = cx.guarded(s, true);
+            first_write.entry(key).or_insert((s.clone(), guarded));
+            if plain && unconditional && !carried_read.contains_key(key) {
+                fresh.insert(key);
+                continue;
+            }
+            if !plain {
+                carried_read
+                    .entry(key)
+                    .or_insert((f.events[s.event].pos.line, f.file));
+            }
+        } else {
+            carried_read
+                .entry(key)
+                .or_insert((f.events[s.event].pos.line, f.file));
+        }
+    }
+    let mut found: Vec<_> = first_write
+        .iter()
+        .filter(|(k, (_, guarded))| {
+            !fresh.contains(*k) && carried_read.contains_key(*k) && !guarded
+        })
+        .collect();
+    found.sort_by_key(|(_, (s, _))| (s.func, s.event));
+    for (name, (s, _)) in found {
+        let (line, _) = carried_read[name];
+        let at = cx.at(s);
+        cx.add(UNBOUND_STATE, Severity::Warning, &c.class, at, Some(s.func), format!(
+            "`{name}` is written on the prediction path and read on the next move (line {line} reads it before the move sets it), but it is not bound"));
+    }
+}
+
+/// Pitfall 3: a bound pulse (set true in a branch, cleared every move) or a bound counter
+/// raised in a branch, on a path that never calls CL_DoNotCombineNextMove().
+fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
+    let p = cx.p;
+    let rows: HashMap<&str, &BindingRow> = c
+        .bindings
+        .iter()
+        .filter(|b| {
+            !matches!(
+                b.prediction.value(),
+                Some(PredictionMode::ClientAuth_Input) | None
+            )
+        })
+        .map(|b| (b.member_name(), b))
+        .collect();
+    let mut cleared: HashSet<&str> = HashSet::new();
+    let mut raised: Vec<(&str, &Step, bool)> = Vec::new();
+    for s in path {
+        let EventKind::Write { target, plain, rhs } = cx.event(s) else {
+            continue;
+        };
+        let Some(b) = rows.get(target.as_str()) else {
+            continue;
+        };
+        let conditional = p.conds(s).iter().any(|(k, ..)| *k != CondKind::Loop);
+        match b.ty {
+            BoundType::Bool if *plain && rhs == "false" && !conditional => {
+                cleared.insert(b.member_name());
+            }
+            BoundType::Bool if *plain && rhs == "true" && conditional => {
+                raised.push((b.member_name(), s, true))
+            }
+            BoundType::Int | BoundType::Byte | BoundType::HalfByte if !*plain && conditional => {
+                raised.push((b.member_name(), s, false))
+            }
+            _ => {}
+        }
+    }
+    let mut done = HashSet::new();
+    for (name, s, pulse) in raised {
+        if (pulse && !cleared.contains(name)) || !done.insert(name) {
+            continue;
+        }
+        let at = cx.at(s);
+        cx.add(NOT_SEALED, Severity::Warning, &c.class, at, Some(s.func), format!(
+            "`{name}` is raised here and nothing on the prediction path calls CL_DoNotCombineNextMove()"));
+    }
+}
+
+/// Pitfall 8: an `if` in OnSyncDataApplied that compares a bound value with a previous copy.
+fn sync_applied(cx: &mut Ctx, c: &Component) {
+    let p = cx.p;
+    let path = p.path_of(&c.class, gmc::SYNC_APPLIED);
+    if path.is_empty() {
+        return;
+    }
+    let bound = bound_names(c);
+    let mut seen = HashSet::new();
+    for s in &path {
+        let f = &p.funcs[s.func];
+        let e = &f.events[s.event];
+        // The writes inside each condition's branch.
+        let EventKind::Write { target, rhs, .. } = &e.kind else {
+            continue;
+        };
+        let Some(ci) = e.cond else { continue };
+        let cond = &f.conds[ci as usize];
+        if cond.kind != CondKind::If || !seen.insert((s.func, ci)) {
+            continue;
+        }
+        let words: Vec<&str> = gmc::words(&cond.text).collect();
+        let reads_bound = words.iter().any(|w| bound.contains(*w));
+        let copy = words.iter().any(|w| gmc::is_previous_copy(w))
+            || (words.contains(&target.as_str()) && gmc::words(rhs).any(|w| bound.contains(w)));
+        if reads_bound && copy {
+            cx.add(
+                SYNC_APPLIED,
+                Severity::Warning,
+                &c.class,
+                (f.file, cond.pos),
+                Some(s.func),
+                format!(
+                    "`if {}` detects a change of a bound value in OnSyncDataApplied",
+                    cond.text
+                ),
+            );
+        }
+    }
+}
+
+fn none_bound(c: &Component) -> HashMap<&str, &BindingRow> {
+    c.bindings
+        .iter()
+        .filter(|b| {
+            b.simulation.value() == Some(SimulationMode::None)
+                && b.prediction.value() != Some(PredictionMode::Local)
+        })
+        .map(|b| (b.member_name(), b))
+        .collect()
+}
+
+/// Pitfall 9: the simulation path reads a value bound SimulationMode None.
+fn not_simulated(cx: &mut Ctx, c: &Component, _comps: &[Component]) {
+    let p = cx.p;
+    let none = none_bound(c);
+    if none.is_empty() {
+        return;
+    }
+    let mut done = HashSet::new();
+    for s in p.simulation_path(&c.class) {
+        let f = &p.funcs[s.func];
+        let EventKind::Read { name } = &f.events[s.event].kind else {
+            continue;
+        };
+        if f.locals.contains(name) {
+            continue;
+        }
+        if let Some(b) = none.get(name.as_str())
+            && done.insert(name.clone())
+        {
+            let at = cx.at(&s);
+            cx.add(NOT_SIMULATED, Severity::Warning, &c.class, at, Some(s.func), format!(
+                "`{name}` is read by `{}` on simulated proxies, but bound SimulationMode None (line {})", f.name, b.pos.line));
+        }
+    }
+}
+
+/// Pitfall 9 from animation: an anim instance reads `X->Member` of a member bound None.
+fn anim_reads(cx: &mut Ctx, comps: &[Component]) {
+    let p = cx.p;
+    let mut none: HashMap<&str, (&str, u32)> = HashMap::new();
+    for c in comps {
+        for (n, b) in none_bound(c) {
+            none.insert(n, (c.class.as_str(), b.pos.line));
+        }
+    }
+    if none.is_empty() {
+        return;
+    }
+    let mut done = HashSet::new();
+    for (fi, f) in p.funcs.iter().enumerate() {
+        let Some(class) = f.class.as_deref() else {
+            continue;
+        };
+        if !p.chain(class).iter().any(|b| b.contains("AnimInstance")) {
+            continue;
+        }
+        for e in &f.events {
+            let EventKind::Field { path, name } = &e.kind else {
+                continue;
+            };
+            if let Some((comp, line)) = none.get(name.as_str())
+                && done.insert((class.to_string(), name.clone()))
+            {
+                cx.add(NOT_SIMULATED, Severity::Warning, comp, (f.file, e.pos), Some(fi), format!(
+                    "`{path}` is read by the animation of `{class}`, but `{comp}` binds `{name}` SimulationMode None (line {line}): simulated proxies never get it"));
+            }
+        }
+    }
+}
