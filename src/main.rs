@@ -6,6 +6,7 @@ mod bench;
 mod cli;
 
 use crate::bench::bench_seconds;
+use crate::bench::lint::bench_lint;
 use crate::bench::live::bench_live;
 use crate::bench::participants::bench_participants;
 use crate::bench::plots::bench_plots;
@@ -44,6 +45,9 @@ fn main() -> ExitCode {
             soak: Some(minutes),
             ..
         }) => bench_seconds("--soak", minutes).and_then(bench_soak),
+        Some(Command::Bench {
+            lint: Some(lines), ..
+        }) => bench_lint(lines),
         Some(Command::Bench { live: true, .. }) => bench_live(),
         Some(Command::Bench {
             participants: Some(list),

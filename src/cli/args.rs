@@ -113,6 +113,10 @@ pub(crate) enum Command {
         /// bytes per participant per second (game and control channel).
         #[arg(long, value_name = "N,N,…")]
         participants: Option<String>,
+        /// Measure `movescope lint` instead: a generated tree of GMC components of LINES lines
+        /// (100000 for the goal), linted three times.
+        #[arg(long, value_name = "LINES")]
+        lint: Option<usize>,
         /// Length of the long recording `--recording` opens and seeks in.
         #[arg(long, default_value_t = 3600.0)]
         hour_seconds: f64,

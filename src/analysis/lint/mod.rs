@@ -150,28 +150,23 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
     let mut problems = Vec::new();
     let mut kept = Vec::new();
     let mut syn = Vec::new();
-    match syntax::cpp_parser() {
-        Ok(mut parser) => {
-            for f in files {
-                match syntax::analyse(&mut parser, kept.len(), &f) {
-                    Ok(s) => {
-                        syn.push(s);
-                        kept.push(f);
-                    }
-                    Err(problem) => problems.push(FileProblem {
-                        path: f.path.clone(),
-                        problem,
-                    }),
+    let parsed = parse_all(&files);
+    for (f, r) in files.into_iter().zip(parsed) {
+        match r {
+            Ok(mut s) => {
+                for x in &mut s.funcs {
+                    x.file = kept.len();
                 }
+                for x in &mut s.classes {
+                    x.file = kept.len();
+                }
+                syn.push(s);
+                kept.push(f);
             }
-        }
-        Err(problem) => {
-            for f in files {
-                problems.push(FileProblem {
-                    path: f.path.clone(),
-                    problem: problem.clone(),
-                });
-            }
+            Err(problem) => problems.push(FileProblem {
+                path: f.path.clone(),
+                problem,
+            }),
         }
     }
     let rpcs: HashSet<String> = kept.iter().flat_map(|f| f.rpcs.iter().cloned()).collect();
@@ -210,6 +205,49 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
         lines,
         silenced,
     }
+}
+
+/// Parses every file, on as many threads as the machine has cores (each with its own parser),
+/// results in file order. A thread that stops reports its files as not parsed.
+fn parse_all(files: &[SourceFile]) -> Vec<Result<syntax::FileSyntax, ReadProblem>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
+        .min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<Option<Result<syntax::FileSyntax, ReadProblem>>> =
+        (0..files.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    let mut parser = syntax::cpp_parser();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(f) = files.get(i) else { break };
+                        let r = match &mut parser {
+                            Ok(p) => syntax::analyse(p, i, f),
+                            Err(e) => Err(e.clone()),
+                        };
+                        mine.push((i, r));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for h in handles {
+            if let Ok(done) = h.join() {
+                for (i, r) in done {
+                    out[i] = Some(r);
+                }
+            }
+        }
+    });
+    out.into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(ReadProblem::Parse("the parser thread stopped".into()))))
+        .collect()
 }
 
 /// `// movescope: allow(rule-id)` on the finding's line, the line above it, or in the comment

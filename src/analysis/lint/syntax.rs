@@ -395,7 +395,11 @@ impl<'a> Extractor<'a> {
     /// The inner walk over one body.
     fn body(&mut self, body: Node, f: &mut Func) {
         let mut c = body.walk();
-        let base_depth = c.depth();
+        // Kinds of the current node's ancestors below `body` (its parent last), kept by the
+        // walk: tree-sitter's `parent` and cursor depth both cost a walk from the root.
+        let mut kinds: Vec<&str> = Vec::new();
+        // Left sides of plain `=`: written, not read.
+        let mut plain_lhs: Vec<usize> = Vec::new();
         // (node id, cond) to enter when the walk reaches that node.
         let mut pending: Vec<(usize, u32)> = Vec::new();
         // (end byte, cond) currently open.
@@ -411,13 +415,11 @@ impl<'a> Extractor<'a> {
             }
             let cur = open.last().map(|(_, k)| *k);
             let field = c.field_name();
-            // Only identifiers need their parent's kind (tree-sitter's `parent` walks down
-            // from the root, so it is not asked for every node).
-            let parent = if n.kind() == "identifier" {
-                n.parent().map_or("", |p| p.kind())
-            } else {
-                ""
-            };
+            let parent = kinds.last().copied().unwrap_or("");
+            let lhs = plain_lhs.last() == Some(&n.id());
+            if lhs {
+                plain_lhs.pop();
+            }
             let mut descend = true;
             match n.kind() {
                 "if_statement" => {
@@ -488,7 +490,16 @@ impl<'a> Extractor<'a> {
                     open.push((n.end_byte(), k));
                 }
                 "call_expression" => self.call(n, f, cur),
-                "assignment_expression" => self.assignment(n, f, cur),
+                "assignment_expression" => {
+                    if let (Some(l), Some(op)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("operator"),
+                    ) && self.src(op) == "="
+                    {
+                        plain_lhs.push(l.id());
+                    }
+                    self.assignment(n, f, cur)
+                }
                 "update_expression" => {
                     if let Some(a) = n.child_by_field_name("argument")
                         && let Some(t) = written_name(self.text, a)
@@ -514,7 +525,7 @@ impl<'a> Extractor<'a> {
                                 parent,
                                 "qualified_identifier" | "goto_statement" | "labeled_statement"
                             );
-                    if !skip && !self.is_plain_lhs(&c) {
+                    if !skip && !lhs {
                         let name = self.src(n).to_string();
                         self.push(f, EventKind::Read { name }, n, cur);
                     }
@@ -526,7 +537,7 @@ impl<'a> Extractor<'a> {
                     ) {
                         let name = self.src(fld).to_string();
                         if self.src(arg) == "this" {
-                            if !self.is_plain_lhs(&c) {
+                            if !lhs {
                                 self.push(f, EventKind::Read { name }, fld, cur);
                             }
                         } else {
@@ -555,23 +566,10 @@ impl<'a> Extractor<'a> {
                 }
                 _ => {}
             }
-            if !advance(&mut c, descend) || c.depth() <= base_depth {
+            if !advance_tracked(&mut c, descend, &mut kinds) {
                 break;
             }
         }
-    }
-
-    /// True when the cursor's node is the left side of a plain `=`.
-    fn is_plain_lhs(&self, c: &TreeCursor) -> bool {
-        if c.field_name() != Some("left") {
-            return false;
-        }
-        let Some(p) = c.node().parent() else {
-            return false;
-        };
-        p.kind() == "assignment_expression"
-            && p.child_by_field_name("operator")
-                .is_some_and(|o| self.src(o) == "=")
     }
 
     fn cond(
@@ -709,6 +707,27 @@ impl<'a> Extractor<'a> {
                 );
             }
         }
+    }
+}
+
+/// [`advance`] that keeps `kinds`, the ancestors' kinds, and stops at the cursor's root.
+fn advance_tracked<'t>(c: &mut TreeCursor<'t>, descend: bool, kinds: &mut Vec<&'t str>) -> bool {
+    let kind = c.node().kind();
+    if descend && c.goto_first_child() {
+        kinds.push(kind);
+        return true;
+    }
+    loop {
+        if kinds.is_empty() {
+            return false;
+        }
+        if c.goto_next_sibling() {
+            return true;
+        }
+        if !c.goto_parent() {
+            return false;
+        }
+        kinds.pop();
     }
 }
 
