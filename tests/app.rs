@@ -923,3 +923,38 @@ fn the_command_palette_takes_gmc_console_names() {
         "looking changed nothing in the session"
     );
 }
+
+#[test]
+fn your_component_shows_the_table_and_findings_and_show_me_opens_the_lesson() {
+    let preset = Preset {
+        clients: 1,
+        ai_pawns: 0,
+        ..Preset::default()
+    };
+    let mut options = AppOptions::live(preset, "test");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint");
+    options.component = vec![dir.join("input-not-combine-if-unchanged.bad.cpp")];
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(2);
+    assert!(
+        h.state_mut().component_window().wait(),
+        "the lint did not finish"
+    );
+    h.run_steps(3);
+    h.get_by_label("Your component");
+    h.get_by_label("bInputDash");
+    h.get_by_label(
+        "Per move client to server: 44 bits · per server state: 0 bits · per proxy update: 0 bits",
+    );
+    let r = h.state_mut().component_window().report().unwrap();
+    assert_eq!(r.findings.len(), 2);
+    assert!(h.state().lesson_shown().is_none());
+    h.get_all_by_label("Show me").next().unwrap().click();
+    h.run_steps(4);
+    assert_eq!(
+        h.state().lesson_shown(),
+        Some("pitfall-04-dash-always-combine")
+    );
+}

@@ -96,6 +96,8 @@ pub enum Toggle {
     Buffer,
     /// Track one value.
     Track,
+    /// "Your component": the lint's binding table and findings.
+    Component,
     /// Light or dark.
     Theme,
 }

@@ -9,7 +9,9 @@ use eframe::egui;
 use egui::Color32;
 
 use super::action::{Action, Toggle};
-use super::{MovescopeApp, layout, lessons, plots, status, timeline_bar, top_bar};
+use super::{
+    MovescopeApp, component_window, layout, lessons, plots, status, timeline_bar, top_bar,
+};
 use crate::model::telemetry::Machine;
 use crate::net::live::{Command, LiveSession};
 use crate::session::store::MarkKind;
@@ -56,7 +58,15 @@ impl eframe::App for MovescopeApp {
                 .filter(|p| !p.as_os_str().is_empty())
                 .collect()
         });
-        if let Some(p) = dropped.into_iter().next() {
+        // C++ sources and folders go to "Your component"; anything else is a recording.
+        let (sources, others): (Vec<PathBuf>, Vec<PathBuf>) = dropped
+            .into_iter()
+            .partition(|p| component_window::is_source(p));
+        if !sources.is_empty() {
+            let rates = crate::analysis::lint::Rates::of(self.shown_preset());
+            self.windows.component.lint(sources, rates);
+        }
+        if let Some(p) = others.into_iter().next() {
             self.actions.push(Action::OpenRecording(p));
         }
         let busy = self.shown.session.is_some()

@@ -23,6 +23,7 @@ mod apply;
 mod bindings_window;
 pub mod buffer_window;
 mod capture;
+pub mod component_window;
 mod controls;
 mod doctor_window;
 mod event_log;
@@ -208,6 +209,20 @@ impl MovescopeApp {
     /// Every command sent to a session so far, described (for tests and tools).
     pub fn commands_sent(&self) -> &[String] {
         &self.shown.commands_sent
+    }
+
+    /// The "Your component" window (the lint), for tests and tools.
+    pub fn component_window(&mut self) -> &mut component_window::ComponentWindow {
+        &mut self.windows.component
+    }
+
+    /// The lesson the lessons panel shows, if it is open on one.
+    pub fn lesson_shown(&self) -> Option<&str> {
+        let l = &self.windows.lessons;
+        l.current
+            .filter(|_| l.open)
+            .and_then(|i| l.list.get(i))
+            .map(|e| e.name.as_str())
     }
 
     /// Whether a recording is being opened (scanned) or loaded.

@@ -30,9 +30,10 @@ pub enum Source {
 }
 
 /// The windows `--window` can open at start.
-pub const WINDOWS: [&str; 11] = [
+pub const WINDOWS: [&str; 12] = [
     "bindings",
     "buffer",
+    "component",
     "doctor",
     "gmc",
     "help",
@@ -66,6 +67,8 @@ pub struct AppOptions {
     /// The preset was reopened because it was used last (the top bar says so, with a way
     /// back to the default).
     pub reopened: bool,
+    /// `--component`: lint these files or folders in the "Your component" window at start.
+    pub component: Vec<PathBuf>,
     /// `--answer K`: the lesson opened with `--window lessons` has its first question
     /// answered with choice K (1-based).
     pub answer: Option<usize>,
@@ -87,6 +90,7 @@ impl AppOptions {
             whatif: Vec::new(),
             reopened: false,
             answer: None,
+            component: Vec::new(),
         }
     }
 }

@@ -152,6 +152,14 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 ui.close();
             }
             if ui
+                .button("Your component")
+                .on_hover_text("Check your GMC component's C++: its binding table with bits and bandwidth, and each prediction rule it breaks, with the lesson that shows it.")
+                .clicked()
+            {
+                actions.push(Action::Toggle(Toggle::Component));
+                ui.close();
+            }
+            if ui
                 .button("Track a value")
                 .on_hover_text("One pawn's member over time: what its client predicted, what the server computed, replays, what the others display; corrections marked.")
                 .clicked()

@@ -9,9 +9,9 @@ use eframe::egui;
 use super::action::{Action, Toggle};
 use super::options::WINDOWS;
 use super::{
-    MovescopeApp, bindings_window, buffer_window, controls, doctor_window, event_log,
-    export_dialog, gmc_window, help_window, journey_window, lessons, open_dialog, palette, plots,
-    timeline_bar, track_window, whatif_window, world_view,
+    MovescopeApp, bindings_window, buffer_window, component_window, controls, doctor_window,
+    event_log, export_dialog, gmc_window, help_window, journey_window, lessons, open_dialog,
+    palette, plots, timeline_bar, track_window, whatif_window, world_view,
 };
 
 /// The panes of the layout.
@@ -33,6 +33,8 @@ pub(super) struct Windows {
     pub(super) gmc: gmc_window::GmcWindow,
     pub(super) bindings: bindings_window::BindingsWindow,
     pub(super) lessons: lessons::LessonsWindow,
+    /// "Your component" (the lint).
+    pub(super) component: component_window::ComponentWindow,
     pub(super) whatif: whatif_window::WhatIfWindow,
     pub(super) doctor: doctor_window::DoctorWindow,
     /// The interpolation buffer view.
@@ -55,9 +57,16 @@ impl MovescopeApp {
             self.windows.whatif.changes = self.options.whatif.join("\n");
             self.windows.whatif.pending = true;
         }
+        if !self.options.component.is_empty() {
+            let rates = crate::analysis::lint::Rates::of(self.shown_preset());
+            self.windows
+                .component
+                .lint(self.options.component.clone(), rates);
+        }
         for w in self.options.windows.clone() {
             match w.as_str() {
                 "bindings" => self.windows.bindings.open = true,
+                "component" => self.windows.component.open = true,
                 "gmc" => self.windows.gmc.open = true,
                 "help" => self.windows.show_help = true,
                 "whatif" => self.windows.whatif.open = true,
@@ -180,6 +189,7 @@ impl MovescopeApp {
             Toggle::Gmc => self.windows.gmc.open = !self.windows.gmc.open,
             Toggle::Buffer => self.windows.buffer.open = !self.windows.buffer.open,
             Toggle::Track => self.windows.track.open = !self.windows.track.open,
+            Toggle::Component => self.windows.component.open = !self.windows.component.open,
             Toggle::Theme => self.view.light = !self.view.light,
         }
     }
@@ -249,6 +259,8 @@ impl MovescopeApp {
         };
         let mut actions = self.windows.whatif.ui(ctx, &view);
         actions.extend(self.windows.doctor.ui(ctx, self.shown.opened.is_some()));
+        let rates = crate::analysis::lint::Rates::of(self.shown_preset());
+        actions.extend(self.windows.component.ui(ctx, rates, self.view.light));
         self.actions.extend(actions);
         {
             let bindings: Vec<crate::model::binding::Binding> = match &self.shown.session {

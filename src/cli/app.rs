@@ -34,6 +34,7 @@ pub(crate) fn app_for(
         whatif: Vec::new(),
         reopened: false,
         answer: None,
+        component: Vec::new(),
     })
 }
 
@@ -123,6 +124,7 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
         whatif: Vec::new(),
         reopened,
         answer: args.answer,
+        component: args.component,
     })
 }
 
@@ -154,5 +156,6 @@ pub(crate) fn open_recording(
         whatif,
         reopened: false,
         answer: None,
+        component: Vec::new(),
     })
 }

@@ -39,7 +39,7 @@ pub(crate) struct AppArgs {
     /// Replace an existing --record file.
     #[arg(long)]
     pub(crate) force: bool,
-    /// Open these windows at start (repeatable): bindings, doctor, gmc, help, journey, lessons,
+    /// Open these windows at start (repeatable): bindings, component, doctor, gmc, help, journey, lessons,
     /// whatif, buffer (the interpolation buffer view), track (track one value); `vs-server`
     /// shows the world view side by side with the server's, `presenter` the lessons panel in
     /// presenter mode.
@@ -52,6 +52,10 @@ pub(crate) struct AppArgs {
     /// (1 for the first) and run, as if the learner had (for slides and scripted screenshots).
     #[arg(long, value_name = "K")]
     pub(crate) answer: Option<usize>,
+    /// Check a GMC component's C++ (files or folders, repeatable) in the "Your component"
+    /// window at start: its binding table, bandwidth and findings (docs/lint.md).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) component: Vec<PathBuf>,
 }
 
 #[derive(Subcommand)]

@@ -4,7 +4,7 @@
 //! functions they call in the same files followed at their call sites).
 
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::gmc::{self, Arg};
 use super::syntax::{ClassDecl, CondKind, EventKind, FileSyntax, Func, Pos};
@@ -22,7 +22,7 @@ const MAX_STEPS: usize = 200_000;
 pub struct CallSite {
     pub func: usize,
     pub event: usize,
-    pub parent: Option<Rc<CallSite>>,
+    pub parent: Option<Arc<CallSite>>,
 }
 
 /// One event on a path, with how it was reached.
@@ -30,7 +30,7 @@ pub struct CallSite {
 pub struct Step {
     pub func: usize,
     pub event: usize,
-    pub via: Option<Rc<CallSite>>,
+    pub via: Option<Arc<CallSite>>,
 }
 
 /// One `Bind*` call.
@@ -217,7 +217,7 @@ impl Program {
     fn flow_into(
         &self,
         func: usize,
-        via: Option<Rc<CallSite>>,
+        via: Option<Arc<CallSite>>,
         stack: &mut Vec<usize>,
         out: &mut Vec<Step>,
     ) {
@@ -237,7 +237,7 @@ impl Program {
                 if stack.contains(&callee) {
                     continue;
                 }
-                let site = Rc::new(CallSite {
+                let site = Arc::new(CallSite {
                     func,
                     event: i,
                     parent: via.clone(),
