@@ -5,6 +5,8 @@ class UShotMovement : public UGMC_OrganicMovementCmp
 	float FireCooldown = 0.f;
 	int32 ShotsFired = 0;
 	bool bFiredThisMove = false;
+	bool bBlocked = false;
+	void PlayFireEffects();
 };
 
 void UShotMovement::BindReplicationData_Implementation()
@@ -14,12 +16,14 @@ void UShotMovement::BindReplicationData_Implementation()
 	BindSinglePrecisionFloat(FireCooldown, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::None, EGMC_InterpolationFunction::Linear);
 	BindInt(ShotsFired, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::NearestNeighbour);
 	BindBool(bFiredThisMove, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::NearestNeighbour);
+	BindBool(bBlocked, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::NearestNeighbour);
 }
 
 void UShotMovement::PreMovementUpdate_Implementation(float DeltaSeconds)
 {
 	Super::PreMovementUpdate_Implementation(DeltaSeconds);
 	bFiredThisMove = false;
+	bBlocked = false;
 }
 
 void UShotMovement::MovementUpdate_Implementation(float DeltaSeconds)
@@ -27,9 +31,18 @@ void UShotMovement::MovementUpdate_Implementation(float DeltaSeconds)
 	Super::MovementUpdate_Implementation(DeltaSeconds);
 	if (bInputFire && FireCooldown <= 0.f)
 	{
-		FireCooldown = 0.25f;
-		++ShotsFired; // expect: one-shot-not-sealed
-		bFiredThisMove = true; // expect: one-shot-not-sealed
+		FireCooldown = 0.25f; // expect: one-shot-not-sealed
+		++ShotsFired;
+		bFiredThisMove = true;
+		if (!CL_IsReplaying() && !IsSimulatedMove())
+		{
+			PlayFireEffects();
+		}
+	}
+	// A per-move flag with no event: re-raising it on a re-run changes nothing.
+	if (Velocity.Z > 100.f)
+	{
+		bBlocked = true;
 	}
 	FireCooldown = FMath::Max(0.f, FireCooldown - DeltaSeconds);
 }

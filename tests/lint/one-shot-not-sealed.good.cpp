@@ -5,6 +5,8 @@ class UShotMovement : public UGMC_OrganicMovementCmp
 	float FireCooldown = 0.f;
 	int32 ShotsFired = 0;
 	bool bFiredThisMove = false;
+	bool bBlocked = false;
+	void PlayFireEffects();
 };
 
 void UShotMovement::BindReplicationData_Implementation()
@@ -14,12 +16,14 @@ void UShotMovement::BindReplicationData_Implementation()
 	BindSinglePrecisionFloat(FireCooldown, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::None, EGMC_InterpolationFunction::Linear);
 	BindInt(ShotsFired, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::NearestNeighbour);
 	BindBool(bFiredThisMove, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::NearestNeighbour);
+	BindBool(bBlocked, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::Default, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::NearestNeighbour);
 }
 
 void UShotMovement::PreMovementUpdate_Implementation(float DeltaSeconds)
 {
 	Super::PreMovementUpdate_Implementation(DeltaSeconds);
 	bFiredThisMove = false;
+	bBlocked = false;
 }
 
 void UShotMovement::MovementUpdate_Implementation(float DeltaSeconds)
@@ -30,7 +34,16 @@ void UShotMovement::MovementUpdate_Implementation(float DeltaSeconds)
 		FireCooldown = 0.25f;
 		++ShotsFired;
 		bFiredThisMove = true;
-		CL_DoNotCombineNextMove();
+		if (!CL_IsReplaying() && !IsSimulatedMove())
+		{
+			PlayFireEffects();
+		}
+		CL_DoNotCombineNextMove(); // seal the move that fired
+	}
+	// A per-move flag with no event: re-raising it on a re-run changes nothing.
+	if (Velocity.Z > 100.f)
+	{
+		bBlocked = true;
 	}
 	FireCooldown = FMath::Max(0.f, FireCooldown - DeltaSeconds);
 }

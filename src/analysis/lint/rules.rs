@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use super::gmc::{self, Arg};
 use super::program::{BindingRow, Component, Program, Step, is_bind_call};
 use super::syntax::{CondKind, EventKind, Pos};
-use crate::model::binding::{BoundType, CombineMode, PredictionMode, SimulationMode};
+use crate::model::binding::{CombineMode, PredictionMode, SimulationMode};
 
 pub use super::table::*;
 
@@ -110,13 +110,30 @@ impl Ctx<'_> {
     }
 }
 
+/// A guard that keeps code off the owner's and the server's re-executions: the live-move
+/// checks, or a positive test for a simulated proxy (where the prediction path is not the
+/// move's).
 fn is_replay_guard(text: &str) -> bool {
-    gmc::words(text).any(|w| {
-        matches!(
-            w,
-            "CL_IsReplaying" | "IsSimulatedMove" | "IsLocalMove" | "IsReplaying" | "bIsReplaying"
-        )
-    })
+    let proxy_only = ["IsSimulatedProxy()", "ROLE_SimulatedProxy"]
+        .iter()
+        .any(|w| {
+            text.match_indices(w).any(|(i, _)| {
+                let before = text[..i].trim_end();
+                !before.ends_with('!') && !before.ends_with("!=")
+            })
+        })
+        && !text.contains("!=");
+    proxy_only
+        || gmc::words(text).any(|w| {
+            matches!(
+                w,
+                "CL_IsReplaying"
+                    | "IsSimulatedMove"
+                    | "IsLocalMove"
+                    | "IsReplaying"
+                    | "bIsReplaying"
+            )
+        })
 }
 
 /// Runs every rule on the program's components.
@@ -237,7 +254,19 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
     }
     let mut first_at: HashMap<&str, &BindingRow> = HashMap::new();
     for b in &c.bindings {
-        if let Some(prev) = first_at.get(b.member.as_str()) {
+        // A binding of something a local names (`Variable->CurrentValue` for each entry of a
+        // registry) is a different value at each call: it is not compared by its text, and a
+        // condition that only tests that local (`if (auto* V = Map.Find(Name))`) is not a
+        // condition on the layout.
+        let root = b
+            .member
+            .split(['.', '-', '[', '>', '(', ' '])
+            .next()
+            .unwrap_or("")
+            .trim_start_matches(['*', '&']);
+        let local_root = p.funcs[b.step.func].locals.contains(root);
+        if local_root {
+        } else if let Some(prev) = first_at.get(b.member.as_str()) {
             cx.add(
                 BOUND_TWICE,
                 Severity::Error,
@@ -256,6 +285,7 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
         let conds: Vec<_> = conds
             .iter()
             .filter(|(k, ..)| *k != CondKind::Loop)
+            .filter(|(_, t, ..)| !(local_root && gmc::words(t).any(|w| w == root)))
             .collect();
         if let Some((k, text, _, pos)) = conds
             .iter()
@@ -559,7 +589,8 @@ fn unbound_state(
         }
         let unconditional = p.conds(s).is_empty();
         if write {
-            let guarded = cx.guarded(s, true);
+            // Server-only or live-only state is never replayed.
+            let guarded = cx.guarded(s, false);
             first_write.entry(key).or_insert((s.clone(), guarded));
             if plain && unconditional && !carried_read.contains_key(key) {
                 fresh.insert(key);
@@ -591,11 +622,15 @@ fn unbound_state(
     }
 }
 
-/// Pitfall 3: a bound pulse (set true in a branch, cleared every move) or a bound counter
-/// raised in a branch, on a path that never calls CL_DoNotCombineNextMove().
+/// Pitfall 3: a branch of the prediction path that changes bound state and fires an event (a
+/// side effect, guarded or not, an RPC, a delegate, a `Play…`/`Spawn…`/`Fire…`/`Trigger…`/
+/// `Activate…` call, there or in a function it calls; `On…` hooks are notifications GMC itself
+/// fires on every execution), on a path that never calls
+/// CL_DoNotCombineNextMove(): the next combined re-run starts from the state before the event
+/// and fires it again. A bound flag raised without an event is idempotent and not reported.
 fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
     let p = cx.p;
-    let rows: HashMap<&str, &BindingRow> = c
+    let bound: HashSet<&str> = c
         .bindings
         .iter()
         .filter(|b| {
@@ -604,40 +639,102 @@ fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 Some(PredictionMode::ClientAuth_Input) | None
             )
         })
-        .map(|b| (b.member_name(), b))
+        .map(BindingRow::member_name)
         .collect();
-    let mut cleared: HashSet<&str> = HashSet::new();
-    let mut raised: Vec<(&str, &Step, bool)> = Vec::new();
+    // (function, condition) → the first bound write under it, and whether an event fires.
+    let mut branches: HashMap<(usize, u32), Branch> = HashMap::new();
+    let mut order: Vec<(usize, u32)> = Vec::new();
     for s in path {
-        let EventKind::Write { target, plain, rhs } = cx.event(s) else {
-            continue;
-        };
-        let Some(b) = rows.get(target.as_str()) else {
-            continue;
-        };
-        let conditional = p.conds(s).iter().any(|(k, ..)| *k != CondKind::Loop);
-        match b.ty {
-            BoundType::Bool if *plain && rhs == "false" && !conditional => {
-                cleared.insert(b.member_name());
+        let f = &p.funcs[s.func];
+        let e = &f.events[s.event];
+        let own = || {
+            let mut at = e.cond;
+            let mut v = Vec::new();
+            while let Some(k) = at {
+                if v.len() > 64 {
+                    break;
+                }
+                v.push((s.func, k));
+                at = f.conds.get(k as usize).and_then(|c| c.parent);
             }
-            BoundType::Bool if *plain && rhs == "true" && conditional => {
-                raised.push((b.member_name(), s, true))
+            v
+        };
+        match &e.kind {
+            EventKind::Write { target, .. }
+                if bound.contains(target.as_str()) && !f.locals.contains(target) =>
+            {
+                for key in own() {
+                    let entry = branches.entry(key).or_insert_with(|| {
+                        order.push(key);
+                        (None, false)
+                    });
+                    if entry.0.is_none() {
+                        entry.0 = Some((s.clone(), target.clone()));
+                    }
+                }
             }
-            BoundType::Int | BoundType::Byte | BoundType::HalfByte if !*plain && conditional => {
-                raised.push((b.member_name(), s, false))
+            EventKind::Call {
+                path: cp,
+                name,
+                receiver,
+                ..
+            } if is_event_call(p, cp, name, receiver.as_deref()) => {
+                let mut keys = own();
+                let mut site = s.via.clone();
+                while let Some(cs) = site {
+                    let cf = &p.funcs[cs.func];
+                    let mut at = cf.events[cs.event].cond;
+                    while let Some(k) = at {
+                        if keys.len() > 256 {
+                            break;
+                        }
+                        keys.push((cs.func, k));
+                        at = cf.conds.get(k as usize).and_then(|c| c.parent);
+                    }
+                    site = cs.parent.clone();
+                }
+                for key in keys {
+                    branches
+                        .entry(key)
+                        .or_insert_with(|| {
+                            order.push(key);
+                            (None, false)
+                        })
+                        .1 = true;
+                }
             }
             _ => {}
         }
     }
     let mut done = HashSet::new();
-    for (name, s, pulse) in raised {
-        if (pulse && !cleared.contains(name)) || !done.insert(name) {
+    for key in order {
+        let Some((Some((s, name)), true)) = branches.get(&key) else {
+            continue;
+        };
+        if !done.insert(name.clone()) {
             continue;
         }
         let at = cx.at(s);
         cx.add(NOT_SEALED, Severity::Warning, &c.class, at, Some(s.func), format!(
-            "`{name}` is raised here and nothing on the prediction path calls CL_DoNotCombineNextMove()"));
+            "`{name}` changes in a branch that fires an event, and nothing on the prediction path calls CL_DoNotCombineNextMove()"));
     }
+}
+
+/// A branch of [`one_shots`]: the first bound write under it, and whether an event fires.
+type Branch = (Option<(Step, String)>, bool);
+
+/// A call that makes something happen beyond the move's bound state.
+fn is_event_call(p: &Program, path: &str, name: &str, receiver: Option<&str>) -> bool {
+    let prefixed = |pre: &str| {
+        name.strip_prefix(pre)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+    };
+    gmc::is_side_effect_call(path, name)
+        || (receiver.is_none() && p.rpcs.contains(name))
+        || (receiver.is_some() && matches!(name, "Broadcast" | "Execute" | "ExecuteIfBound"))
+        || ["Play", "Spawn", "Fire", "Trigger", "Activate"]
+            .iter()
+            .any(|x| prefixed(x))
 }
 
 /// Pitfall 8: an `if` in OnSyncDataApplied that compares a bound value with a previous copy.
