@@ -42,7 +42,9 @@ pub(crate) fn run_headless(
         None => None,
     };
     let summary = recorded(recorder, |on_record| {
-        movescope::net::live::run_session(session, started, name, h.seconds, on_record)
+        Ok(movescope::net::live::run_session(
+            session, started, name, h.seconds, on_record,
+        ))
     })?;
     write_summary(&summary, h.summary_json.as_deref())
 }
@@ -53,7 +55,7 @@ pub(crate) fn recorded(
     mut recorder: Option<Recorder>,
     run: impl FnOnce(&mut dyn FnMut(&Record)) -> Result<Summary, String>,
 ) -> Result<Summary, String> {
-    let mut record_error: Option<String> = None;
+    let mut record_error: Option<movescope::session::recording::WriteError> = None;
     let mut on_record = |r: &Record| {
         if let Some(rec) = recorder.as_mut()
             && let Err(e) = rec.push(r)

@@ -52,8 +52,12 @@ pub struct Header {
 }
 
 impl Header {
-    /// The header of a new recording of `preset`.
-    pub fn new(preset: &Preset, preset_name: &str, mode: &str) -> Result<Header, String> {
+    /// The header of a new recording of `preset`; fails when the preset is invalid.
+    pub fn new(
+        preset: &Preset,
+        preset_name: &str,
+        mode: &str,
+    ) -> Result<Header, crate::session::preset::BindingsError> {
         let bindings = preset.checked_bindings()?.list().to_vec();
         let mut machines = vec![Machine::Server];
         machines.extend(preset.network_clients().map(Machine::Client));
