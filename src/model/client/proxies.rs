@@ -6,7 +6,7 @@ use super::{BUFFER_TRACE_DELAY_STEP, Client, SteadyFrame};
 use crate::model::cycle::emit_one_shots;
 use crate::model::pawn::Execution;
 use crate::model::proxy::{Proxy, SimulationCtx};
-use crate::model::telemetry::{DisplayMode, Event, Hook, NetContext, SampleKind};
+use crate::model::telemetry::{DisplayMode, Event, Hook, NetContext, PawnSample, SampleKind};
 
 impl Client {
     /// Simulated proxies: buffer → display, then GenSimulationTick (cosmetics).
@@ -235,31 +235,13 @@ impl Client {
         };
         self.telemetry.push((
             now,
-            Event::PawnSample(std::sync::Arc::new(
-                crate::model::telemetry::PawnSample::on_grid(
-                    self.pawn,
-                    Some(self.cfg.id),
-                    SampleKind::Predicted,
-                    own.location,
-                    own.velocity,
-                    own.rotation.y,
-                ),
-            )),
+            PawnSample::event(self.pawn, Some(self.cfg.id), SampleKind::Predicted, &own),
         ));
         for p in self.proxies.values() {
             let v = p.display(&b);
             self.telemetry.push((
                 now,
-                Event::PawnSample(std::sync::Arc::new(
-                    crate::model::telemetry::PawnSample::on_grid(
-                        p.pawn,
-                        p.owner,
-                        SampleKind::Displayed,
-                        v.location,
-                        v.velocity,
-                        v.rotation.y,
-                    ),
-                )),
+                PawnSample::event(p.pawn, p.owner, SampleKind::Displayed, &v),
             ));
         }
     }
