@@ -207,17 +207,7 @@ impl Recorder {
             .map_err(io)?;
         let mut offset = head.len() as u64;
         // The backup copy of the header, checksummed like every chunk.
-        let copy = ChunkFrame {
-            kind: ChunkKind::HeaderCopy as u8,
-            encoding: 0,
-            seq: u32::MAX,
-            count: 0,
-            t_first: 0.0,
-            t_last: 0.0,
-            raw_len: 0,
-            payload_len: 0,
-            crc: 0,
-        };
+        let copy = ChunkFrame::new(ChunkKind::HeaderCopy, 0, u32::MAX, 0, (0.0, 0.0));
         write_chunk(&mut file, &mut offset, copy, ron_text.as_bytes()).map_err(io)?;
         let (tx, rx) = bounded::<ToWriter>(4);
         let shown = path.to_path_buf();
@@ -315,17 +305,13 @@ impl Recorder {
         if self.count == 0 {
             return Ok(());
         }
-        let frame = ChunkFrame {
-            kind: ChunkKind::Records as u8,
-            encoding: ENCODING_TAGGED,
-            seq: self.seq,
-            count: self.count,
-            t_first: self.t_first,
-            t_last: self.t_last,
-            raw_len: 0,
-            payload_len: 0,
-            crc: 0,
-        };
+        let frame = ChunkFrame::new(
+            ChunkKind::Records,
+            ENCODING_TAGGED,
+            self.seq,
+            self.count,
+            (self.t_first, self.t_last),
+        );
         self.seq += 1;
         self.count = 0;
         self.t_first = f64::INFINITY;
@@ -485,17 +471,16 @@ fn write_chunks(
                     footer,
                 })
                 .map_err(encode)?;
-                let frame = ChunkFrame {
-                    kind: ChunkKind::Index as u8,
-                    encoding: 0,
-                    seq: n,
-                    count: n,
-                    t_first: chunks.first().map_or(0.0, |c| c.t_first),
-                    t_last: chunks.last().map_or(0.0, |c| c.t_last),
-                    raw_len: 0,
-                    payload_len: 0,
-                    crc: 0,
-                };
+                let frame = ChunkFrame::new(
+                    ChunkKind::Index,
+                    0,
+                    n,
+                    n,
+                    (
+                        chunks.first().map_or(0.0, |c| c.t_first),
+                        chunks.last().map_or(0.0, |c| c.t_last),
+                    ),
+                );
                 let at = write_chunk(&mut file, &mut offset, frame, &body).map_err(err)?;
                 let mut trailer = [0u8; TRAILER_BYTES as usize];
                 trailer[..8].copy_from_slice(&TRAILER_MAGIC);
