@@ -183,27 +183,20 @@ impl Client {
                 if applied {
                     self.telemetry.push((
                         now,
-                        Event::Hook {
-                            hook: Hook::OnSyncDataApplied,
+                        Event::hook(
+                            Hook::OnSyncDataApplied,
                             pawn,
-                            move_id: 0,
-                            iteration: 0,
-                            exec: None,
-                            context: Some(NetContext::RemoteClientPawn_Simulation),
-                        },
+                            0,
+                            0,
+                            None,
+                            Some(NetContext::RemoteClientPawn_Simulation),
+                        ),
                     ));
                 }
                 // GenSimulationTick runs every frame, also inside the spawn pause.
                 self.telemetry.push((
                     now,
-                    Event::Hook {
-                        hook: Hook::GenSimulationTick,
-                        pawn,
-                        move_id: 0,
-                        iteration: 0,
-                        exec: None,
-                        context: None,
-                    },
+                    Event::hook(Hook::GenSimulationTick, pawn, 0, 0, None, None),
                 ));
             }
         }
