@@ -457,6 +457,7 @@ impl PawnSample {
     }
 
     /// The event of a sample of `values` (its location, velocity and yaw, on the grids).
+    #[inline(always)]
     pub fn event(pawn: u16, owner: Option<u16>, kind: SampleKind, values: &PawnValues) -> Event {
         Event::PawnSample(Arc::new(PawnSample::on_grid(
             pawn,
