@@ -57,7 +57,20 @@ fn a_participant_joins_with_the_code_and_a_wrong_code_is_refused_saying_why() {
         name: Some("mallory".into()),
     });
     let err = wrong.err().expect("refused");
-    assert!(err.contains("wrong join code"), "{err}");
+    match &err {
+        movescope::net::live::SessionStartError::Join(
+            movescope::net::remote::JoinError::Refused { host, why },
+        ) => {
+            assert_eq!(*host, addr);
+            assert!(why.contains("wrong join code"), "{why}");
+        }
+        other => panic!("expected the host's refusal, got {other:?}"),
+    }
+    assert!(
+        err.to_string()
+            .starts_with("the host refused: wrong join code"),
+        "{err}"
+    );
     let p = LiveSession::join(JoinOptions {
         host: addr,
         code: " k7m2qx ".into(),
@@ -461,4 +474,52 @@ fn a_restarted_host_is_rejoined_by_its_participant() {
     );
     drop(joined);
     host.stop();
+}
+
+/// Starting fails with a variant that names the address: a control port already taken, a host
+/// that is not there, an invalid preset.
+#[test]
+fn start_errors_name_the_address_or_the_key() {
+    use movescope::net::live::SessionStartError;
+    use movescope::net::remote::JoinError;
+    let _g = serial();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let addr = taken.local_addr().expect("its address");
+    let opts = HostOptions {
+        listen: addr,
+        ..loopback_host("ZZ9PLZ")
+    };
+    match LiveSession::host(&preset(&["clients=1"]), &opts) {
+        Err(SessionStartError::Listen { addr: a, .. }) => assert_eq!(a, addr),
+        Err(e) => panic!("expected the listen address refused, got {e:?}"),
+        Ok(_) => panic!("hosted on a taken port"),
+    }
+    // Nobody listens there once the listener is gone.
+    drop(taken);
+    let e = LiveSession::join(JoinOptions {
+        host: addr,
+        code: "ZZ9PLZ".into(),
+        name: None,
+    })
+    .err()
+    .expect("nobody to join");
+    assert!(
+        matches!(&e, SessionStartError::Join(JoinError::Unreachable { host, .. }) if *host == addr),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with(&format!("cannot reach the host at {addr}")),
+        "{e}"
+    );
+    let mut bad = preset(&["clients=1"]);
+    bad.server_fps = 0.0;
+    match LiveSession::start(&bad) {
+        Err(SessionStartError::Preset(movescope::session::preset::BindingsError::Setting {
+            key,
+            ..
+        })) => assert_eq!(key, "server_fps"),
+        Err(e) => panic!("expected the preset refused, got {e:?}"),
+        Ok(_) => panic!("an invalid preset started"),
+    }
 }

@@ -38,7 +38,17 @@ fn a_change_shows_where_the_runs_part() {
     let b: u64 = w.comparison.clients.iter().map(|c| c.corrections_b).sum();
     assert!(a > 20 && b == 0, "corrections {a} → {b}");
     let bad = movescope::analysis::whatif::run(&rec, &["faults.nope=true".to_string()]);
-    assert!(bad.is_err());
+    match bad {
+        Err(movescope::analysis::whatif::WhatIfError::Change { key, error }) => {
+            assert_eq!(key, "faults.nope");
+            assert!(
+                error.message.contains("unknown key `faults.nope`"),
+                "{error}"
+            );
+        }
+        Err(e) => panic!("expected the change refused, got {e:?}"),
+        Ok(_) => panic!("an unknown key runs"),
+    }
 }
 
 #[test]

@@ -5,8 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::model::telemetry::{Event, Machine, Record};
-use crate::session::recording::{Footer, Header, Recording, write_all};
+use crate::session::recording::{
+    Damage, Footer, Header, Recording, RecordingError, WriteError, write_all,
+};
 use crate::session::store::{MarkKind, Metric, Store};
+use crate::support::output::OutputError;
 
 /// Seconds of session kept before and after the cursor in a bug report.
 pub const REPORT_BEFORE: f64 = 20.0;
@@ -89,17 +92,58 @@ pub fn export_csv(
     write_points_csv(&export_points(store, metrics, machines, t0, t1), out)
 }
 
+/// Why a recording's records could not be read: the file could not be opened again, or a
+/// chunk is damaged (the file, and where).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRecordsError {
+    #[error(transparent)]
+    Open(#[from] RecordingError),
+    #[error("{}: {damage}", path.display())]
+    Damaged { path: PathBuf, damage: Damage },
+}
+
+/// Why a bug report could not be written: its folder, the recording or another file (each
+/// names its path).
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{}: {source}", dir.display())]
+    Folder {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Recording(#[from] WriteError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+/// The CLI reports errors as text; `?` turns these errors into their messages.
+impl From<ReadRecordsError> for String {
+    fn from(e: ReadRecordsError) -> String {
+        e.to_string()
+    }
+}
+
+impl From<ReportError> for String {
+    fn from(e: ReportError) -> String {
+        e.to_string()
+    }
+}
+
 /// The records of `rec` with `t0 <= t <= t1`, reading only the chunks that cover them.
-pub fn records_between(rec: &Recording, t0: f64, t1: f64) -> Result<Vec<Record>, String> {
-    let mut f = rec.reopen().map_err(|e| e.to_string())?;
+pub fn records_between(rec: &Recording, t0: f64, t1: f64) -> Result<Vec<Record>, ReadRecordsError> {
+    let mut f = rec.reopen()?;
     let mut out = Vec::new();
     for (i, c) in rec.chunks.iter().enumerate() {
         if c.t_last < t0 || c.t_first > t1 {
             continue;
         }
-        let records = rec
-            .read_chunk_with(&mut f, i)
-            .map_err(|d| format!("{}: {d}", rec.path.display()))?;
+        let records =
+            rec.read_chunk_with(&mut f, i)
+                .map_err(|damage| ReadRecordsError::Damaged {
+                    path: rec.path.clone(),
+                    damage,
+                })?;
         out.extend(records.into_iter().filter(|r| r.t >= t0 && r.t <= t1));
     }
     Ok(out)
@@ -127,8 +171,11 @@ pub fn write_report(
     header: &Header,
     window: &[Record],
     cursor: f64,
-) -> Result<ReportFiles, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+) -> Result<ReportFiles, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Folder {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     let files = ReportFiles {
         dir: dir.to_path_buf(),
         recording: dir.join("session.msrec"),

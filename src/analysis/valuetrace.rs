@@ -5,6 +5,7 @@
 //! added. Live and trimmed recordings cannot be re-simulated; the description says so.
 
 use crate::model::telemetry::{Event, Record};
+use crate::session::preset::BindingsError;
 use crate::session::recording::Recording;
 
 /// The value-trace records to use with `records` (empty when they are in `records` already)
@@ -45,6 +46,20 @@ pub fn of_recording(
     }
 }
 
+/// Why a re-simulation could not stand in for the recording's value trace.
+#[derive(Debug, thiserror::Error)]
+pub enum ResimulateError {
+    /// The recording's preset is invalid here.
+    #[error(transparent)]
+    Preset(#[from] BindingsError),
+    #[error(
+        "the re-run with the value trace differs from the recording at record {record} ({t:.3} s): made by another version of movescope?"
+    )]
+    Differs { record: usize, t: f64 },
+    #[error("the re-run ended after {produced} of the recording's {expected} records")]
+    Short { produced: usize, expected: usize },
+}
+
 /// Re-runs a virtual-time recording with the value trace on, keeps the traced executions
 /// `keep` selects, and fails if the re-run differs from `records` (which must start at the
 /// session's start; records after `until` are not compared).
@@ -53,7 +68,7 @@ pub fn resimulate(
     records: &[Record],
     until: Option<f64>,
     keep: &dyn Fn(u16, u32) -> bool,
-) -> Result<Vec<Record>, String> {
+) -> Result<Vec<Record>, ResimulateError> {
     let mut preset = rec.header.preset.clone();
     preset.value_trace = true;
     let end = records
@@ -89,10 +104,10 @@ pub fn resimulate(
         i += 1;
     })?;
     if let Some(i) = differs {
-        return Err(format!(
-            "the re-run with the value trace differs from the recording at record {i} ({:.3} s): made by another version of movescope?",
-            records[i].t
-        ));
+        return Err(ResimulateError::Differs {
+            record: i,
+            t: records[i].t,
+        });
     }
     let expected = match until {
         // Records at the very end of a shortened run may or may not be produced by it.
@@ -100,9 +115,10 @@ pub fn resimulate(
         None => records.len(),
     };
     if i < expected {
-        return Err(format!(
-            "the re-run ended after {i} of the recording's {expected} records"
-        ));
+        return Err(ResimulateError::Short {
+            produced: i,
+            expected,
+        });
     }
     Ok(kept)
 }

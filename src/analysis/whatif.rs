@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use crate::model::telemetry::{Event, Machine, Record};
-use crate::session::preset::Preset;
-use crate::session::recording::Recording;
+use crate::session::preset::{BindingsError, Preset, PresetError};
+use crate::session::recording::{Damage, Recording};
 use crate::session::summary::Summary;
 
 /// Per-client comparison.
@@ -152,28 +152,68 @@ fn short(e: &Event) -> String {
     }
 }
 
+/// Why a what-if could not run. Each variant names the recording or the change; the text is
+/// what the CLI prints.
+#[derive(Debug, thiserror::Error)]
+pub enum WhatIfError {
+    #[error("{}: this recording is trimmed (it starts at {t_start:.2} s); a what-if needs the whole session from its start", path.display())]
+    Trimmed {
+        path: std::path::PathBuf,
+        t_start: f64,
+    },
+    /// A change (`key=value`) that cannot apply: its key (an unknown key, a bad value); the
+    /// error says what was expected.
+    #[error("{error}")]
+    Change { key: String, error: PresetError },
+    /// The recording is damaged before its end (a what-if compares the whole session).
+    #[error("{}: {damage}", path.display())]
+    Damaged {
+        path: std::path::PathBuf,
+        damage: Damage,
+    },
+    /// The recording's preset (or the changed one) is invalid.
+    #[error(transparent)]
+    Preset(#[from] BindingsError),
+}
+
+/// The CLI reports errors as text; `?` turns a what-if error into its message.
+impl From<WhatIfError> for String {
+    fn from(e: WhatIfError) -> String {
+        e.to_string()
+    }
+}
+
 /// Re-runs `rec` with `changes` (`key=value`, as `--set`) and compares.
-pub fn run(rec: &Recording, changes: &[String]) -> Result<WhatIf, String> {
+pub fn run(rec: &Recording, changes: &[String]) -> Result<WhatIf, WhatIfError> {
     // Bounded by the records really in the file (a crafted footer cannot make it run long).
     let seconds = rec.resimulation_seconds();
     if rec.header.t_start > 0.0 {
-        return Err(format!(
-            "{}: this recording is trimmed (it starts at {:.2} s); a what-if needs the whole session from its start",
-            rec.path.display(),
-            rec.header.t_start
-        ));
+        return Err(WhatIfError::Trimmed {
+            path: rec.path.clone(),
+            t_start: rec.header.t_start,
+        });
     }
     let preset_a = rec.header.preset.clone();
     let mut preset_b = preset_a.clone();
     for kv in changes {
-        preset_b.set(kv).map_err(|e| e.to_string())?;
+        preset_b.set(kv).map_err(|error| WhatIfError::Change {
+            key: kv
+                .split_once('=')
+                .map_or(kv.as_str(), |(k, _)| k)
+                .trim()
+                .to_string(),
+            error,
+        })?;
     }
     let name = &rec.header.preset_name;
     let deterministic = rec.header.mode == "deterministic";
     let (records_a, summary_a, a_is) = if deterministic {
         let (records, damage) = rec.load_all();
-        if let Some(d) = damage {
-            return Err(format!("{}: {d}", rec.path.display()));
+        if let Some(damage) = damage {
+            return Err(WhatIfError::Damaged {
+                path: rec.path.clone(),
+                damage,
+            });
         }
         (records, rec.summarize().0, "the recording".to_string())
     } else {

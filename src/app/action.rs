@@ -103,19 +103,35 @@ pub enum Toggle {
 }
 
 /// A live session's trace switch (`on`: as the session has it; `None`: a recording, no
-/// switch): the command that flips it when the checkbox is clicked.
+/// switch): the command that flips it when the checkbox is clicked, from `origin`.
 pub fn trace_switch(
     ui: &mut eframe::egui::Ui,
     on: Option<bool>,
-    label: &str,
-    explain: &str,
+    (label, explain): (&str, &str),
     command: fn(bool) -> Command,
-) -> Option<Command> {
+    origin: Origin,
+) -> Option<Action> {
     let mut flipped = on?;
     ui.checkbox(&mut flipped, label)
         .on_hover_text(explain)
         .changed()
-        .then(|| command(flipped))
+        .then(|| Action::Session {
+            origin,
+            command: command(flipped),
+        })
+}
+
+/// The plot of a window that follows the cursor (the buffer trace, a tracked value): its
+/// legend at the top left, the time axis in seconds, set by the window and never dragged,
+/// zoomed or scrolled.
+pub fn cursor_plot(id: &str) -> egui_plot::Plot<'static> {
+    egui_plot::Plot::new(id)
+        .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .x_axis_formatter(|m, _| format!("{:.1} s", m.value))
 }
 
 /// The newest outcome of each editor's last action ("applied now", "refused: …"), shown next

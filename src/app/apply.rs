@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use eframe::egui;
 
 use super::action::{self, Action};
-use super::jobs::Job;
 use super::{MovescopeApp, RECORDINGS_DIR, export_dialog, layout, plots, write_file};
 use crate::net::live::{Command, Outcome};
 
@@ -137,7 +136,7 @@ impl MovescopeApp {
                     self.windows.export = Some(export_dialog::ExportDialog::default());
                 }
                 Action::ExportCsv { path, points } => {
-                    let job = Job::spawn(format!("writing {}", path.display()), move |_| {
+                    self.status_job(format!("writing {}", path.display()), move |_| {
                         let mut text = Vec::new();
                         let n = crate::analysis::report::write_points_csv(&points, &mut text)
                             .map_err(|e| format!("export failed: {e}"))?;
@@ -145,10 +144,6 @@ impl MovescopeApp {
                             .map(|()| format!("wrote {n} rows to {}", path.display()))
                             .map_err(|e| format!("export failed: {e}"))
                     });
-                    match job {
-                        Ok(j) => self.status_jobs.push(j),
-                        Err(e) => self.status.set(format!("error: {e}")),
-                    }
                 }
             }
         }
@@ -161,16 +156,13 @@ impl MovescopeApp {
             self.shown_preset().to_ron()
         );
         let shown = path.display().to_string();
-        match Job::spawn(format!("saving {shown}"), move |_| {
+        self.status_job(format!("saving {shown}"), move |_| {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
             std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok(format!("preset saved to {}", path.display()))
-        }) {
-            Ok(job) => self.status_jobs.push(job),
-            Err(e) => self.status.set(format!("error: {e}")),
-        }
+        });
         self.panes.controls.refresh_presets();
     }
 

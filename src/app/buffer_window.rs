@@ -10,7 +10,7 @@
 //! the window can switch on in a live session.
 
 use eframe::egui::{self, Color32, RichText};
-use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
+use egui_plot::{Line, PlotPoints, Points, VLine};
 
 use super::action::Action;
 use crate::model::telemetry::{DisplayMode, Machine};
@@ -142,18 +142,13 @@ impl BufferWindow {
             .default_pos(egui::pos2(10.0, 64.0))
             .show(ctx, |ui| {
                 ui.horizontal_wrapped(|ui| {
-                    if let Some(command) = super::action::trace_switch(
+                    actions.extend(super::action::trace_switch(
                         ui,
                         trace_on,
-                        "buffer trace",
-                        "Report every state a proxy receives and every change of how it is shown (verbose; recordings keep it).",
+                        ("buffer trace", "Report every state a proxy receives and every change of how it is shown (verbose; recordings keep it)."),
                         Command::BufferTrace,
-                    ) {
-                        actions.push(Action::Session {
-                            origin: "buffer",
-                            command,
-                        });
-                    }
+                        "buffer",
+                    ));
                     let text = chosen.map_or("none".to_string(), |(m, p)| format!("{m}, pawn {p}"));
                     egui::ComboBox::from_label("proxy")
                         .selected_text(text)
@@ -240,15 +235,9 @@ impl BufferWindow {
                         Color32::from_rgb(20, 140, 50),
                     )
                 };
-                Plot::new("interpolation buffer")
-                    .legend(Legend::default().position(egui_plot::Corner::LeftTop))
-                    .allow_drag(false)
-                    .allow_zoom(false)
-                    .allow_scroll(false)
-                    .allow_boxed_zoom(false)
+                super::action::cursor_plot("interpolation buffer")
                     .y_axis_label("ms from now")
                     .include_y(0.0)
-                    .x_axis_formatter(|m, _| format!("{:.1} s", m.value))
                     .show(ui, |plot_ui| {
                         plot_ui.set_plot_bounds_x(t0..=t1.max(t0 + 1e-3));
                         plot_ui.line(

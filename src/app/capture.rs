@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use eframe::egui;
 
-use super::jobs::Job;
 use super::{MovescopeApp, REPORTS_DIR};
 use crate::analysis::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::model::telemetry::Record;
@@ -81,10 +80,7 @@ impl MovescopeApp {
             && let Some((work, _)) = self.capture.report_pending.take()
         {
             // (A picture that still comes is saved where it was meant to go, view.png.)
-            match Job::spawn("writing the bug report", move |_| work(None)) {
-                Ok(j) => self.status_jobs.push(j),
-                Err(e) => self.status.set(format!("error: {e}")),
-            }
+            self.status_job("writing the bug report", move |_| work(None));
         }
         if self.capture.report_pending.is_some() {
             ctx.request_repaint_after(Duration::from_millis(100));
@@ -96,13 +92,10 @@ impl MovescopeApp {
                 .take()
                 .unwrap_or_else(|| PathBuf::from("movescope.png"));
             if let Some((work, _)) = self.capture.report_pending.take() {
-                match Job::spawn(
+                self.status_job(
                     format!("writing the bug report {}", path.display()),
                     move |_| work(Some(&img)),
-                ) {
-                    Ok(j) => self.status_jobs.push(j),
-                    Err(e) => self.status.set(format!("error: {e}")),
-                }
+                );
                 return;
             }
             let exiting = matches!(self.capture.shot, ShotState::Requested)
@@ -116,14 +109,10 @@ impl MovescopeApp {
                 }
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             } else {
-                let job = Job::spawn(format!("writing {}", path.display()), move |_| {
+                self.status_job(format!("writing {}", path.display()), move |_| {
                     save_png(&path, &img)
                         .map(|()| format!("screenshot saved to {}", path.display()))
                 });
-                match job {
-                    Ok(j) => self.status_jobs.push(j),
-                    Err(e) => self.status.set(format!("error: {e}")),
-                }
             }
         }
         if let (Some(plan), ShotState::Waiting, Some(ready)) = (

@@ -510,7 +510,7 @@ fn trace_move(
         TraceSource::File(rec) => {
             match crate::analysis::report::records_between(&rec, t - 3.0, t + 3.0) {
                 Ok(r) => (r, rec.header.bindings.clone(), Some(rec)),
-                Err(e) => return plain(Err(e)),
+                Err(e) => return plain(Err(e.to_string())),
             }
         }
         TraceSource::Live { records, bindings } => (records, bindings, None),

@@ -106,6 +106,19 @@ pub struct MovescopeApp {
 }
 
 impl MovescopeApp {
+    /// Runs `work` as a job whose result is a status line (a job that cannot start says so
+    /// there at once).
+    fn status_job(
+        &mut self,
+        what: impl Into<String>,
+        work: impl FnOnce(&jobs::JobCtx) -> Result<String, String> + Send + 'static,
+    ) {
+        match jobs::Job::spawn(what, work) {
+            Ok(j) => self.status_jobs.push(j),
+            Err(e) => self.status.set(format!("error: {e}")),
+        }
+    }
+
     pub fn new(options: AppOptions) -> Self {
         let mut app = MovescopeApp {
             options,

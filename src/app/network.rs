@@ -235,6 +235,19 @@ pub fn link_commands(
     out
 }
 
+/// [`link_commands`] as the pane's actions.
+fn link_actions(
+    links: &[(u16, bool, LinkParams)],
+    edit: impl Fn(&mut LinkParams),
+) -> impl Iterator<Item = Action> {
+    link_commands(links, edit)
+        .into_iter()
+        .map(|command| Action::Session {
+            origin: ORIGIN,
+            command,
+        })
+}
+
 /// "12" or "mixed: 0–100" for the values of one field over the selected links.
 pub fn describe_values(values: &[f64]) -> Option<String> {
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
@@ -340,39 +353,20 @@ impl NetworkPanel {
                 .on_hover_text("Let jitter reorder datagrams (off: first in, first out).")
                 .changed()
             {
-                actions.extend(link_commands(&links, |l| l.reorder = on).into_iter().map(
-                    |command| Action::Session {
-                        origin: ORIGIN,
-                        command,
-                    },
-                ));
+                actions.extend(link_actions(&links, |l| l.reorder = on));
             }
         });
         actions.extend(self.trace_ui(ui, &links));
         if let Some(i) = profile {
             let (_, d, j, l) = PROFILES[i];
-            actions.extend(
-                link_commands(&links, |link| {
-                    link.latency_ms = d;
-                    link.jitter_ms = j;
-                    link.loss = l;
-                })
-                .into_iter()
-                .map(|command| Action::Session {
-                    origin: ORIGIN,
-                    command,
-                }),
-            );
+            actions.extend(link_actions(&links, |link| {
+                link.latency_ms = d;
+                link.jitter_ms = j;
+                link.loss = l;
+            }));
         }
         for (set, v) in edits {
-            actions.extend(
-                link_commands(&links, |l| set(l, v))
-                    .into_iter()
-                    .map(|command| Action::Session {
-                        origin: ORIGIN,
-                        command,
-                    }),
-            );
+            actions.extend(link_actions(&links, |l| set(l, v)));
         }
         let now = view.now;
         ui.horizontal_wrapped(|ui| {
@@ -390,19 +384,12 @@ impl NetworkPanel {
                 )
                 .clicked()
             {
-                actions.extend(
-                    link_commands(&links, |l| {
-                        l.outages.push(Window {
-                            start_s: now,
-                            duration_s: secs,
-                        })
+                actions.extend(link_actions(&links, |l| {
+                    l.outages.push(Window {
+                        start_s: now,
+                        duration_s: secs,
                     })
-                    .into_iter()
-                    .map(|command| Action::Session {
-                        origin: ORIGIN,
-                        command,
-                    }),
-                );
+                }));
             }
             if ui
                 .button("Lag spike now")
@@ -411,20 +398,13 @@ impl NetworkPanel {
                 )
                 .clicked()
             {
-                actions.extend(
-                    link_commands(&links, |l| {
-                        l.lag_spikes.push(LagSpike {
-                            start_s: now,
-                            duration_s: secs,
-                            extra_ms: 200.0,
-                        })
+                actions.extend(link_actions(&links, |l| {
+                    l.lag_spikes.push(LagSpike {
+                        start_s: now,
+                        duration_s: secs,
+                        extra_ms: 200.0,
                     })
-                    .into_iter()
-                    .map(|command| Action::Session {
-                        origin: ORIGIN,
-                        command,
-                    }),
-                );
+                }));
             }
         });
         let scheduled: usize = links
@@ -459,7 +439,6 @@ impl NetworkPanel {
     /// Replaying a recorded trace on the selected links: what replays now (its statistics),
     /// a file to replay, a profile fitted to it, looping or stretching.
     fn trace_ui(&mut self, ui: &mut egui::Ui, links: &[(u16, bool, LinkParams)]) -> Vec<Action> {
-        let mut out = Vec::new();
         let traces: Vec<Option<&std::sync::Arc<crate::conditions::trace::Trace>>> =
             links.iter().map(|(_, _, l)| l.trace.as_ref()).collect();
         let same = traces.windows(2).all(|w| w[0] == w[1]);
@@ -468,7 +447,7 @@ impl NetworkPanel {
             (None, true) => "trace: none".to_string(),
             _ => "trace: mixed".to_string(),
         };
-        let mut cmds: Vec<crate::net::live::Command> = Vec::new();
+        let mut out = Vec::new();
         egui::CollapsingHeader::new(title)
             .id_salt("net trace")
             .show(ui, |ui| {
@@ -482,7 +461,7 @@ impl NetworkPanel {
                             .on_hover_text("Back to the latency, jitter and loss above.")
                             .clicked()
                         {
-                            cmds.extend(link_commands(links, |l| l.trace = None));
+                            out.extend(link_actions(links, |l| l.trace = None));
                         }
                         if ui
                             .button("Use a fitted profile")
@@ -496,7 +475,7 @@ impl NetworkPanel {
                             ))
                             .clicked()
                         {
-                            cmds.extend(link_commands(links, |l| {
+                            out.extend(link_actions(links, |l| {
                                 let keep = (l.outages.clone(), l.lag_spikes.clone());
                                 *l = fitted.clone();
                                 (l.outages, l.lag_spikes) = keep;
@@ -512,7 +491,7 @@ impl NetworkPanel {
                             .changed()
                         {
                             let s = if looped { 0.0 } else { t.duration() };
-                            cmds.extend(link_commands(links, |l| l.trace_stretch_s = s));
+                            out.extend(link_actions(links, |l| l.trace_stretch_s = s));
                         }
                         if !looped {
                             let mut s = stretch;
@@ -521,7 +500,7 @@ impl NetworkPanel {
                                 .on_hover_text("Seconds the whole trace is stretched over.")
                                 .changed()
                             {
-                                cmds.extend(link_commands(links, |l| l.trace_stretch_s = s));
+                                out.extend(link_actions(links, |l| l.trace_stretch_s = s));
                             }
                         }
                     });
@@ -542,7 +521,7 @@ impl NetworkPanel {
                             Ok(t) => {
                                 self.trace_error = None;
                                 let t = std::sync::Arc::new(t);
-                                cmds.extend(link_commands(links, |l| l.trace = Some(t.clone())));
+                                out.extend(link_actions(links, |l| l.trace = Some(t.clone())));
                             }
                             Err(e) => self.trace_error = Some(e.to_string()),
                         }
@@ -552,10 +531,6 @@ impl NetworkPanel {
                     ui.colored_label(Color32::from_rgb(230, 90, 80), e);
                 }
             });
-        out.extend(cmds.into_iter().map(|command| Action::Session {
-            origin: ORIGIN,
-            command,
-        }));
         out
     }
 }

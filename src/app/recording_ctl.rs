@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::MovescopeApp;
-use super::jobs::Job;
 use crate::session::recording::{Footer, Header, Recorder};
 
 impl MovescopeApp {
@@ -53,7 +52,7 @@ impl MovescopeApp {
                     .map_or(0, |s| s.telemetry_dropped()),
             };
             let what = format!("finishing {}", rec.path().display());
-            match Job::spawn(what, move |_| {
+            self.status_job(what, move |_| {
                 rec.finish(footer)
                     .map(|stats| {
                         format!(
@@ -64,10 +63,7 @@ impl MovescopeApp {
                         )
                     })
                     .map_err(|e| format!("recording failed: {e}"))
-            }) {
-                Ok(job) => self.status_jobs.push(job),
-                Err(e) => self.status.set(format!("error: {e}")),
-            }
+            });
         }
     }
 }

@@ -154,7 +154,7 @@ impl MovescopeApp {
                 self.view.time = TimeControl::following();
                 self.capture.ready_since = Some(Instant::now());
             }
-            Err(e) => self.shown.error = Some(e),
+            Err(e) => self.shown.error = Some(e.to_string()),
         }
     }
 

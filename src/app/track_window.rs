@@ -8,7 +8,7 @@
 //! here); what proxies display comes from the world-view samples.
 
 use eframe::egui::{self, Color32};
-use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, PlotPoints, Points, VLine};
+use egui_plot::{Line, LineStyle, MarkerShape, PlotPoints, Points, VLine};
 
 use super::action::Action;
 use super::color_of;
@@ -128,18 +128,13 @@ impl TrackWindow {
             .default_pos(egui::pos2(600.0, 400.0))
             .show(ctx, |ui| {
                 ui.horizontal_wrapped(|ui| {
-                    if let Some(command) = super::action::trace_switch(
+                    actions.extend(super::action::trace_switch(
                         ui,
                         trace_on,
-                        "value trace",
-                        "Report the pawn's values around every move execution (verbose; recordings keep it).",
+                        ("value trace", "Report the pawn's values around every move execution (verbose; recordings keep it)."),
                         Command::ValueTrace,
-                    ) {
-                        actions.push(Action::Session {
-                            origin: "track",
-                            command,
-                        });
-                    }
+                        "track",
+                    ));
                     egui::ComboBox::from_label("pawn")
                         .selected_text(owner.map_or("none".into(), |o| format!("client {o}")))
                         .width(80.0)
@@ -242,14 +237,8 @@ impl TrackWindow {
                     Color32::from_rgb(165, 140, 0)
                 };
                 let own_c = color_of(Machine::Client(owner));
-                Plot::new("track one value")
-                    .legend(Legend::default().position(egui_plot::Corner::LeftTop))
-                    .allow_drag(false)
-                    .allow_zoom(false)
-                    .allow_scroll(false)
-                    .allow_boxed_zoom(false)
+                super::action::cursor_plot("track one value")
                     .y_axis_label(unit)
-                    .x_axis_formatter(|m, _| format!("{:.1} s", m.value))
                     .show(ui, |plot_ui| {
                         plot_ui.set_plot_bounds_x(t0..=t1.max(t0 + 1e-3));
                         for t in &corrections {

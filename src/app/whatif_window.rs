@@ -181,13 +181,15 @@ impl WhatIfWindow {
                 .map(String::from)
                 .collect();
             match Job::spawn("what-if", move |_| {
-                crate::analysis::whatif::run(&rec, &changes).map(|w| {
-                    let mut store = Store::new(None);
-                    for r in &w.records_b {
-                        store.ingest(r);
-                    }
-                    (w.comparison, store)
-                })
+                crate::analysis::whatif::run(&rec, &changes)
+                    .map(|w| {
+                        let mut store = Store::new(None);
+                        for r in &w.records_b {
+                            store.ingest(r);
+                        }
+                        (w.comparison, store)
+                    })
+                    .map_err(|e| e.to_string())
             }) {
                 Ok(j) => self.running = Some(j),
                 Err(e) => self.error = Some(e),

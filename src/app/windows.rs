@@ -138,12 +138,7 @@ impl MovescopeApp {
                     .filter(|r| r.t >= t - 3.0 && r.t <= t + 3.0)
                     .cloned()
                     .collect(),
-                bindings: self
-                    .shown
-                    .session
-                    .as_ref()
-                    .map(|s| s.bindings().list().to_vec())
-                    .unwrap_or_default(),
+                bindings: self.live_bindings(),
             },
         };
         self.windows
@@ -151,17 +146,21 @@ impl MovescopeApp {
             .trace(source, client, move_id, t, on_server);
     }
 
+    /// The live session's binding list now (empty without a session).
+    fn live_bindings(&self) -> Vec<crate::model::binding::Binding> {
+        self.shown
+            .session
+            .as_ref()
+            .map(|s| s.bindings().list().to_vec())
+            .unwrap_or_default()
+    }
+
     /// Runs the doctor on what is shown: the recording, or the live session's recent records.
     pub(super) fn examine(&mut self) {
         let source = match &self.shown.opened {
             Some(o) => doctor_window::DoctorSource::Recording(o.recording.clone()),
             None => doctor_window::DoctorSource::Live {
-                bindings: self
-                    .shown
-                    .session
-                    .as_ref()
-                    .map(|s| s.bindings().list().to_vec())
-                    .unwrap_or_default(),
+                bindings: self.live_bindings(),
                 records: self.shown.recent.iter().cloned().collect(),
             },
         };

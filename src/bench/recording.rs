@@ -41,7 +41,7 @@ pub(crate) fn bench_recording(seconds: f64, hour_seconds: f64) -> Result<(), Str
             }
         });
         if let Some(e) = err {
-            return Err(e);
+            return Err(e.into());
         }
         let stats = finish(rec, 60.0)?;
         println!(

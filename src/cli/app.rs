@@ -8,6 +8,7 @@ use crate::cli::check_outputs;
 use crate::cli::check_windows;
 use crate::cli::load_preset;
 use crate::cli::open_recording_file;
+use movescope::app::{AppOptions, Source};
 use movescope::session::preset::Preset;
 
 /// The app on a hosted or joined session.
@@ -15,27 +16,47 @@ pub(crate) fn app_for(
     args: AppArgs,
     preset: Preset,
     name: String,
-    source: movescope::app::Source,
+    source: Source,
 ) -> Result<(), String> {
     check_windows(&args.windows)?;
-    movescope::app::run(movescope::app::AppOptions {
+    movescope::app::run(from_args(args, preset, name, source))
+}
+
+/// The app's options for `source`, as a command without app flags starts it (the layout of
+/// the last run restored and saved).
+fn options(preset: Preset, preset_name: String, source: Source) -> AppOptions {
+    AppOptions {
         preset,
-        preset_name: name,
-        screenshot: args.screenshot.map(|path| movescope::app::ScreenshotPlan {
-            path,
-            after: args.screenshot_after,
-        }),
+        preset_name,
+        screenshot: None,
         source,
-        record: args.record,
-        record_force: args.force,
-        retention: (args.retention > 0.0).then_some(args.retention),
-        windows: args.windows,
+        record: None,
+        record_force: false,
+        retention: None,
+        windows: Vec::new(),
         persist: true,
         whatif: Vec::new(),
         reopened: false,
         answer: None,
         component: Vec::new(),
-    })
+    }
+}
+
+fn screenshot(path: Option<PathBuf>, after: f64) -> Option<movescope::app::ScreenshotPlan> {
+    path.map(|path| movescope::app::ScreenshotPlan { path, after })
+}
+
+/// The app's options from its flags (`--screenshot`, `--record`, `--retention`, `--window`).
+fn from_args(args: AppArgs, preset: Preset, name: String, source: Source) -> AppOptions {
+    AppOptions {
+        screenshot: screenshot(args.screenshot, args.screenshot_after),
+        record: args.record,
+        record_force: args.force,
+        retention: (args.retention > 0.0).then_some(args.retention),
+        windows: args.windows,
+        component: args.component,
+        ..options(preset, name, source)
+    }
 }
 
 pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
@@ -57,8 +78,8 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
     }
     let reopened = last.is_some();
     let (preset, name) = load_preset(&RunArgs {
-        preset: args.preset.or(last),
-        set: args.set,
+        preset: args.preset.clone().or(last),
+        set: args.set.clone(),
         ..RunArgs::default()
     })?;
     if !(args.retention >= 0.0 && args.retention.is_finite()) {
@@ -108,23 +129,11 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
     if let Some(r) = &args.record {
         movescope::support::output::new_recording(r, args.force)?;
     }
-    movescope::app::run(movescope::app::AppOptions {
-        preset,
-        preset_name: name,
-        screenshot: args.screenshot.map(|path| movescope::app::ScreenshotPlan {
-            path,
-            after: args.screenshot_after,
-        }),
-        source: movescope::app::Source::Live,
-        record: args.record,
-        record_force: args.force,
-        retention: (args.retention > 0.0).then_some(args.retention),
-        windows: args.windows,
-        persist: true,
-        whatif: Vec::new(),
+    let answer = args.answer;
+    movescope::app::run(AppOptions {
         reopened,
-        answer: args.answer,
-        component: args.component,
+        answer,
+        ..from_args(args, preset, name, Source::Live)
     })
 }
 
@@ -140,22 +149,11 @@ pub(crate) fn open_recording(
     check_outputs(&[("--screenshot", screenshot.as_deref())], &[&file])?;
     let rec = open_recording_file(&file)?;
     let preset = rec.header.preset.clone();
-    movescope::app::run(movescope::app::AppOptions {
-        preset,
-        preset_name: rec.header.preset_name.clone(),
-        screenshot: screenshot.map(|path| movescope::app::ScreenshotPlan {
-            path,
-            after: screenshot_after,
-        }),
-        source: movescope::app::Source::Recording { path: file, at },
-        record: None,
-        record_force: false,
-        retention: None,
+    let name = rec.header.preset_name.clone();
+    movescope::app::run(AppOptions {
+        screenshot: self::screenshot(screenshot, screenshot_after),
         windows,
-        persist: true,
         whatif,
-        reopened: false,
-        answer: None,
-        component: Vec::new(),
+        ..options(preset, name, Source::Recording { path: file, at })
     })
 }

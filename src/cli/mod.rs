@@ -24,26 +24,29 @@ use movescope::session::preset::{DEFAULT_PRESET_NAME, Preset};
 use movescope::session::recording::{Footer, Header, Recorder, Recording};
 use movescope::session::summary::Summary;
 
-/// A headless host or participant: runs the session, writes the recording and the summary.
+/// A headless host or participant: runs the session, writes the recording (`--record`) and
+/// the summary.
 pub(crate) fn run_headless(
     session: movescope::net::live::LiveSession,
     started: std::time::Instant,
     name: &str,
-    mode: &str,
     h: &HeadlessArgs,
-    record: Option<&std::path::Path>,
+    app: &AppArgs,
 ) -> Result<(), String> {
+    let record = app.record.as_deref();
     movescope::support::ranges::check_as("seconds", "--seconds", h.seconds)
         .map_err(|(k, e)| format!("{k}: expected {e}"))?;
     let recorder = match record {
         Some(path) => Some(Recorder::create_replacing(
             path,
-            &Header::new(session.preset(), name, mode)?,
+            &Header::new(session.preset(), name, "live")?,
         )?),
         None => None,
     };
     let summary = recorded(recorder, |on_record| {
-        movescope::net::live::run_session(session, started, name, h.seconds, on_record)
+        Ok(movescope::net::live::run_session(
+            session, started, name, h.seconds, on_record,
+        ))
     })?;
     write_summary(&summary, h.summary_json.as_deref())
 }
@@ -54,7 +57,7 @@ pub(crate) fn recorded(
     mut recorder: Option<Recorder>,
     run: impl FnOnce(&mut dyn FnMut(&Record)) -> Result<Summary, String>,
 ) -> Result<Summary, String> {
-    let mut record_error: Option<String> = None;
+    let mut record_error: Option<movescope::session::recording::WriteError> = None;
     let mut on_record = |r: &Record| {
         if let Some(rec) = recorder.as_mut()
             && let Err(e) = rec.push(r)

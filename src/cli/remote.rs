@@ -49,17 +49,15 @@ pub(crate) fn host(args: HostArgs) -> Result<(), String> {
     let started = std::time::Instant::now();
     let session = movescope::net::live::LiveSession::host(&preset, &opts)?;
     if let Some((addr, code)) = session.hosting() {
-        println!("movescope host: listening on {addr} code: {code}");
-        let _ = std::io::stdout().flush();
+        announce(format!("movescope host: listening on {addr} code: {code}"));
     }
-    run_headless(
-        session,
-        started,
-        &name,
-        "live",
-        &args.headless,
-        args.app.record.as_deref(),
-    )
+    run_headless(session, started, &name, &args.headless, &args.app)
+}
+
+/// Says on standard output what a headless host or participant is (a script waits for it).
+fn announce(line: String) {
+    println!("{line}");
+    let _ = std::io::stdout().flush();
 }
 
 pub(crate) fn join(args: JoinArgs) -> Result<(), String> {
@@ -86,16 +84,10 @@ pub(crate) fn join(args: JoinArgs) -> Result<(), String> {
     let started = std::time::Instant::now();
     let session = movescope::net::live::LiveSession::join(opts)?;
     if let Some((id, server)) = session.joined() {
-        println!("movescope join: client {id} of the host at {server}");
-        let _ = std::io::stdout().flush();
+        announce(format!(
+            "movescope join: client {id} of the host at {server}"
+        ));
     }
     let name = format!("joined {}", args.addr);
-    run_headless(
-        session,
-        started,
-        &name,
-        "live",
-        &args.headless,
-        args.app.record.as_deref(),
-    )
+    run_headless(session, started, &name, &args.headless, &args.app)
 }

@@ -41,9 +41,16 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
     let summary = recorded(recorder, |on_record| {
         if args.live {
             let seconds = args.seconds.unwrap_or(10.0);
-            movescope::net::live::run_live(&preset, &name, seconds, on_record)
+            Ok(movescope::net::live::run_live(
+                &preset, &name, seconds, on_record,
+            )?)
         } else {
-            run_deterministic(&preset, &name, preset.seconds, on_record)
+            Ok(run_deterministic(
+                &preset,
+                &name,
+                preset.seconds,
+                on_record,
+            )?)
         }
     })?;
     write_summary(&summary, args.summary_json.as_deref())?;

@@ -123,14 +123,17 @@ impl LinkParams {
         check("burst_loss_good", self.burst_loss_good)?;
         check("duplicate", self.duplicate)?;
         check("bandwidth_kbps", self.bandwidth_kbps)?;
-        for (i, w) in self.outages.iter().enumerate() {
-            let at = |f: &str| format!("outages.{i}.{f}");
-            crate::support::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
+        // A window (an outage, a lag spike) is checked as `link.window`, named by its path.
+        let window = |at: &dyn Fn(&str) -> String, start_s: f64, duration_s: f64| {
+            crate::support::ranges::check_as("link.window.start_s", &at("start_s"), start_s)?;
             crate::support::ranges::check_as(
                 "link.window.duration_s",
                 &at("duration_s"),
-                w.duration_s,
-            )?;
+                duration_s,
+            )
+        };
+        for (i, w) in self.outages.iter().enumerate() {
+            window(&|f| format!("outages.{i}.{f}"), w.start_s, w.duration_s)?;
         }
         crate::support::ranges::check_as(
             "link.trace_stretch_s",
@@ -159,12 +162,7 @@ impl LinkParams {
         }
         for (i, w) in self.lag_spikes.iter().enumerate() {
             let at = |f: &str| format!("lag_spikes.{i}.{f}");
-            crate::support::ranges::check_as("link.window.start_s", &at("start_s"), w.start_s)?;
-            crate::support::ranges::check_as(
-                "link.window.duration_s",
-                &at("duration_s"),
-                w.duration_s,
-            )?;
+            window(&at, w.start_s, w.duration_s)?;
             crate::support::ranges::check_as(
                 "link.lag_spikes.extra_ms",
                 &at("extra_ms"),

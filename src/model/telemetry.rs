@@ -455,6 +455,19 @@ impl PawnSample {
             yaw: snap(yaw, Self::YAW_STEP),
         }
     }
+
+    /// The event of a sample of `values` (its location, velocity and yaw, on the grids).
+    #[inline(always)]
+    pub fn event(pawn: u16, owner: Option<u16>, kind: SampleKind, values: &PawnValues) -> Event {
+        Event::PawnSample(Arc::new(PawnSample::on_grid(
+            pawn,
+            owner,
+            kind,
+            values.location,
+            values.velocity,
+            values.rotation.y,
+        )))
+    }
 }
 
 /// The pawn's members (bound or not) around one execution of a move: when GenPredictionTick

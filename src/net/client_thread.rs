@@ -6,16 +6,14 @@ use crate::model::input::RawInput;
 use crate::model::messages::{Delivery, MsgKind};
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
 use crate::net::runtime::COMMAND_CAPACITY;
+use crate::net::runtime::MachineLoop;
 use crate::net::runtime::SessionClock;
 use crate::net::runtime::TelemetryTx;
 use crate::net::runtime::ThreadCmd;
 use crate::net::runtime::Worker;
-use crate::net::runtime::forward;
 use crate::net::runtime::guarded;
-use crate::net::runtime::report_foreign;
 use crate::net::runtime::sleep_until;
-use crate::net::runtime::wait;
-use crate::net::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, TransportEvent};
+use crate::net::transport::{Endpoint, KEEPALIVE_INTERVAL, TransportEvent};
 use crate::session::control::MachineCmd;
 use crate::session::preset::Preset;
 use crate::session::setup::{self, packet_record};
@@ -61,17 +59,12 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
                 let me = Machine::Client(id);
                 let mut script = script;
                 let mut drive: Option<RawInput> = None;
-                let mut events = Vec::new();
-                let mut notes: Vec<LinkNote> = Vec::new();
-                let mut scratch = Vec::new();
+                let mut lp = MachineLoop::new(&clock, &tele, (me, start), rx);
                 let mut next_frame = start;
                 let mut next_keepalive = start;
                 let mut next_sample = start;
-                let mut foreign_seen = crate::net::transport::DropCounts::default();
-                let mut pending: Option<ThreadCmd> = None;
                 while !stop2.load(Ordering::Acquire) {
-                    let cmds = pending.take().into_iter().chain(rx.try_iter());
-                    for c in cmds.collect::<Vec<_>>() {
+                    for c in lp.commands() {
                         match c {
                             ThreadCmd::Do(MachineCmd::UpLink(params)) => {
                                 if let Some(l) = endpoint.link_mut(&server) {
@@ -83,8 +76,7 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
                             ThreadCmd::Wake => {}
                         }
                     }
-                    if clock.is_paused() {
-                        pending = wait(&rx);
+                    if lp.paused() {
                         continue;
                     }
                     let t = clock.now();
@@ -93,8 +85,7 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
                         continue;
                     }
                     let local = t - start;
-                    endpoint.poll(t, clock.instant(t), &mut events);
-                    for ev in events.drain(..) {
+                    for ev in lp.poll(&mut endpoint, t) {
                         match ev {
                             TransportEvent::Datagram { bytes, .. } => {
                                 let kind = crate::model::wire::kind_of(&bytes);
@@ -173,24 +164,13 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
                             });
                         }
                     }
-                    endpoint.poll(t, clock.instant(t), &mut events);
-                    endpoint.take_notes(&mut notes);
-                    for n in notes.drain(..) {
-                        if n.fate != PacketFate::Sent {
-                            tele.send(packet_record(
-                                t,
-                                me,
-                                Machine::Server,
-                                n.bytes,
-                                n.fate,
-                                MsgKind::Transport,
-                            ));
-                        }
-                    }
-                    report_foreign(&endpoint, &mut foreign_seen, &tele, t, me);
-                    client.drain_telemetry(&mut scratch);
-                    forward(&tele, me, start, &mut scratch);
-                    sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
+                    lp.end_turn(
+                        &mut endpoint,
+                        t,
+                        next_frame.min(next_keepalive),
+                        |_| Machine::Server,
+                        |s| client.drain_telemetry(s),
+                    );
                 }
             })
         })

@@ -14,10 +14,12 @@ use crossbeam_channel::{Receiver, bounded};
 
 use crate::model::binding::Bindings;
 use crate::model::telemetry::{Event, Machine, Record};
-use crate::net::remote::{HostLink, HostOptions, HostShared, JoinOptions, Participant, RemoteCmd};
+use crate::net::remote::{
+    HostLink, HostOptions, HostShared, JoinError, JoinOptions, Participant, RemoteCmd,
+};
 use crate::net::transport::{Endpoint, Roster};
 use crate::session::control::{Settings, To};
-use crate::session::preset::Preset;
+use crate::session::preset::{BindingsError, Preset};
 use crate::session::setup::{self};
 
 use crate::net::client_thread::ClientSpawn;
@@ -56,11 +58,55 @@ pub struct LiveSession {
     participant: Option<Participant>,
 }
 
+/// Why a live session could not start. Each variant names the address it could not use (and
+/// the io error), or says what was wrong with the preset or the handshake; the text is what
+/// the CLI prints.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionStartError {
+    #[error("cannot bind the server socket on {}: {source}", addr.ip())]
+    ServerSocket {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// A host's control channel.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// A host's game channel (neither the control channel's port nor another on its address).
+    #[error("cannot bind the game socket on {ip}: {source}")]
+    GameSocket {
+        ip: std::net::IpAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot bind a client socket on {ip}: {source}")]
+    ClientSocket {
+        client: u16,
+        ip: std::net::IpAddr,
+        source: std::io::Error,
+    },
+    /// The preset is invalid (the key and what it expected).
+    #[error(transparent)]
+    Preset(#[from] BindingsError),
+    /// A participant's handshake failed (the host's address and why).
+    #[error(transparent)]
+    Join(#[from] JoinError),
+}
+
+/// The CLI reports errors as text; `?` turns a start error into its message.
+impl From<SessionStartError> for String {
+    fn from(e: SessionStartError) -> String {
+        e.to_string()
+    }
+}
+
 impl LiveSession {
     /// Starts the server and the preset's clients on loopback.
-    pub fn start(preset: &Preset) -> Result<LiveSession, String> {
-        let endpoint = Endpoint::bind_loopback(0)
-            .map_err(|e| format!("cannot bind the server socket: {e}"))?;
+    pub fn start(preset: &Preset) -> Result<LiveSession, SessionStartError> {
+        let addr = SocketAddr::from(([127, 0, 0, 1], 0));
+        let endpoint = Endpoint::bind(addr)
+            .map_err(|source| SessionStartError::ServerSocket { addr, source })?;
         LiveSession::launch(preset, endpoint, None)
     }
 
@@ -68,15 +114,19 @@ impl LiveSession {
     /// channel on `opts.listen` that admits participants with the join code
     /// ([`crate::net::remote`]). The game channel binds the same address and port when it is free
     /// (else another port on it; participants are told which).
-    pub fn host(preset: &Preset, opts: &HostOptions) -> Result<LiveSession, String> {
-        let listener = std::net::TcpListener::bind(opts.listen)
-            .map_err(|e| format!("cannot listen on {}: {e}", opts.listen))?;
-        let control = listener
-            .local_addr()
-            .map_err(|e| format!("cannot listen on {}: {e}", opts.listen))?;
+    pub fn host(preset: &Preset, opts: &HostOptions) -> Result<LiveSession, SessionStartError> {
+        let listen = |source| SessionStartError::Listen {
+            addr: opts.listen,
+            source,
+        };
+        let listener = std::net::TcpListener::bind(opts.listen).map_err(listen)?;
+        let control = listener.local_addr().map_err(listen)?;
         let endpoint = Endpoint::bind(control)
             .or_else(|_| Endpoint::bind(SocketAddr::new(control.ip(), 0)))
-            .map_err(|e| format!("cannot bind the game socket on {}: {e}", control.ip()))?;
+            .map_err(|source| SessionStartError::GameSocket {
+                ip: control.ip(),
+                source,
+            })?;
         let roster: Roster = Arc::default();
         let mut s = LiveSession::launch(preset, endpoint, Some(roster.clone()))?;
         let shared = Arc::new(std::sync::Mutex::new(HostShared {
@@ -107,7 +157,7 @@ impl LiveSession {
     /// Joins a host as one participant: the handshake happens here (a refusal is the error,
     /// with the host's reason); the session then runs this participant's client against the
     /// host's server, with the host's preset.
-    pub fn join(opts: JoinOptions) -> Result<LiveSession, String> {
+    pub fn join(opts: JoinOptions) -> Result<LiveSession, SessionStartError> {
         let (mut tele_tx, tele_rx) = TelemetryTx::new(TELEMETRY_CAPACITY);
         let (copy_tx, copy_rx) = bounded(TELEMETRY_CAPACITY);
         tele_tx.copy = Some((copy_tx, Arc::new(AtomicU64::new(0))));
@@ -133,7 +183,7 @@ impl LiveSession {
         preset: &Preset,
         endpoint: Endpoint,
         roster: Option<Roster>,
-    ) -> Result<LiveSession, String> {
+    ) -> Result<LiveSession, SessionStartError> {
         let settings = Settings::new(preset)?;
         let bindings = settings.initial_bindings().clone();
         let (tele_tx, rx) = TelemetryTx::new(TELEMETRY_CAPACITY);
@@ -165,7 +215,12 @@ impl LiveSession {
             participant: None,
         };
         for i in preset.network_clients() {
-            s.start_client(i, setup::join_time(preset, i), 0)?;
+            s.start_client(i, setup::join_time(preset, i), 0)
+                .map_err(|(ip, source)| SessionStartError::ClientSocket {
+                    client: i,
+                    ip,
+                    source,
+                })?;
         }
         Ok(s)
     }
@@ -244,11 +299,17 @@ impl LiveSession {
     }
 
     /// Starts client `id`: `incarnation` 0 for the clients the session starts with, the
-    /// session's next number for one added or restarted later.
-    fn start_client(&mut self, id: u16, start_delay: f64, incarnation: u32) -> Result<(), String> {
+    /// session's next number for one added or restarted later. `Err`: the address its socket
+    /// could not bind on, and why.
+    fn start_client(
+        &mut self,
+        id: u16,
+        start_delay: f64,
+        incarnation: u32,
+    ) -> Result<(), (std::net::IpAddr, std::io::Error)> {
         let server = self.local_server_addr();
-        let endpoint = Endpoint::bind(SocketAddr::new(server.ip(), 0))
-            .map_err(|e| format!("cannot bind a client socket: {e}"))?;
+        let endpoint =
+            Endpoint::bind(SocketAddr::new(server.ip(), 0)).map_err(|e| (server.ip(), e))?;
         if let Some(r) = &self.roster
             && let Ok(mut r) = r.lock()
         {
@@ -386,8 +447,7 @@ impl LiveSession {
             Command::AddClient => {
                 let id = Settings::next_client_id(&ids);
                 let n = self.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
-                self.start_client(id, 0.0, n)
-                    .map_err(CommandError::Socket)?;
+                self.start_client(id, 0.0, n).map_err(client_socket)?;
             }
             Command::RemoveClient(id) if remote.contains(&id) => {
                 if let Some(h) = &self.host {
@@ -450,7 +510,7 @@ impl LiveSession {
             }
         }
         let n = self.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
-        self.start_client(id, 0.0, n).map_err(CommandError::Socket)
+        self.start_client(id, 0.0, n).map_err(client_socket)
     }
 
     /// The server thread stopped and a new one started on the same port with the session's
@@ -531,6 +591,11 @@ impl LiveSession {
     }
 }
 
+/// A client socket that could not be bound refuses the command that needed it.
+fn client_socket((ip, e): (std::net::IpAddr, std::io::Error)) -> CommandError {
+    CommandError::Socket(format!("cannot bind a client socket on {ip}: {e}"))
+}
+
 impl Drop for LiveSession {
     fn drop(&mut self) {
         self.shutdown();
@@ -544,10 +609,16 @@ pub fn run_live(
     preset_name: &str,
     seconds: f64,
     on_record: &mut dyn FnMut(&Record),
-) -> Result<crate::session::summary::Summary, String> {
+) -> Result<crate::session::summary::Summary, SessionStartError> {
     let started = Instant::now();
     let session = LiveSession::start(preset)?;
-    run_session(session, started, preset_name, seconds, on_record)
+    Ok(run_session(
+        session,
+        started,
+        preset_name,
+        seconds,
+        on_record,
+    ))
 }
 
 /// Runs a started session (local, hosted or joined) until `seconds` of wall time after
@@ -559,7 +630,7 @@ pub fn run_session(
     preset_name: &str,
     seconds: f64,
     on_record: &mut dyn FnMut(&Record),
-) -> Result<crate::session::summary::Summary, String> {
+) -> crate::session::summary::Summary {
     let preset = session.preset().clone();
     let rx = session.telemetry().clone();
     let mut builder = crate::session::summary::SummaryBuilder::for_clients(session.client_ids());
@@ -592,7 +663,7 @@ pub fn run_session(
         started.elapsed().as_secs_f64(),
     );
     summary.note_dropped(dropped);
-    Ok(summary)
+    summary
 }
 
 #[cfg(test)]

@@ -206,6 +206,109 @@ pub(crate) fn guarded(me: Machine, tele: &TelemetryTx, clock: &SessionClock, bod
     }
 }
 
+/// What a live machine's loop (a client's or the server's) keeps from turn to turn for its
+/// transport and telemetry, and the end of each turn, the same for both.
+pub(crate) struct MachineLoop<'a> {
+    pub(crate) clock: &'a SessionClock,
+    pub(crate) tele: &'a TelemetryTx,
+    pub(crate) me: Machine,
+    /// Session time of the machine's local time 0.
+    pub(crate) start: f64,
+    rx: Receiver<ThreadCmd>,
+    /// The command a pause woke up on (applied first in the next turn).
+    pending: Option<ThreadCmd>,
+    /// Transport events, reused every turn.
+    events: Vec<crate::net::transport::TransportEvent>,
+    notes: Vec<crate::net::transport::LinkNote>,
+    scratch: Vec<(f64, Event)>,
+    foreign_seen: crate::net::transport::DropCounts,
+}
+
+impl<'a> MachineLoop<'a> {
+    pub(crate) fn new(
+        clock: &'a SessionClock,
+        tele: &'a TelemetryTx,
+        (me, start): (Machine, f64),
+        rx: Receiver<ThreadCmd>,
+    ) -> Self {
+        MachineLoop {
+            clock,
+            tele,
+            me,
+            start,
+            rx,
+            pending: None,
+            events: Vec::new(),
+            notes: Vec::new(),
+            scratch: Vec::new(),
+            foreign_seen: crate::net::transport::DropCounts::default(),
+        }
+    }
+
+    /// The commands that arrived since the last turn, in order.
+    pub(crate) fn commands(&mut self) -> Vec<ThreadCmd> {
+        self.pending
+            .take()
+            .into_iter()
+            .chain(self.rx.try_iter())
+            .collect()
+    }
+
+    /// Whether the session is paused; then this waits for a command (or a short timeout, to
+    /// notice the stop flag), and the turn is skipped.
+    pub(crate) fn paused(&mut self) -> bool {
+        if self.clock.is_paused() {
+            self.pending = wait(&self.rx);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// What the transport delivered by session time `t`.
+    pub(crate) fn poll(
+        &mut self,
+        endpoint: &mut Endpoint,
+        t: f64,
+    ) -> std::vec::Drain<'_, crate::net::transport::TransportEvent> {
+        endpoint.poll(t, self.clock.instant(t), &mut self.events);
+        self.events.drain(..)
+    }
+
+    /// The end of a turn at session time `t`: polls the transport; reports the link's fates
+    /// other than `Sent` (a datagram to `peer(address)`) and what the gate dropped; forwards
+    /// the model's telemetry (`drain` hands it over) stamped with session time; sleeps until
+    /// `until`, the next delayed datagram or an arriving one.
+    pub(crate) fn end_turn(
+        &mut self,
+        endpoint: &mut Endpoint,
+        t: f64,
+        until: f64,
+        peer: impl Fn(SocketAddr) -> Machine,
+        drain: impl FnOnce(&mut Vec<(f64, Event)>),
+    ) {
+        use crate::model::telemetry::PacketFate;
+        endpoint.poll(t, self.clock.instant(t), &mut self.events);
+        endpoint.take_notes(&mut self.notes);
+        for n in self.notes.drain(..) {
+            if n.fate != PacketFate::Sent {
+                self.tele.send(crate::session::setup::packet_record(
+                    t,
+                    self.me,
+                    peer(n.to),
+                    n.bytes,
+                    n.fate,
+                    crate::model::messages::MsgKind::Transport,
+                ));
+            }
+        }
+        report_foreign(endpoint, &mut self.foreign_seen, self.tele, t, self.me);
+        drain(&mut self.scratch);
+        forward(self.tele, self.me, self.start, &mut self.scratch);
+        sleep_until(endpoint, self.clock, until);
+    }
+}
+
 /// Pushes model telemetry as records stamped with session time.
 pub(crate) fn forward(
     tele: &TelemetryTx,
@@ -279,7 +382,7 @@ pub(crate) fn report_foreign(
 }
 
 /// While paused: sleeps until a command arrives (or a short timeout, to notice the stop flag).
-pub(crate) fn wait(rx: &Receiver<ThreadCmd>) -> Option<ThreadCmd> {
+fn wait(rx: &Receiver<ThreadCmd>) -> Option<ThreadCmd> {
     rx.recv_timeout(Duration::from_millis(20)).ok()
 }
 

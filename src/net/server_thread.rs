@@ -7,16 +7,13 @@ use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
 use crate::net::runtime::COMMAND_CAPACITY;
+use crate::net::runtime::MachineLoop;
 use crate::net::runtime::SessionClock;
 use crate::net::runtime::TelemetryTx;
 use crate::net::runtime::ThreadCmd;
 use crate::net::runtime::Worker;
-use crate::net::runtime::forward;
 use crate::net::runtime::guarded;
-use crate::net::runtime::report_foreign;
-use crate::net::runtime::sleep_until;
-use crate::net::runtime::wait;
-use crate::net::transport::{Endpoint, KEEPALIVE_INTERVAL, LinkNote, Roster, TransportEvent};
+use crate::net::transport::{Endpoint, KEEPALIVE_INTERVAL, Roster, TransportEvent};
 use crate::session::control::MachineCmd;
 use crate::session::preset::Preset;
 use crate::session::setup::packet_record;
@@ -69,16 +66,11 @@ pub(crate) fn spawn_server(
             guarded(Machine::Server, &guard_tele, &guard_clock, move || {
                 let mut addr_of: BTreeMap<u16, SocketAddr> = BTreeMap::new();
                 let mut down_links: BTreeMap<u16, LinkParams> = BTreeMap::new();
-                let mut events = Vec::new();
-                let mut notes: Vec<LinkNote> = Vec::new();
-                let mut scratch = Vec::new();
+                let mut lp = MachineLoop::new(&clock, &tele, (Machine::Server, start), rx);
                 let mut next_frame = start;
                 let mut next_keepalive = start;
-                let mut foreign_seen = crate::net::transport::DropCounts::default();
-                let mut pending: Option<ThreadCmd> = None;
                 while !stop2.load(Ordering::Acquire) {
-                    let cmds = pending.take().into_iter().chain(rx.try_iter());
-                    for c in cmds.collect::<Vec<_>>() {
+                    for c in lp.commands() {
                         match c {
                             ThreadCmd::Do(MachineCmd::DownLink { client, params }) => {
                                 if let Some(l) =
@@ -92,14 +84,12 @@ pub(crate) fn spawn_server(
                             ThreadCmd::Wake => {}
                         }
                     }
-                    if clock.is_paused() {
-                        pending = wait(&rx);
+                    if lp.paused() {
                         continue;
                     }
                     let t = clock.now();
                     let local = t - start;
-                    endpoint.poll(t, clock.instant(t), &mut events);
-                    for ev in events.drain(..) {
+                    for ev in lp.poll(&mut endpoint, t) {
                         match ev {
                             TransportEvent::Datagram { from, bytes } => {
                                 let len = bytes.len();
@@ -221,28 +211,18 @@ pub(crate) fn spawn_server(
                             }
                         }
                     }
-                    endpoint.poll(t, clock.instant(t), &mut events);
-                    endpoint.take_notes(&mut notes);
-                    for n in notes.drain(..) {
-                        if n.fate != PacketFate::Sent {
-                            let to = addr_of
+                    lp.end_turn(
+                        &mut endpoint,
+                        t,
+                        next_frame.min(next_keepalive),
+                        |to| {
+                            addr_of
                                 .iter()
-                                .find(|(_, a)| **a == n.to)
-                                .map_or(Machine::Server, |(id, _)| Machine::Client(*id));
-                            tele.send(packet_record(
-                                t,
-                                Machine::Server,
-                                to,
-                                n.bytes,
-                                n.fate,
-                                MsgKind::Transport,
-                            ));
-                        }
-                    }
-                    report_foreign(&endpoint, &mut foreign_seen, &tele, t, Machine::Server);
-                    server.drain_telemetry(&mut scratch);
-                    forward(&tele, Machine::Server, start, &mut scratch);
-                    sleep_until(&endpoint, &clock, next_frame.min(next_keepalive));
+                                .find(|(_, a)| **a == to)
+                                .map_or(Machine::Server, |(id, _)| Machine::Client(*id))
+                        },
+                        |s| server.drain_telemetry(s),
+                    );
                 }
             })
         })

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::conditions::link::LinkParams;
 use crate::model::binding::{
-    Binding, Bindings, BoundType, CombineMode, InterpolationFunction, PredictionMode,
+    Binding, BindingError, Bindings, BoundType, CombineMode, InterpolationFunction, PredictionMode,
     SimulationMode,
 };
 use crate::model::client::ClientConfig;
@@ -236,6 +236,55 @@ impl From<LoadTraceError> for String {
     }
 }
 
+/// Why a preset's binding list cannot be built. Each variant names the key (`gmc.max_time_step`,
+/// `bindings.2.type`) and what was expected; the text is what the CLI prints.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BindingsError {
+    /// A setting outside its range (preset validation).
+    #[error("`{key}`: expected {expected}")]
+    Setting { key: String, expected: String },
+    /// Binding override `index` (the one for member `name`) cannot apply: which of its fields
+    /// (`name`, `type`, `tolerance`) and what was expected.
+    #[error("`bindings.{index}.{field}`: expected {expected}")]
+    Override {
+        index: usize,
+        field: &'static str,
+        name: String,
+        expected: String,
+    },
+    /// The server's list is refused (a member bound twice, or as a type it cannot take).
+    #[error("`bindings`: expected {error}")]
+    List { error: BindingError },
+    /// The list the clients make under `faults.binding_mismatch` is refused.
+    #[error("the clients' binding list: {error}")]
+    ClientList { error: BindingError },
+}
+
+impl BindingsError {
+    /// The dotted key and what was expected (how preset validation reports a problem).
+    pub fn key_expected(&self) -> (String, String) {
+        match self {
+            BindingsError::Setting { key, expected } => (key.clone(), expected.clone()),
+            BindingsError::Override {
+                index,
+                field,
+                expected,
+                ..
+            } => (format!("bindings.{index}.{field}"), expected.clone()),
+            BindingsError::List { error } | BindingsError::ClientList { error } => {
+                ("bindings".into(), error.to_string())
+            }
+        }
+    }
+}
+
+/// The CLI reports errors as text; `?` turns a binding error into its message.
+impl From<BindingsError> for String {
+    fn from(e: BindingsError) -> String {
+        e.to_string()
+    }
+}
+
 /// Reads a network trace file (ping output or CSV; [`crate::conditions::trace`]); errors name the
 /// file, the line and what was expected.
 pub fn load_trace(path: &Path) -> Result<crate::conditions::trace::Trace, LoadTraceError> {
@@ -396,6 +445,12 @@ impl Preset {
     /// ([`crate::support::ranges`]) the app's editors use too. Returns (dotted field, what was
     /// expected).
     pub fn validate(&self) -> Result<(), (String, String)> {
+        self.validate_settings()?;
+        self.bindings().map(|_| ())
+    }
+
+    /// [`Preset::validate`] but for the binding overrides.
+    fn validate_settings(&self) -> Result<(), (String, String)> {
         use crate::support::ranges::check_as;
         let check = |key: &str, v: f64| check_as(key, key, v);
         let g = &self.gmc;
@@ -517,7 +572,7 @@ impl Preset {
                 .validate()
                 .map_err(|(f, e)| (format!("link_overrides.{i}.link.{f}"), e))?;
         }
-        self.bindings().map(|_| ())
+        Ok(())
     }
 
     /// The link of `client` in one direction (`up`: client to server), after overrides (the
@@ -605,7 +660,7 @@ impl Preset {
 
     /// The binding list clients make: the server's, unless `faults.binding_mismatch` makes
     /// them bind in another order.
-    pub fn client_bindings(&self) -> Result<Bindings, String> {
+    pub fn client_bindings(&self) -> Result<Bindings, BindingsError> {
         if !self.faults.binding_mismatch {
             return self.checked_bindings();
         }
@@ -617,7 +672,7 @@ impl Preset {
                 *b = s.clone();
             }
         }
-        Bindings::new(list).map_err(|e| e.to_string())
+        Bindings::new(list).map_err(|error| BindingsError::ClientList { error })
     }
 
     /// Keeps `list` as this preset's binding overrides: for each binding that differs from
@@ -640,27 +695,37 @@ impl Preset {
     }
 
     /// Validates the preset and returns its binding list, with messages for users.
-    pub fn checked_bindings(&self) -> Result<Bindings, String> {
-        self.validate()
-            .map_err(|(f, e)| format!("`{f}`: expected {e}"))?;
-        self.bindings()
-            .map_err(|(f, e)| format!("`{f}`: expected {e}"))
+    pub fn checked_bindings(&self) -> Result<Bindings, BindingsError> {
+        self.validate_settings()
+            .map_err(|(key, expected)| BindingsError::Setting { key, expected })?;
+        self.build_bindings()
     }
 
-    /// The demo pawn's binding list after pitfall switches and the preset's overrides.
+    /// The demo pawn's binding list after pitfall switches and the preset's overrides; an
+    /// error is (dotted key, what was expected).
     pub fn bindings(&self) -> Result<Bindings, (String, String)> {
+        self.build_bindings().map_err(|e| e.key_expected())
+    }
+
+    fn build_bindings(&self) -> Result<Bindings, BindingsError> {
         let mut list: Vec<Binding> = default_bindings(&self.faults);
-        for (i, o) in self.bindings.iter().enumerate() {
+        for (index, o) in self.bindings.iter().enumerate() {
+            let refused = |field: &'static str, expected: String| BindingsError::Override {
+                index,
+                field,
+                name: o.name.clone(),
+                expected,
+            };
             let Some(field) = Field::from_name(&o.name) else {
                 let names: Vec<&str> = Field::ALL.iter().map(|f| f.member_name()).collect();
-                return Err((
-                    format!("bindings.{i}.name"),
+                return Err(refused(
+                    "name",
                     format!("one of {}, got `{}`", names.join(", "), o.name),
                 ));
             };
             let Some(b) = list.iter_mut().find(|b| b.field == field) else {
-                return Err((
-                    format!("bindings.{i}.name"),
+                return Err(refused(
+                    "name",
                     format!(
                         "a bound member; `{}` is unbound by a pitfall switch",
                         o.name
@@ -669,8 +734,8 @@ impl Preset {
             };
             if let Some(ty) = o.ty {
                 if !field.accepts(ty) {
-                    return Err((
-                        format!("bindings.{i}.type"),
+                    return Err(refused(
+                        "type",
                         format!(
                             "a type `{}` can be bound as (e.g. {:?}), got {ty:?}",
                             o.name,
@@ -694,12 +759,12 @@ impl Preset {
             }
             if let Some(t) = o.tolerance {
                 if t.is_nan() || t < 0.0 {
-                    return Err((format!("bindings.{i}.tolerance"), "a number ≥ 0".into()));
+                    return Err(refused("tolerance", "a number ≥ 0".into()));
                 }
                 b.tolerance = t;
             }
         }
-        Bindings::new(list).map_err(|e| ("bindings".to_string(), e.to_string()))
+        Bindings::new(list).map_err(|error| BindingsError::List { error })
     }
 }
 
@@ -832,6 +897,56 @@ mod tests {
         assert!(e.message.contains("probability"), "{e}");
         assert!(p.set("nokey").is_err());
         assert_eq!(p, Preset::default(), "failed sets change nothing");
+    }
+
+    #[test]
+    fn binding_errors_name_the_override_and_the_key() {
+        let mut p = Preset::default();
+        p.bindings.push(BindingOverride {
+            name: "velocity".into(),
+            ..BindingOverride::default()
+        });
+        p.bindings.push(BindingOverride {
+            name: "nose".into(),
+            ..BindingOverride::default()
+        });
+        match p.checked_bindings().unwrap_err() {
+            BindingsError::Override {
+                index, field, name, ..
+            } => assert_eq!((index, field, name.as_str()), (1, "name", "nose")),
+            e => panic!("{e:?}"),
+        }
+        p.bindings[1] = BindingOverride {
+            name: "velocity".into(),
+            tolerance: Some(-1.0),
+            ..BindingOverride::default()
+        };
+        let e = p.checked_bindings().unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                BindingsError::Override {
+                    index: 1,
+                    field: "tolerance",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "`bindings.1.tolerance`: expected a number ≥ 0"
+        );
+        assert_eq!(p.bindings().unwrap_err().0, "bindings.1.tolerance");
+        let p = Preset {
+            server_fps: 0.0,
+            ..Preset::default()
+        };
+        let e = p.client_bindings().unwrap_err();
+        assert!(
+            matches!(&e, BindingsError::Setting { key, .. } if key == "server_fps"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::model::messages::{Delivery, MsgKind};
 use crate::model::server::Server;
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record};
 use crate::session::control::{Command, CommandError, MachineCmd, Outcome, Settings, To};
-use crate::session::preset::Preset;
+use crate::session::preset::{BindingsError, Preset};
 use crate::session::setup::{self, FrameClock};
 
 /// Seconds between clock-offset samples.
@@ -194,8 +194,9 @@ const SPARE_BUFFERS: usize = 64;
 type Sink<'a> = dyn FnMut(Record) + 'a;
 
 impl Session {
-    /// Builds a session from a preset. Fails with the preset's validation message.
-    pub fn new(preset: &Preset) -> Result<Session, String> {
+    /// Builds a session from a preset. Fails when the preset is invalid (the key and what it
+    /// expected).
+    pub fn new(preset: &Preset) -> Result<Session, BindingsError> {
         let settings = Settings::new(preset)?;
         let server = Server::new(preset.server_config(settings.initial_bindings().clone()));
         let mut s = Session {

@@ -8,17 +8,17 @@
 pub mod harness;
 
 use crate::model::telemetry::Record;
-use crate::session::preset::Preset;
+use crate::session::preset::{BindingsError, Preset};
 use crate::session::summary::{Summary, SummaryBuilder};
 
 /// Runs a preset headless in virtual time for `seconds` of session time and returns its
-/// summary. `on_record` sees every telemetry record.
+/// summary. `on_record` sees every telemetry record. Fails when the preset is invalid.
 pub fn run_deterministic(
     preset: &Preset,
     preset_name: &str,
     seconds: f64,
     on_record: &mut dyn FnMut(&Record),
-) -> Result<Summary, String> {
+) -> Result<Summary, BindingsError> {
     let started = std::time::Instant::now();
     let mut session = harness::Session::new(preset)?;
     let mut builder = SummaryBuilder::for_clients(preset.network_clients());

@@ -6,7 +6,7 @@ use super::{BUFFER_TRACE_DELAY_STEP, Client, SteadyFrame};
 use crate::model::cycle::emit_one_shots;
 use crate::model::pawn::Execution;
 use crate::model::proxy::{Proxy, SimulationCtx};
-use crate::model::telemetry::{DisplayMode, Event, Hook, NetContext, SampleKind};
+use crate::model::telemetry::{DisplayMode, Event, Hook, NetContext, PawnSample, SampleKind};
 
 impl Client {
     /// Simulated proxies: buffer → display, then GenSimulationTick (cosmetics).
@@ -183,27 +183,20 @@ impl Client {
                 if applied {
                     self.telemetry.push((
                         now,
-                        Event::Hook {
-                            hook: Hook::OnSyncDataApplied,
+                        Event::hook(
+                            Hook::OnSyncDataApplied,
                             pawn,
-                            move_id: 0,
-                            iteration: 0,
-                            exec: None,
-                            context: Some(NetContext::RemoteClientPawn_Simulation),
-                        },
+                            0,
+                            0,
+                            None,
+                            Some(NetContext::RemoteClientPawn_Simulation),
+                        ),
                     ));
                 }
                 // GenSimulationTick runs every frame, also inside the spawn pause.
                 self.telemetry.push((
                     now,
-                    Event::Hook {
-                        hook: Hook::GenSimulationTick,
-                        pawn,
-                        move_id: 0,
-                        iteration: 0,
-                        exec: None,
-                        context: None,
-                    },
+                    Event::hook(Hook::GenSimulationTick, pawn, 0, 0, None, None),
                 ));
             }
         }
@@ -235,31 +228,13 @@ impl Client {
         };
         self.telemetry.push((
             now,
-            Event::PawnSample(std::sync::Arc::new(
-                crate::model::telemetry::PawnSample::on_grid(
-                    self.pawn,
-                    Some(self.cfg.id),
-                    SampleKind::Predicted,
-                    own.location,
-                    own.velocity,
-                    own.rotation.y,
-                ),
-            )),
+            PawnSample::event(self.pawn, Some(self.cfg.id), SampleKind::Predicted, &own),
         ));
         for p in self.proxies.values() {
             let v = p.display(&b);
             self.telemetry.push((
                 now,
-                Event::PawnSample(std::sync::Arc::new(
-                    crate::model::telemetry::PawnSample::on_grid(
-                        p.pawn,
-                        p.owner,
-                        SampleKind::Displayed,
-                        v.location,
-                        v.velocity,
-                        v.rotation.y,
-                    ),
-                )),
+                PawnSample::event(p.pawn, p.owner, SampleKind::Displayed, &v),
             ));
         }
     }

@@ -19,7 +19,7 @@ use super::messages::{ClientMsg, Delivery, ServerMsg, WireMove};
 use super::pawn::{Execution, PawnValues, TickOutput};
 use super::proxy::Proxy;
 use super::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
-use super::telemetry::{Event, Hook, Role};
+use super::telemetry::{Event, Hook, PawnSample, Role, SampleKind};
 use super::wire::{self, SeqWindow};
 use crate::support::rng::{Rng, derive_seed, purpose};
 
@@ -520,14 +520,7 @@ impl Server {
             for p in &self.pawns {
                 self.telemetry.push((
                     now,
-                    Event::PawnSample(std::sync::Arc::new(super::telemetry::PawnSample::on_grid(
-                        p.id,
-                        p.owner,
-                        super::telemetry::SampleKind::Authoritative,
-                        p.values.location,
-                        p.values.velocity,
-                        p.values.rotation.y,
-                    ))),
+                    PawnSample::event(p.id, p.owner, SampleKind::Authoritative, &p.values),
                 ));
             }
             if self.cfg.net_mode == NetMode::Listen {
@@ -536,16 +529,7 @@ impl Server {
                     let v = p.display(&b);
                     self.telemetry.push((
                         now,
-                        Event::PawnSample(std::sync::Arc::new(
-                            super::telemetry::PawnSample::on_grid(
-                                p.pawn,
-                                p.owner,
-                                super::telemetry::SampleKind::Displayed,
-                                v.location,
-                                v.velocity,
-                                v.rotation.y,
-                            ),
-                        )),
+                        PawnSample::event(p.pawn, p.owner, SampleKind::Displayed, &v),
                     ));
                 }
             }

@@ -180,14 +180,7 @@ impl Server {
             if self.hook_trace {
                 self.telemetry.push((
                     now,
-                    Event::Hook {
-                        hook: Hook::GenSimulationTick,
-                        pawn: id,
-                        move_id: 0,
-                        iteration: 0,
-                        exec: None,
-                        context: None,
-                    },
+                    Event::hook(Hook::GenSimulationTick, id, 0, 0, None, None),
                 ));
             }
         }

@@ -4,7 +4,7 @@
 
 use super::bits::{BitReader, BitWriter};
 use super::header::{DecodeError, Header, K_JOIN, K_MOVES, K_PING, header};
-use super::values::{read_time, read_values, write_values};
+use super::values::{read_ping, read_values, write_ping, write_values};
 use crate::model::binding::{Bindings, unzigzag, zigzag};
 use crate::model::messages::{ClientMsg, WireMove, batch_meta};
 use crate::model::pawn::PawnValues;
@@ -74,10 +74,7 @@ pub fn encode_client_into(
                 write_values(&mut w, b, &m.output, b.client_sends_output);
             }
         }
-        ClientMsg::Ping { seq, client_time } => {
-            w.bits(u64::from(*seq), 32);
-            w.bits(client_time.to_bits(), 64);
-        }
+        ClientMsg::Ping { seq, client_time } => write_ping(&mut w, *seq, *client_time),
     }
     w.finish()
 }
@@ -142,10 +139,10 @@ pub(super) fn read_client(
                 moves,
             }
         }
-        K_PING => ClientMsg::Ping {
-            seq: r.bits(32)? as u32,
-            client_time: read_time(r)?,
-        },
+        K_PING => {
+            let (seq, client_time) = read_ping(r)?;
+            ClientMsg::Ping { seq, client_time }
+        }
         k => return Err(DecodeError::UnknownKind(k)),
     })
 }

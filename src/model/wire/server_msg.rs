@@ -10,7 +10,9 @@ use super::header::{
     DecodeError, Header, K_ACK, K_CORRECTION, K_PONG, K_PROXY_DESPAWN, K_PROXY_SPAWN, K_RESET,
     K_STATE_UPDATE, K_WELCOME, K_WORLD_TIME, MAX_DATAGRAM, SERVER_SENDER, header, peek_header,
 };
-use super::values::{read_time, read_value, read_values, write_value, write_values};
+use super::values::{
+    read_ping, read_time, read_value, read_values, write_ping, write_value, write_values,
+};
 use crate::model::binding::{Bindings, BoundType};
 use crate::model::messages::{DeviationReport, HEADER_BYTES, ProxyEntry, ServerMsg};
 use crate::model::pawn::PawnValues;
@@ -119,10 +121,7 @@ fn encode_server_with(
             w.bits(u64::from(*replicator), 8);
             w.bits(server_time.to_bits(), 64);
         }
-        ServerMsg::Pong { seq, client_time } => {
-            w.bits(u64::from(*seq), 32);
-            w.bits(client_time.to_bits(), 64);
-        }
+        ServerMsg::Pong { seq, client_time } => write_ping(&mut w, *seq, *client_time),
         ServerMsg::Reset => {}
         ServerMsg::ProxySpawn { pawn, owner, team } => {
             w.bits(u64::from(*pawn), 16);
@@ -227,10 +226,10 @@ pub(super) fn read_server(
             replicator: r.bits(8)? as u8,
             server_time: read_time(r)?,
         },
-        K_PONG => ServerMsg::Pong {
-            seq: r.bits(32)? as u32,
-            client_time: read_time(r)?,
-        },
+        K_PONG => {
+            let (seq, client_time) = read_ping(r)?;
+            ServerMsg::Pong { seq, client_time }
+        }
         K_RESET => ServerMsg::Reset,
         K_PROXY_SPAWN => ServerMsg::ProxySpawn {
             pawn: r.bits(16)? as u16,

@@ -11,6 +11,20 @@ use super::header::{DecodeError, MAX_DATAGRAM, MAX_TIME_S};
 use crate::model::binding::{Bindings, BoundType, FieldMask, Value, hundredths, unzigzag, zigzag};
 use crate::model::pawn::{Field, PawnValues};
 
+/// A ping's (and its pong's) body: the sequence number and the client's time.
+#[inline]
+pub(super) fn write_ping(w: &mut BitWriter, seq: u32, client_time: f64) {
+    w.bits(u64::from(seq), 32);
+    w.bits(client_time.to_bits(), 64);
+}
+
+/// Reads what [`write_ping`] wrote.
+#[inline]
+pub(super) fn read_ping(r: &mut BitReader) -> Result<(u32, f64), DecodeError> {
+    let seq = r.bits(32)? as u32;
+    Ok((seq, read_time(r)?))
+}
+
 /// Reads a 64-bit time and checks it is one a peer could send.
 pub(super) fn read_time(r: &mut BitReader) -> Result<f64, DecodeError> {
     let t = f64::from_bits(r.bits(64)?);

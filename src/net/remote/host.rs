@@ -393,7 +393,7 @@ pub(crate) fn leave(cx: &HostContext, id: u16) -> Option<String> {
 }
 
 /// Handles what arrived on one connection. `Err`: drop it, for this reason.
-pub(crate) fn serve(
+fn serve(
     c: &mut Conn,
     t: f64,
     code: &str,
@@ -548,7 +548,7 @@ pub(crate) fn serve(
 }
 
 /// Checks a handshake; on success puts the participant on the roster and says what to send.
-pub(crate) fn admit(
+fn admit(
     peer: SocketAddr,
     hello: Up,
     t: f64,

@@ -16,7 +16,7 @@ use crate::net::remote::frame;
 use crate::net::runtime::{SessionClock, TelemetryTx, ThreadCmd, Worker};
 use crate::net::transport::Endpoint;
 use crate::session::control::{MachineCmd, Settings};
-use crate::session::preset::Preset;
+use crate::session::preset::{BindingsError, Preset};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
@@ -35,7 +35,7 @@ pub struct JoinOptions {
 }
 
 /// What a host said to a participant's handshake.
-pub(crate) struct Welcomed {
+struct Welcomed {
     id: u16,
     incarnation: u32,
     preset: Preset,
@@ -45,16 +45,69 @@ pub(crate) struct Welcomed {
     inbox: Inbox,
 }
 
+/// Why joining a host failed. Each variant names the host's control address; the text is what
+/// the CLI prints.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    #[error("cannot reach the host at {host}: {source}")]
+    Unreachable {
+        host: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot bind a game socket on {ip}: {source}")]
+    GameSocket {
+        host: SocketAddr,
+        ip: IpAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot talk to the host at {host}: {source}")]
+    Send {
+        host: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the host at {host} closed the connection: {source}")]
+    Receive {
+        host: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the host at {host} closed the connection without an answer")]
+    Closed { host: SocketAddr },
+    #[error("the host at {host} did not answer the handshake")]
+    NoAnswer { host: SocketAddr },
+    /// The host refused the handshake: its reason (a wrong code, a full session, ...).
+    #[error("the host refused: {why}")]
+    Refused { host: SocketAddr, why: String },
+    /// An answer that is not a frame of the join protocol: what was wrong with it.
+    #[error("the host sent a malformed answer ({detail})")]
+    Malformed { host: SocketAddr, detail: String },
+    /// The host's preset does not parse or validate here (another movescope version).
+    #[error("the host sent a preset this movescope cannot read: {error}")]
+    Preset {
+        host: SocketAddr,
+        error: crate::session::preset::PresetError,
+    },
+}
+
+/// The CLI reports errors as text; `?` turns a join error into its message.
+impl From<JoinError> for String {
+    fn from(e: JoinError) -> String {
+        e.to_string()
+    }
+}
+
 /// Connects, shakes hands, and returns the welcome (or why the host refused).
-pub(crate) fn handshake(opts: &JoinOptions) -> Result<Welcomed, String> {
+fn handshake(opts: &JoinOptions) -> Result<Welcomed, JoinError> {
     let host = opts.host;
-    let stream = TcpStream::connect_timeout(&host, Duration::from_secs(3))
-        .map_err(|e| format!("cannot reach the host at {host}: {e}"))?;
+    let stream = connect(host)?;
     let local_ip = stream
         .local_addr()
         .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |a| a.ip());
-    let endpoint = Endpoint::bind(SocketAddr::new(local_ip, 0))
-        .map_err(|e| format!("cannot bind a game socket on {local_ip}: {e}"))?;
+    let endpoint =
+        Endpoint::bind(SocketAddr::new(local_ip, 0)).map_err(|source| JoinError::GameSocket {
+            host,
+            ip: local_ip,
+            source,
+        })?;
     let (id, incarnation, preset, server, stream, inbox) =
         greet(opts, stream, endpoint.local_addr().port())?;
     Ok(Welcomed {
@@ -68,26 +121,26 @@ pub(crate) fn handshake(opts: &JoinOptions) -> Result<Welcomed, String> {
     })
 }
 
+fn connect(host: SocketAddr) -> Result<TcpStream, JoinError> {
+    TcpStream::connect_timeout(&host, Duration::from_secs(3))
+        .map_err(|source| JoinError::Unreachable { host, source })
+}
+
 /// The handshake alone, for a caller with its own game socket on `udp_port` (tests, tools):
 /// the client id the host gave, the host's game address, and the control connection (the
 /// participant stays joined while it is open).
 pub fn shake_hands(
     opts: &JoinOptions,
     udp_port: u16,
-) -> Result<(u16, SocketAddr, TcpStream), String> {
-    let stream = TcpStream::connect_timeout(&opts.host, Duration::from_secs(3))
-        .map_err(|e| format!("cannot reach the host at {}: {e}", opts.host))?;
+) -> Result<(u16, SocketAddr, TcpStream), JoinError> {
+    let stream = connect(opts.host)?;
     let (id, _, _, server, stream, _) = greet(opts, stream, udp_port)?;
     Ok((id, server, stream))
 }
 
-pub(crate) type Greeted = (u16, u32, Preset, SocketAddr, TcpStream, Inbox);
+type Greeted = (u16, u32, Preset, SocketAddr, TcpStream, Inbox);
 
-pub(crate) fn greet(
-    opts: &JoinOptions,
-    mut stream: TcpStream,
-    udp_port: u16,
-) -> Result<Greeted, String> {
+fn greet(opts: &JoinOptions, mut stream: TcpStream, udp_port: u16) -> Result<Greeted, JoinError> {
     let host = opts.host;
     let _ = stream.set_nodelay(true);
     let mut out = Vec::from(&MAGIC[..]);
@@ -99,14 +152,14 @@ pub(crate) fn greet(
     }));
     stream
         .write_all(&out)
-        .map_err(|e| format!("cannot talk to the host at {host}: {e}"))?;
+        .map_err(|source| JoinError::Send { host, source })?;
     let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut inbox = Inbox::default();
     loop {
         let open = inbox
             .fill(&mut stream)
-            .map_err(|e| format!("the host at {host} closed the connection: {e}"))?;
+            .map_err(|source| JoinError::Receive { host, source })?;
         match inbox.next::<Down>() {
             Ok(Some(Down::Welcome {
                 id,
@@ -114,25 +167,24 @@ pub(crate) fn greet(
                 preset,
                 udp_port,
             })) => {
-                let preset =
-                    Preset::from_ron(&preset, &format!("the host at {host}")).map_err(|e| {
-                        format!("the host sent a preset this movescope cannot read: {e}")
-                    })?;
+                let preset = Preset::from_ron(&preset, &format!("the host at {host}"))
+                    .map_err(|error| JoinError::Preset { host, error })?;
                 let server = SocketAddr::new(host.ip(), udp_port);
                 return Ok((id, incarnation, preset, server, stream, inbox));
             }
-            Ok(Some(Down::Refused { why })) => return Err(format!("the host refused: {why}")),
+            Ok(Some(Down::Refused { why })) => return Err(JoinError::Refused { host, why }),
             Ok(Some(_)) => {}
-            Ok(None) if !open => {
-                return Err(format!(
-                    "the host at {host} closed the connection without an answer"
-                ));
-            }
+            Ok(None) if !open => return Err(JoinError::Closed { host }),
             Ok(None) => {}
-            Err(e) => return Err(format!("the host sent a malformed answer ({e:?})")),
+            Err(e) => {
+                return Err(JoinError::Malformed {
+                    host,
+                    detail: format!("{e:?}"),
+                });
+            }
         }
         if Instant::now() > deadline {
-            return Err(format!("the host at {host} did not answer the handshake"));
+            return Err(JoinError::NoAnswer { host });
         }
     }
 }
@@ -156,7 +208,7 @@ impl Participant {
         clock: Arc<SessionClock>,
         tele: TelemetryTx,
         uplink: Receiver<Record>,
-    ) -> Result<Participant, String> {
+    ) -> Result<Participant, JoinError> {
         let w = handshake(&opts)?;
         let (id, preset, server) = (w.id, w.preset.clone(), w.server);
         let (drive_tx, drive_rx) = bounded(64);
@@ -218,11 +270,11 @@ pub(crate) fn local_log(tele: &TelemetryTx, t: f64, me: Machine, level: LogLevel
     });
 }
 
-pub(crate) fn start_worker(
+fn start_worker(
     w: Welcomed,
     clock: &Arc<SessionClock>,
     tele: &TelemetryTx,
-) -> Result<(Worker, TcpStream, Inbox, u16), String> {
+) -> Result<(Worker, TcpStream, Inbox, u16), BindingsError> {
     let settings = Settings::new(&w.preset)?;
     let worker = spawn_client(ClientSpawn {
         preset: &w.preset,
@@ -239,7 +291,7 @@ pub(crate) fn start_worker(
     Ok((worker, w.stream, w.inbox, w.id))
 }
 
-pub(crate) fn participant_loop(
+fn participant_loop(
     opts: JoinOptions,
     first: Welcomed,
     clock: Arc<SessionClock>,

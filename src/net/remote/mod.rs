@@ -40,7 +40,7 @@ mod host;
 mod join;
 
 pub use host::{HostContext, HostLink, HostOptions, HostShared, ParticipantInfo};
-pub use join::{JoinOptions, Participant, shake_hands};
+pub use join::{JoinError, JoinOptions, Participant, shake_hands};
 
 /// The control protocol's version (a participant of another version is refused, with both
 /// numbers).

@@ -150,6 +150,14 @@ impl std::fmt::Display for CommandError {
 
 impl std::error::Error for CommandError {}
 
+/// A preset whose binding list cannot be built refuses the command with the key and what it
+/// expected (`bindings.2.type`).
+impl From<crate::session::preset::BindingsError> for CommandError {
+    fn from(e: crate::session::preset::BindingsError) -> CommandError {
+        invalid(e.key_expected())
+    }
+}
+
 pub(crate) fn invalid((key, expected): (String, String)) -> CommandError {
     CommandError::Invalid { key, expected }
 }

@@ -53,12 +53,11 @@ impl MachineCmd {
                 version,
                 bindings,
                 select,
-            } => {
-                c.define_layout(*version, bindings.clone());
-                if *select {
-                    c.use_layout(*version);
-                }
-            }
+            } => define_layout(
+                c,
+                (Client::define_layout, Client::use_layout),
+                (*version, bindings, *select),
+            ),
             MachineCmd::UpLink(_)
             | MachineCmd::DownLink { .. }
             | MachineCmd::World(_)
@@ -83,14 +82,28 @@ impl MachineCmd {
                 version,
                 bindings,
                 select,
-            } => {
-                s.define_layout(*version, bindings.clone());
-                if *select {
-                    s.use_layout(*version);
-                }
-            }
+            } => define_layout(
+                s,
+                (Server::define_layout, Server::use_layout),
+                (*version, bindings, *select),
+            ),
             MachineCmd::UpLink(_) | MachineCmd::DownLink { .. } | MachineCmd::Drive(_) => {}
         }
+    }
+}
+
+/// A layout definition on a machine (a client or the server, by its `define` and `select`):
+/// the version defined with its list, and used from the next move when `select`.
+type LayoutSetters<M> = (fn(&mut M, u8, Arc<Bindings>), fn(&mut M, u8) -> bool);
+
+fn define_layout<M>(
+    m: &mut M,
+    (define, use_it): LayoutSetters<M>,
+    (version, bindings, select): (u8, &Arc<Bindings>, bool),
+) {
+    define(m, version, bindings.clone());
+    if select {
+        use_it(m, version);
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::command::{Command, CommandError, MAX_CLIENTS, Outcome, invalid, restart_keys};
 use super::machine::{MachineCmd, To};
 use crate::model::binding::Bindings;
-use crate::session::preset::{Direction, LinkOverride, Preset};
+use crate::session::preset::{BindingsError, Direction, LinkOverride, Preset};
 
 /// What a command means for the session, once validated: what to tell which machine, its
 /// outcome, and the `SessionChanged` text to record (`None`: not a change of the session).
@@ -39,7 +39,7 @@ pub struct Settings {
 
 impl Settings {
     /// The settings of a session starting with `preset` (validated).
-    pub fn new(preset: &Preset) -> Result<Settings, String> {
+    pub fn new(preset: &Preset) -> Result<Settings, BindingsError> {
         Ok(Settings {
             initial_bindings: Arc::new(preset.checked_bindings()?),
             client_bindings: Arc::new(preset.client_bindings()?),
@@ -164,10 +164,7 @@ impl Settings {
                     || f.proxy_value_not_simulated != old.proxy_value_not_simulated;
                 let p = self.validated(|p| p.faults = f.clone())?;
                 let list = if binding_switch {
-                    Some(p.checked_bindings().map_err(|e| CommandError::Invalid {
-                        key: "bindings".into(),
-                        expected: e,
-                    })?)
+                    Some(p.checked_bindings()?)
                 } else {
                     None
                 };
@@ -386,12 +383,7 @@ impl Settings {
             cmds.push(Command::SetFaults(target.faults.clone()));
         }
         if target.bindings != p.bindings {
-            let bindings = target
-                .checked_bindings()
-                .map_err(|e| CommandError::Invalid {
-                    key: "bindings".into(),
-                    expected: e,
-                })?;
+            let bindings = target.checked_bindings()?;
             cmds.push(Command::ChangeBindings {
                 bindings,
                 consistent: true,
@@ -560,6 +552,28 @@ mod tests {
         assert_eq!(
             s.plan(&Command::RemoveClient(7), &[0]).unwrap_err(),
             CommandError::NoSuchClient(7)
+        );
+    }
+
+    #[test]
+    fn a_binding_override_that_cannot_apply_is_refused_by_its_key() {
+        let s = settings();
+        let mut target = s.preset().clone();
+        target
+            .bindings
+            .push(crate::session::preset::BindingOverride {
+                name: "nose".into(),
+                ..Default::default()
+            });
+        let e = s.commands_to(&target, &[0]).unwrap_err();
+        assert!(
+            matches!(&e, CommandError::Invalid { key, .. } if key == "bindings.0.name"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("refused: `bindings.0.name`: expected one of"),
+            "{e}"
         );
     }
 

@@ -133,7 +133,7 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, String> {
+pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, postcard::Error> {
     let times: Vec<f64> = records.iter().map(|r| r.t).collect();
     let mut raw = time_planes(&times);
     raw.reserve(records.len() * 24);
@@ -146,7 +146,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, String> {
             && let Some(steps) = sample_steps(s)
         {
             raw.push(TAG_SAMPLE);
-            let m = postcard::to_slice(&r.machine, &mut buf).map_err(|e| e.to_string())?;
+            let m = postcard::to_slice(&r.machine, &mut buf)?;
             raw.extend_from_slice(m);
             put_varint(&mut raw, u64::from(s.pawn));
             put_varint(&mut raw, s.owner.map_or(0, |o| u64::from(o) + 1));
@@ -172,7 +172,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, String> {
             && let (Some(ts), Some(d)) = (exact_units(*timestamp), exact_units(*delta))
         {
             raw.push(TAG_MOVE_CLOSED);
-            let m = postcard::to_slice(&r.machine, &mut buf).map_err(|e| e.to_string())?;
+            let m = postcard::to_slice(&r.machine, &mut buf)?;
             raw.extend_from_slice(m);
             let prev = moves.closed.entry(r.machine).or_insert((0, 0));
             put_move(&mut raw, prev, *move_id, ts, d);
@@ -184,7 +184,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, String> {
             && let (Some(ts), Some(d)) = (exact_units(x.timestamp), exact_units(x.delta))
         {
             raw.push(TAG_REMOTE_MOVE);
-            let m = postcard::to_slice(&r.machine, &mut buf).map_err(|e| e.to_string())?;
+            let m = postcard::to_slice(&r.machine, &mut buf)?;
             raw.extend_from_slice(m);
             put_varint(&mut raw, u64::from(x.client));
             put_varint(&mut raw, u64::from(x.pawn));
@@ -198,7 +198,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, String> {
         match postcard::to_slice(&(r.machine, &r.event), &mut buf) {
             Ok(bytes) => raw.extend_from_slice(bytes),
             Err(_) => {
-                let v = postcard::to_stdvec(&(r.machine, &r.event)).map_err(|e| e.to_string())?;
+                let v = postcard::to_stdvec(&(r.machine, &r.event))?;
                 raw.extend_from_slice(&v);
             }
         }

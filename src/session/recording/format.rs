@@ -52,8 +52,12 @@ pub struct Header {
 }
 
 impl Header {
-    /// The header of a new recording of `preset`.
-    pub fn new(preset: &Preset, preset_name: &str, mode: &str) -> Result<Header, String> {
+    /// The header of a new recording of `preset`; fails when the preset is invalid.
+    pub fn new(
+        preset: &Preset,
+        preset_name: &str,
+        mode: &str,
+    ) -> Result<Header, crate::session::preset::BindingsError> {
         let bindings = preset.checked_bindings()?.list().to_vec();
         let mut machines = vec![Machine::Server];
         machines.extend(preset.network_clients().map(Machine::Client));
@@ -127,6 +131,21 @@ pub(super) struct ChunkFrame {
 }
 
 impl ChunkFrame {
+    /// A frame to write: its sizes and checksum are filled in when the payload is written.
+    pub(super) fn new(kind: ChunkKind, encoding: u8, seq: u32, count: u32, t: (f64, f64)) -> Self {
+        ChunkFrame {
+            kind: kind as u8,
+            encoding,
+            seq,
+            count,
+            t_first: t.0,
+            t_last: t.1,
+            raw_len: 0,
+            payload_len: 0,
+            crc: 0,
+        }
+    }
+
     fn bytes_without_crc(&self) -> [u8; FRAME_BYTES - 4] {
         let mut b = [0u8; FRAME_BYTES - 4];
         b[0..4].copy_from_slice(&CHUNK_MAGIC);

@@ -31,7 +31,7 @@ pub use self::format::{
     CHUNK_SECONDS, ChunkInfo, Damage, EXTENSION, FORMAT_VERSION, Footer, Header, RecordingError,
 };
 pub use self::reader::Recording;
-pub use self::writer::{Recorder, RecordingStats, write_all};
+pub use self::writer::{Recorder, RecordingStats, WriteError, write_all};
 
 #[cfg(test)]
 mod tests {
@@ -119,6 +119,37 @@ mod tests {
         assert_eq!(r.chunk_at(5.5), Some(5));
         assert_eq!(r.chunk_at(-1.0), Some(0));
         assert_eq!(r.chunk_at(100.0), Some(9));
+    }
+
+    #[test]
+    fn create_refuses_an_existing_file_and_a_folder_naming_the_path() {
+        let path = tmp("exists.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "deterministic").unwrap();
+        std::fs::write(&*path, b"old").unwrap();
+        match Recorder::create(&path, &header) {
+            Err(WriteError::Exists { path: p }) => assert_eq!(p, *path),
+            Err(e) => panic!("{e:?}"),
+            Ok(_) => panic!("an existing file was taken"),
+        }
+        assert_eq!(std::fs::read(&*path).unwrap(), b"old", "left as it was");
+        let dir = path.with_extension("d");
+        std::fs::create_dir_all(&dir).unwrap();
+        match Recorder::create_replacing(&dir, &header) {
+            Err(e @ WriteError::IsAFolder { .. }) => {
+                assert!(e.to_string().contains("is a folder"), "{e}");
+            }
+            Err(e) => panic!("{e:?}"),
+            Ok(_) => panic!("a folder was taken as a recording"),
+        }
+        // Replacing: the old file stays until the new one is finished.
+        let mut rec = Recorder::create_replacing(&path, &header).unwrap();
+        for r in sample_records(10) {
+            rec.push(&r).unwrap();
+        }
+        assert_eq!(std::fs::read(&*path).unwrap(), b"old");
+        let stats = rec.finish(Footer::default()).unwrap();
+        assert_eq!(stats.path, *path);
+        assert!(Recording::open(&path).is_ok());
     }
 
     #[test]

@@ -39,6 +39,63 @@ impl ToWriter {
     }
 }
 
+/// Why a recording could not be written. Each variant names the file (or the folder made for
+/// it); the text is what the CLI prints.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The recording's folder could not be made.
+    #[error("{}: {source}", dir.display())]
+    Folder {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: is a folder; expected a recording file name (.msrec)", path.display())]
+    IsAFolder { path: PathBuf },
+    /// [`Recorder::create`] never replaces a file.
+    #[error("{}: exists; a recording is never replaced without --force", path.display())]
+    Exists { path: PathBuf },
+    /// Creating, writing, syncing or renaming the file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot write the header: {error}", path.display())]
+    Header { path: PathBuf, error: ron::Error },
+    #[error("{}: cannot encode the records: {error}", path.display())]
+    Encode {
+        path: PathBuf,
+        error: postcard::Error,
+    },
+    #[error("{}: cannot start the recording thread: {source}", path.display())]
+    Thread {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The writer lagged past [`Recorder::never_block`]'s limit: the recording stopped, and
+    /// `waiting` records were not written.
+    #[error("{}: the recording's writer fell behind by more than {limit_mb} MB: recording stopped, the last {waiting} records were not written", path.display())]
+    FellBehind {
+        path: PathBuf,
+        limit_mb: usize,
+        waiting: usize,
+    },
+    /// The writer thread ended without saying why.
+    #[error("{}: the recorder stopped", path.display())]
+    Stopped { path: PathBuf },
+    #[error("{}: the recording thread panicked", path.display())]
+    Panicked { path: PathBuf },
+    #[error("{}: the recording was already finished", path.display())]
+    Finished { path: PathBuf },
+}
+
+/// The CLI reports errors as text; `?` turns a write error into its message.
+impl From<WriteError> for String {
+    fn from(e: WriteError) -> String {
+        e.to_string()
+    }
+}
+
 /// What a finished recording holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordingStats {
@@ -58,7 +115,7 @@ pub struct Recorder {
     /// and renamed over this one when finished.
     replaces: Option<PathBuf>,
     tx: Option<Sender<ToWriter>>,
-    writer: Option<JoinHandle<Result<RecordingStats, String>>>,
+    writer: Option<JoinHandle<Result<RecordingStats, WriteError>>>,
     /// The gathered records (encoded, compressed and written on the writer thread).
     pending: Vec<Record>,
     count: u32,
@@ -78,15 +135,20 @@ pub struct Recorder {
 impl Recorder {
     /// Creates the file (and its folder) and writes the header. An existing file is never
     /// replaced here (see [`Recorder::create_replacing`]).
-    pub fn create(path: &Path, header: &Header) -> Result<Recorder, String> {
+    pub fn create(path: &Path, header: &Header) -> Result<Recorder, WriteError> {
         Self::create_at(path, None, header)
     }
 
     /// Like [`Recorder::create`], but an existing file at `path` is replaced — by a rename
     /// of the complete new recording when it is finished (`--force`). Until then the old
     /// file is untouched and the new one grows in a temporary sibling (which a crash leaves
-    /// readable).
-    pub fn create_replacing(path: &Path, header: &Header) -> Result<Recorder, String> {
+    /// readable). A folder is refused at once.
+    pub fn create_replacing(path: &Path, header: &Header) -> Result<Recorder, WriteError> {
+        if path.is_dir() {
+            return Err(WriteError::IsAFolder {
+                path: path.to_path_buf(),
+            });
+        }
         if path.exists() {
             Self::create_at(
                 &crate::support::output::temp_sibling(path),
@@ -102,28 +164,37 @@ impl Recorder {
         path: &Path,
         replaces: Option<PathBuf>,
         header: &Header,
-    ) -> Result<Recorder, String> {
+    ) -> Result<Recorder, WriteError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|source| WriteError::Folder {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
         }
         if path.is_dir() {
-            return Err(format!(
-                "{}: is a folder; expected a recording file name (.msrec)",
-                path.display()
-            ));
+            return Err(WriteError::IsAFolder {
+                path: path.to_path_buf(),
+            });
         }
+        let io = |source| WriteError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let cfg = ron::ser::PrettyConfig::new().depth_limit(3);
-        let ron_text = ron::ser::to_string_pretty(header, cfg).map_err(|e| e.to_string())?;
+        let ron_text =
+            ron::ser::to_string_pretty(header, cfg).map_err(|error| WriteError::Header {
+                path: path.to_path_buf(),
+                error,
+            })?;
         let mut file = File::options()
             .write(true)
             .create_new(true)
             .open(path)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => format!(
-                    "{}: exists; a recording is never replaced without --force",
-                    path.display()
-                ),
-                _ => format!("{}: {e}", path.display()),
+                std::io::ErrorKind::AlreadyExists => WriteError::Exists {
+                    path: path.to_path_buf(),
+                },
+                _ => io(e),
             })?;
         let head = format!(
             "{MAGIC_LINE} format={} header={} crc={:08x}\n{ron_text}\n",
@@ -133,28 +204,20 @@ impl Recorder {
         );
         file.write_all(head.as_bytes())
             .and_then(|()| file.flush())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(io)?;
         let mut offset = head.len() as u64;
         // The backup copy of the header, checksummed like every chunk.
-        let copy = ChunkFrame {
-            kind: ChunkKind::HeaderCopy as u8,
-            encoding: 0,
-            seq: u32::MAX,
-            count: 0,
-            t_first: 0.0,
-            t_last: 0.0,
-            raw_len: 0,
-            payload_len: 0,
-            crc: 0,
-        };
-        write_chunk(&mut file, &mut offset, copy, ron_text.as_bytes())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let copy = ChunkFrame::new(ChunkKind::HeaderCopy, 0, u32::MAX, 0, (0.0, 0.0));
+        write_chunk(&mut file, &mut offset, copy, ron_text.as_bytes()).map_err(io)?;
         let (tx, rx) = bounded::<ToWriter>(4);
         let shown = path.to_path_buf();
         let writer = std::thread::Builder::new()
             .name("recorder".into())
             .spawn(move || write_chunks(file, shown, offset, rx))
-            .map_err(|e| e.to_string())?;
+            .map_err(|source| WriteError::Thread {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Ok(Recorder {
             path: path.to_path_buf(),
             replaces,
@@ -187,10 +250,10 @@ impl Recorder {
     }
 
     /// Hands waiting chunks to the writer while it takes them without blocking.
-    fn drain_backlog(&mut self) -> Result<(), String> {
+    fn drain_backlog(&mut self) -> Result<(), WriteError> {
         while let Some(msg) = self.backlog.pop_front() {
             let Some(tx) = self.tx.as_ref() else {
-                return Err("the recorder stopped".into());
+                return Err(self.stopped());
             };
             let n = msg.records();
             match tx.try_send(msg) {
@@ -200,10 +263,7 @@ impl Recorder {
                     return Ok(());
                 }
                 Err(crossbeam_channel::TrySendError::Disconnected(_)) => {
-                    return Err(self
-                        .join()
-                        .err()
-                        .unwrap_or_else(|| "the recorder stopped".into()));
+                    return Err(self.why_stopped());
                 }
             }
         }
@@ -220,7 +280,7 @@ impl Recorder {
     }
 
     /// Adds one record; closes the chunk when it spans [`CHUNK_SECONDS`].
-    pub fn push(&mut self, r: &Record) -> Result<(), String> {
+    pub fn push(&mut self, r: &Record) -> Result<(), WriteError> {
         if !self.backlog.is_empty() {
             self.drain_backlog()?;
         }
@@ -241,21 +301,17 @@ impl Recorder {
     }
 
     /// Hands the gathered records to the writer as a chunk (nothing when there are none).
-    pub fn flush(&mut self) -> Result<(), String> {
+    pub fn flush(&mut self) -> Result<(), WriteError> {
         if self.count == 0 {
             return Ok(());
         }
-        let frame = ChunkFrame {
-            kind: ChunkKind::Records as u8,
-            encoding: ENCODING_TAGGED,
-            seq: self.seq,
-            count: self.count,
-            t_first: self.t_first,
-            t_last: self.t_last,
-            raw_len: 0,
-            payload_len: 0,
-            crc: 0,
-        };
+        let frame = ChunkFrame::new(
+            ChunkKind::Records,
+            ENCODING_TAGGED,
+            self.seq,
+            self.count,
+            (self.t_first, self.t_last),
+        );
         self.seq += 1;
         self.count = 0;
         self.t_first = f64::INFINITY;
@@ -264,7 +320,7 @@ impl Recorder {
         self.send(ToWriter::Chunk(Job { frame, records }))
     }
 
-    fn send(&mut self, msg: ToWriter) -> Result<(), String> {
+    fn send(&mut self, msg: ToWriter) -> Result<(), WriteError> {
         if let Some(limit) = self.backlog_limit
             && !matches!(msg, ToWriter::Finish(_))
         {
@@ -277,10 +333,11 @@ impl Recorder {
                 self.backlog.clear();
                 self.backlog_records = 0;
                 let _ = self.join();
-                return Err(format!(
-                    "the recording's writer fell behind by more than {} MB: recording stopped, the last {waiting} records were not written",
-                    limit >> 20
-                ));
+                return Err(WriteError::FellBehind {
+                    path: self.path.clone(),
+                    limit_mb: limit >> 20,
+                    waiting,
+                });
             }
             return Ok(());
         }
@@ -295,15 +352,22 @@ impl Recorder {
         if sent {
             Ok(())
         } else {
-            // The writer stopped: report why.
-            Err(self
-                .join()
-                .err()
-                .unwrap_or_else(|| "the recorder stopped".into()))
+            Err(self.why_stopped())
         }
     }
 
-    fn join(&mut self) -> Result<RecordingStats, String> {
+    fn stopped(&self) -> WriteError {
+        WriteError::Stopped {
+            path: self.path.clone(),
+        }
+    }
+
+    /// The writer stopped: why (its error, or that it stopped).
+    fn why_stopped(&mut self) -> WriteError {
+        self.join().err().unwrap_or_else(|| self.stopped())
+    }
+
+    fn join(&mut self) -> Result<RecordingStats, WriteError> {
         // Chunks still waiting go to the writer first (blocking: the writer is ending).
         while let Some(msg) = self.backlog.pop_front() {
             self.backlog_records -= msg.records();
@@ -315,22 +379,28 @@ impl Recorder {
         }
         self.tx = None;
         match self.writer.take() {
-            Some(h) => h
-                .join()
-                .unwrap_or_else(|_| Err("the recording thread panicked".into())),
-            None => Err("the recording was already finished".into()),
+            Some(h) => h.join().unwrap_or_else(|_| {
+                Err(WriteError::Panicked {
+                    path: self.path.clone(),
+                })
+            }),
+            None => Err(WriteError::Finished {
+                path: self.path.clone(),
+            }),
         }
     }
 
     /// Writes the last chunk, the index and the trailer, and closes the file.
-    pub fn finish(mut self, footer: Footer) -> Result<RecordingStats, String> {
+    pub fn finish(mut self, footer: Footer) -> Result<RecordingStats, WriteError> {
         self.flush()?;
         self.send(ToWriter::Finish(footer))?;
         let mut stats = self.join()?;
         stats.records = self.records;
         if let Some(target) = self.replaces.take() {
-            std::fs::rename(&self.path, &target)
-                .map_err(|e| format!("{}: {e}", target.display()))?;
+            std::fs::rename(&self.path, &target).map_err(|source| WriteError::Io {
+                path: target.clone(),
+                source,
+            })?;
             stats.path = target;
         }
         Ok(stats)
@@ -370,14 +440,21 @@ fn write_chunks(
     path: PathBuf,
     mut offset: u64,
     rx: crossbeam_channel::Receiver<ToWriter>,
-) -> Result<RecordingStats, String> {
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+) -> Result<RecordingStats, WriteError> {
+    let err = |source: std::io::Error| WriteError::Io {
+        path: path.clone(),
+        source,
+    };
+    let encode = |error: postcard::Error| WriteError::Encode {
+        path: path.clone(),
+        error,
+    };
     let mut chunks = Vec::new();
     let mut index_written = false;
     for msg in rx {
         match msg {
             ToWriter::Chunk(job) => {
-                let raw = encode_records(&job.records)?;
+                let raw = encode_records(&job.records).map_err(encode)?;
                 let at = write_chunk(&mut file, &mut offset, job.frame, &raw).map_err(err)?;
                 chunks.push(ChunkInfo {
                     offset: at,
@@ -393,18 +470,17 @@ fn write_chunks(
                     chunks: chunks.clone(),
                     footer,
                 })
-                .map_err(|e| e.to_string())?;
-                let frame = ChunkFrame {
-                    kind: ChunkKind::Index as u8,
-                    encoding: 0,
-                    seq: n,
-                    count: n,
-                    t_first: chunks.first().map_or(0.0, |c| c.t_first),
-                    t_last: chunks.last().map_or(0.0, |c| c.t_last),
-                    raw_len: 0,
-                    payload_len: 0,
-                    crc: 0,
-                };
+                .map_err(encode)?;
+                let frame = ChunkFrame::new(
+                    ChunkKind::Index,
+                    0,
+                    n,
+                    n,
+                    (
+                        chunks.first().map_or(0.0, |c| c.t_first),
+                        chunks.last().map_or(0.0, |c| c.t_last),
+                    ),
+                );
                 let at = write_chunk(&mut file, &mut offset, frame, &body).map_err(err)?;
                 let mut trailer = [0u8; TRAILER_BYTES as usize];
                 trailer[..8].copy_from_slice(&TRAILER_MAGIC);
@@ -436,7 +512,7 @@ pub fn write_all(
     header: &Header,
     records: impl IntoIterator<Item = Record>,
     footer: Footer,
-) -> Result<RecordingStats, String> {
+) -> Result<RecordingStats, WriteError> {
     let mut rec = Recorder::create_replacing(path, header)?;
     for r in records {
         rec.push(&r)?;
