@@ -4,6 +4,9 @@ class URampMovement : public UGMC_OrganicMovementCmp
 	float Ramp = 0.f;
 	float Speed = 0.f;
 	float SpeedScale = 1.f;
+	float MaxSpeed = 600.f;
+	FVector RequestedVelocity;
+	float LandingSpeed = 0.f;
 };
 
 void URampMovement::BindReplicationData_Implementation()
@@ -18,6 +21,11 @@ void URampMovement::PreMovementUpdate_Implementation(float DeltaSeconds)
 {
 	Super::PreMovementUpdate_Implementation(DeltaSeconds);
 	SpeedScale = IsCrouching() ? 0.5f : 1.f;
+	// A setting kept in range: the same value every move.
+	MaxSpeed = FMath::Clamp(MaxSpeed, 0.f, 2000.f);
+	// Read only by an assertion, then reset.
+	check(LandingSpeed == 0.f);
+	LandingSpeed = 0.f;
 }
 
 void URampMovement::MovementUpdate_Implementation(float DeltaSeconds)
@@ -26,5 +34,7 @@ void URampMovement::MovementUpdate_Implementation(float DeltaSeconds)
 	Ramp = FMath::Min(1.f, Ramp + DeltaSeconds);
 	float Local = Ramp * 2.f;
 	Local += 1.f;
-	Speed = 600.f * Ramp * SpeedScale + Local;
+	Speed = FMath::Min(MaxSpeed, 600.f * Ramp * SpeedScale + Local + RequestedVelocity.Size());
+	// A request set from outside the move (path following), consumed and cleared.
+	RequestedVelocity = FVector::ZeroVector;
 }

@@ -115,6 +115,10 @@ fn enumerator<T: Copy>(text: &str, default: T, by_name: impl Fn(&str) -> Option<
     if t.is_empty() || t == "{}" || t.ends_with("{}") || t.ends_with("()") {
         return Arg::Default(default);
     }
+    // `bFlag ? A : B` and other expressions: not one enumerator.
+    if t.contains('?') || t.contains('(') {
+        return Arg::Unknown(text.to_string());
+    }
     let last = t.rsplit("::").next().unwrap_or(&t);
     match by_name(last) {
         Some(v) => Arg::Given(v),
@@ -205,6 +209,9 @@ pub fn is_machine_condition(text: &str) -> bool {
                 | "IsLocallyControlledDedicatedServerPawn"
                 | "IsLocallyControlledListenServerPawn"
                 | "IsSmoothedListenServerPawn"
+                | "IsServerBot"
+                // GMC's own: true only for a server bot (`… && IsServerBot()`).
+                | "ShouldComputeAvoidance"
                 | "IsNetworkedServer"
                 | "UE_SERVER"
                 | "WITH_SERVER_CODE"
@@ -403,6 +410,12 @@ mod tests {
             Arg::Given(PredictionMode::Local)
         );
         assert!(matches!(combine("Mode"), Arg::Unknown(_)));
+        assert!(matches!(
+            prediction(
+                "bSend ? EGMC_PredictionMode::ClientAuth_Input : EGMC_PredictionMode::Local"
+            ),
+            Arg::Unknown(_)
+        ));
     }
 
     #[test]

@@ -561,17 +561,29 @@ fn unbound_state(
     let mut fresh: HashSet<&str> = HashSet::new();
     let mut carried_read: HashMap<&str, (u32, usize)> = HashMap::new();
     let mut first_write: HashMap<&str, (Step, bool)> = HashMap::new();
+    // Members some path write sets to a value other than a constant reset: a member the path
+    // only ever clears (`RequestedVelocity = FVector::ZeroVector`) is a request consumed from
+    // outside the move, not state the tick carries.
+    let mut changed: HashSet<&str> = HashSet::new();
     for s in path {
         let f = &p.funcs[s.func];
         // `X = f(X)` reads X before it writes it (its right side is walked after the write
         // event is recorded).
         let (name, write, plain) = match &f.events[s.event].kind {
             EventKind::Read { name } => (name.as_str(), false, false),
-            EventKind::Write { target, plain, rhs } => (
-                target.as_str(),
-                true,
-                *plain && !gmc::words(rhs).any(|w| w == target),
-            ),
+            // `X = FMath::Clamp(X, …)` keeps a setting in range: the same every move.
+            EventKind::Write { target, rhs, .. } if is_normalization(target, rhs) => continue,
+            EventKind::Write { target, plain, rhs } => {
+                // Only writes that run on the owner's re-executions carry state into a replay.
+                if !is_reset(rhs) && !cx.guarded(s, false) {
+                    changed.insert(target.as_str());
+                }
+                (
+                    target.as_str(),
+                    true,
+                    *plain && !gmc::words(rhs).any(|w| w == target),
+                )
+            }
             _ => continue,
         };
         if f.locals.contains(name) || bound.contains(name) {
@@ -610,7 +622,7 @@ fn unbound_state(
     let mut found: Vec<_> = first_write
         .iter()
         .filter(|(k, (_, guarded))| {
-            !fresh.contains(*k) && carried_read.contains_key(*k) && !guarded
+            !fresh.contains(*k) && carried_read.contains_key(*k) && !guarded && changed.contains(*k)
         })
         .collect();
     found.sort_by_key(|(_, (s, _))| (s.func, s.event));
@@ -620,6 +632,37 @@ fn unbound_state(
         cx.add(UNBOUND_STATE, Severity::Warning, &c.class, at, Some(s.func), format!(
             "`{name}` is written on the prediction path and read on the next move (line {line} reads it before the move sets it), but it is not bound"));
     }
+}
+
+/// `X = FMath::Clamp(X, …)`, `Min`, `Max`: a value kept in range, not changed by the move.
+fn is_normalization(target: &str, rhs: &str) -> bool {
+    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
+    ["FMath::Clamp(", "FMath::Min(", "FMath::Max(", "FMath::Abs("]
+        .iter()
+        .any(|f| r.starts_with(&format!("{f}{target},")) || r.starts_with(&format!("{f}{target})")))
+}
+
+/// A constant a member is cleared to.
+fn is_reset(rhs: &str) -> bool {
+    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(
+        r.as_str(),
+        "false"
+            | "0"
+            | "0.f"
+            | "0.0f"
+            | "0.0"
+            | "nullptr"
+            | "{}"
+            | "FVector::ZeroVector"
+            | "FRotator::ZeroRotator"
+            | "FVector2D::ZeroVector"
+            | "FQuat::Identity"
+            | "FGameplayTag::EmptyTag"
+            | "FGameplayTag()"
+            | "NAME_None"
+            | "FName()"
+    ) || r.ends_with("::None")
 }
 
 /// Pitfall 3: a branch of the prediction path that changes bound state and fires an event (a
@@ -796,8 +839,17 @@ fn not_simulated(cx: &mut Ctx, c: &Component, _comps: &[Component]) {
     if none.is_empty() {
         return;
     }
+    let sim = p.simulation_path(&c.class);
+    // A member the simulated path sets itself (from values that do arrive) is not missing.
+    let written: HashSet<&str> = sim
+        .iter()
+        .filter_map(|s| match &p.funcs[s.func].events[s.event].kind {
+            EventKind::Write { target, .. } => Some(target.as_str()),
+            _ => None,
+        })
+        .collect();
     let mut done = HashSet::new();
-    for s in p.simulation_path(&c.class) {
+    for s in sim.iter().cloned() {
         let f = &p.funcs[s.func];
         let EventKind::Read { name } = &f.events[s.event].kind else {
             continue;
@@ -806,6 +858,7 @@ fn not_simulated(cx: &mut Ctx, c: &Component, _comps: &[Component]) {
             continue;
         }
         if let Some(b) = none.get(name.as_str())
+            && !written.contains(name.as_str())
             && done.insert(name.clone())
         {
             let at = cx.at(&s);

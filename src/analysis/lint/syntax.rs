@@ -489,6 +489,14 @@ impl<'a> Extractor<'a> {
                     let k = self.cond(f, CondKind::Preproc, text, n, cur);
                     open.push((n.end_byte(), k));
                 }
+                // Assertions and logging read values without using them: their arguments are
+                // not events (`check(X == 0)` is no read of X).
+                "call_expression"
+                    if n.child_by_field_name("function")
+                        .is_some_and(|x| is_assert_or_log(self.src(x))) =>
+                {
+                    descend = false
+                }
                 "call_expression" => self.call(n, f, cur),
                 "assignment_expression" => {
                     if let (Some(l), Some(op)) = (
@@ -708,6 +716,18 @@ impl<'a> Extractor<'a> {
             }
         }
     }
+}
+
+/// Unreal's (and GMC's) assertion and logging macros, parsed as calls.
+fn is_assert_or_log(name: &str) -> bool {
+    name.starts_with("check")
+        || name.starts_with("ensure")
+        || name.starts_with("verify")
+        || name.ends_with("_ck")
+        || matches!(
+            name,
+            "UE_LOG" | "UE_CLOG" | "FLog" | "UE_VLOG" | "UE_VLOG_UELOG" | "GMC_LOG"
+        )
 }
 
 /// [`advance`] that keeps `kinds`, the ancestors' kinds, and stops at the cursor's root.
