@@ -11,7 +11,9 @@
 //! has a time budget, every walk is iterative or depth-capped); findings come out in file, line,
 //! column order; the bits per value are the wire model's own (`BoundType::nominal_bits`).
 
+mod carry;
 pub mod gmc;
+mod nodes;
 pub mod program;
 pub mod render;
 pub mod rules;

@@ -7,8 +7,11 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use tree_sitter::{Node, ParseOptions, Parser, Tree, TreeCursor};
+use tree_sitter::{Node, ParseOptions, Parser, Tree};
 
+use super::nodes::{
+    advance, advance_tracked, declared_name, function_declarator, is_assert_or_log, written_name,
+};
 use super::source::{ReadProblem, SourceFile};
 
 /// A place in a file: 1-based line and column (in characters), and the width to underline.
@@ -716,125 +719,6 @@ impl<'a> Extractor<'a> {
             }
         }
     }
-}
-
-/// Unreal's (and GMC's) assertion and logging macros, parsed as calls.
-fn is_assert_or_log(name: &str) -> bool {
-    name.starts_with("check")
-        || name.starts_with("ensure")
-        || name.starts_with("verify")
-        || name.ends_with("_ck")
-        || matches!(
-            name,
-            "UE_LOG" | "UE_CLOG" | "FLog" | "UE_VLOG" | "UE_VLOG_UELOG" | "GMC_LOG"
-        )
-}
-
-/// [`advance`] that keeps `kinds`, the ancestors' kinds, and stops at the cursor's root.
-fn advance_tracked<'t>(c: &mut TreeCursor<'t>, descend: bool, kinds: &mut Vec<&'t str>) -> bool {
-    let kind = c.node().kind();
-    if descend && c.goto_first_child() {
-        kinds.push(kind);
-        return true;
-    }
-    loop {
-        if kinds.is_empty() {
-            return false;
-        }
-        if c.goto_next_sibling() {
-            return true;
-        }
-        if !c.goto_parent() {
-            return false;
-        }
-        kinds.pop();
-    }
-}
-
-/// Pre-order step: into the first child (when `descend`), else to the next sibling or up.
-/// False when the walk is over.
-fn advance(c: &mut TreeCursor, descend: bool) -> bool {
-    if descend && c.goto_first_child() {
-        return true;
-    }
-    loop {
-        if c.goto_next_sibling() {
-            return true;
-        }
-        if !c.goto_parent() {
-            return false;
-        }
-    }
-}
-
-/// The declared identifier of a declarator, and whether it is a pointer or reference.
-fn declared_name(d: Node) -> Option<(Node, bool)> {
-    let mut d = d;
-    let mut pointer = false;
-    for _ in 0..32 {
-        match d.kind() {
-            "identifier" | "field_identifier" => return Some((d, pointer)),
-            "pointer_declarator" | "reference_declarator" => {
-                pointer = true;
-                d = d
-                    .child_by_field_name("declarator")
-                    .or_else(|| d.named_child(0))?;
-            }
-            "init_declarator"
-            | "array_declarator"
-            | "attributed_declarator"
-            | "parenthesized_declarator" => {
-                d = d
-                    .child_by_field_name("declarator")
-                    .or_else(|| d.named_child(0))?;
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
-fn function_declarator(d: Node) -> Option<Node> {
-    let mut d = d;
-    for _ in 0..32 {
-        if d.kind() == "function_declarator" {
-            return Some(d);
-        }
-        d = d.child_by_field_name("declarator")?;
-    }
-    None
-}
-
-/// The member a left-hand side writes: `X`, `this->X`, or the base of `X.Y`, `X[i]`.
-fn written_name(text: &str, n: Node) -> Option<String> {
-    let mut n = n;
-    for _ in 0..32 {
-        match n.kind() {
-            "identifier" => return text.get(n.byte_range()).map(str::to_string),
-            "field_expression" => {
-                let arg = n.child_by_field_name("argument")?;
-                let is_arrow = n
-                    .child_by_field_name("operator")
-                    .and_then(|o| text.get(o.byte_range()))
-                    == Some("->");
-                if text.get(arg.byte_range()) == Some("this") {
-                    return n
-                        .child_by_field_name("field")
-                        .and_then(|x| text.get(x.byte_range()))
-                        .map(str::to_string);
-                }
-                if is_arrow {
-                    // A write through a pointer changes the pointee, not a member here.
-                    return None;
-                }
-                n = arg;
-            }
-            "subscript_expression" => n = n.child_by_field_name("argument")?,
-            "parenthesized_expression" => n = n.named_child(0)?,
-            _ => return None,
-        }
-    }
-    None
 }
 
 #[cfg(test)]

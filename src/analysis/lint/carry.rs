@@ -1,0 +1,243 @@
+//! The rules about state carried from one execution of a move to the next: an unbound
+//! member the path reads before it sets it (pitfall 1) and an event raised in a move that is
+//! not sealed (pitfall 3).
+
+use std::collections::{HashMap, HashSet};
+
+use super::gmc;
+use super::program::{BindingRow, Component, Program, Step};
+use super::rules::{Ctx, NOT_SEALED, Severity, UNBOUND_STATE};
+use super::syntax::EventKind;
+use crate::model::binding::PredictionMode;
+
+/// Pitfall 1: a state member the path reads before anything in the move sets it, and writes.
+pub(super) fn unbound_state(
+    cx: &mut Ctx,
+    c: &Component,
+    path: &[Step],
+    fields: &HashMap<String, String>,
+    bound: &HashSet<String>,
+) {
+    let p = cx.p;
+    // Per member: (first read that happened before any unconditional plain write, first write).
+    let mut fresh: HashSet<&str> = HashSet::new();
+    let mut carried_read: HashMap<&str, (u32, usize)> = HashMap::new();
+    let mut first_write: HashMap<&str, (Step, bool)> = HashMap::new();
+    // Members some path write sets to a value other than a constant reset: a member the path
+    // only ever clears (`RequestedVelocity = FVector::ZeroVector`) is a request consumed from
+    // outside the move, not state the tick carries.
+    let mut changed: HashSet<&str> = HashSet::new();
+    for s in path {
+        let f = &p.funcs[s.func];
+        // `X = f(X)` reads X before it writes it (its right side is walked after the write
+        // event is recorded).
+        let (name, write, plain) = match &f.events[s.event].kind {
+            EventKind::Read { name } => (name.as_str(), false, false),
+            // `X = FMath::Clamp(X, …)` keeps a setting in range: the same every move.
+            EventKind::Write { target, rhs, .. } if is_normalization(target, rhs) => continue,
+            EventKind::Write { target, plain, rhs } => {
+                // Only writes that run on the owner's re-executions carry state into a replay.
+                if !is_reset(rhs) && !cx.guarded(s, false) {
+                    changed.insert(target.as_str());
+                }
+                (
+                    target.as_str(),
+                    true,
+                    *plain && !gmc::words(rhs).any(|w| w == target),
+                )
+            }
+            _ => continue,
+        };
+        if f.locals.contains(name) || bound.contains(name) {
+            continue;
+        }
+        let Some((key, ty)) = fields.get_key_value(name) else {
+            continue;
+        };
+        if !gmc::is_state_type(ty) {
+            continue;
+        }
+        let key = key.as_str();
+        if fresh.contains(key) {
+            continue;
+        }
+        let unconditional = p.conds(s).is_empty();
+        if write {
+            // Server-only or live-only state is never replayed.
+            let guarded = cx.guarded(s, false);
+            first_write.entry(key).or_insert((s.clone(), guarded));
+            if plain && unconditional && !carried_read.contains_key(key) {
+                fresh.insert(key);
+                continue;
+            }
+            if !plain {
+                carried_read
+                    .entry(key)
+                    .or_insert((f.events[s.event].pos.line, f.file));
+            }
+        } else {
+            carried_read
+                .entry(key)
+                .or_insert((f.events[s.event].pos.line, f.file));
+        }
+    }
+    let mut found: Vec<_> = first_write
+        .iter()
+        .filter(|(k, (_, guarded))| {
+            !fresh.contains(*k) && carried_read.contains_key(*k) && !guarded && changed.contains(*k)
+        })
+        .collect();
+    found.sort_by_key(|(_, (s, _))| (s.func, s.event));
+    for (name, (s, _)) in found {
+        let (line, _) = carried_read[name];
+        let at = cx.at(s);
+        cx.add(UNBOUND_STATE, Severity::Warning, &c.class, at, Some(s.func), format!(
+            "`{name}` is written on the prediction path and read on the next move (line {line} reads it before the move sets it), but it is not bound"));
+    }
+}
+
+/// `X = FMath::Clamp(X, …)`, `Min`, `Max`: a value kept in range, not changed by the move.
+fn is_normalization(target: &str, rhs: &str) -> bool {
+    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
+    ["FMath::Clamp(", "FMath::Min(", "FMath::Max(", "FMath::Abs("]
+        .iter()
+        .any(|f| r.starts_with(&format!("{f}{target},")) || r.starts_with(&format!("{f}{target})")))
+}
+
+/// A constant a member is cleared to.
+fn is_reset(rhs: &str) -> bool {
+    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(
+        r.as_str(),
+        "false"
+            | "0"
+            | "0.f"
+            | "0.0f"
+            | "0.0"
+            | "nullptr"
+            | "{}"
+            | "FVector::ZeroVector"
+            | "FRotator::ZeroRotator"
+            | "FVector2D::ZeroVector"
+            | "FQuat::Identity"
+            | "FGameplayTag::EmptyTag"
+            | "FGameplayTag()"
+            | "NAME_None"
+            | "FName()"
+    ) || r.ends_with("::None")
+}
+
+/// Pitfall 3: a branch of the prediction path that changes bound state and fires an event (a
+/// side effect, guarded or not, an RPC, a delegate, a `Play…`/`Spawn…`/`Fire…`/`Trigger…`/
+/// `Activate…` call, there or in a function it calls; `On…` hooks are notifications GMC itself
+/// fires on every execution), on a path that never calls
+/// CL_DoNotCombineNextMove(): the next combined re-run starts from the state before the event
+/// and fires it again. A bound flag raised without an event is idempotent and not reported.
+pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
+    let p = cx.p;
+    let bound: HashSet<&str> = c
+        .bindings
+        .iter()
+        .filter(|b| {
+            !matches!(
+                b.prediction.value(),
+                Some(PredictionMode::ClientAuth_Input) | None
+            )
+        })
+        .map(BindingRow::member_name)
+        .collect();
+    // (function, condition) → the first bound write under it, and whether an event fires.
+    let mut branches: HashMap<(usize, u32), Branch> = HashMap::new();
+    let mut order: Vec<(usize, u32)> = Vec::new();
+    for s in path {
+        let f = &p.funcs[s.func];
+        let e = &f.events[s.event];
+        let own = || {
+            let mut at = e.cond;
+            let mut v = Vec::new();
+            while let Some(k) = at {
+                if v.len() > 64 {
+                    break;
+                }
+                v.push((s.func, k));
+                at = f.conds.get(k as usize).and_then(|c| c.parent);
+            }
+            v
+        };
+        match &e.kind {
+            EventKind::Write { target, .. }
+                if bound.contains(target.as_str()) && !f.locals.contains(target) =>
+            {
+                for key in own() {
+                    let entry = branches.entry(key).or_insert_with(|| {
+                        order.push(key);
+                        (None, false)
+                    });
+                    if entry.0.is_none() {
+                        entry.0 = Some((s.clone(), target.clone()));
+                    }
+                }
+            }
+            EventKind::Call {
+                path: cp,
+                name,
+                receiver,
+                ..
+            } if is_event_call(p, cp, name, receiver.as_deref()) => {
+                let mut keys = own();
+                let mut site = s.via.clone();
+                while let Some(cs) = site {
+                    let cf = &p.funcs[cs.func];
+                    let mut at = cf.events[cs.event].cond;
+                    while let Some(k) = at {
+                        if keys.len() > 256 {
+                            break;
+                        }
+                        keys.push((cs.func, k));
+                        at = cf.conds.get(k as usize).and_then(|c| c.parent);
+                    }
+                    site = cs.parent.clone();
+                }
+                for key in keys {
+                    branches
+                        .entry(key)
+                        .or_insert_with(|| {
+                            order.push(key);
+                            (None, false)
+                        })
+                        .1 = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut done = HashSet::new();
+    for key in order {
+        let Some((Some((s, name)), true)) = branches.get(&key) else {
+            continue;
+        };
+        if !done.insert(name.clone()) {
+            continue;
+        }
+        let at = cx.at(s);
+        cx.add(NOT_SEALED, Severity::Warning, &c.class, at, Some(s.func), format!(
+            "`{name}` changes in a branch that fires an event, and nothing on the prediction path calls CL_DoNotCombineNextMove()"));
+    }
+}
+
+/// A branch of [`one_shots`]: the first bound write under it, and whether an event fires.
+type Branch = (Option<(Step, String)>, bool);
+
+/// A call that makes something happen beyond the move's bound state.
+fn is_event_call(p: &Program, path: &str, name: &str, receiver: Option<&str>) -> bool {
+    let prefixed = |pre: &str| {
+        name.strip_prefix(pre)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+    };
+    gmc::is_side_effect_call(path, name)
+        || (receiver.is_none() && p.rpcs.contains(name))
+        || (receiver.is_some() && matches!(name, "Broadcast" | "Execute" | "ExecuteIfBound"))
+        || ["Play", "Spawn", "Fire", "Trigger", "Activate"]
+            .iter()
+            .any(|x| prefixed(x))
+}
