@@ -4,10 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::ctx::Ctx;
 use super::gmc;
 use super::program::{BindingRow, Component, Program, Step};
-use super::rules::{Ctx, NOT_SEALED, Severity, UNBOUND_STATE};
 use super::syntax::EventKind;
+use super::table::{NOT_SEALED, Severity, UNBOUND_STATE};
 use crate::model::binding::PredictionMode;
 
 /// Pitfall 1: a state member the path reads before anything in the move sets it, and writes.

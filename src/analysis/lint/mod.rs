@@ -12,6 +12,7 @@
 //! column order; the bits per value are the wire model's own (`BoundType::nominal_bits`).
 
 mod carry;
+mod ctx;
 pub mod gmc;
 mod nodes;
 pub mod program;
