@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::gmc;
-use super::program::{Program, Step};
+use super::program::{BindingRow, Program, Step};
 use super::syntax::{CondKind, EventKind, Pos};
 use super::table::{Rule, Severity};
 
@@ -45,6 +45,18 @@ impl Ctx<'_> {
             component: comp.to_string(),
             func,
         });
+    }
+
+    /// A finding on a `Bind*` call's line.
+    pub(super) fn on_binding(
+        &mut self,
+        rule: &'static Rule,
+        sev: Severity,
+        comp: &str,
+        b: &BindingRow,
+        message: String,
+    ) {
+        self.add(rule, sev, comp, (b.file, b.pos), Some(b.step.func), message);
     }
 
     pub(super) fn at(&self, s: &Step) -> (usize, Pos) {

@@ -142,13 +142,13 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
             .trim_start_matches(['*', '&']);
         let local_root = p.funcs[b.step.func].locals.contains(root);
         if local_root {
+            // Not compared by its text (see above).
         } else if let Some(prev) = first_at.get(b.member.as_str()) {
-            cx.add(
+            cx.on_binding(
                 BOUND_TWICE,
                 Severity::Error,
                 &c.class,
-                (b.file, b.pos),
-                Some(b.step.func),
+                b,
                 format!(
                     "`{}` is bound a second time (first with {} on line {})",
                     b.member, prev.bind, prev.pos.line
@@ -175,7 +175,7 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
             } else {
                 text.clone()
             };
-            cx.add(
+            cx.on_binding(
                 CONDITIONAL,
                 if machine {
                     Severity::Error
@@ -183,8 +183,7 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
                     Severity::Warning
                 },
                 &c.class,
-                (b.file, b.pos),
-                Some(b.step.func),
+                b,
                 format!(
                     "`{}` is bound only when {shown} (line {}){}",
                     b.member,
@@ -212,12 +211,11 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
                     Arg::Default(m) => format!("{m:?} (what `{{}}` means)"),
                     a => format!("{:?}", a.value().unwrap_or(CombineMode::Default)),
                 };
-                cx.add(
+                cx.on_binding(
                     INPUT_COMBINES,
                     Severity::Warning,
                     &c.class,
-                    (b.file, b.pos),
-                    Some(b.step.func),
+                    b,
                     format!(
                         "input `{}` is bound ClientAuth_Input with {how}, not CombineIfUnchanged",
                         b.member
@@ -235,12 +233,11 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
         .flatten()
         .collect();
         if !unknown.is_empty() {
-            cx.add(
+            cx.on_binding(
                 MODE_UNKNOWN,
                 Severity::Note,
                 &c.class,
-                (b.file, b.pos),
-                Some(b.step.func),
+                b,
                 format!(
                     "the {} mode of `{}` is not an enumerator the lint can read",
                     unknown.join(", "),
