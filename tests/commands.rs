@@ -386,6 +386,7 @@ fn a_driven_pawn_follows_the_input_not_its_script() {
     let input = RawInput {
         dir: glam::DVec2::new(1.0, 0.0),
         dash: false,
+        ..RawInput::default()
     };
     let (outcome, before, at, after) = around(
         &["clients=1", "ai_pawns=0"],

@@ -271,8 +271,8 @@ fn mutated_datagrams_never_panic_a_model() {
         id,
         timestamp: 1.0 + f64::from(id) / 60.0,
         delta: 1.0 / 60.0,
-        input: v,
-        output: v,
+        input: v.clone(),
+        output: v.clone(),
     };
     let mut originals: Vec<Vec<u8>> = vec![
         wire::encode_client(

@@ -297,9 +297,25 @@ impl MovescopeApp {
             let k = |key| i.key_down(key);
             let x = f64::from(i8::from(k(egui::Key::D)) - i8::from(k(egui::Key::A)));
             let y = f64::from(i8::from(k(egui::Key::W)) - i8::from(k(egui::Key::S)));
+            use crate::model::binding::InputKey;
+            let keys = InputKey::ALL
+                .into_iter()
+                .filter(|key| match key {
+                    InputKey::Space => k(egui::Key::Space),
+                    InputKey::Shift => i.modifiers.shift,
+                    InputKey::Ctrl => i.modifiers.ctrl,
+                    InputKey::C => k(egui::Key::C),
+                    InputKey::E => k(egui::Key::E),
+                    InputKey::F => k(egui::Key::F),
+                    InputKey::Q => k(egui::Key::Q),
+                    InputKey::R => k(egui::Key::R),
+                })
+                .fold(0, |bits, key| bits | key.bit());
             crate::model::input::RawInput {
                 dir: glam::DVec2::new(x, y).normalize_or_zero(),
                 dash: k(egui::Key::Space),
+                keys,
+                from_keys: true,
             }
         });
         if self.shown.last_drive != Some(input) {

@@ -1,7 +1,8 @@
 //! Pieces of the move cycle shared by client and server: executing one move with
 //! sub-stepping, and comparing values against their tolerance.
 
-use super::binding::{Binding, Value};
+use super::binding::{Binding, Bindings, Value};
+use super::imported;
 use super::pawn::{Execution, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
 use super::settings::{Faults, GmcSettings};
 use super::telemetry::{Deviation, Event};
@@ -48,6 +49,9 @@ pub struct MoveClock<'a> {
     pub frame_delta: f64,
     /// A number in [0, 1) from the executing machine's own generator.
     pub random: f64,
+    /// The layout the move runs with, when it is an imported one (its outputs are written
+    /// after each iteration).
+    pub imported: Option<&'a Bindings>,
 }
 
 /// Runs `GenPredictionTick` for one move, sub-stepped. One-shots raised by any iteration
@@ -77,10 +81,20 @@ pub fn run_move(
             others: clock.others,
             frame_delta: clock.frame_delta / f64::from(n),
             random: clock.random,
+            imported: clock.imported.is_some(),
         };
         gen_prediction_tick(values, slice, &ctx, faults, out);
+        if let Some(b) = clock.imported {
+            imported::tick_outputs(
+                values,
+                b.imported_inputs(),
+                b.imported_outputs(),
+                clock.move_timestamp,
+                slice,
+            );
+        }
         if let Some(t) = trace.as_deref_mut() {
-            t.push(*values);
+            t.push(values.clone());
         }
     }
     n

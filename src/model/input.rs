@@ -14,6 +14,12 @@ pub struct RawInput {
     pub dir: DVec2,
     /// The dash key is down this frame.
     pub dash: bool,
+    /// Keys down this frame ([`InputKey::bit`](crate::model::binding::InputKey::bit)), for
+    /// the inputs of an imported layout.
+    pub keys: u16,
+    /// The frame comes from the keyboard: imported inputs bound to a key follow `keys`
+    /// instead of their input-script period.
+    pub from_keys: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,6 +163,7 @@ impl InputScript {
         RawInput {
             dir: self.dir,
             dash,
+            ..RawInput::default()
         }
     }
 }

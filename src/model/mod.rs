@@ -5,6 +5,7 @@
 pub mod binding;
 pub mod client;
 pub mod cycle;
+pub mod imported;
 pub mod input;
 pub mod messages;
 pub mod pawn;

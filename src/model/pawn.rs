@@ -37,8 +37,8 @@ pub const TAG_RADIUS: f64 = 300.0;
 /// Under `tick_reads_proxy_transform`, pawns closer than this (cm) to another slow down.
 pub const CROWD_RADIUS: f64 = 500.0;
 
-/// Every member of the demo pawn, bound or not.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Every member of the demo pawn, bound or not, and the values of an imported layout.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PawnValues {
     pub input_move: DVec2,
     pub input_dash: bool,
@@ -52,6 +52,11 @@ pub struct PawnValues {
     pub move_ramp: f32,
     /// 0 = unknown, 1 or 2: spawn-time data proxies need (pitfall 7).
     pub team: u8,
+    /// The values of an imported layout ([`Field::Custom`] slots), empty for the demo pawn
+    /// (no allocation). Not written to recordings: a recording of an imported layout keeps
+    /// the demo members only (docs/lint.md).
+    #[serde(skip)]
+    pub custom: Vec<Value>,
 }
 
 impl PawnValues {
@@ -75,6 +80,11 @@ impl PawnValues {
             Field::Stride => Value::Float(self.stride),
             Field::MoveRamp => Value::Float(self.move_ramp),
             Field::Team => Value::Byte(self.team),
+            Field::Custom(i) => self
+                .custom
+                .get(usize::from(i))
+                .cloned()
+                .unwrap_or(Value::Int(0)),
         }
     }
 
@@ -92,6 +102,13 @@ impl PawnValues {
             (Field::Stride, Value::Float(x)) => self.stride = *x,
             (Field::MoveRamp, Value::Float(x)) => self.move_ramp = *x,
             (Field::Team, Value::Byte(x)) => self.team = *x,
+            (Field::Custom(i), v) => {
+                let i = usize::from(i);
+                if self.custom.len() <= i {
+                    self.custom.resize(i + 1, Value::Int(0));
+                }
+                self.custom[i] = v.clone();
+            }
             _ => {}
         }
     }
@@ -112,6 +129,15 @@ impl PawnValues {
                     Field::Stride => self.stride = src.stride,
                     Field::MoveRamp => self.move_ramp = src.move_ramp,
                     Field::Team => self.team = src.team,
+                    Field::Custom(_) => {}
+                }
+            }
+        }
+        if mask.0 >> Field::ALL.len() != 0 {
+            for (i, v) in src.custom.iter().enumerate() {
+                let f = Field::Custom(i as u8);
+                if mask.contains(f) {
+                    self.set(f, v);
                 }
             }
         }
@@ -132,13 +158,18 @@ impl PawnValues {
                     Field::Stride => self.stride != other.stride,
                     Field::MoveRamp => self.move_ramp != other.move_ramp,
                     Field::Team => self.team != other.team,
+                    Field::Custom(_) => false,
                 }
-        })
+        }) || (mask.0 >> Field::ALL.len() != 0
+            && (0..self.custom.len().max(other.custom.len())).any(|i| {
+                let f = Field::Custom(i as u8);
+                mask.contains(f) && self.get(f) != other.get(f)
+            }))
     }
 
     /// Quantizes the members in the binding list to their wire precision.
     pub fn quantized(&self, bindings: &[Binding], mask: FieldMask) -> PawnValues {
-        let mut out = *self;
+        let mut out = self.clone();
         for b in bindings {
             if mask.contains(b.field) {
                 out.quantize_member(b.field, b.ty, self);
@@ -230,6 +261,7 @@ pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
         simulation,
         interpolation,
         tolerance,
+        behaviour: None,
     };
     let dash_combine = if faults.dash_always_combine {
         CombineMode::AlwaysCombine
@@ -408,6 +440,10 @@ pub struct TickCtx<'a> {
     /// A number in [0, 1) from the executing machine's own generator (no bound seed). Only
     /// the `unseeded_random_in_tick` pitfall reads it.
     pub random: f64,
+    /// The pawn runs an imported layout: it walks, and the demo pawn's own members (ramp,
+    /// dash, stride) are not its code. The imported outputs are written after the tick
+    /// (`model::imported`).
+    pub imported: bool,
 }
 
 /// One-shot events the demo pawn raises inside a move.
@@ -492,12 +528,15 @@ pub fn gen_prediction_tick(
 
     let dir = v.input_move.normalize_or_zero();
     let moving = dir != DVec2::ZERO;
+    let demo = !ctx.imported;
     // The ramp is written every tick; bound, replays restore it (pitfall 1 when it is not).
-    v.move_ramp = if moving {
-        (v.move_ramp + dt as f32).min(RAMP_TIME)
-    } else {
-        0.0
-    };
+    if demo {
+        v.move_ramp = if moving {
+            (v.move_ramp + dt as f32).min(RAMP_TIME)
+        } else {
+            0.0
+        };
+    }
     // Right: the move's timestamp. Wrong (pitfall 2): the machine's clock now.
     let t = if faults.wall_clock_in_tick {
         ctx.world_time
@@ -505,7 +544,11 @@ pub fn gen_prediction_tick(
         ctx.move_timestamp
     };
     let gust = 1.0 + GUST_AMPLITUDE * (std::f64::consts::TAU * GUST_FREQUENCY * t).sin();
-    let ramp = 0.6 + 0.4 * f64::from(v.move_ramp / RAMP_TIME);
+    let ramp = if demo {
+        0.6 + 0.4 * f64::from(v.move_ramp / RAMP_TIME)
+    } else {
+        1.0
+    };
     // Pitfall: slow down near other pawns, as this machine displays them.
     let crowd = if faults.tick_reads_proxy_transform {
         let nearest = ctx
@@ -529,7 +572,7 @@ pub fn gen_prediction_tick(
     };
     let desired = dir * MAX_SPEED * ramp * gust * crowd * luck;
 
-    if v.input_dash && v.dash_cooldown <= 0.0 {
+    if demo && v.input_dash && v.dash_cooldown <= 0.0 {
         let vel = v.velocity.truncate();
         let facing = if moving {
             dir
@@ -562,6 +605,9 @@ pub fn gen_prediction_tick(
         }
     }
 
+    if !demo {
+        return;
+    }
     v.stride += (speed * dt) as f32;
     if v.stride >= STRIDE_LENGTH {
         v.stride -= STRIDE_LENGTH;
@@ -591,6 +637,7 @@ mod tests {
                 stride: (xs[0] / 1e3) as f32,
                 move_ramp: (xs[1] / 1e6) as f32,
                 team: bytes[1],
+                custom: Vec::new(),
             };
             for f in Field::ALL {
                 for ty in BoundType::ALL {
@@ -623,6 +670,7 @@ mod tests {
             others: &[],
             frame_delta: 0.01,
             random: 0.5,
+            imported: false,
         }
     }
 
@@ -644,6 +692,7 @@ mod tests {
                 stride: 12.0,
                 move_ramp: 0.25,
                 team: 2,
+                custom: Vec::new(),
             };
             v.set(f, &val.get(f));
             assert_eq!(v.get(f), val.get(f));
@@ -719,7 +768,7 @@ mod tests {
             ..Default::default()
         };
         let run = |world_time: f64, faults: &Faults| {
-            let mut v = start;
+            let mut v = start.clone();
             let mut out = TickOutput::default();
             let c = TickCtx {
                 world_time,

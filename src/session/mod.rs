@@ -6,6 +6,7 @@
 //! `cli`. Runs no session itself (the drivers in `sim` and `net` do).
 
 pub mod control;
+pub mod imported;
 pub mod preset;
 pub mod recording;
 pub mod setup;

@@ -16,6 +16,7 @@ use crate::model::input::InputScriptConfig;
 use crate::model::pawn::{Field, default_bindings, mismatched_client_bindings};
 use crate::model::server::ServerConfig;
 use crate::model::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
+use crate::session::imported::ImportedLayout;
 
 /// The default preset, shipped as `presets/default.ron` and built into the binary.
 pub const DEFAULT_PRESET_RON: &str = include_str!("../../presets/default.ron");
@@ -113,6 +114,10 @@ pub struct Preset {
     /// Input script of the AI pawns.
     pub ai_input: InputScriptConfig,
     pub bindings: Vec<BindingOverride>,
+    /// A GMC component's binding layout to run instead of the demo pawn's (`movescope lint`'s
+    /// table; "Run with this layout" in the component window). `bindings` overrides apply to
+    /// it by name.
+    pub component: Option<ImportedLayout>,
     /// Workshop material: what this scenario teaches (none for plain presets).
     pub lesson: Option<Lesson>,
 }
@@ -187,6 +192,7 @@ impl Default for Preset {
                 ..InputScriptConfig::default()
             },
             bindings: Vec::new(),
+            component: None,
             lesson: None,
         }
     }
@@ -258,6 +264,9 @@ pub enum BindingsError {
     /// The list the clients make under `faults.binding_mismatch` is refused.
     #[error("the clients' binding list: {error}")]
     ClientList { error: BindingError },
+    /// The imported component's layout cannot run.
+    #[error("`component`: {problem}")]
+    Component { problem: String },
 }
 
 impl BindingsError {
@@ -274,6 +283,7 @@ impl BindingsError {
             BindingsError::List { error } | BindingsError::ClientList { error } => {
                 ("bindings".into(), error.to_string())
             }
+            BindingsError::Component { problem } => ("component".into(), problem.clone()),
         }
     }
 }
@@ -678,7 +688,7 @@ impl Preset {
     /// Keeps `list` as this preset's binding overrides: for each binding that differs from
     /// the demo pawn's (with this preset's pitfall switches), every mode of it.
     pub fn set_binding_list(&mut self, list: &[Binding]) {
-        let defaults = default_bindings(&self.faults);
+        let defaults = self.base_bindings();
         self.bindings = list
             .iter()
             .filter(|b| defaults.iter().find(|d| d.name == b.name) != Some(*b))
@@ -707,8 +717,20 @@ impl Preset {
         self.build_bindings().map_err(|e| e.key_expected())
     }
 
+    /// The binding list before overrides: the demo pawn's (after pitfall switches), or the
+    /// imported component's.
+    pub fn base_bindings(&self) -> Vec<Binding> {
+        match &self.component {
+            Some(c) => c.binding_list(),
+            None => default_bindings(&self.faults),
+        }
+    }
+
     fn build_bindings(&self) -> Result<Bindings, BindingsError> {
-        let mut list: Vec<Binding> = default_bindings(&self.faults);
+        if let Some(problem) = self.component.as_ref().and_then(|c| c.problem()) {
+            return Err(BindingsError::Component { problem });
+        }
+        let mut list: Vec<Binding> = self.base_bindings();
         for (index, o) in self.bindings.iter().enumerate() {
             let refused = |field: &'static str, expected: String| BindingsError::Override {
                 index,
@@ -716,12 +738,22 @@ impl Preset {
                 name: o.name.clone(),
                 expected,
             };
-            let Some(field) = Field::from_name(&o.name) else {
-                let names: Vec<&str> = Field::ALL.iter().map(|f| f.member_name()).collect();
-                return Err(refused(
-                    "name",
-                    format!("one of {}, got `{}`", names.join(", "), o.name),
-                ));
+            let field = match Field::from_name(&o.name) {
+                Some(f) if self.component.is_none() || list.iter().any(|b| b.field == f) => f,
+                _ => match list.iter().find(|b| *b.name == *o.name) {
+                    Some(b) => b.field,
+                    None => {
+                        let names: Vec<&str> = if self.component.is_some() {
+                            list.iter().map(|b| &*b.name).collect()
+                        } else {
+                            Field::ALL.iter().map(|f| f.member_name()).collect()
+                        };
+                        return Err(refused(
+                            "name",
+                            format!("one of {}, got `{}`", names.join(", "), o.name),
+                        ));
+                    }
+                },
             };
             let Some(b) = list.iter_mut().find(|b| b.field == field) else {
                 return Err(refused(
@@ -733,6 +765,17 @@ impl Preset {
                 ));
             };
             if let Some(ty) = o.ty {
+                let same_shape = std::mem::discriminant(&ty.nominal_value())
+                    == std::mem::discriminant(&b.ty.nominal_value());
+                if let (Field::Custom(_), false) = (field, same_shape) {
+                    return Err(refused(
+                        "type",
+                        format!(
+                            "a type of the same kind as {:?} (an imported value keeps its shape), got {ty:?}",
+                            b.ty
+                        ),
+                    ));
+                }
                 if !field.accepts(ty) {
                     return Err(refused(
                         "type",

@@ -6,20 +6,27 @@ use serde::{Deserialize, Serialize};
 
 use super::types::BoundType;
 
-/// The members of the demo pawn that can be bound.
+/// The members of the demo pawn that can be bound, and the values of an imported layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Field {
-    InputMove = 0,
-    InputDash = 1,
-    Location = 2,
-    Rotation = 3,
-    Velocity = 4,
-    DashCooldown = 5,
-    DashCount = 6,
-    Stride = 7,
-    MoveRamp = 8,
-    Team = 9,
+    InputMove,
+    InputDash,
+    Location,
+    Rotation,
+    Velocity,
+    DashCooldown,
+    DashCount,
+    Stride,
+    MoveRamp,
+    Team,
+    /// A value of an imported binding layout (`movescope lint`'s table run as a session): its
+    /// slot in [`PawnValues::custom`](crate::model::pawn::PawnValues). Its name, type and
+    /// behaviour are the binding's.
+    Custom(u8),
 }
+
+/// How many imported values one layout can carry (the bits left in a [`FieldMask`]).
+pub const MAX_CUSTOM: usize = 128 - Field::ALL.len();
 
 impl Field {
     pub const ALL: [Field; 10] = [
@@ -35,9 +42,29 @@ impl Field {
         Field::Team,
     ];
 
-    /// The member's name in the demo pawn (as it appears in binding lists and reports).
+    /// The field's bit in a [`FieldMask`]: the demo members first, then the imported slots.
+    #[inline(always)]
+    pub fn index(self) -> u32 {
+        match self {
+            Field::InputMove => 0,
+            Field::InputDash => 1,
+            Field::Location => 2,
+            Field::Rotation => 3,
+            Field::Velocity => 4,
+            Field::DashCooldown => 5,
+            Field::DashCount => 6,
+            Field::Stride => 7,
+            Field::MoveRamp => 8,
+            Field::Team => 9,
+            Field::Custom(i) => 10 + u32::from(i),
+        }
+    }
+
+    /// The member's name in the demo pawn (as it appears in binding lists and reports); an
+    /// imported value's name is its binding's, `imported` here.
     pub fn member_name(self) -> &'static str {
         match self {
+            Field::Custom(_) => "imported",
             Field::InputMove => "input_move",
             Field::InputDash => "input_dash",
             Field::Location => "location",
@@ -67,13 +94,16 @@ impl Field {
             | Field::InputDash
             | Field::DashCount
             | Field::MoveRamp
-            | Field::Team => "",
+            | Field::Team
+            | Field::Custom(_) => "",
         }
     }
 
-    /// The type the demo pawn binds this member as by default.
+    /// The type the demo pawn binds this member as by default (an imported value: the type it
+    /// was imported with decides; Double stands in).
     pub fn natural_type(self) -> BoundType {
         match self {
+            Field::Custom(_) => BoundType::Double,
             Field::InputMove => BoundType::CompressedVector2D,
             Field::InputDash => BoundType::Bool,
             Field::Location | Field::Velocity => BoundType::CompressedVector,
@@ -85,6 +115,9 @@ impl Field {
 
     /// Whether the member's C++-side type can be bound with this function.
     pub fn accepts(self, ty: BoundType) -> bool {
+        if let Field::Custom(_) = self {
+            return true;
+        }
         match self.natural_type() {
             BoundType::CompressedFloat => {
                 matches!(ty, BoundType::CompressedFloat | BoundType::Float)

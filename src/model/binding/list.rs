@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::field::Field;
+use super::behaviour::Behaviour;
+use super::field::{Field, MAX_CUSTOM};
 use super::modes::{CombineMode, InterpolationFunction, PredictionMode, SimulationMode};
 use super::types::BoundType;
 
@@ -21,19 +22,33 @@ pub struct Binding {
     pub interpolation: InterpolationFunction,
     /// A difference larger than this is a deviation.
     pub tolerance: f64,
+    /// What drives an imported value ([`Field::Custom`]); `None` for the demo pawn's members,
+    /// whose code is the demo pawn's tick.
+    #[serde(default)]
+    pub behaviour: Option<Behaviour>,
 }
 
-/// A set of fields, as a bit mask over [`Field`].
+/// An imported value and what drives it, as the pawn's code applies it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImportedRule {
+    pub field: Field,
+    pub ty: BoundType,
+    pub behaviour: Behaviour,
+}
+
+/// A set of fields, as a bit mask over [`Field::index`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct FieldMask(pub u32);
+pub struct FieldMask(pub u128);
 
 impl FieldMask {
     pub const EMPTY: FieldMask = FieldMask(0);
+    #[inline(always)]
     pub fn with(self, f: Field) -> FieldMask {
-        FieldMask(self.0 | (1 << f as u32))
+        FieldMask(self.0 | (1 << f.index()))
     }
+    #[inline(always)]
     pub fn contains(self, f: Field) -> bool {
-        self.0 & (1 << f as u32) != 0
+        self.0 & (1 << f.index()) != 0
     }
     pub fn is_empty(self) -> bool {
         self.0 == 0
@@ -71,13 +86,25 @@ pub struct Bindings {
     client_validated_idx: Vec<usize>,
     server_validated_input_idx: Vec<usize>,
     server_validated_output_idx: Vec<usize>,
+    /// The imported values' inputs and outputs, in layout order; `imported` is true when the
+    /// list is an imported layout (the demo pawn's own logic beyond walking is then off).
+    imported_inputs: Vec<ImportedRule>,
+    imported_outputs: Vec<ImportedRule>,
+    imported: bool,
 }
 
 /// Why a binding list was refused.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BindingError {
     Duplicate(String),
-    TypeMismatch { name: String, expected: BoundType },
+    TypeMismatch {
+        name: String,
+        expected: BoundType,
+    },
+    /// More imported values than a layout can carry.
+    TooManyImported {
+        count: usize,
+    },
 }
 
 impl std::fmt::Display for BindingError {
@@ -87,6 +114,10 @@ impl std::fmt::Display for BindingError {
             BindingError::TypeMismatch { name, expected } => write!(
                 f,
                 "member `{name}` cannot be bound as this type; expected {expected:?}"
+            ),
+            BindingError::TooManyImported { count } => write!(
+                f,
+                "{count} imported values; a layout carries at most {MAX_CUSTOM}"
             ),
         }
     }
@@ -112,11 +143,24 @@ impl Bindings {
             client_validated_idx: Vec::new(),
             server_validated_input_idx: Vec::new(),
             server_validated_output_idx: Vec::new(),
+            imported_inputs: Vec::new(),
+            imported_outputs: Vec::new(),
+            imported: false,
         }
     }
 
     pub fn new(list: Vec<Binding>) -> Result<Self, BindingError> {
         let mut bound = FieldMask::EMPTY;
+        let customs = list
+            .iter()
+            .filter(|b| matches!(b.field, Field::Custom(_)))
+            .count();
+        if list
+            .iter()
+            .any(|b| matches!(b.field, Field::Custom(i) if usize::from(i) >= MAX_CUSTOM))
+        {
+            return Err(BindingError::TooManyImported { count: customs });
+        }
         for b in &list {
             if bound.contains(b.field) {
                 return Err(BindingError::Duplicate(b.name.to_string()));
@@ -142,7 +186,24 @@ impl Bindings {
                 .collect::<Vec<_>>()
         };
         let p = |b: &Binding| b.prediction;
+        let rules = |inputs: bool| {
+            list.iter()
+                .filter_map(|b| match b.field {
+                    Field::Custom(_) if b.prediction.is_input() == inputs => Some(ImportedRule {
+                        field: b.field,
+                        ty: b.ty,
+                        behaviour: b.behaviour.unwrap_or_else(|| {
+                            Behaviour::guess(&b.name, b.ty, b.prediction.is_input())
+                        }),
+                    }),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
         Ok(Bindings {
+            imported_inputs: rules(true),
+            imported_outputs: rules(false),
+            imported: customs > 0,
             bound,
             input: mask(&|b| p(b).is_input()),
             client_sends_input: mask(&|b| p(b).is_input() && p(b).client_sends()),
@@ -175,6 +236,20 @@ impl Bindings {
 
     pub fn list(&self) -> &[Binding] {
         &self.list
+    }
+
+    /// Whether this is an imported layout (a component's table run as a session).
+    pub fn is_imported(&self) -> bool {
+        self.imported
+    }
+
+    /// The imported inputs (written each frame) and outputs (written by the tick).
+    pub fn imported_inputs(&self) -> &[ImportedRule] {
+        &self.imported_inputs
+    }
+
+    pub fn imported_outputs(&self) -> &[ImportedRule] {
+        &self.imported_outputs
     }
 
     /// (field, type, interpolation) of the bindings that reach simulated proxies.

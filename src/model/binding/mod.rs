@@ -7,15 +7,18 @@
 //! `types` holds the bound types and values, `modes` the four modes, `field` the pawn members
 //! that can be bound, `list` the binding list and its layouts.
 
+mod behaviour;
 mod field;
 mod list;
 mod modes;
 mod types;
 
-pub use self::field::Field;
-pub use self::list::{Binding, BindingError, Bindings, FieldMask, Layouts};
+pub use self::behaviour::{Behaviour, InputKey};
+pub use self::field::{Field, MAX_CUSTOM};
+pub use self::list::{Binding, BindingError, Bindings, FieldMask, ImportedRule, Layouts};
 pub use self::modes::{CombineMode, InterpolationFunction, PredictionMode, SimulationMode};
 pub use self::types::{
-    BoundType, Value, hundredths, packed_width, round_half_away, unzigzag, zigzag,
+    BoundType, NOMINAL_MAGNITUDE, NOMINAL_NAME_LEN, NOMINAL_STRUCT_BYTES, Value, hundredths,
+    packed_width, round_half_away, unzigzag, zigzag,
 };
 pub(crate) use self::types::{packed_bits, round2};

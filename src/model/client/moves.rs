@@ -5,6 +5,7 @@
 use super::{Client, Move};
 use crate::model::binding::{Bindings, CombineMode};
 use crate::model::cycle::{MoveClock, clamp_delta, emit_one_shots, quantize_time, run_move};
+use crate::model::imported::{self, IMPORTED_PHASE_S};
 use crate::model::input::RawInput;
 use crate::model::pawn::{Execution, PawnValues};
 use crate::model::telemetry::{Event, Hook, LogLevel, NetContext};
@@ -32,9 +33,13 @@ impl Client {
         let b = &**self.layouts.current_bindings();
         let (bound, input_mask) = (b.bound, b.input);
         // The input is saved at wire precision (docs/model.md).
-        let mut frame_input = self.values;
+        let mut frame_input = self.values.clone();
         frame_input.input_move = raw.dir;
         frame_input.input_dash = raw.dash;
+        if b.is_imported() {
+            let phase = f64::from(self.cfg.id) * IMPORTED_PHASE_S;
+            imported::write_inputs(&mut frame_input, b.imported_inputs(), &raw, now, dt, phase);
+        }
         let frame_input = frame_input.quantized(b.list(), b.input);
 
         let merge = match &self.current {
@@ -85,9 +90,9 @@ impl Client {
                 timestamp: ts,
                 prev_timestamp: prev,
                 delta: clamp_delta(&gmc, ts - prev),
-                input: frame_input,
-                start: self.values,
-                output: self.values,
+                input: frame_input.clone(),
+                start: self.values.clone(),
+                output: self.values.clone(),
                 frames: 1,
                 substeps: 0,
                 max_substeps: 0,
@@ -118,7 +123,7 @@ impl Client {
         // The value trace starts with the values at entry (no copy when it is off).
         if let Some(t) = self.value_trace.as_mut() {
             t.clear();
-            t.push(self.values);
+            t.push(self.values.clone());
         }
         // Without client prediction the tick does not run here: the move only carries input,
         // and the pawn is shown from server states.
@@ -136,6 +141,7 @@ impl Client {
                     others: &others,
                     frame_delta: dt,
                     random,
+                    imported: Some(&**self.layouts.current_bindings()).filter(|b| b.is_imported()),
                 },
                 &gmc,
                 &self.cfg.faults,
@@ -143,7 +149,7 @@ impl Client {
                 self.value_trace.as_mut(),
             )
         };
-        cur.output = self.values;
+        cur.output = self.values.clone();
         cur.substeps = n;
         cur.max_substeps = cur.max_substeps.max(n);
         if self.tick_out.seal {
@@ -241,7 +247,7 @@ fn inputs_combine(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> boo
 /// The merged move's input: AlwaysCombine keeps the first value of the window,
 /// AlwaysCombineOverwrite the latest (CombineIfUnchanged values are equal anyway).
 fn combine_inputs(b: &Bindings, pending: &PawnValues, frame: &PawnValues) -> PawnValues {
-    let mut out = *pending;
+    let mut out = pending.clone();
     for (_, bd) in b.inputs() {
         if bd.combine.resolve(bd.ty) == CombineMode::AlwaysCombineOverwrite {
             out.set(bd.field, &frame.get(bd.field));

@@ -224,7 +224,7 @@ impl Client {
         let b = self.layouts.current_bindings().clone();
         let own = match (&self.own_proxy, self.cfg.gmc.use_client_prediction) {
             (Some(p), false) => p.display(&b),
-            _ => self.values,
+            _ => self.values.clone(),
         };
         self.telemetry.push((
             now,

@@ -177,7 +177,7 @@ impl Client {
                     self.start_session();
                     self.phase = Phase::Playing;
                     self.pawn = pawn;
-                    self.values = spawn;
+                    self.values = spawn.clone();
                     self.last_seen_dash = Some(spawn.dash_count);
                     self.replicators = Some(replicators);
                     self.hook(now, Hook::BindReplicationData, 0, 0, None, None);

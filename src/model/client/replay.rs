@@ -38,7 +38,7 @@ impl Client {
                         }
                     }
                     if !deviations.is_empty() {
-                        let mut s = m.output;
+                        let mut s = m.output.clone();
                         s.copy_fields(&values, b.client_validated);
                         base = Some((s, m.layout));
                     }
@@ -64,7 +64,7 @@ impl Client {
                     .history
                     .iter()
                     .find(|m| m.id == move_id)
-                    .map_or(self.values, |m| m.output);
+                    .map_or(self.values.clone(), |m| m.output.clone());
                 base.copy_fields(&state, b.server_auth);
                 let devs = deviations
                     .into_iter()
@@ -141,7 +141,7 @@ impl Client {
                 }) else {
                     continue;
                 };
-                let (id, input, delta, timestamp) = (m.id, m.input, m.delta, m.timestamp);
+                let (id, input, delta, timestamp) = (m.id, m.input.clone(), m.delta, m.timestamp);
                 // bRollBackClientPawns: the replayed move reads the others as they were then.
                 let others =
                     if self.cfg.faults.tick_reads_proxy_transform && gmc.roll_back_client_pawns {
@@ -154,7 +154,7 @@ impl Client {
                         others.clone()
                     };
                 let mb = self.bindings_of(m.layout).clone();
-                let start = self.values;
+                let start = self.values.clone();
                 if gmc.roll_back_client_pawns {
                     self.rollback_swap(now, id, true);
                 }
@@ -162,7 +162,7 @@ impl Client {
                 self.values.copy_fields(&input, mb.input);
                 if let Some(t) = self.value_trace.as_mut() {
                     t.clear();
-                    t.push(self.values);
+                    t.push(self.values.clone());
                 }
                 let random = self.tick_random();
                 let n = run_move(
@@ -175,6 +175,7 @@ impl Client {
                         others: &others,
                         frame_delta: self.frame_dt,
                         random,
+                        imported: Some(&*mb).filter(|b| b.is_imported()),
                     },
                     &gmc,
                     &self.cfg.faults,
@@ -187,7 +188,7 @@ impl Client {
                 if gmc.roll_back_client_pawns {
                     self.rollback_swap(now, id, false);
                 }
-                let output = self.values;
+                let output = self.values.clone();
                 if let Some(m) = match slot {
                     Some(i) => self.history.get_mut(i),
                     None => self.current.as_mut(),
@@ -208,7 +209,7 @@ impl Client {
             }
         } else if let Some(cur) = self.current.as_mut() {
             // No replay: the pawn snaps to the server's state; the open move continues from it.
-            cur.start = self.values;
+            cur.start = self.values.clone();
         }
         self.telemetry.push((
             now,

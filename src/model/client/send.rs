@@ -13,7 +13,7 @@ impl Client {
             id: m.id,
             timestamp: m.timestamp,
             delta: m.delta,
-            input: m.input,
+            input: m.input.clone(),
             output: m.output.quantized(b.list(), b.client_sends_output),
         }
     }

@@ -117,7 +117,7 @@ impl Client {
     pub(super) fn trace_values(&mut self, now: f64, move_id: u32, exec: Execution) {
         if let Some(t) = self.value_trace.as_mut() {
             let (entry, substeps) =
-                crate::model::cycle::split_trace(std::mem::take(t), self.values);
+                crate::model::cycle::split_trace(std::mem::take(t), self.values.clone());
             self.telemetry.push((
                 now,
                 Event::MoveValues(std::sync::Arc::new(MoveValues {
@@ -127,7 +127,7 @@ impl Client {
                     exec,
                     entry,
                     substeps,
-                    exit: self.values,
+                    exit: self.values.clone(),
                 })),
             ));
         }

@@ -18,7 +18,7 @@ use crate::support::rng::Rng;
 const BUFFER_LEN: usize = 64;
 
 /// How the displayed state is obtained (computed on demand).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum View {
     /// PostSpawnSmoothingPause: actor-property spawn data only.
     Paused,
@@ -146,7 +146,7 @@ impl Proxy {
         if let Some((newest_t, newest)) = self.states.back()
             && *newest_t < server_time
         {
-            let mut state = *newest;
+            let mut state = newest.clone();
             state.copy_fields(values, mask);
             self.states.push_back((server_time, state));
             self.appended();
@@ -158,7 +158,7 @@ impl Proxy {
             .iter()
             .rev()
             .find(|(t, _)| *t <= server_time)
-            .map_or_else(PawnValues::default, |(_, v)| *v);
+            .map_or_else(PawnValues::default, |(_, v)| v.clone());
         state.copy_fields(values, mask);
         // Keep the buffer ordered by server time; a duplicate time replaces the older copy.
         // States nearly always arrive in order: append without searching.
@@ -207,7 +207,7 @@ impl Proxy {
             self.states.pop_front();
             self.cursor = self.cursor.saturating_sub(1);
         }
-        let Some(&(server_time, state)) = self.states.back() else {
+        let Some((server_time, state)) = self.states.back().cloned() else {
             return;
         };
         // The discrete values stay those of the cursor's state unless it was dropped;
@@ -228,7 +228,7 @@ impl Proxy {
     /// appended) when `receive` would take its other path.
     #[inline]
     pub fn stage(&mut self, server_time: f64) -> Option<&mut PawnValues> {
-        let &(newest_t, newest) = self.states.back()?;
+        let (newest_t, newest) = self.states.back().cloned()?;
         if newest_t < server_time {
             self.states.push_back((server_time, newest));
             self.states.back_mut().map(|(_, v)| v)
@@ -338,7 +338,7 @@ impl Proxy {
         let newest = |s: &Self| {
             s.states
                 .back()
-                .map_or_else(PawnValues::default, |(_, v)| *v)
+                .map_or_else(PawnValues::default, |(_, v)| v.clone())
         };
         // The view is changed in place; `previous` is the view extrapolation ended with.
         let previous = match cfg.mode {
@@ -352,12 +352,12 @@ impl Proxy {
                     (SmoothingMode::LocalSimulation, Some(ctx)) => {
                         // Continue the local copy from where the last frame left it, or
                         // from a state that arrived since.
-                        let (from_t, from) = match self.local {
-                            Some((t, v, base)) if base == newest_t && t <= at => (t, v),
+                        let (from_t, from) = match &self.local {
+                            Some((t, v, base)) if *base == newest_t && *t <= at => (*t, v.clone()),
                             _ => (newest_t, newest(self)),
                         };
                         let v = forward_simulate(&from, (at - from_t).clamp(0.0, 0.5), at, ctx);
-                        self.local = Some((at, v, newest_t));
+                        self.local = Some((at, v.clone(), newest_t));
                         v
                     }
                     _ => newest(self),
@@ -392,7 +392,7 @@ impl Proxy {
         if let Some(previous) = previous {
             {
                 let from = self.compute(previous, bindings);
-                let to = self.compute(self.view, bindings);
+                let to = self.compute(self.view.clone(), bindings);
                 let jump = from.location.distance(to.location);
                 if cfg.teleport_threshold >= 0.0 && jump > cfg.teleport_threshold {
                     frame.teleported = true;
@@ -404,6 +404,7 @@ impl Proxy {
         }
         if self
             .recovery
+            .clone()
             .is_some_and(|(start, _)| now - start >= cfg.extrapolation_recovery_time)
         {
             self.recovery = None;
@@ -526,8 +527,8 @@ impl Proxy {
 
     /// What the machine shows for this pawn now (as of the last [`Proxy::update`]).
     pub fn display(&self, bindings: &Bindings) -> PawnValues {
-        let mut v = self.compute(self.view, bindings);
-        if let Some((start, from)) = self.recovery {
+        let mut v = self.compute(self.view.clone(), bindings);
+        if let Some((start, from)) = self.recovery.clone() {
             let k = if self.look.recovery_time > 0.0 {
                 ((self.last_now - start) / self.look.recovery_time).clamp(0.0, 1.0)
             } else {
@@ -547,7 +548,7 @@ impl Proxy {
             },
             View::Eager(v) => v,
             View::Extrapolated { at, base_t, base } => {
-                let mut v = base;
+                let mut v = base.clone();
                 if self.look.extrapolation == ExtrapolationMode::DeadReckoning {
                     v.location += base.velocity * (at - base_t).min(self.look.max_extrapolation);
                 }
@@ -560,10 +561,13 @@ impl Proxy {
     /// `dash_count` and `team` of the newest state the display time has passed: what
     /// GenSimulationTick reacts to. A cursor walks the buffer, so this is O(1) per frame.
     fn discrete(&mut self) -> (u8, u8) {
-        match self.view {
+        match &self.view {
             View::Paused => (0, self.actor_team),
             View::Eager(v) | View::Extrapolated { base: v, .. } => (v.dash_count, v.team),
-            View::At { at } => self.discrete_at(at),
+            View::At { at } => {
+                let at = *at;
+                self.discrete_at(at)
+            }
         }
     }
 
@@ -616,10 +620,10 @@ impl Proxy {
         let n = self.states.len();
         let i = self.states.partition_point(|(t, _)| *t <= at);
         if i == 0 {
-            return self.states[0].1;
+            return self.states[0].1.clone();
         }
         if i >= n {
-            return self.states[n - 1].1;
+            return self.states[n - 1].1.clone();
         }
         let (t0, a) = &self.states[i - 1];
         let (t1, b) = &self.states[i];
@@ -634,7 +638,7 @@ impl Proxy {
         } else {
             &self.states[i]
         };
-        let mut out = *b;
+        let mut out = b.clone();
         let (p0, p3) = (&before.1, &after.1);
         let ts = [before.0, *t0, *t1, after.0];
         for &(field, ty, f) in bindings.simulated_list() {
@@ -645,7 +649,7 @@ impl Proxy {
 }
 
 fn forward_simulate(newest: &PawnValues, ahead: f64, at: f64, ctx: SimulationCtx) -> PawnValues {
-    let mut v = *newest;
+    let mut v = newest.clone();
     let step = ctx.gmc.max_time_step.max(0.001);
     let n = (ahead / step).ceil() as u16;
     for i in 0..n {
@@ -659,6 +663,7 @@ fn forward_simulate(newest: &PawnValues, ahead: f64, at: f64, ctx: SimulationCtx
             others: &[],
             frame_delta: dt,
             random: 0.5,
+            imported: false,
         };
         gen_prediction_tick(&mut v, dt, &tick, ctx.faults, ctx.out);
     }

@@ -127,14 +127,17 @@ impl Server {
                 } else {
                     f64::INFINITY
                 };
-                let values = PawnValues {
-                    team: team_of(id),
-                    ..PawnValues::spawn_at(loc, yaw)
-                };
+                let values = crate::model::imported::spawned(
+                    PawnValues {
+                        team: team_of(id),
+                        ..PawnValues::spawn_at(loc, yaw)
+                    },
+                    self.layouts.current_bindings(),
+                );
                 self.pawns.push(ServerPawn {
                     id,
                     owner: Some(from),
-                    values,
+                    values: values.clone(),
                     host: false,
                     ai: None,
                     next_turret: first_turret,

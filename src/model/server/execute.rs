@@ -10,6 +10,7 @@ use glam::{DVec2, DVec3};
 use super::Server;
 use crate::model::binding::Bindings;
 use crate::model::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
+use crate::model::imported::{self, IMPORTED_PHASE_S};
 use crate::model::messages::{Delivery, DeviationReport, ServerMsg, WireMove};
 use crate::model::pawn::Execution;
 use crate::model::telemetry::{Event, Hook, LogLevel, MoveValues, NetContext};
@@ -252,7 +253,7 @@ impl Server {
         // The value trace starts with the values at entry (no copy when it is off).
         if let Some(t) = self.value_trace.as_mut() {
             t.clear();
-            t.push(p.values);
+            t.push(p.values.clone());
         }
         let n = run_move(
             &mut p.values,
@@ -264,6 +265,7 @@ impl Server {
                 others: &others,
                 frame_delta,
                 random,
+                imported: Some(b).filter(|b| b.is_imported()),
             },
             &self.cfg.gmc,
             &self.cfg.faults,
@@ -273,7 +275,8 @@ impl Server {
         // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
         p.values.copy_fields(&m.output, b.client_auth_output);
         if let Some(t) = self.value_trace.as_mut() {
-            let (entry, substeps) = crate::model::cycle::split_trace(std::mem::take(t), p.values);
+            let (entry, substeps) =
+                crate::model::cycle::split_trace(std::mem::take(t), p.values.clone());
             self.telemetry.push((
                 now,
                 Event::MoveValues(std::sync::Arc::new(MoveValues {
@@ -283,7 +286,7 @@ impl Server {
                     exec: Execution::Remote,
                     entry,
                     substeps,
-                    exit: p.values,
+                    exit: p.values.clone(),
                 })),
             ));
         }
@@ -373,11 +376,15 @@ impl Server {
             None => return,
         };
         // PreLocalMoveExecution.
-        let mut input = p.values;
+        let mut input = p.values.clone();
         input.input_move = raw.dir;
         input.input_dash = raw.dash;
         // Borrowed, not cloned (an atomic count per move).
         let b = self.layouts.current_bindings();
+        if b.is_imported() {
+            let phase = f64::from(pawn_id) * IMPORTED_PHASE_S;
+            imported::write_inputs(&mut input, b.imported_inputs(), &raw, now, delta, phase);
+        }
         let input = input.quantized(b.list(), b.input);
         p.values.copy_fields(&input, b.input);
         if self.hook_trace {
@@ -405,6 +412,7 @@ impl Server {
                 others: &others,
                 frame_delta: dt,
                 random,
+                imported: Some(&**self.layouts.current_bindings()).filter(|b| b.is_imported()),
             },
             &self.cfg.gmc,
             &self.cfg.faults,

@@ -184,14 +184,17 @@ impl Server {
         let mut pawns = Vec::new();
         for k in 0..cfg.ai_pawns {
             let (loc, yaw) = spawn_point(cfg.world.spawn_radius * 0.5, u32::from(k));
-            let values = PawnValues {
-                team: team_of(k),
-                ..PawnValues::spawn_at(loc, yaw)
-            };
+            let values = crate::model::imported::spawned(
+                PawnValues {
+                    team: team_of(k),
+                    ..PawnValues::spawn_at(loc, yaw)
+                },
+                &cfg.bindings,
+            );
             pawns.push(ServerPawn {
                 id: k,
                 owner: None,
-                values,
+                values: values.clone(),
                 host: false,
                 ai: Some(InputScript::new(
                     cfg.ai_input.clone(),
@@ -206,14 +209,17 @@ impl Server {
             // The host plays on the server machine (as client 0 would).
             let id = cfg.ai_pawns;
             let (loc, yaw) = spawn_point(cfg.world.spawn_radius, 0);
-            let values = PawnValues {
-                team: team_of(id),
-                ..PawnValues::spawn_at(loc, yaw)
-            };
+            let values = crate::model::imported::spawned(
+                PawnValues {
+                    team: team_of(id),
+                    ..PawnValues::spawn_at(loc, yaw)
+                },
+                &cfg.bindings,
+            );
             pawns.push(ServerPawn {
                 id,
                 owner: None,
-                values,
+                values: values.clone(),
                 host: true,
                 ai: Some(InputScript::new(
                     cfg.host_input.clone(),

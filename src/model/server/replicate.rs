@@ -59,11 +59,11 @@ impl Server {
                     ));
                 }
             }
-            p.last_sent = p.values;
+            p.last_sent = p.values.clone();
             forced.push(ProxyEntry {
                 pawn: p.id,
                 forced: true,
-                values: p.values,
+                values: p.values.clone(),
             });
         }
         let periodic = now >= self.next_net_update;
@@ -71,7 +71,7 @@ impl Server {
             let interval = 1.0 / self.cfg.net_update_rate.max(0.1);
             self.next_net_update = (self.next_net_update + interval).max(now);
             for p in &mut self.pawns {
-                p.last_sent = p.values;
+                p.last_sent = p.values.clone();
             }
         }
         if forced.is_empty() && !periodic {
@@ -83,7 +83,7 @@ impl Server {
                 .map(|p| ProxyEntry {
                     pawn: p.id,
                     forced: forced.iter().any(|f| f.pawn == p.id),
-                    values: p.values,
+                    values: p.values.clone(),
                 })
                 .collect()
         } else {
@@ -151,7 +151,7 @@ impl Server {
             .pawns
             .iter()
             .filter(|p| p.owner.is_some())
-            .map(|p| (p.id, p.owner, p.values))
+            .map(|p| (p.id, p.owner, p.values.clone()))
             .collect();
         let cfg = self.cfg.smoothing;
         let mut frames = Vec::new();

@@ -257,9 +257,9 @@ impl Store {
                 if let Some(owner) = v.owner {
                     let track = self.values.entry(owner).or_default();
                     match m {
-                        Machine::Server => track.server.push((r.t, v.exit)),
+                        Machine::Server => track.server.push((r.t, v.exit.clone())),
                         Machine::Client(c) if c == owner => {
-                            track.client.push((r.t, v.exec, v.exit));
+                            track.client.push((r.t, v.exec, v.exit.clone()));
                         }
                         Machine::Client(_) => {}
                     }
