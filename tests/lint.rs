@@ -146,9 +146,14 @@ fn binding_table_follows_the_code_with_gmc_defaults_and_wire_bits() {
     );
     assert_eq!(rows[0]["bits"], 1);
     // The wire model's own numbers: one table in the code.
+    // An input's vector is an axis (1 per component), not a position.
     assert_eq!(
         rows[2]["bits"],
-        BoundType::CompressedVector2D.nominal_bits()
+        BoundType::CompressedVector2D.nominal_bits_as(true)
+    );
+    assert!(
+        BoundType::CompressedVector2D.nominal_bits_as(true)
+            < BoundType::CompressedVector2D.nominal_bits()
     );
     // All three are ClientAuth_Input: sent with every move, never to proxies.
     let t = &c.totals;

@@ -9,8 +9,7 @@ use std::sync::{Arc, OnceLock};
 use glam::{DVec2, DVec3};
 
 use super::binding::{
-    Behaviour, Bindings, BoundType, ImportedRule, NOMINAL_MAGNITUDE, NOMINAL_NAME_LEN,
-    NOMINAL_STRUCT_BYTES, Value,
+    Behaviour, Bindings, BoundType, ImportedRule, NOMINAL_NAME_LEN, NOMINAL_STRUCT_BYTES, Value,
 };
 use super::input::RawInput;
 use super::pawn::PawnValues;
@@ -18,10 +17,26 @@ use super::pawn::PawnValues;
 /// Seconds each pawn's input-script periods are shifted by, per pawn id, so pawns do not
 /// press in step.
 pub const IMPORTED_PHASE_S: f64 = 0.37;
-/// How much an active input raises a [`Behaviour::Wave`] output.
-pub const WAVE_INPUT_RAISE: f64 = 50.0;
-/// The wave's amplitude, relative to the nominal size.
-pub const WAVE_AMPLITUDE: f64 = 0.2;
+/// Where in its bit band a [`Behaviour::Wave`] output swings (fractions of the band), and how
+/// much an active input raises it.
+pub const WAVE_CENTRE: f64 = 0.5;
+pub const WAVE_AMPLITUDE: f64 = 0.3;
+pub const WAVE_INPUT_RAISE: f64 = 0.15;
+
+/// The two-decimal values that take as many bits as `m` (same width bit-packed): `[lo, hi]`.
+pub fn bit_band(m: f64) -> (f64, f64) {
+    let units = (m.abs() * 100.0).max(1.0);
+    let w = units.log2().floor();
+    (w.exp2() / 100.0, ((w + 1.0).exp2() - 1.0) / 100.0)
+}
+
+/// A wave output's level: inside the bit band of its type's nominal magnitude, so it takes
+/// the bits the table states for it whatever the phase.
+pub fn wave_level(ty: BoundType, s: f64, active: bool) -> f64 {
+    let (lo, hi) = bit_band(ty.nominal_magnitude(false));
+    let raise = if active { WAVE_INPUT_RAISE } else { 0.0 };
+    lo + (hi - lo) * (WAVE_CENTRE + WAVE_AMPLITUDE * s + raise)
+}
 
 /// Two names (and two tags) of the table's nominal length, and two structs of its nominal
 /// size: what name-like values switch between.
@@ -183,14 +198,13 @@ pub fn tick_outputs(
     dt: f64,
 ) {
     let any_active = v.input_move != DVec2::ZERO || inputs.iter().any(|r| active(&v.get(r.field)));
-    let raise = if any_active { WAVE_INPUT_RAISE } else { 0.0 };
     for (k, r) in outputs.iter().enumerate() {
         let value = match r.behaviour {
             Behaviour::Wave { period_s } => {
                 let phase = k as f64 * 0.7;
                 let s = (std::f64::consts::TAU * timestamp / period_s.max(0.01) + phase).sin();
                 let level = if r.ty.is_continuous() {
-                    NOMINAL_MAGNITUDE * (1.0 + WAVE_AMPLITUDE * s) + raise
+                    wave_level(r.ty, s, any_active)
                 } else {
                     match r.ty {
                         BoundType::Byte | BoundType::HalfByte | BoundType::Int => {
@@ -336,7 +350,24 @@ mod tests {
             panic!("a float");
         };
         let s = (std::f64::consts::TAU * 1.25 / 2.0).sin();
-        assert!((f64::from(w) - (1000.0 * (1.0 + 0.2 * s) + 50.0)).abs() < 1e-3);
+        assert!((f64::from(w) - wave_level(BoundType::CompressedFloat, s, true)).abs() < 1e-3);
+        // Inside the nominal bit band whatever the phase.
+        for s in [-1.0, 0.0, 1.0] {
+            for on in [false, true] {
+                for ty in [
+                    BoundType::CompressedFloat,
+                    BoundType::CompressedVector,
+                    BoundType::CompressedRotator,
+                ] {
+                    let v = value_at(ty, wave_level(ty, s, on), None);
+                    assert_eq!(
+                        ty.wire_bits(&ty.quantize(&v)),
+                        ty.nominal_bits(),
+                        "{ty:?} {s} {on}"
+                    );
+                }
+            }
+        }
         a.set(Field::Custom(0), &Value::Bool(false));
         tick_outputs(&mut a, &inputs, &outputs, 1.3, 0.01);
         assert_eq!(a.get(Field::Custom(2)), Value::Byte(5), "idle: no count");

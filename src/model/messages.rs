@@ -432,11 +432,19 @@ impl ClientMsg {
         }
     }
 
+    /// Bytes of a message whose size does not depend on a binding layout (joins and pings).
+    pub fn fixed_bytes(&self) -> Option<usize> {
+        match self {
+            ClientMsg::Join { .. } => Some(bytes(64)),
+            ClientMsg::Moves { .. } => None,
+            ClientMsg::Ping { .. } => Some(bytes(32 + 64)),
+        }
+    }
+
     pub fn wire_bytes(&self, b: &Bindings) -> usize {
         match self {
-            ClientMsg::Join { .. } => bytes(64),
             ClientMsg::Moves { moves, .. } => moves_bytes(b, moves),
-            ClientMsg::Ping { .. } => bytes(32 + 64),
+            _ => self.fixed_bytes().unwrap_or(0),
         }
     }
 

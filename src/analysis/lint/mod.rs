@@ -18,6 +18,7 @@ mod nodes;
 pub mod program;
 pub mod render;
 pub mod rules;
+pub mod run;
 pub mod source;
 pub mod syntax;
 pub mod table;
@@ -25,8 +26,8 @@ pub mod table;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::model::binding::{BoundType, PredictionMode, SimulationMode};
-use crate::model::messages::{HEADER_BYTES, STATE_UPDATE_HEADER_BITS, WireMove, moves_frame_bits};
+use crate::model::binding::{Binding, BoundType, PredictionMode, SimulationMode};
+use crate::model::messages::{ClientMsg, HEADER_BYTES, WireMove, moves_frame_bits};
 use crate::model::pawn::PawnValues;
 use crate::session::preset::Preset;
 
@@ -42,6 +43,9 @@ pub struct Rates {
     pub net_update_rate: f64,
     /// The delta up to which frames combine into one move (MaxCombinedDeltaTime capped).
     pub combine_limit: f64,
+    /// Seconds between the client's pings (movescope's round-trip probe; a session sends
+    /// them besides the moves).
+    pub ping_interval: f64,
 }
 
 impl Rates {
@@ -51,6 +55,7 @@ impl Rates {
             client_send_rate: p.gmc.client_send_rate,
             net_update_rate: p.net_update_rate,
             combine_limit: p.gmc.combine_limit(),
+            ping_interval: p.gmc.ping_interval,
         }
     }
 }
@@ -70,8 +75,11 @@ pub struct Totals {
     /// combining, at the preset's frame rate).
     pub frames_per_move: u32,
     pub moves_per_s: f64,
-    /// Client → server bytes per second (datagram headers and move framing included).
+    /// Client → server bytes per second of the moves (datagram headers and move framing
+    /// included).
     pub client_bytes_per_s: f64,
+    /// Client → server bytes per second of a session's pings (not GMC's: movescope's probe).
+    pub ping_bytes_per_s: f64,
     /// Server → proxies bytes per second per proxy: its entry in each state update.
     pub proxy_bytes_per_s: f64,
     /// Bindings left out because a mode could not be read.
@@ -295,13 +303,36 @@ fn allows_rule(line: &str, id: &str) -> bool {
 
 /// Wire totals of a binding list at `rates`.
 pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
+    totals_of(
+        rows.iter()
+            .map(|b| (b.ty, b.prediction.value(), b.simulation.value())),
+        rates,
+    )
+}
+
+/// Wire totals of a session's binding list at `rates`: what a session running it should
+/// send (built-ins included when the list has them).
+pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
+    totals_of(
+        list.iter()
+            .map(|b| (b.ty, Some(b.prediction), Some(b.simulation))),
+        rates,
+    )
+}
+
+/// Wire totals of values given as (type, prediction, simulation); a mode that could not be
+/// read (`None`) leaves the value out and counts it as unknown.
+fn totals_of(
+    rows: impl Iterator<Item = (BoundType, Option<PredictionMode>, Option<SimulationMode>)>,
+    rates: Rates,
+) -> Totals {
     let mut move_bits = 0;
     let mut state_bits = 0;
     let mut proxy_bits = 0;
     let mut unknown = 0;
-    for b in rows {
-        let bits = b.ty.nominal_bits();
-        let (Some(p), Some(s)) = (b.prediction.value(), b.simulation.value()) else {
+    for (ty, p, s) in rows {
+        let bits = ty.nominal_bits_as(p.is_some_and(PredictionMode::is_input));
+        let (Some(p), Some(s)) = (p, s) else {
             unknown += 1;
             continue;
         };
@@ -341,8 +372,16 @@ pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
         sends_per_s * (HEADER_BYTES + bits.div_ceil(8)) as f64
     };
     // One proxy's entry: pawn id (16), forced flag (1), its values.
-    let _ = STATE_UPDATE_HEADER_BITS;
     let proxy_bytes_per_s = rates.net_update_rate * f64::from(17 + proxy_bits) / 8.0;
+    let ping = ClientMsg::Ping {
+        seq: 0,
+        client_time: 0.0,
+    };
+    let ping_bytes_per_s = if rates.ping_interval > 0.0 {
+        ping.fixed_bytes().unwrap_or(0) as f64 / rates.ping_interval
+    } else {
+        0.0
+    };
     Totals {
         move_bits,
         state_bits,
@@ -350,13 +389,15 @@ pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
         frames_per_move,
         moves_per_s,
         client_bytes_per_s,
+        ping_bytes_per_s,
         proxy_bytes_per_s,
         unknown,
         rates,
     }
 }
 
-/// The bits the table states for a binding.
-pub fn row_bits(ty: BoundType) -> u32 {
-    ty.nominal_bits()
+/// The bits the table states for a binding: its type's nominal size, an input's continuous
+/// values as an axis (docs/lint.md).
+pub fn row_bits(b: &BindingRow) -> u32 {
+    b.ty.nominal_bits_as(b.prediction.value().is_some_and(PredictionMode::is_input))
 }

@@ -68,9 +68,9 @@ pub enum Behaviour {
     Hold { key: InputKey, period_s: f64 },
     /// Input: flips every `period_s` seconds.
     Toggle { period_s: f64 },
-    /// Output: the table's nominal size (1000 per component for two-decimal types) plus a
-    /// wave of the move timestamp with this period, raised by 50 while an imported input is
-    /// active.
+    /// Output: a wave of the move timestamp with this period, inside the bit band of the
+    /// table's nominal size (so it takes the bits the table states), raised while an imported
+    /// input (or the move input) is active.
     Wave { period_s: f64 },
     /// Output: counts the moves' iterations in which an imported input is active (numbers add
     /// the iteration's delta).

@@ -18,7 +18,7 @@ pub use self::field::{Field, MAX_CUSTOM};
 pub use self::list::{Binding, BindingError, Bindings, FieldMask, ImportedRule, Layouts};
 pub use self::modes::{CombineMode, InterpolationFunction, PredictionMode, SimulationMode};
 pub use self::types::{
-    BoundType, NOMINAL_MAGNITUDE, NOMINAL_NAME_LEN, NOMINAL_STRUCT_BYTES, Value, hundredths,
-    packed_width, round_half_away, unzigzag, zigzag,
+    BoundType, NOMINAL_ANGLE, NOMINAL_MAGNITUDE, NOMINAL_NAME_LEN, NOMINAL_STRUCT_BYTES, Value,
+    hundredths, packed_width, round_half_away, unzigzag, zigzag,
 };
 pub(crate) use self::types::{packed_bits, round2};

@@ -155,7 +155,26 @@ impl BoundType {
     /// of two tags, an instanced struct of [`NOMINAL_STRUCT_BYTES`] bytes; zero elsewhere (the
     /// width of fixed-size types does not depend on the value).
     pub fn nominal_value(self) -> Value {
-        let m = NOMINAL_MAGNITUDE;
+        self.nominal_value_as(false)
+    }
+
+    /// Per-component magnitude of this type's representative value: an input's continuous
+    /// value is an axis (1 per component: GMC's move input is a normalized direction), a
+    /// rotator's components are angles ([`NOMINAL_ANGLE`] degrees), other two-decimal values
+    /// [`NOMINAL_MAGNITUDE`].
+    pub fn nominal_magnitude(self, input: bool) -> f64 {
+        if input && self.is_continuous() {
+            1.0
+        } else if self == BoundType::CompressedRotator {
+            NOMINAL_ANGLE
+        } else {
+            NOMINAL_MAGNITUDE
+        }
+    }
+
+    /// [`Self::nominal_value`] of an input (`input`) or an output value.
+    pub fn nominal_value_as(self, input: bool) -> Value {
+        let m = self.nominal_magnitude(input);
         let name = || -> Arc<str> { Arc::from("n".repeat(NOMINAL_NAME_LEN).as_str()) };
         match self {
             BoundType::Bool => Value::Bool(false),
@@ -182,6 +201,11 @@ impl BoundType {
     /// type. The same function the wire model counts with, so the two cannot disagree.
     pub fn nominal_bits(self) -> u32 {
         self.wire_bits(&self.nominal_value())
+    }
+
+    /// [`Self::nominal_bits`] of an input (`input`) or an output value.
+    pub fn nominal_bits_as(self, input: bool) -> u32 {
+        self.wire_bits(&self.nominal_value_as(input))
     }
 
     /// The type a GMC `Bind*` function binds, by the function's name.
@@ -301,6 +325,8 @@ pub fn round_half_away(q: f64) -> f64 {
 
 /// Per-component magnitude [`BoundType::nominal_value`] assumes for two-decimal values.
 pub const NOMINAL_MAGNITUDE: f64 = 1000.0;
+/// Per-component angle (degrees) [`BoundType::nominal_value`] assumes for rotators: a half turn.
+pub const NOMINAL_ANGLE: f64 = 180.0;
 /// Characters of a name or tag in [`BoundType::nominal_value`].
 pub const NOMINAL_NAME_LEN: usize = 16;
 /// Bytes of an instanced struct in [`BoundType::nominal_value`].

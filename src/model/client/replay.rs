@@ -28,9 +28,9 @@ impl Client {
                 if let Some(m) = self.history.iter().find(|m| m.id == move_id) {
                     let b = self.bindings_of(m.layout);
                     for (_, bd) in b.client_validated() {
-                        if let Some(d) =
-                            compare(bd, move_id, &m.output.get(bd.field), &values.get(bd.field))
-                        {
+                        // Compared as the wire carries it, as the server compares.
+                        let predicted = bd.ty.quantize(&m.output.get(bd.field));
+                        if let Some(d) = compare(bd, move_id, &predicted, &values.get(bd.field)) {
                             deviations.push(d);
                             if !self.cfg.gmc.force_full_validation {
                                 break;
