@@ -944,9 +944,10 @@ fn your_component_shows_the_table_and_findings_and_show_me_opens_the_lesson() {
     );
     h.run_steps(3);
     h.get_by_label("Your component");
-    h.get_by_label("bInputDash");
+    // In the binding table and in the behaviours of "Run with this layout".
+    assert_eq!(h.get_all_by_label("bInputDash").count(), 2);
     h.get_by_label(
-        "Per move client to server: 44 bits · per server state: 0 bits · per proxy update: 0 bits",
+        "Per move client to server: 24 bits · per server state: 0 bits · per proxy update: 0 bits",
     );
     let r = h.state_mut().component_window().report().unwrap();
     assert_eq!(r.findings.len(), 2);
@@ -957,4 +958,50 @@ fn your_component_shows_the_table_and_findings_and_show_me_opens_the_lesson() {
         h.state().lesson_shown(),
         Some("pitfall-04-dash-always-combine")
     );
+}
+
+#[test]
+fn run_with_this_layout_starts_a_session_with_the_components_bindings() {
+    let preset = Preset {
+        clients: 1,
+        ai_pawns: 0,
+        ..Preset::default()
+    };
+    let mut options = AppOptions::live(preset, "test");
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/run/TraversalMovement.cpp");
+    options.component = vec![file];
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(2);
+    assert!(
+        h.state_mut().component_window().wait(),
+        "the lint did not finish"
+    );
+    h.run_steps(3);
+    // Each imported value shows what drives it (guessed from its name and role).
+    h.get_by_label("bJumpPressed driven by");
+    h.get_by_label("bJumpPressed key");
+    h.get_by_label("Stamina driven by");
+    assert!(h.state().shown_preset().component.is_none());
+    h.get_by_label("Run with this layout").click();
+    h.run_steps(4);
+    let p = h.state().shown_preset().clone();
+    let layout = p
+        .component
+        .as_ref()
+        .expect("the session runs the imported layout");
+    assert_eq!(layout.class, "UTraversalMovement");
+    let names: Vec<String> = p
+        .bindings()
+        .expect("valid")
+        .list()
+        .iter()
+        .map(|b| b.name.to_string())
+        .collect();
+    assert!(names.contains(&"Stamina".to_string()), "{names:?}");
+    assert!(!names.contains(&"dash_count".to_string()), "{names:?}");
+    // Running it, the window compares the table's expectation with the plot.
+    h.get_by_label_contains("This session, per client to the server: expected");
 }

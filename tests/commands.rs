@@ -254,7 +254,7 @@ fn a_consistent_binding_change_is_recorded_with_what_changed() {
         &["clients=1"],
         2.0,
         Command::ChangeBindings {
-            bindings: p.bindings().unwrap(),
+            bindings: Box::new(p.bindings().unwrap()),
             consistent: true,
         },
         6.0,

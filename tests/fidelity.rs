@@ -453,7 +453,7 @@ fn bindings_are_made_once_per_pawn_so_a_binding_edit_respawns_every_pawn() {
     let outcome = s
         .command(
             Command::ChangeBindings {
-                bindings: p.bindings().expect("valid"),
+                bindings: Box::new(p.bindings().expect("valid")),
                 consistent: true,
             },
             &mut |r| records.push(r),
@@ -503,7 +503,7 @@ fn bindings_are_made_once_per_pawn_so_a_binding_edit_respawns_every_pawn() {
     let outcome = s
         .command(
             Command::ChangeBindings {
-                bindings: p.bindings().expect("valid"),
+                bindings: Box::new(p.bindings().expect("valid")),
                 consistent: false,
             },
             &mut |_| {},

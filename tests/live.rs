@@ -337,7 +337,7 @@ fn a_binding_edit_respawns_every_pawn_over_udp_and_moves_flow_with_the_new_list(
     p.faults.dash_always_combine = true;
     let outcome = s
         .command(Command::ChangeBindings {
-            bindings: p.bindings().expect("valid"),
+            bindings: Box::new(p.bindings().expect("valid")),
             consistent: true,
         })
         .expect("accepted");

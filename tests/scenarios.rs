@@ -408,7 +408,7 @@ fn a_consistent_binding_change_respawns_the_pawns_without_corrections() {
     session
         .command(
             Command::ChangeBindings {
-                bindings: p.bindings().unwrap(),
+                bindings: Box::new(p.bindings().unwrap()),
                 consistent: true,
             },
             &mut |_| {},
@@ -448,7 +448,7 @@ fn a_client_only_binding_change_corrupts_the_exchanged_states() {
     session
         .command(
             Command::ChangeBindings {
-                bindings: p.bindings().unwrap(),
+                bindings: Box::new(p.bindings().unwrap()),
                 consistent: false,
             },
             &mut |_| {},

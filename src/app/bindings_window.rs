@@ -10,7 +10,6 @@ use super::action::{Action, SessionView};
 use crate::model::binding::{
     Binding, BoundType, CombineMode, InterpolationFunction, PredictionMode, SimulationMode, Value,
 };
-use crate::model::pawn::default_bindings;
 use crate::net::live::Command;
 
 pub const ORIGIN: &str = "bindings";
@@ -139,13 +138,21 @@ impl BindingsWindow {
             .default_width(1260.0)
             .default_pos(egui::pos2(10.0, 60.0))
             .show(ctx, |ui| {
-                ui.label("Every value the demo pawn binds (GMC's Bind* calls), in binding order. Hover a cell for what the mode does and what goes wrong with it.");
+                match &view.preset.component {
+                    Some(c) => ui.label(format!("Every value the pawns bind (GMC's Bind* calls), in binding order: GMC's built-ins as movescope binds them, then {}'s own values (\"Your component\" window). Hover a cell for what the mode does and what goes wrong with it.", c.class)),
+                    None => ui.label("Every value the demo pawn binds (GMC's Bind* calls), in binding order. Hover a cell for what the mode does and what goes wrong with it."),
+                };
                 ui.label(RichText::new("GMC binds once per pawn (BindReplicationData): an edit respawns every pawn with the new list on the server and every client, as a new build would. The session, its plots and its recording go on; the timeline marks the respawn.").italics());
                 ui.horizontal(|ui| {
                     ui.checkbox(&mut self.clients_only, "apply to the clients only")
                         .on_hover_text("The binding-mismatch pitfall: the clients switch to the edited list, the server keeps its own. Exchanged states are read with the wrong layout.");
-                    if ui.add_enabled(live, egui::Button::new("Reset to the demo pawn's bindings")).clicked() {
-                        edited = default_bindings(&view.preset.faults);
+                    let reset = if view.preset.component.is_some() {
+                        "Reset to the component's bindings"
+                    } else {
+                        "Reset to the demo pawn's bindings"
+                    };
+                    if ui.add_enabled(live, egui::Button::new(reset)).clicked() {
+                        edited = view.preset.base_bindings();
                         changed = true;
                     }
                 });
@@ -240,7 +247,7 @@ impl BindingsWindow {
                 vec![Action::Session {
                     origin: ORIGIN,
                     command: Command::ChangeBindings {
-                        bindings,
+                        bindings: Box::new(bindings),
                         consistent: !self.clients_only,
                     },
                 }]

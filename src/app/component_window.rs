@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use eframe::egui::{self, Color32, RichText};
 
 use super::action::Action;
+use super::component_run::{self, RunContext, RunPanel};
 use super::jobs::{Job, Poll};
 use crate::analysis::lint::{self, LintReport, Rates, Severity};
 
@@ -23,6 +24,8 @@ pub struct ComponentWindow {
     error: Option<String>,
     /// The component whose table is shown.
     pub selected: usize,
+    /// "Run with this layout".
+    run: RunPanel,
 }
 
 /// True for what the window takes: a folder, or a `.h`/`.hpp`/`.cpp` file.
@@ -86,7 +89,8 @@ impl ComponentWindow {
         false
     }
 
-    pub fn ui(&mut self, ctx: &egui::Context, rates: Rates, light: bool) -> Vec<Action> {
+    pub fn ui(&mut self, ctx: &egui::Context, rc: &RunContext, light: bool) -> Vec<Action> {
+        let rates = Rates::of(rc.preset);
         let mut actions = Vec::new();
         if let Some(job) = self.running.as_mut() {
             match job.poll() {
@@ -184,8 +188,12 @@ impl ComponentWindow {
                                 })
                                 .response
                                 .accessible_name("component shown");
+                            actions.extend(self.run.run_button(ui, &r.components[self.selected], &r.files, rc));
                         });
                         table(ui, r, self.selected, rates);
+                        component_run::session_bandwidth(ui, &r.components[self.selected].class, rc, light);
+                        ui.add_space(8.0);
+                        actions.extend(self.run.ui(ui, &r.components[self.selected], &r.files, rc, light));
                         ui.add_space(8.0);
                     }
                     ui.label(RichText::new(format!("Findings ({})", r.findings.len())).strong());
@@ -239,7 +247,7 @@ fn table(ui: &mut egui::Ui, r: &LintReport, k: usize, rates: Rates) {
                 None => b.member.clone(),
             });
             ui.label(&b.bind);
-            ui.label(b.ty.nominal_bits().to_string())
+            ui.label(lint::row_bits(b).to_string())
                 .on_hover_text("Bits on the wire, from movescope's wire model (docs/lint.md: two-decimal values assume 1000 per component)");
             let mode = |ui: &mut egui::Ui, text: String, default: bool, explain: Option<&str>| {
                 let shown = if default { format!("{text} *") } else { text };

@@ -23,6 +23,7 @@ mod apply;
 mod bindings_window;
 pub mod buffer_window;
 mod capture;
+pub mod component_run;
 pub mod component_window;
 mod controls;
 mod doctor_window;

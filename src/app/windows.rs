@@ -9,9 +9,9 @@ use eframe::egui;
 use super::action::{Action, Toggle};
 use super::options::WINDOWS;
 use super::{
-    MovescopeApp, bindings_window, buffer_window, component_window, controls, doctor_window,
-    event_log, export_dialog, gmc_window, help_window, journey_window, lessons, open_dialog,
-    palette, plots, timeline_bar, track_window, whatif_window, world_view,
+    MovescopeApp, bindings_window, buffer_window, component_run, component_window, controls,
+    doctor_window, event_log, export_dialog, gmc_window, help_window, journey_window, lessons,
+    open_dialog, palette, plots, timeline_bar, track_window, whatif_window, world_view,
 };
 
 /// The panes of the layout.
@@ -258,8 +258,18 @@ impl MovescopeApp {
         };
         let mut actions = self.windows.whatif.ui(ctx, &view);
         actions.extend(self.windows.doctor.ui(ctx, self.shown.opened.is_some()));
-        let rates = crate::analysis::lint::Rates::of(self.shown_preset());
-        actions.extend(self.windows.component.ui(ctx, rates, self.view.light));
+        let now = self.shown.session_view(&self.options, &self.view.time).now;
+        let preset = self.shown_preset().clone();
+        let rc = component_run::RunContext {
+            preset: &preset,
+            live: self.shown.session.is_some(),
+            measured: component_run::measure(
+                &self.shown.store,
+                now,
+                component_run::MEASURE_WINDOW_S,
+            ),
+        };
+        actions.extend(self.windows.component.ui(ctx, &rc, self.view.light));
         self.actions.extend(actions);
         {
             let bindings: Vec<crate::model::binding::Binding> = match &self.shown.session {

@@ -686,8 +686,19 @@ impl Preset {
     }
 
     /// Keeps `list` as this preset's binding overrides: for each binding that differs from
-    /// the demo pawn's (with this preset's pitfall switches), every mode of it.
+    /// the demo pawn's (with this preset's pitfall switches), every mode of it, or from the
+    /// imported layout's.
+    /// An imported layout keeps the behaviours the list gives its values.
     pub fn set_binding_list(&mut self, list: &[Binding]) {
+        if let Some(c) = self.component.as_mut() {
+            for b in list {
+                if let (Field::Custom(i), Some(behaviour)) = (b.field, b.behaviour)
+                    && let Some(v) = c.values.get_mut(usize::from(i))
+                {
+                    v.behaviour = Some(behaviour);
+                }
+            }
+        }
         let defaults = self.base_bindings();
         self.bindings = list
             .iter()

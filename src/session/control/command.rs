@@ -38,7 +38,7 @@ pub enum Command {
     /// A new binding list. Consistent: server and clients switch at the next move boundary.
     /// Not consistent: only the clients change (the pitfall).
     ChangeBindings {
-        bindings: Bindings,
+        bindings: Box<Bindings>,
         consistent: bool,
     },
     Pause,
@@ -186,9 +186,16 @@ pub fn restart_keys(a: &Preset, b: &Preset) -> Vec<String> {
     else {
         return Vec::new();
     };
-    RESTART_ONLY
+    let mut keys: Vec<String> = RESTART_ONLY
         .iter()
         .filter(|k| x.get(**k) != y.get(**k))
         .map(|k| k.to_string())
-        .collect()
+        .collect();
+    // Another component (or none) is another pawn class: a new session. The same component
+    // with other behaviours or modes is a binding change.
+    let class = |p: &Preset| p.component.as_ref().map(|c| c.class.clone());
+    if class(a) != class(b) {
+        keys.push("component".into());
+    }
+    keys
 }

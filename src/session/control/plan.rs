@@ -212,7 +212,7 @@ impl Settings {
                 bindings,
                 consistent,
             } => {
-                if *consistent && *bindings == *self.bindings() {
+                if *consistent && **bindings == *self.bindings() {
                     // The list the session binds already: no new build.
                     return Ok(Planned {
                         sends,
@@ -226,7 +226,7 @@ impl Settings {
                     // saving it or restarting keeps the change.
                     self.preset.set_binding_list(bindings.list());
                 }
-                let define = self.define_layout(bindings.clone(), *consistent)?;
+                let define = self.define_layout((**bindings).clone(), *consistent)?;
                 if *consistent {
                     // Bindings are made once per pawn: the restarted machines define it.
                     respawn = true;
@@ -235,7 +235,7 @@ impl Settings {
                     sends.extend(define);
                     outcome = Outcome::AtNextMoveBoundary;
                 }
-                new_bindings = Some(Arc::new(bindings.clone()));
+                new_bindings = Some(Arc::new((**bindings).clone()));
                 Some(
                     if *consistent {
                         "binding list changed: every pawn respawned with it on the server and \
@@ -382,10 +382,10 @@ impl Settings {
         if target.faults != p.faults {
             cmds.push(Command::SetFaults(target.faults.clone()));
         }
-        if target.bindings != p.bindings {
+        if target.bindings != p.bindings || target.component != p.component {
             let bindings = target.checked_bindings()?;
             cmds.push(Command::ChangeBindings {
-                bindings,
+                bindings: Box::new(bindings),
                 consistent: true,
             });
         }
