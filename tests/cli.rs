@@ -319,3 +319,51 @@ fn a_nan_in_a_preset_file_is_refused_with_its_line() {
         "{err}"
     );
 }
+
+#[test]
+fn run_with_a_component_binds_its_layout_and_compares_the_bandwidth() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = root.join("tests/run/TraversalMovement.cpp");
+    let out = movescope(&[
+        "run",
+        "--component",
+        file.to_str().unwrap(),
+        "--seconds",
+        "12",
+        "--summary-json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The summary alone on standard output (it parses), the comparison on standard error.
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(summary["clients"][0]["bytes_sent_per_s"].as_f64().unwrap() > 1000.0);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("layout: expected"), "{text}");
+    assert!(text.contains("layout: client 0 sent"), "{text}");
+    // A folder with several components: which one is asked for.
+    let out = movescope(&[
+        "run",
+        "--component",
+        root.join("tests/lint").to_str().unwrap(),
+        "--seconds",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--class"), "{err}");
+    let out = movescope(&[
+        "run",
+        "--component",
+        root.join("tests/lint").to_str().unwrap(),
+        "--class",
+        "UNoSuchThing",
+        "--seconds",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such component"));
+}

@@ -159,7 +159,7 @@ fn binding_table_follows_the_code_with_gmc_defaults_and_wire_bits() {
     let t = &c.totals;
     assert_eq!(
         t.move_bits,
-        1 + 1 + BoundType::CompressedVector2D.nominal_bits()
+        1 + 1 + BoundType::CompressedVector2D.nominal_bits_as(true)
     );
     assert_eq!(t.proxy_bits, 0);
     assert_eq!(t.state_bits, 0);

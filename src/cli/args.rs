@@ -331,6 +331,13 @@ pub(crate) struct RunArgs {
     /// Replace an existing --record file (by a rename of the complete new recording).
     #[arg(long)]
     pub(crate) force: bool,
+    /// Run with a GMC component's binding layout: lint these files or folders and bind the
+    /// component's values after GMC's built-ins ("Run with this layout", docs/lint.md).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) component: Vec<PathBuf>,
+    /// With --component: the class to run when the files hold several components.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) class: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]

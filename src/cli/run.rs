@@ -10,7 +10,10 @@ use movescope::sim::run_deterministic;
 
 pub(crate) fn run(args: RunArgs) -> Result<(), String> {
     let preset_file = args.preset.as_deref().filter(|p| p.is_file());
-    let inputs: Vec<&std::path::Path> = preset_file.into_iter().collect();
+    let inputs: Vec<&std::path::Path> = preset_file
+        .into_iter()
+        .chain(args.component.iter().map(|p| p.as_path()))
+        .collect();
     check_outputs(
         &[
             ("--record", args.record.as_deref()),
@@ -29,7 +32,13 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
     if let Some(r) = &args.record {
         movescope::support::output::new_recording(r, args.force)?;
     }
-    let (preset, name) = load_preset(&args)?;
+    let (mut preset, mut name) = load_preset(&args)?;
+    if !args.component.is_empty() {
+        let layout = component_layout(&args, &preset)?;
+        name = format!("{name} with {}", layout.class);
+        preset.component = Some(layout);
+        preset.checked_bindings().map_err(|e| e.to_string())?;
+    }
     let mode = if args.live { "live" } else { "deterministic" };
     let recorder = match &args.record {
         Some(path) => Some(Recorder::create_replacing(
@@ -54,6 +63,11 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
         }
     })?;
     write_summary(&summary, args.summary_json.as_deref())?;
+    if preset.component.is_some() {
+        // With the summary on standard output, the comparison goes to standard error.
+        let to_stderr = args.summary_json.as_deref() == Some(std::path::Path::new("-"));
+        bandwidth_against_table(&preset, &summary, to_stderr);
+    }
     // A machine whose thread panicked is an error of the run, after the summary is written.
     let stopped: Vec<&String> = summary
         .errors
@@ -72,4 +86,91 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The layout of the component `--component` names (the only one, or `--class`).
+fn component_layout(
+    args: &RunArgs,
+    preset: &movescope::session::preset::Preset,
+) -> Result<movescope::session::imported::ImportedLayout, String> {
+    use movescope::analysis::lint::{self, Rates};
+    let report = lint::lint_paths(&args.component, Rates::of(preset));
+    for p in &report.problems {
+        eprintln!("{}: warning: {}", p.path.display(), p.problem);
+    }
+    let with_bindings: Vec<_> = report
+        .components
+        .iter()
+        .filter(|c| !c.bindings.is_empty())
+        .collect();
+    let chosen = match &args.class {
+        Some(class) => report
+            .components
+            .iter()
+            .find(|c| &c.class == class)
+            .ok_or_else(|| {
+                format!(
+                    "--class {class}: no such component in the files (found: {})",
+                    names(&report.components)
+                )
+            })?,
+        None => match with_bindings.as_slice() {
+            [one] => *one,
+            [] => return Err("--component: the files hold no component that binds values".into()),
+            _ => {
+                return Err(format!(
+                    "--component: the files hold several components that bind values; choose one with --class ({})",
+                    names(&report.components)
+                ));
+            }
+        },
+    };
+    let run = lint::run::run_layout(chosen, &report.files);
+    for n in &run.notes {
+        eprintln!("note: {n}");
+    }
+    if let Some(p) = run.layout.problem() {
+        return Err(format!("--component: {p}"));
+    }
+    Ok(run.layout)
+}
+
+fn names(cs: &[movescope::analysis::lint::ComponentReport]) -> String {
+    cs.iter()
+        .map(|c| c.class.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Prints each client's measured send rate against the table's expectation.
+fn bandwidth_against_table(
+    preset: &movescope::session::preset::Preset,
+    summary: &movescope::session::summary::Summary,
+    to_stderr: bool,
+) {
+    let say = |line: String| {
+        if to_stderr {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    use movescope::analysis::lint::{self, Rates};
+    let Ok(b) = preset.bindings() else { return };
+    let t = lint::binding_totals(b.list(), Rates::of(preset));
+    let want = t.client_bytes_per_s + t.ping_bytes_per_s;
+    say(format!(
+        "layout: expected {want:.0} B/s per client to the server (moves {:.0} + pings {:.0}; {} bits of values per move, built-ins included)",
+        t.client_bytes_per_s, t.ping_bytes_per_s, t.move_bits
+    ));
+    for c in &summary.clients {
+        let Some(got) = c.bytes_sent_per_s else {
+            continue;
+        };
+        say(format!(
+            "layout: client {} sent {got:.0} B/s ({:+.1} % from expected; from its join to its last datagram)",
+            c.id,
+            (got - want) / want.max(1.0) * 100.0
+        ));
+    }
 }

@@ -14,6 +14,10 @@ pub struct ClientSummary {
     pub frames: u64,
     /// Distinct moves sent to the server (resends not counted).
     pub moves_sent: u64,
+    /// Bytes of every datagram the client sent (moves, pings, joins; headers included).
+    pub bytes_sent: u64,
+    /// `bytes_sent` per second between its first and its last datagram.
+    pub bytes_sent_per_s: Option<f64>,
     pub mean_frames_per_move: Option<f64>,
     pub max_substeps: u16,
     pub corrections: u64,
@@ -144,6 +148,8 @@ struct Acc {
     delay_sum: f64,
     delay_n: u64,
     delay_max: Option<f64>,
+    /// Session times of the client's first and last sent datagram.
+    sent_span: Option<(f64, f64)>,
 }
 
 /// Incremental summary builder: feed it every record.
@@ -198,10 +204,20 @@ impl SummaryBuilder {
 
     pub fn record(&mut self, r: &Record) {
         match (&r.machine, &r.event) {
-            (_, Event::Packet { bytes, fate, .. }) => match fate {
+            (
+                _,
+                Event::Packet {
+                    bytes, fate, from, ..
+                },
+            ) => match fate {
                 PacketFate::Sent => {
                     self.packets.sent += 1;
                     self.packets.bytes += u64::from(*bytes);
+                    if let Machine::Client(c) = from {
+                        let a = self.client(*c);
+                        a.s.bytes_sent += u64::from(*bytes);
+                        a.sent_span = Some(a.sent_span.map_or((r.t, r.t), |(t0, _)| (t0, r.t)));
+                    }
                 }
                 PacketFate::Delivered => self.packets.delivered += 1,
                 PacketFate::Dropped => self.packets.dropped += 1,
@@ -401,6 +417,10 @@ impl SummaryBuilder {
             .map(|a| {
                 let mut s = a.s;
                 s.mean_frames_per_move = mean(a.frames_in_moves as f64, a.moves_closed);
+                s.bytes_sent_per_s = a
+                    .sent_span
+                    .filter(|(t0, t1)| t1 > t0)
+                    .map(|(t0, t1)| s.bytes_sent as f64 / (t1 - t0));
                 s.mean_replay_depth = mean(a.replay_depth_sum as f64, s.corrections);
                 s.rtt_ms_mean = mean(a.rtt_sum, a.rtt_n);
                 s.real_rtt_ms_mean = mean(a.real_rtt_sum, a.real_rtt_n);

@@ -98,6 +98,10 @@ impl Behaviour {
         }
         let press = |key| Behaviour::Press { key, period_s: 2.5 };
         let hold = |key| Behaviour::Hold { key, period_s: 4.0 };
+        // A vector or a number is an axis whatever its name ("AimInput", "SprintAmount").
+        if ty.is_continuous() {
+            return Behaviour::Axis;
+        }
         if has(&["jump", "vault", "mantle", "climb"]) {
             press(InputKey::Space)
         } else if has(&["dash", "dodge", "roll", "blink"]) {
@@ -114,17 +118,6 @@ impl Behaviour {
             hold(InputKey::C)
         } else if has(&["walk", "aim", "block", "zoom"]) {
             hold(InputKey::Ctrl)
-        } else if matches!(
-            ty,
-            BoundType::CompressedVector2D
-                | BoundType::CompressedVector
-                | BoundType::Float
-                | BoundType::CompressedFloat
-                | BoundType::Double
-                | BoundType::CompressedDouble
-                | BoundType::TruncatedDouble
-        ) {
-            Behaviour::Axis
         } else {
             Behaviour::Toggle { period_s: 3.0 }
         }
@@ -193,6 +186,11 @@ mod tests {
         ));
         assert_eq!(
             b("LookAxis", BoundType::CompressedVector2D, true),
+            Behaviour::Axis
+        );
+        // A vector named like a key is still an axis.
+        assert_eq!(
+            b("AimInput", BoundType::CompressedVector2D, true),
             Behaviour::Axis
         );
         assert!(matches!(
