@@ -344,6 +344,12 @@ fn run_with_a_component_binds_its_layout_and_compares_the_bandwidth() {
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("layout: expected"), "{text}");
     assert!(text.contains("layout: client 0 sent"), "{text}");
+    assert!(text.contains("at its own"), "{text}");
+    let c0 = &summary["clients"][0];
+    let bits = c0["value_bits_per_move"].as_f64().expect("bits per move");
+    assert!(bits > 100.0 && bits < 400.0, "{bits}");
+    assert!(c0["move_datagrams"].as_u64().unwrap() > 0);
+    assert!(c0["sending_seconds"].as_f64().unwrap() > 1.0);
     // A folder with several components: which one is asked for.
     let out = movescope(&[
         "run",

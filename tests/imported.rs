@@ -150,3 +150,78 @@ fn every_lint_example_runs_clean_and_within_five_percent() {
     }
     assert!(ran >= 10, "only {ran} components ran");
 }
+
+/// The store's tally of what each client sent (the app's "measured" figures) against the
+/// session's own records, and the table's framing model at the measured rates: given the
+/// bits of values the wire carried, `client_bytes_at` must reproduce the bytes sent, so the
+/// app's "at the session's rates" figure differs from the measured one only by the values'
+/// sizes.
+#[test]
+fn the_tally_of_sends_matches_the_records_and_the_framing_model_matches_the_wire() {
+    let p = imported_preset();
+    let b = p.checked_bindings().expect("valid bindings");
+    let t = lint::binding_totals(b.list(), Rates::of(&p));
+    let mut store = movescope::session::store::Store::new(None);
+    let mut counted = vec![(0u64, 0u64, 0u64); usize::from(p.clients)];
+    movescope::sim::run_deterministic(&p, "imported", 25.0, &mut |r| {
+        store.ingest(r);
+        if r.t < 5.0 || r.t >= 24.0 {
+            return;
+        }
+        match (&r.machine, &r.event) {
+            (
+                _,
+                Event::Packet {
+                    from: Machine::Client(c),
+                    bytes,
+                    fate: PacketFate::Sent,
+                    kind,
+                    ..
+                },
+            ) => {
+                let n = &mut counted[usize::from(*c)];
+                n.0 += u64::from(*bytes);
+                if *kind == movescope::model::messages::MsgKind::Moves {
+                    n.1 += 1;
+                }
+            }
+            (
+                Machine::Client(c),
+                Event::MovesSent {
+                    new_moves,
+                    resent_moves,
+                    ..
+                },
+            ) => counted[usize::from(*c)].2 += u64::from(*new_moves) + u64::from(*resent_moves),
+            _ => {}
+        }
+    })
+    .expect("the imported layout runs");
+    for (c, &(bytes, datagrams, moves)) in counted.iter().enumerate() {
+        let r = store
+            .sent_rates(Machine::Client(c as u16), 5.0, 24.0)
+            .expect("whole seconds tallied");
+        assert_eq!(r.seconds, 19, "client {c}");
+        assert!(
+            (r.bytes_per_s - bytes as f64 / 19.0).abs() < 1e-9,
+            "client {c}"
+        );
+        assert!((r.move_datagrams_per_s - datagrams as f64 / 19.0).abs() < 1e-9);
+        assert!((r.moves_per_s - moves as f64 / 19.0).abs() < 1e-9);
+        let bits = r.value_bits_per_move.expect("moves sent");
+        assert!(bits > 0.0 && bits <= f64::from(t.move_bits) * 1.5, "{bits}");
+        // The framing model with the wire's own value bits: within 2 % of the bytes sent (it
+        // spaces the timestamps evenly; the real steps vary a little in width).
+        let model =
+            lint::client_bytes_at(bits.round() as u32, r.moves_per_s, r.move_datagrams_per_s)
+                + t.ping_bytes_per_s;
+        let off = (r.bytes_per_s - model) / model;
+        eprintln!(
+            "client {c}: sent {:.0} B/s, framing model {model:.0} B/s ({:+.2} %), {bits:.1} bits of values per move (table {})",
+            r.bytes_per_s,
+            off * 100.0,
+            t.move_bits
+        );
+        assert!(off.abs() < 0.02, "client {c}: {off}");
+    }
+}

@@ -30,41 +30,55 @@ pub struct RunContext<'a> {
     pub measured: Option<Measured>,
 }
 
-/// The clients' measured send rate, from the "Bytes sent per second" plot.
+/// The clients' measured sending (means over clients of whole seconds of the store's tally,
+/// the same seconds the "Bytes sent per second" plot shows).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Measured {
     pub bytes_per_s: f64,
+    /// Moves carried per second (new and repeated).
+    pub moves_per_s: f64,
+    /// Datagrams that carried them, per second.
+    pub move_datagrams_per_s: f64,
+    /// Bits of bound values per move on the wire.
+    pub value_bits_per_move: Option<f64>,
     pub clients: usize,
     pub seconds: f64,
 }
 
-/// The mean over clients of the bytes each sent per second in the last `window` seconds
-/// before `now` (whole seconds of the plot only); none before a whole second is in.
+/// The mean over clients of what each sent per second in the whole seconds of the last
+/// `window` seconds before `now`; none before a whole second is in.
 pub fn measure(store: &Store, now: f64, window: f64) -> Option<Measured> {
-    let mut rates = Vec::new();
-    let mut seconds: f64 = 0.0;
+    let mut all = Vec::new();
     for m in store.machines_with(Metric::BytesSent) {
         if !matches!(m, Machine::Client(_)) {
             continue;
         }
-        let Some(s) = store.series(m, Metric::BytesSent) else {
-            continue;
-        };
-        let points: Vec<f64> = s.range(now - window, now).map(|p| p[1]).collect();
-        if points.is_empty() {
-            continue;
+        if let Some(r) = store.sent_rates(m, now - window, now) {
+            all.push(r);
         }
-        seconds = seconds.max(points.len() as f64);
-        rates.push(points.iter().sum::<f64>() / points.len() as f64);
     }
-    if rates.is_empty() {
+    if all.is_empty() {
         return None;
     }
+    let n = all.len() as f64;
+    let mean = |f: fn(&crate::session::store::SentRates) -> f64| all.iter().map(f).sum::<f64>() / n;
     Some(Measured {
-        bytes_per_s: rates.iter().sum::<f64>() / rates.len() as f64,
-        clients: rates.len(),
-        seconds,
+        bytes_per_s: mean(|r| r.bytes_per_s),
+        moves_per_s: mean(|r| r.moves_per_s),
+        move_datagrams_per_s: mean(|r| r.move_datagrams_per_s),
+        value_bits_per_move: {
+            let v: Vec<f64> = all.iter().filter_map(|r| r.value_bits_per_move).collect();
+            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        },
+        clients: all.len(),
+        seconds: all.iter().map(|r| r.seconds).max().unwrap_or(0) as f64,
     })
+}
+
+/// What the table expects at the rates a session measured: its bits per move, the moves and
+/// datagrams per second the session sent, the pings at their interval.
+pub fn expected_at(t: &lint::Totals, m: &Measured) -> f64 {
+    lint::client_bytes_at(t.move_bits, m.moves_per_s, m.move_datagrams_per_s) + t.ping_bytes_per_s
 }
 
 /// The expected client → server bytes per second of a session's binding list: the moves at
@@ -362,34 +376,54 @@ fn warn_colour(light: bool) -> Color32 {
     }
 }
 
-/// The running session's expected client bandwidth against the plot's.
+/// The running session's expected client bandwidth against the plot's: at the preset's
+/// nominal rates, and at the rates the session measured (the comparison that tests the
+/// layout's sizes: combining depends on how evenly frames arrive, not on the layout).
 fn bandwidth(ui: &mut egui::Ui, rc: &RunContext, light: bool) {
     let Some((want, t)) = expected(rc.preset) else {
         return;
     };
     ui.label(format!(
-        "This session, per client to the server: expected {want:.0} B/s = moves {:.0} B/s ({} bits of values per move, GMC's built-ins included, {:.0} moves/s) + pings {:.0} B/s",
-        t.client_bytes_per_s, t.move_bits, t.moves_per_s, t.ping_bytes_per_s
+        "This session, per client to the server, at the preset's rates: expected {want:.0} B/s = moves {:.0} B/s ({} bits of values per move, GMC's built-ins included; {:.0} moves/s, {} frame{} each) + pings {:.0} B/s",
+        t.client_bytes_per_s,
+        t.move_bits,
+        t.moves_per_s,
+        t.frames_per_move,
+        if t.frames_per_move == 1 { "" } else { "s" },
+        t.ping_bytes_per_s
     ))
     .on_hover_text("From the table: nominal sizes (two-decimal values 1000 per component, inputs 1 as an axis, rotators 180°), the preset's frame rate, combining and send rate, datagram headers and move framing.");
-    match rc.measured {
-        Some(m) if m.seconds >= 3.0 => {
-            let off = (m.bytes_per_s - want) / want.max(1.0) * 100.0;
-            let text = format!(
-                "Measured (\"Bytes sent per second\" plot, mean of {} client{} over the last {:.0} s): {:.0} B/s, {off:+.1} % from expected",
-                m.clients,
-                if m.clients == 1 { "" } else { "s" },
-                m.seconds,
-                m.bytes_per_s
-            );
-            if off.abs() <= 5.0 {
-                ui.label(text);
-            } else {
-                ui.colored_label(warn_colour(light), text).on_hover_text("More than 5 % off: inputs that change every frame stop combining (more moves), idle inputs and small values take fewer bits than nominal, and loss adds resends.");
-            }
-        }
+    let m = match rc.measured {
+        Some(m) if m.seconds >= 3.0 => m,
         _ => {
             ui.weak("Measured: waiting for a few seconds of the \"Bytes sent per second\" plot.");
+            return;
         }
+    };
+    let at = expected_at(&t, &m);
+    let off = (m.bytes_per_s - at) / at.max(1.0) * 100.0;
+    let nominal_off = (m.bytes_per_s - want) / want.max(1.0) * 100.0;
+    let text = format!(
+        "Measured (\"Bytes sent per second\" plot, mean of {} client{} over the last {:.0} s): {:.0} B/s ({nominal_off:+.1} % from the preset's rates). At the {:.1} moves/s in {:.1} datagrams/s the session sent, the table expects {at:.0} B/s: {off:+.1} %",
+        m.clients,
+        if m.clients == 1 { "" } else { "s" },
+        m.seconds,
+        m.bytes_per_s,
+        m.moves_per_s,
+        m.move_datagrams_per_s,
+    );
+    let why = "The table's bits per move against the wire: the moves and datagrams per second are the session's own. A live session combines fewer frames than its nominal frame rate suggests: two frames at 60 fps add up to 0.03333 s against MaxCombinedDeltaTime 0.03334 s, so a frame a few microseconds late starts a new move.";
+    if off.abs() <= 5.0 {
+        ui.label(text).on_hover_text(why);
+    } else {
+        ui.colored_label(warn_colour(light), text).on_hover_text(format!("{why}\n\nMore than 5 % off at the session's own rates: idle inputs and small values take fewer bits than nominal, values far above their nominal size more."));
+    }
+    if let Some(bits) = m.value_bits_per_move {
+        ui.label(format!(
+            "Bits of values per move: the table {} (nominal sizes), the wire {bits:.1} ({:+.1} %)",
+            t.move_bits,
+            (bits - f64::from(t.move_bits)) / f64::from(t.move_bits.max(1)) * 100.0
+        ))
+        .on_hover_text("Two-decimal values take the bits their size needs: a still stick, a pawn near the origin or a small number cost fewer bits than the table's nominal 1000 per component (1 for an input's axis), a far location more.");
     }
 }

@@ -160,17 +160,22 @@ fn bandwidth_against_table(
     let t = lint::binding_totals(b.list(), Rates::of(preset));
     let want = t.client_bytes_per_s + t.ping_bytes_per_s;
     say(format!(
-        "layout: expected {want:.0} B/s per client to the server (moves {:.0} + pings {:.0}; {} bits of values per move, built-ins included)",
+        "layout: expected {want:.0} B/s per client to the server at the preset's rates (moves {:.0} + pings {:.0}; {} bits of values per move, built-ins included)",
         t.client_bytes_per_s, t.ping_bytes_per_s, t.move_bits
     ));
     for c in &summary.clients {
-        let Some(got) = c.bytes_sent_per_s else {
+        let (Some(got), Some(d)) = (c.bytes_sent_per_s, c.sending_seconds) else {
             continue;
         };
+        let moves = (c.moves_sent + c.resent_moves) as f64 / d;
+        let datagrams = c.move_datagrams as f64 / d;
+        let at = lint::client_bytes_at(t.move_bits, moves, datagrams) + t.ping_bytes_per_s;
         say(format!(
-            "layout: client {} sent {got:.0} B/s ({:+.1} % from expected; from its join to its last datagram)",
+            "layout: client {} sent {got:.0} B/s ({:+.1} % from the preset's rates); at its own {moves:.1} moves/s in {datagrams:.1} datagrams/s the table expects {at:.0} B/s ({:+.1} %); {:.1} bits of values per move",
             c.id,
-            (got - want) / want.max(1.0) * 100.0
+            (got - want) / want.max(1.0) * 100.0,
+            (got - at) / at.max(1.0) * 100.0,
+            c.value_bits_per_move.unwrap_or(0.0)
         ));
     }
 }

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::model::messages::MsgKind;
 use crate::model::pawn::{Execution, OneShotKind};
 use crate::model::telemetry::{Event, LogLevel, Machine, PacketFate, Record, Rejection, Role};
 
@@ -18,6 +19,15 @@ pub struct ClientSummary {
     pub bytes_sent: u64,
     /// `bytes_sent` per second between its first and its last datagram.
     pub bytes_sent_per_s: Option<f64>,
+    /// Seconds from its first to its last datagram.
+    pub sending_seconds: Option<f64>,
+    /// Moves sent again (unreliable batches repeat unacknowledged moves).
+    pub resent_moves: u64,
+    /// Datagrams that carried moves.
+    pub move_datagrams: u64,
+    /// Mean bits of bound values per move carried (new and repeated), the wire's measure of
+    /// a binding table's "bits per move".
+    pub value_bits_per_move: Option<f64>,
     pub mean_frames_per_move: Option<f64>,
     pub max_substeps: u16,
     pub corrections: u64,
@@ -150,6 +160,7 @@ struct Acc {
     delay_max: Option<f64>,
     /// Session times of the client's first and last sent datagram.
     sent_span: Option<(f64, f64)>,
+    value_bits: u64,
 }
 
 /// Incremental summary builder: feed it every record.
@@ -207,7 +218,11 @@ impl SummaryBuilder {
             (
                 _,
                 Event::Packet {
-                    bytes, fate, from, ..
+                    bytes,
+                    fate,
+                    from,
+                    kind,
+                    ..
                 },
             ) => match fate {
                 PacketFate::Sent => {
@@ -216,6 +231,9 @@ impl SummaryBuilder {
                     if let Machine::Client(c) = from {
                         let a = self.client(*c);
                         a.s.bytes_sent += u64::from(*bytes);
+                        if *kind == MsgKind::Moves {
+                            a.s.move_datagrams += 1;
+                        }
                         a.sent_span = Some(a.sent_span.map_or((r.t, r.t), |(t0, _)| (t0, r.t)));
                     }
                 }
@@ -320,10 +338,14 @@ impl SummaryBuilder {
             }
             Event::MovesSent {
                 new_moves,
+                resent_moves,
                 reliable,
+                value_bits,
                 ..
             } => {
                 a.s.moves_sent += u64::from(*new_moves);
+                a.s.resent_moves += u64::from(*resent_moves);
+                a.value_bits += u64::from(*value_bits);
                 if !reliable {
                     a.s.unreliable_sends += 1;
                 }
@@ -417,10 +439,12 @@ impl SummaryBuilder {
             .map(|a| {
                 let mut s = a.s;
                 s.mean_frames_per_move = mean(a.frames_in_moves as f64, a.moves_closed);
-                s.bytes_sent_per_s = a
+                s.sending_seconds = a
                     .sent_span
                     .filter(|(t0, t1)| t1 > t0)
-                    .map(|(t0, t1)| s.bytes_sent as f64 / (t1 - t0));
+                    .map(|(t0, t1)| t1 - t0);
+                s.value_bits_per_move = mean(a.value_bits as f64, s.moves_sent + s.resent_moves);
+                s.bytes_sent_per_s = s.sending_seconds.map(|d| s.bytes_sent as f64 / d);
                 s.mean_replay_depth = mean(a.replay_depth_sum as f64, s.corrections);
                 s.rtt_ms_mean = mean(a.rtt_sum, a.rtt_n);
                 s.real_rtt_ms_mean = mean(a.real_rtt_sum, a.real_rtt_n);

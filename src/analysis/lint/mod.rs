@@ -350,27 +350,7 @@ fn totals_of(
     let frames_per_move = ((rates.combine_limit * fps + 1e-6).floor() as u32).max(1);
     let moves_per_s = fps / f64::from(frames_per_move);
     let sends_per_s = rates.client_send_rate.min(moves_per_s).max(0.0);
-    let per_send = if sends_per_s > 0.0 {
-        (moves_per_s / sends_per_s).round().max(1.0) as usize
-    } else {
-        0
-    };
-    let client_bytes_per_s = if per_send == 0 {
-        0.0
-    } else {
-        let step = f64::from(frames_per_move) / fps;
-        let moves: Vec<WireMove> = (0..per_send)
-            .map(|i| WireMove {
-                id: i as u32,
-                timestamp: ((i as f64 + 1.0) * step * 1e5).round() / 1e5,
-                delta: (step * 1e5).round() / 1e5,
-                input: PawnValues::default(),
-                output: PawnValues::default(),
-            })
-            .collect();
-        let bits = moves_frame_bits(&moves) + per_send * move_bits as usize;
-        sends_per_s * (HEADER_BYTES + bits.div_ceil(8)) as f64
-    };
+    let client_bytes_per_s = client_bytes_at(move_bits, moves_per_s, sends_per_s);
     // One proxy's entry: pawn id (16), forced flag (1), its values.
     let proxy_bytes_per_s = rates.net_update_rate * f64::from(17 + proxy_bits) / 8.0;
     let ping = ClientMsg::Ping {
@@ -396,8 +376,71 @@ fn totals_of(
     }
 }
 
+/// Client → server bytes per second of moves carrying `move_bits` of values each, at
+/// `moves_per_s` moves in `datagrams_per_s` datagrams (datagram headers and move framing
+/// included; the timestamps evenly spaced). A fractional number of moves per datagram mixes
+/// the two whole batch sizes around it so the mean is that number. The table uses it at the
+/// preset's nominal rates; a running session at the rates it measures (its frames do not
+/// combine as evenly as the nominal frame rate assumes).
+pub fn client_bytes_at(move_bits: u32, moves_per_s: f64, datagrams_per_s: f64) -> f64 {
+    if !(moves_per_s > 0.0 && datagrams_per_s > 0.0) {
+        return 0.0;
+    }
+    let per = (moves_per_s / datagrams_per_s).max(1.0);
+    let step = 1.0 / moves_per_s;
+    let batch_bytes = |n: usize| -> f64 {
+        let moves: Vec<WireMove> = (0..n)
+            .map(|i| WireMove {
+                id: i as u32,
+                timestamp: ((i as f64 + 1.0) * step * 1e5).round() / 1e5,
+                delta: (step * 1e5).round() / 1e5,
+                input: PawnValues::default(),
+                output: PawnValues::default(),
+            })
+            .collect();
+        let bits = moves_frame_bits(&moves) + n * move_bits as usize;
+        (HEADER_BYTES + bits.div_ceil(8)) as f64
+    };
+    let lo = per.floor();
+    let frac = per - lo;
+    let lo = lo as usize;
+    let mean = if frac < 1e-9 {
+        batch_bytes(lo)
+    } else {
+        (1.0 - frac) * batch_bytes(lo) + frac * batch_bytes(lo + 1)
+    };
+    // Moves per datagram fixed: the datagram rate is the moves' rate over it.
+    moves_per_s / per * mean
+}
+
 /// The bits the table states for a binding: its type's nominal size, an input's continuous
 /// values as an axis (docs/lint.md).
 pub fn row_bits(b: &BindingRow) -> u32 {
     b.ty.nominal_bits_as(b.prediction.value().is_some_and(PredictionMode::is_input))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_bytes_at;
+
+    #[test]
+    fn bytes_at_rates_mix_whole_batches_and_grow_with_moves() {
+        // One move per datagram: the datagram rate times one batch.
+        let one = client_bytes_at(200, 30.0, 30.0);
+        let two = client_bytes_at(200, 60.0, 30.0);
+        assert!(one > 30.0 * (11.0 + 200.0 / 8.0));
+        // Two moves per datagram cost less than twice one (one header, one batch frame).
+        assert!(two > one && two < 2.0 * one, "{one} {two}");
+        // 1.5 moves per datagram: between the two whole sizes, at the same datagram rate.
+        let mid = client_bytes_at(200, 45.0, 30.0);
+        assert!(mid > one && mid < two, "{one} {mid} {two}");
+        assert!((mid - (one + two) / 2.0).abs() < 0.02 * mid);
+        // Fewer moves than datagrams is not possible: one move each.
+        assert_eq!(
+            client_bytes_at(200, 10.0, 30.0),
+            client_bytes_at(200, 10.0, 10.0)
+        );
+        assert_eq!(client_bytes_at(200, 0.0, 30.0), 0.0);
+        assert_eq!(client_bytes_at(200, f64::NAN, 30.0), 0.0);
+    }
 }

@@ -5,10 +5,12 @@
 use std::collections::BTreeMap;
 
 use crate::model::binding::Value;
+use crate::model::messages::MsgKind;
 use crate::model::telemetry::{Event, Machine, PacketFate, Record, SampleKind};
 
 mod log;
 mod pawns;
+mod sent;
 mod series;
 
 pub use self::log::{LogEntry, MarkKind};
@@ -16,6 +18,8 @@ pub use self::pawns::{
     BufferTrack, CorrectionMark, PawnView, STALE_SECONDS, Shown, TRAIL_SECONDS, ValueTrack,
 };
 use self::pawns::{PawnSampleAt, PawnTrack, view_at};
+use self::sent::SentTally;
+pub use self::sent::{SentRates, SentSecond};
 pub use self::series::{Metric, Series};
 
 /// Every series of a session, by (machine, metric).
@@ -25,8 +29,8 @@ pub struct Store {
     /// Keep this many seconds behind the newest record (`None`: everything).
     retention: Option<f64>,
     latest: f64,
-    /// Bytes sent per machine in the second being accumulated.
-    bytes: BTreeMap<Machine, (f64, u64)>,
+    /// What each machine sent, per second.
+    sent: BTreeMap<Machine, SentTally>,
     tracks: BTreeMap<(Machine, u16, SampleKind), PawnTrack>,
     /// The buffer trace, by (displaying machine, proxy pawn).
     buffers: BTreeMap<(Machine, u16), BufferTrack>,
@@ -52,6 +56,12 @@ impl Store {
     /// Newest session time seen.
     pub fn latest(&self) -> f64 {
         self.latest
+    }
+
+    /// Means over the whole seconds starting in `[from, to)` of what `m` sent (bytes, and
+    /// for a client its moves and the datagrams that carried them).
+    pub fn sent_rates(&self, m: Machine, from: f64, to: f64) -> Option<SentRates> {
+        self.sent.get(&m)?.rates(from, to)
     }
 
     /// The value trace of `owner`'s moves.
@@ -345,18 +355,29 @@ impl Store {
                 from,
                 bytes,
                 fate: PacketFate::Sent,
+                kind,
                 ..
             } => {
-                let second = r.t.floor();
-                let (start, sum) = self.bytes.entry(*from).or_insert((second, 0));
-                if second > *start {
-                    let (s, total) = (*start, *sum);
-                    *start = second;
-                    *sum = 0;
-                    self.point(*from, Metric::BytesSent, s + 0.5, total as f64);
+                let (done, cur) = self.sent.entry(*from).or_default().at(r.t);
+                cur.bytes += u64::from(*bytes);
+                if *kind == MsgKind::Moves {
+                    cur.move_datagrams += 1;
                 }
-                if let Some((_, sum)) = self.bytes.get_mut(from) {
-                    *sum += u64::from(*bytes);
+                if let Some(d) = done {
+                    self.point(*from, Metric::BytesSent, d.start + 0.5, d.bytes as f64);
+                }
+            }
+            Event::MovesSent {
+                new_moves,
+                resent_moves,
+                value_bits,
+                ..
+            } => {
+                let (done, cur) = self.sent.entry(m).or_default().at(r.t);
+                cur.moves += u64::from(*new_moves) + u64::from(*resent_moves);
+                cur.value_bits += u64::from(*value_bits);
+                if let Some(d) = done {
+                    self.point(m, Metric::BytesSent, d.start + 0.5, d.bytes as f64);
                 }
             }
             _ => {}
