@@ -115,12 +115,15 @@ impl eframe::App for MovescopeApp {
                 self.actions.extend(actions);
             });
         // The lessons, docked beside the plots (never over what they point at).
+        let now = self.view.time.cursor();
         let actions = self.windows.lessons.ui(
             ui,
             self.shown
                 .session_view(&self.options, &self.view.time)
                 .preset,
             &self.shown.feedback,
+            &self.shown.store,
+            now,
         );
         self.actions.extend(actions);
         // `--window journey`: the journey of the move at the cursor, once there is one.

@@ -6,7 +6,9 @@
 //! `cli`. Runs no session itself (the drivers in `sim` and `net` do).
 
 pub mod control;
+pub mod figures;
 pub mod imported;
+pub mod lesson;
 pub mod preset;
 pub mod recording;
 pub mod setup;

@@ -17,6 +17,7 @@ use crate::model::pawn::{Field, default_bindings, mismatched_client_bindings};
 use crate::model::server::ServerConfig;
 use crate::model::settings::{Faults, GmcSettings, NetMode, SmoothingSettings, WorldSettings};
 use crate::session::imported::ImportedLayout;
+pub use crate::session::lesson::{Lesson, LessonStep};
 
 /// The default preset, shipped as `presets/default.ron` and built into the binary.
 pub const DEFAULT_PRESET_RON: &str = include_str!("../../presets/default.ron");
@@ -120,42 +121,6 @@ pub struct Preset {
     pub component: Option<ImportedLayout>,
     /// Workshop material: what this scenario teaches (none for plain presets).
     pub lesson: Option<Lesson>,
-}
-
-/// What a scenario teaches, for the lessons panel and docs/workshop.md.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Lesson {
-    /// Order in the lessons list.
-    pub order: u32,
-    /// What to watch (which plot, which pawn, which view).
-    pub watch: String,
-    /// What the learner should see.
-    pub expect: String,
-    /// How to fix it (empty for network lessons that have no fix).
-    pub fix: String,
-    /// The preset file of the fixed variant, if there is one.
-    pub fixed: Option<String>,
-    pub steps: Vec<LessonStep>,
-}
-
-/// One step of a lesson: what to say and look at, optionally a question to answer before a
-/// change is made ("predict, then reveal").
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LessonStep {
-    pub say: String,
-    /// A plot title, "world view" or "event log": what to look at.
-    pub look_at: Option<String>,
-    /// Asked before the change; answered by picking one of `choices`.
-    pub question: Option<String>,
-    pub choices: Vec<String>,
-    /// Index of the right choice.
-    pub answer: Option<usize>,
-    /// Shown after answering (or after the change).
-    pub reveal: String,
-    /// `--set` assignments applied to the running session when the learner clicks "Do it".
-    pub set: Vec<String>,
 }
 
 impl Default for Preset {
@@ -456,6 +421,19 @@ impl Preset {
     /// expected).
     pub fn validate(&self) -> Result<(), (String, String)> {
         self.validate_settings()?;
+        if let Some((field, name)) = self.lesson.as_ref().and_then(|l| l.unknown_figure()) {
+            return Err((
+                field,
+                format!(
+                    "a measured figure in braces (one of {}), not `{{{name}}}`",
+                    super::figures::FIGURES
+                        .iter()
+                        .map(|f| f.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
         self.bindings().map(|_| ())
     }
 

@@ -4,6 +4,38 @@
 
 /// (name, RON text) of every file in `presets/`, by name.
 pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "basics-01-no-prediction",
+        include_str!("../../presets/basics-01-no-prediction.ron"),
+    ),
+    (
+        "basics-02-prediction",
+        include_str!("../../presets/basics-02-prediction.ron"),
+    ),
+    (
+        "basics-03-correction-and-replay",
+        include_str!("../../presets/basics-03-correction-and-replay.ron"),
+    ),
+    (
+        "basics-04-replay-depth-and-latency",
+        include_str!("../../presets/basics-04-replay-depth-and-latency.ron"),
+    ),
+    (
+        "basics-05-combining",
+        include_str!("../../presets/basics-05-combining.ron"),
+    ),
+    (
+        "basics-06-slow-frame",
+        include_str!("../../presets/basics-06-slow-frame.ron"),
+    ),
+    (
+        "basics-07-proxies-show-the-past",
+        include_str!("../../presets/basics-07-proxies-show-the-past.ron"),
+    ),
+    (
+        "basics-08-the-clock",
+        include_str!("../../presets/basics-08-the-clock.ron"),
+    ),
     ("default", include_str!("../../presets/default.ron")),
     (
         "net-01-high-latency",

@@ -117,6 +117,18 @@ impl Store {
         self.series.get(&(machine, metric))
     }
 
+    /// Frames `machine` started in `[t0, t1)`.
+    pub fn frames_between(&self, machine: Machine, t0: f64, t1: f64) -> usize {
+        self.frames.get(&machine).map_or(0, |f| {
+            f.partition_point(|&t| t < t1) - f.partition_point(|&t| t < t0)
+        })
+    }
+
+    /// The machines whose frames the store holds.
+    pub fn framed_machines(&self) -> Vec<Machine> {
+        self.frames.keys().copied().collect()
+    }
+
     /// The machines that have a series of `metric`.
     pub fn machines_with(&self, metric: Metric) -> Vec<Machine> {
         self.series

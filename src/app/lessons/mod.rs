@@ -11,7 +11,9 @@ use eframe::egui;
 use egui::{Color32, RichText};
 
 use super::action::{Action, Feedback};
+use crate::session::figures;
 use crate::session::preset::Preset;
+use crate::session::store::Store;
 
 /// Presenter mode's text size (at 1280×800 the window is then 1024×640 points).
 pub const PRESENTER_ZOOM: f32 = 1.25;
@@ -19,21 +21,13 @@ pub const PRESENTER_ZOOM: f32 = 1.25;
 /// Where a lesson's outcomes are shown.
 const ORIGIN: &str = "lessons";
 
-/// A lesson as listed: its preset's name (shipped name or local file) and contents.
-#[derive(Clone, Debug)]
-pub struct LessonEntry {
-    pub name: String,
-    pub preset: Preset,
-}
+/// Seconds before the cursor over which quoted figures are measured.
+pub const FIGURE_WINDOW_S: f64 = 10.0;
 
-/// A preset name reduced to what identifies a lesson: `presets/pitfall-01-x.ron`,
-/// `pitfall-01-x.ron` and `pitfall-01-x` are the same lesson.
-pub fn lesson_key(name: &str) -> String {
-    let base = std::path::Path::new(name.trim())
-        .file_name()
-        .map_or_else(|| name.to_string(), |n| n.to_string_lossy().to_string());
-    base.strip_suffix(".ron").unwrap_or(&base).to_string()
-}
+mod list;
+#[cfg(test)]
+use list::lessons_with_local;
+pub use list::{LessonEntry, lesson_key, lessons_for, shipped_lessons};
 
 /// The lessons window: where the learner is in a lesson.
 #[derive(Clone, Debug, Default)]
@@ -55,68 +49,10 @@ pub struct LessonsWindow {
     pub held: bool,
 }
 
-/// Every shipped preset with lesson material (built in: works from any folder), and local
-/// `presets/` files with lessons that are not shipped, in lesson order.
-pub fn shipped_lessons() -> Vec<LessonEntry> {
-    lessons_with_local(std::path::Path::new("presets"))
-}
-
-/// The built-in lessons and those of the preset files in `local` (a folder that need not
-/// exist) that are not shipped, in lesson order.
-pub fn lessons_with_local(local: &std::path::Path) -> Vec<LessonEntry> {
-    let mut v: Vec<LessonEntry> = crate::support::shipped::PRESETS
-        .iter()
-        .filter_map(|(name, text)| {
-            let preset = Preset::from_ron(text, name).ok()?;
-            preset.lesson.as_ref()?;
-            Some(LessonEntry {
-                name: name.to_string(),
-                preset,
-            })
-        })
-        .collect();
-    let files = std::fs::read_dir(local)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    for path in files {
-        if path.extension().is_none_or(|x| x != "ron") {
-            continue;
-        }
-        let name = path.display().to_string();
-        if v.iter().any(|e| lesson_key(&e.name) == lesson_key(&name)) {
-            continue;
-        }
-        if let Ok(preset) = Preset::load(&path)
-            && preset.lesson.is_some()
-        {
-            v.push(LessonEntry { name, preset });
-        }
-    }
-    v.sort_by_key(|e| e.preset.lesson.as_ref().map_or(u32::MAX, |l| l.order));
-    v
-}
-
-/// The lessons that show `cause`: those whose scenario switches on a pitfall the cause names
-/// (or runs without exactly one world-time replicator), in lesson order.
-pub fn lessons_for(cause: crate::analysis::doctor::Cause) -> Vec<LessonEntry> {
-    let keys = cause.pitfalls();
-    shipped_lessons()
-        .into_iter()
-        .filter(|e| {
-            keys.iter().any(|k| {
-                if *k == "world_time_replicators" {
-                    return e.preset.world_time_replicators != 1;
-                }
-                crate::model::settings::Faults::EXPLAINED
-                    .iter()
-                    .position(|(name, _)| name == k)
-                    .is_some_and(|i| e.preset.faults.is_on(i))
-            })
-        })
-        .collect()
+/// Whether a lesson's texts quote measured figures.
+fn lesson_quotes_figures(l: &crate::session::preset::Lesson) -> bool {
+    let quotes = |t: &str| figures::FIGURES.iter().any(|f| t.contains(&format!("{{{}}}", f.name)));
+    quotes(&l.expect) || l.steps.iter().any(|s| quotes(&s.say) || quotes(&s.reveal))
 }
 
 impl LessonsWindow {
@@ -242,7 +178,17 @@ impl LessonsWindow {
 
     /// The panel (docked at the right of `root`) over the session's settings (`preset`);
     /// returns what the learner asked for.
-    pub fn ui(&mut self, root: &mut egui::Ui, preset: &Preset, feedback: &Feedback) -> Vec<Action> {
+    /// Figures quoted in the texts (`{rtt_ms}`) are the store's over the last
+    /// [`FIGURE_WINDOW_S`] before `now`.
+    pub fn ui(
+        &mut self,
+        root: &mut egui::Ui,
+        preset: &Preset,
+        feedback: &Feedback,
+        store: &Store,
+        now: f64,
+    ) -> Vec<Action> {
+        let fill = |t: &str| figures::fill(t, store, now - FIGURE_WINDOW_S, now);
         let mut actions = Vec::new();
         if !self.open {
             return actions;
@@ -314,13 +260,13 @@ impl LessonsWindow {
                 // question is answered.
                 let first_asks = lesson.steps.first().is_some_and(|st| st.question.is_some());
                 if !first_asks || k > 0 || self.revealed {
-                    ui.label(&entry.preset.description);
-                    ui.label(RichText::new(format!("Watch: {}", lesson.watch)).italics());
+                    ui.label(fill(&entry.preset.description));
+                    ui.label(RichText::new(format!("Watch: {}", fill(&lesson.watch))).italics());
                 }
                 ui.separator();
                 ui.label(RichText::new(format!("Step {} of {n}", k + 1)).strong());
                 if let Some(step) = lesson.steps.get(k) {
-                    ui.label(&step.say);
+                    ui.label(fill(&step.say));
                     if let Some(look) = &step.look_at {
                         ui.colored_label(
                             Color32::from_rgb(240, 200, 80),
@@ -362,7 +308,7 @@ impl LessonsWindow {
                         step.set.is_empty() || self.done
                     };
                     if show_reveal && !step.reveal.is_empty() {
-                        ui.label(&step.reveal);
+                        ui.label(fill(&step.reveal));
                     }
                     if !step.set.is_empty() {
                         let ready = !asked || self.revealed;
@@ -381,6 +327,9 @@ impl LessonsWindow {
                             ui.colored_label(Color32::from_rgb(230, 80, 80), e);
                         }
                     }
+                }
+                if lesson_quotes_figures(lesson) {
+                    ui.weak(format!("Numbers in this lesson are measured in the running session over the last {FIGURE_WINDOW_S:.0} s (… while they are being measured)."));
                 }
                 ui.horizontal(|ui| {
                     if ui
@@ -404,10 +353,10 @@ impl LessonsWindow {
                     ui.separator();
                     ui.label(RichText::new(format!(
                         "What you should have seen: {}",
-                        lesson.expect
+                        fill(&lesson.expect)
                     )));
                     if !lesson.fix.is_empty() {
-                        ui.label(format!("The fix: {}", lesson.fix));
+                        ui.label(format!("The fix: {}", fill(&lesson.fix)));
                     }
                     if let Some(f) = &lesson.fixed
                         && ui
