@@ -95,6 +95,7 @@ impl eframe::App for MovescopeApp {
             });
         let ctx = ui.ctx().clone();
         self.dialogs(&ctx);
+        self.basics_offer(&ctx);
         if let Some(e) = &self.shown.error {
             egui::CentralPanel::default().show(ui, |ui| {
                 ui.colored_label(Color32::RED, format!("The session could not start: {e}"));

@@ -198,6 +198,9 @@ pub struct UiState {
     /// kept).
     #[serde(default)]
     pub layout_version: u32,
+    /// The first-run offer of the basics lessons was answered (started or dismissed).
+    #[serde(default)]
+    pub basics_offered: bool,
 }
 
 /// Where the state is kept.
@@ -258,6 +261,7 @@ mod tests {
             plots_shown: vec![true, false],
             last_preset: Some("presets/net-01-high-latency.ron".into()),
             recent_recordings: vec!["recordings/a.msrec".into()],
+            basics_offered: true,
             layout_version: LAYOUT_VERSION,
         };
         let text = ron::ser::to_string_pretty(&state, ron::ser::PrettyConfig::new()).unwrap();

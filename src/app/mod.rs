@@ -48,6 +48,7 @@ mod timeline_bar;
 mod top_bar;
 pub mod track_window;
 mod view;
+mod welcome;
 mod whatif_window;
 mod windows;
 mod world_view;

@@ -72,6 +72,9 @@ pub struct AppOptions {
     /// `--answer K`: the lesson opened with `--window lessons` has its first question
     /// answered with choice K (1-based).
     pub answer: Option<usize>,
+    /// Offer the basics lessons at start whatever the remembered state says (tests; a plain
+    /// start with `persist` offers them until the offer is answered).
+    pub offer_basics: bool,
 }
 
 impl AppOptions {
@@ -90,6 +93,7 @@ impl AppOptions {
             whatif: Vec::new(),
             reopened: false,
             answer: None,
+            offer_basics: false,
             component: Vec::new(),
         }
     }

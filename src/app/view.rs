@@ -25,6 +25,10 @@ pub(super) struct ViewState {
     pub(super) presenter_layout: egui_tiles::Tree<layout::Pane>,
     /// Recordings opened or made in this and earlier runs (newest first).
     pub(super) recent_recordings: Vec<String>,
+    /// The basics lessons are offered (first run: no remembered answer).
+    pub(super) offer_basics: bool,
+    /// The offer was answered in this or an earlier run.
+    pub(super) basics_offered: bool,
 }
 
 impl ViewState {
@@ -39,6 +43,8 @@ impl ViewState {
             layout: layout::default_layout(),
             presenter_layout: layout::presenter_layout(),
             recent_recordings: Vec::new(),
+            offer_basics: false,
+            basics_offered: false,
         }
     }
 }
@@ -52,9 +58,22 @@ impl MovescopeApp {
     /// `--persist`: the layout, theme, plots' window, plot choices and recent recordings of
     /// the last run.
     pub(super) fn restore_ui_state(&mut self) {
-        if self.options.persist
-            && let Some(state) = layout::UiState::load()
-        {
+        let state = if self.options.persist {
+            layout::UiState::load()
+        } else {
+            None
+        };
+        // First run: offered over a plain start (the default preset, live, no window asked for).
+        self.view.basics_offered = state.as_ref().is_some_and(|s| s.basics_offered);
+        self.view.offer_basics = self.options.offer_basics
+            || (self.options.persist
+                && !self.view.basics_offered
+                && matches!(self.options.source, super::options::Source::Live)
+                && self.options.preset.lesson.is_none()
+                && self.options.windows.is_empty()
+                && self.options.screenshot.is_none()
+                && !self.options.reopened);
+        if let Some(state) = state {
             // A layout saved by an older movescope (another arrangement of panes) is replaced.
             if layout::is_complete(&state.layout) && state.layout_version == layout::LAYOUT_VERSION
             {
@@ -88,10 +107,26 @@ impl MovescopeApp {
                 last_preset,
                 recent_recordings: self.view.recent_recordings.clone(),
                 layout_version: layout::LAYOUT_VERSION,
+                basics_offered: self.view.basics_offered,
             };
             if let Err(e) = state.save() {
                 eprintln!("movescope: could not save the layout: {e}");
             }
+        }
+    }
+}
+
+impl MovescopeApp {
+    /// The first-run offer, while it stands; its answer is remembered at once.
+    pub(super) fn basics_offer(&mut self, ctx: &eframe::egui::Context) {
+        if !self.view.offer_basics {
+            return;
+        }
+        if let Some(a) = super::welcome::ui(ctx) {
+            self.view.offer_basics = false;
+            self.view.basics_offered = true;
+            self.save_ui_state();
+            self.actions.extend(super::welcome::actions(a));
         }
     }
 }

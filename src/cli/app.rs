@@ -38,6 +38,7 @@ fn options(preset: Preset, preset_name: String, source: Source) -> AppOptions {
         whatif: Vec::new(),
         reopened: false,
         answer: None,
+        offer_basics: false,
         component: Vec::new(),
     }
 }

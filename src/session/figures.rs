@@ -245,9 +245,15 @@ pub fn fill(text: &str, store: &Store, t0: f64, t1: f64) -> String {
     while let Some(i) = rest.find('{') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        match after.find('}').and_then(|j| figure(&after[..j]).map(|f| (j, f))) {
+        match after
+            .find('}')
+            .and_then(|j| figure(&after[..j]).map(|f| (j, f)))
+        {
             Some((j, f)) => {
-                out.push_str(&f.value(store, t0, t1).map_or("…".to_string(), |v| f.format(v)));
+                out.push_str(
+                    &f.value(store, t0, t1)
+                        .map_or("…".to_string(), |v| f.format(v)),
+                );
                 rest = &after[j + 1..];
             }
             None => {
@@ -302,6 +308,9 @@ mod tests {
         let f = figure("clock_offset_ms").expect("a figure");
         assert_eq!(f.format(-0.01), "0.0 ms");
         assert_eq!(f.format(-1.25), "-1.2 ms");
-        assert_eq!(unknown_in("a {rtt_ms} b {rtt} {fps}"), vec!["rtt".to_string()]);
+        assert_eq!(
+            unknown_in("a {rtt_ms} b {rtt} {fps}"),
+            vec!["rtt".to_string()]
+        );
     }
 }

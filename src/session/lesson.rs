@@ -40,11 +40,14 @@ pub struct LessonStep {
     pub set: Vec<String>,
 }
 
-
 impl Lesson {
     /// The first text naming a figure that does not exist: (field, name).
     pub fn unknown_figure(&self) -> Option<(String, String)> {
-        let texts = [("lesson.expect", &self.expect), ("lesson.fix", &self.fix), ("lesson.watch", &self.watch)];
+        let texts = [
+            ("lesson.expect", &self.expect),
+            ("lesson.fix", &self.fix),
+            ("lesson.watch", &self.watch),
+        ];
         for (field, t) in texts {
             if let Some(n) = super::figures::unknown_in(t).into_iter().next() {
                 return Some((field.to_string(), n));

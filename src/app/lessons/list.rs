@@ -82,4 +82,3 @@ pub fn lessons_for(cause: crate::analysis::doctor::Cause) -> Vec<LessonEntry> {
         })
         .collect()
 }
-

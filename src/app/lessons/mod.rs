@@ -51,7 +51,11 @@ pub struct LessonsWindow {
 
 /// Whether a lesson's texts quote measured figures.
 fn lesson_quotes_figures(l: &crate::session::preset::Lesson) -> bool {
-    let quotes = |t: &str| figures::FIGURES.iter().any(|f| t.contains(&format!("{{{}}}", f.name)));
+    let quotes = |t: &str| {
+        figures::FIGURES
+            .iter()
+            .any(|f| t.contains(&format!("{{{}}}", f.name)))
+    };
     quotes(&l.expect) || l.steps.iter().any(|s| quotes(&s.say) || quotes(&s.reveal))
 }
 

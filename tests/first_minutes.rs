@@ -1,0 +1,129 @@
+//! The first minutes of a newcomer: the basics offered on a first run (started or dismissed
+//! with one click, and remembered), and lessons that quote what the running session measures.
+
+mod common;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use movescope::app::{AppOptions, MovescopeApp};
+use movescope::session::preset::Preset;
+
+const OFFER: &str = "New to client-side prediction?";
+
+fn app(options: AppOptions) -> Harness<'static, MovescopeApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(3);
+    h
+}
+
+fn plain() -> AppOptions {
+    AppOptions::live(
+        Preset::default(),
+        movescope::session::preset::DEFAULT_PRESET_NAME,
+    )
+}
+
+fn step_until(
+    h: &mut Harness<'static, MovescopeApp>,
+    what: &str,
+    done: impl Fn(&MovescopeApp) -> bool,
+) {
+    for _ in 0..3000 {
+        if done(h.state()) {
+            return;
+        }
+        h.run_steps(1);
+    }
+    assert!(done(h.state()), "{what} within 3000 frames");
+}
+
+#[test]
+fn the_offer_starts_the_first_basics_lesson_in_one_click() {
+    let mut h = app(AppOptions {
+        offer_basics: true,
+        ..plain()
+    });
+    h.get_by_label(OFFER);
+    h.get_by_label("Start the first lesson").click();
+    h.run_steps(4);
+    assert!(h.query_by_label(OFFER).is_none(), "the offer is gone");
+    let p = h.state().session().expect("a live session").preset();
+    assert!(
+        !p.gmc.use_client_prediction,
+        "basics 1 runs: prediction off"
+    );
+    h.get_by_label("Step 1 of 2");
+    h.get_by_label("You press a key. When does your own pawn move on your screen?");
+    // Answer; the reveal quotes the round trip this session measures.
+    h.get_by_label("After a round trip: the input travels to the server, the result travels back")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Answer").click();
+    step_until(&mut h, "the round trip measured", |a| {
+        a.store().latest() > 3.0
+    });
+    h.run_steps(2);
+    let reveal = h.get_by_label_contains("A round trip late:");
+    let text = format!("{reveal:?}");
+    assert!(!text.contains("{rtt_ms}"), "{text}");
+    let ms: Vec<f64> = text
+        .split(" ms")
+        .filter_map(|a| a.rsplit(' ').next()?.parse().ok())
+        .collect();
+    assert!(
+        ms.first().is_some_and(|rtt| (150.0..300.0).contains(rtt)),
+        "the measured round trip in {text}"
+    );
+}
+
+#[test]
+fn the_offer_is_dismissed_with_one_click_and_not_made_again() {
+    let mut h = app(AppOptions {
+        offer_basics: true,
+        ..plain()
+    });
+    h.get_by_label("Not now").click();
+    h.run_steps(2);
+    assert!(h.query_by_label(OFFER).is_none());
+    assert!(
+        h.state().session().unwrap().preset().lesson.is_none(),
+        "the default session goes on"
+    );
+    // Without persist and without the flag: never offered.
+    let h = app(plain());
+    assert!(h.query_by_label(OFFER).is_none());
+}
+
+/// The state file: a first run offers, answering is saved at once, the next run does not
+/// offer. (The only test of this binary that sets `MOVESCOPE_STATE`.)
+#[test]
+fn a_first_run_offers_the_basics_and_remembers_the_answer() {
+    let dir = common::TempDir::new("first-run");
+    let state = dir.join("ui.ron");
+    // SAFETY: no other test in this binary reads or writes the environment.
+    unsafe { std::env::set_var("MOVESCOPE_STATE", &state) };
+    let persist = || AppOptions {
+        persist: true,
+        ..plain()
+    };
+    let mut h = app(persist());
+    h.get_by_label(OFFER);
+    h.get_by_label("Not now").click();
+    h.run_steps(2);
+    let text = std::fs::read_to_string(&state).expect("saved when answered");
+    assert!(text.contains("basics_offered: true"), "{text}");
+    drop(h);
+    let h = app(persist());
+    assert!(h.query_by_label(OFFER).is_none(), "remembered");
+    // A start that asks for something else (a lesson's preset) is not interrupted.
+    std::fs::remove_file(&state).expect("state removed");
+    let (lesson, name) = Preset::find("pitfall-01-unbound-member").expect("shipped");
+    let h = app(AppOptions {
+        persist: true,
+        ..AppOptions::live(lesson, &name)
+    });
+    assert!(h.query_by_label(OFFER).is_none());
+    unsafe { std::env::remove_var("MOVESCOPE_STATE") };
+}
