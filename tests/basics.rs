@@ -56,6 +56,14 @@ fn the_basics_come_first_in_order_and_every_quoted_figure_is_measured() {
         let p = preset(name);
         let lesson = p.lesson.as_ref().expect("a lesson");
         orders.push(lesson.order);
+        // A first question holds the session: nothing is measured before it is answered.
+        if lesson.steps[0].question.is_some() {
+            let say = &lesson.steps[0].say;
+            assert!(
+                figures::fill(say, &Store::new(None), 0.0, 10.0) == *say,
+                "{name}: the first step's text quotes a figure while the session waits: {say}"
+            );
+        }
         for (k, st) in lesson.steps.iter().enumerate() {
             let store = run(&at_step(&p, k));
             for text in [&st.say, &st.reveal] {

@@ -30,13 +30,15 @@ fn step_until(
     what: &str,
     done: impl Fn(&MovescopeApp) -> bool,
 ) {
-    for _ in 0..3000 {
+    // The live session runs in real time: bounded by 30 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
         if done(h.state()) {
             return;
         }
         h.run_steps(1);
     }
-    assert!(done(h.state()), "{what} within 3000 frames");
+    assert!(done(h.state()), "{what} within 30 s");
 }
 
 #[test]
@@ -126,4 +128,51 @@ fn a_first_run_offers_the_basics_and_remembers_the_answer() {
     });
     assert!(h.query_by_label(OFFER).is_none());
     unsafe { std::env::remove_var("MOVESCOPE_STATE") };
+}
+
+/// Walking through a lesson never leaves it: the next step keeps the lesson's scenario and
+/// its panel (pitfall 3 once showed the default session for a moment).
+#[test]
+fn the_next_step_keeps_the_lesson_and_its_panel() {
+    let mut h = app(plain());
+    h.get_by_label("Lessons").click();
+    h.run_steps(4);
+    h.get_by_label("lesson").click();
+    h.run_steps(3);
+    h.get_by_label("Pitfall 3: a one-shot without sealing the move")
+        .click();
+    h.run_steps(4);
+    h.get_by_label("It plays again in the re-run").click();
+    h.run_steps(1);
+    h.get_by_label("Answer").click();
+    h.run_steps(2);
+    h.get_by_label("Next step").click();
+    h.run_steps(1);
+    for i in 0..20 {
+        h.run_steps(1);
+        let p = h.state().session().expect("a live session").preset();
+        assert!(
+            p.lesson.is_some(),
+            "still the lesson's scenario: {}",
+            p.title
+        );
+        assert!(
+            h.query_by_label("Step 2 of 2").is_some(),
+            "frame {i}: the lesson panel shows step 2 ({}; step 1 shown: {}, panel: {})",
+            p.title,
+            h.query_by_label("Step 1 of 2").is_some(),
+            h.query_by_label("presenter mode").is_some()
+        );
+    }
+    h.get_by_label("Do it").click();
+    for _ in 0..20 {
+        h.run_steps(1);
+        let p = h.state().session().expect("a live session").preset();
+        assert!(
+            p.lesson.is_some(),
+            "still the lesson's scenario: {}",
+            p.title
+        );
+        h.get_by_label("Step 2 of 2");
+    }
 }

@@ -202,7 +202,15 @@ impl DoctorWindow {
                                     "{:8.3} s  client {} move {}, found by the {}, replayed {}: {} ({:?})",
                                     d.t, d.client, d.move_id, d.found_by, d.replay_depth, d.cause.title(), d.cause
                                 );
-                                if ui.selectable_label(false, head).clicked() {
+                                if ui
+                                    .selectable_label(false, head)
+                                    .on_hover_text(if d.found_by == "client" {
+                                        "Found by the client: a client-validated value (ServerAuth_Output_ClientValidated); the client compared its prediction with the state the server sent back."
+                                    } else {
+                                        "Found by the server: a server-validated value; the server compared the result the client claimed with its own and sent the correction."
+                                    })
+                                    .clicked()
+                                {
                                     seek = Some(d.t);
                                 }
                                 for v in &d.deviations {

@@ -69,6 +69,36 @@ impl Default for Filter {
     }
 }
 
+/// What an empty list says: with the corrections shown and none made, that client and
+/// server agree (the goal, not a filter set wrongly); otherwise what the filters hide.
+pub fn empty_text(filter: &Filter, all: &[LogEntry]) -> String {
+    let hidden = all.len();
+    let corrections_shown = filter.kinds[0] && filter.machine.is_none() && filter.search.is_empty();
+    let corrections = all
+        .iter()
+        .filter(|e| Kind::of(e.kind) == Kind::Corrections)
+        .count();
+    if corrections_shown && corrections == 0 {
+        let mut t = "No corrections: client and server agree on every move so far. That is the goal: each client predicted its moves, the server ran the same moves and got the same result.".to_string();
+        if hidden > 0 {
+            t.push_str(&format!(
+                " ({hidden} other entr{} hidden by the filters above.)",
+                if hidden == 1 { "y" } else { "ies" }
+            ));
+        } else {
+            t.push_str(" Corrections, warnings, errors and changes to the session appear here.");
+        }
+        t
+    } else if hidden > 0 {
+        format!(
+            "No entry matches the filters ({hidden} hidden: change the machine, the kinds or the search above)."
+        )
+    } else {
+        "Nothing yet: corrections, warnings, errors and changes to the session appear here."
+            .to_string()
+    }
+}
+
 impl Filter {
     pub fn accepts(&self, e: &LogEntry) -> bool {
         let kind = Kind::ALL
@@ -160,12 +190,10 @@ impl EventLog {
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 if entries.is_empty() {
-                    let any = !store.log_between(f64::NEG_INFINITY, upto).is_empty();
-                    ui.weak(if any {
-                        "No entry matches the filters."
-                    } else {
-                        "Nothing yet: corrections, warnings, errors and changes to the session appear here."
-                    });
+                    ui.weak(empty_text(
+                        &self.filter,
+                        store.log_between(f64::NEG_INFINITY, upto),
+                    ));
                 }
                 let strong = ui.visuals().strong_text_color();
                 let dark = ui.visuals().dark_mode;

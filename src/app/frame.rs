@@ -90,7 +90,8 @@ impl eframe::App for MovescopeApp {
         egui::Panel::bottom("status")
             .resizable(false)
             .show(ui, |ui| {
-                let actions = status::ui(ui, &self.status);
+                let pacing = self.pacing_complaint();
+                let actions = status::ui(ui, &self.status, pacing.as_deref());
                 self.actions.extend(actions);
             });
         let ctx = ui.ctx().clone();
@@ -374,4 +375,21 @@ fn network_shown(s: &LiveSession) -> Option<(String, String)> {
             ),
         )
     })
+}
+
+impl MovescopeApp {
+    /// The live session's machines that do not keep their frame rate (while it runs).
+    fn pacing_complaint(&self) -> Option<String> {
+        let session = self.shown.session.as_ref()?;
+        if self.shown.paused {
+            return None;
+        }
+        let t1 = self.shown.store.latest();
+        let t0 = t1 - status::PACING_WINDOW_S;
+        if t0 < self.shown.store.earliest() + 1.0 {
+            return None;
+        }
+        let all = crate::session::pacing::pacing(&self.shown.store, session.preset(), t0, t1);
+        crate::session::pacing::complaint(&all)
+    }
 }

@@ -8,11 +8,26 @@ use egui::{Color32, RichText};
 
 use super::action::Action;
 
+/// Seconds of frames the pacing warning looks at.
+pub const PACING_WINDOW_S: f64 = 5.0;
+
 /// The status bar, the window's full width: the problem (red: error, amber: warning, with a
 /// close button), then what the last action did. Long messages are cut; hover for all.
-pub fn ui(ui: &mut egui::Ui, status: &Status) -> Vec<Action> {
+/// `pacing`: the live session's machines that do not keep their frame rate, shown first (a
+/// starved machine's delays must not be read as the network's).
+pub fn ui(ui: &mut egui::Ui, status: &Status, pacing: Option<&str>) -> Vec<Action> {
     let mut actions = Vec::new();
     ui.horizontal(|ui| {
+        if let Some(text) = pacing {
+            let color = if ui.visuals().dark_mode {
+                Color32::from_rgb(235, 180, 60)
+            } else {
+                Color32::from_rgb(150, 95, 0)
+            };
+            ui.add(egui::Label::new(RichText::new(text).color(color)).truncate())
+                .on_hover_text(format!("{text}\n\nFrame pacing over the last {PACING_WINDOW_S:.0} s against each machine's target (the preset's client and server frame rates). Close other programs, lower the clients' frame rate or run fewer clients; `movescope run` in virtual time is never starved."));
+            ui.separator();
+        }
         if let Some(p) = status.problem() {
             let (level, text) = level_of(p);
             let dark = ui.visuals().dark_mode;

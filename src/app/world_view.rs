@@ -144,8 +144,9 @@ impl WorldView {
             ui.weak("how to read (hover)").on_hover_text(
                 "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
                  other pawns are simulated proxies shown in the past (rings); the dashed ring is the \
-                 server's authoritative pawn. Blue \"… ms ago\": how far in the past this machine shows \
-                 its proxies. A correction is an arrow from where the client had its pawn (yellow \
+                 server's authoritative pawn. \"… ms ago (link + buffer)\" next to a proxy: how far in the \
+                 past this machine shows it — the server's states arrive a one-way trip late and are \
+                 buffered so they play smoothly (the Interpolation delay plot), not a fault. A correction is an arrow from where the client had its pawn (yellow \
                  square) to where the server put it (cyan dot), fading over two seconds, with its \
                  size. Seen from the server, a hollow square is the location a client claimed in a \
                  move against the server's result. Drag to pan, scroll to zoom; hover a pawn for \
@@ -361,6 +362,17 @@ impl WorldView {
                 painter.line_segment([at, tip], egui::Stroke::new(1.0, weak_c));
             }
             let who = match v.owner {
+                // A client with two pawns in view (its pawn respawned: the old one still
+                // shown): the pawn ids tell them apart.
+                Some(o)
+                    if pawns
+                        .iter()
+                        .filter(|x| x.owner == Some(o) && x.kind == v.kind)
+                        .count()
+                        > 1 =>
+                {
+                    format!("client {o} (pawn {})", v.pawn)
+                }
                 Some(o) => format!("client {o}"),
                 None => format!("AI {}", v.pawn),
             };
@@ -371,7 +383,7 @@ impl WorldView {
             };
             let ago = match (v.kind, delay) {
                 (crate::model::telemetry::SampleKind::Displayed, Some(d)) if self.show_delays => {
-                    format!(", {:.0} ms ago", d * 1000.0)
+                    format!(", {:.0} ms ago (link + buffer)", d * 1000.0)
                 }
                 _ => String::new(),
             };
@@ -382,7 +394,12 @@ impl WorldView {
                     hovered = Some((
                         d,
                         format!(
-                            "{who}: {what}{ago}\n({:.0}, {:.0}) cm, {:.0} cm/s",
+                            "{who}: {what}{ago}{}\n({:.0}, {:.0}) cm, {:.0} cm/s",
+                            if ago.is_empty() {
+                                ""
+                            } else {
+                                "\nShown in the past: the server's state of this pawn took the link's delay to arrive, then waited in the smoothing buffer so it plays smoothly."
+                            },
                             v.location.x,
                             v.location.y,
                             v.velocity.truncate().length()

@@ -663,6 +663,7 @@ pub fn run_session(
         started.elapsed().as_secs_f64(),
     );
     summary.note_dropped(dropped);
+    summary.judge_pacing(&preset);
     summary
 }
 

@@ -9,6 +9,7 @@ pub mod control;
 pub mod figures;
 pub mod imported;
 pub mod lesson;
+pub mod pacing;
 pub mod preset;
 pub mod recording;
 pub mod setup;

@@ -127,9 +127,29 @@ pub struct Summary {
     pub roles: BTreeMap<String, BTreeMap<u16, Vec<Role>>>,
     /// Live sessions: telemetry records dropped because the consumer fell behind.
     pub telemetry_dropped: u64,
+    /// Each machine's frame rate against the preset's (a live machine starved of CPU runs
+    /// late frames, and its delays are then not the network's).
+    pub frame_pacing: Vec<super::pacing::FramePacing>,
 }
 
 impl Summary {
+    /// Judges every machine's frame pacing against `preset`; a machine that did not keep its
+    /// frame rate gets a warning.
+    pub fn judge_pacing(&mut self, preset: &crate::session::preset::Preset) {
+        for p in &mut self.frame_pacing {
+            p.judge(preset);
+            if p.keeps_rate == Some(false) {
+                self.warnings.push(format!(
+                    "{} did not keep its frame rate: {:.1} of {:.0} fps, a frame gap of {:.0} ms (this computer was too busy: delays in this run are not only the network's)",
+                    p.machine,
+                    p.measured_fps,
+                    p.target_fps.unwrap_or(0.0),
+                    p.longest_gap_ms
+                ));
+            }
+        }
+    }
+
     /// Notes records a live session dropped (a warning and the count).
     pub fn note_dropped(&mut self, dropped: u64) {
         self.telemetry_dropped = dropped;
@@ -176,6 +196,7 @@ pub struct SummaryBuilder {
     checks: BTreeMap<(u16, u32), Option<u16>>,
     host_delay_sum: f64,
     host_delay_n: u64,
+    frames: super::pacing::FrameTally,
 }
 
 fn mean(sum: f64, n: u64) -> Option<f64> {
@@ -214,6 +235,9 @@ impl SummaryBuilder {
     }
 
     pub fn record(&mut self, r: &Record) {
+        if let Event::Frame { .. } = r.event {
+            self.frames.frame(r.machine, r.t);
+        }
         match (&r.machine, &r.event) {
             (
                 _,
@@ -477,6 +501,7 @@ impl SummaryBuilder {
             server,
             packets: self.packets,
             telemetry_dropped: 0,
+            frame_pacing: self.frames.finish(),
         }
     }
 }

@@ -26,16 +26,28 @@ impl PlotsPanel {
         width: f32,
     ) -> Option<PlotClick> {
         let title = format!("{} ({})", spec.title, spec.unit);
+        // The session's own figures are measured only while the title is hovered.
+        let t_here = view.t1.min(store.latest());
+        let explain = |ui: &mut egui::Ui| {
+            ui.label(spec.explain);
+            if !spec.here.is_empty() {
+                ui.label(crate::session::figures::fill(
+                    spec.here,
+                    store,
+                    t_here - 10.0,
+                    t_here,
+                ));
+            }
+        };
         if self.focus.as_deref() == Some(spec.title) {
             ui.label(
                 RichText::new(format!("{title}  <- look here"))
                     .strong()
                     .color(Color32::from_rgb(240, 200, 80)),
             )
-            .on_hover_text(spec.explain);
+            .on_hover_ui(explain);
         } else {
-            ui.label(RichText::new(title).strong())
-                .on_hover_text(spec.explain);
+            ui.label(RichText::new(title).strong()).on_hover_ui(explain);
         }
         let width_px = ui.available_width().max(100.0) as usize;
         let (d0, d1, range_px) = decimated_range(view.t0, view.t1, width_px);

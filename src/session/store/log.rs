@@ -73,8 +73,8 @@ impl LogEntry {
                         .collect::<Vec<_>>()
                         .join("; "),
                     match detected_by {
-                        DetectedBy::Client => "client",
-                        DetectedBy::Server => "server",
+                        DetectedBy::Client => "client (a client-validated value: the client compared its prediction with the state the server sent back)",
+                        DetectedBy::Server => "server (a server-validated value: the server compared the client's claimed result with its own)",
                     },
                 ),
             }),

@@ -124,6 +124,13 @@ impl Store {
         })
     }
 
+    /// The start times of `machine`'s frames in `[t0, t1)`.
+    pub fn frame_times(&self, machine: Machine, t0: f64, t1: f64) -> &[f64] {
+        self.frames.get(&machine).map_or(&[], |f| {
+            &f[f.partition_point(|&t| t < t0)..f.partition_point(|&t| t < t1)]
+        })
+    }
+
     /// The machines whose frames the store holds.
     pub fn framed_machines(&self) -> Vec<Machine> {
         self.frames.keys().copied().collect()
