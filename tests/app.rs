@@ -1003,5 +1003,7 @@ fn run_with_this_layout_starts_a_session_with_the_components_bindings() {
     assert!(names.contains(&"Stamina".to_string()), "{names:?}");
     assert!(!names.contains(&"dash_count".to_string()), "{names:?}");
     // Running it, the window compares the table's expectation with the plot.
-    h.get_by_label_contains("This session, per client to the server: expected");
+    h.get_by_label_contains(
+        "This session, per client to the server, at the preset's rates: expected",
+    );
 }

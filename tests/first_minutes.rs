@@ -176,3 +176,42 @@ fn the_next_step_keeps_the_lesson_and_its_panel() {
         h.get_by_label("Step 2 of 2");
     }
 }
+
+/// A typed number reaches the session when the edit is finished, not per keystroke, and a
+/// value outside the range is refused with a message, not clamped.
+#[test]
+fn a_typed_gmc_setting_applies_on_enter_and_an_invalid_one_is_refused() {
+    let mut h = app(plain());
+    h.get_by_label("GMC settings").click();
+    h.run_steps(4);
+    let step = |h: &Harness<'static, MovescopeApp>| {
+        h.state()
+            .session()
+            .expect("live")
+            .preset()
+            .gmc
+            .max_time_step
+    };
+    assert_eq!(step(&h), 0.04);
+    h.get_by_label("MaxTimeStep (s)").click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("MaxTimeStep (s)").type_text("0.02");
+    h.run_steps(3);
+    assert_eq!(step(&h), 0.04, "nothing applied while typing");
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    assert_eq!(step(&h), 0.02, "applied on Enter");
+    // Out of range: refused, said, and the session keeps its value.
+    h.get_by_label("MaxTimeStep (s)").click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("MaxTimeStep (s)").type_text("-3");
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    assert_eq!(step(&h), 0.02, "not clamped into the range");
+    h.get_by_label_contains("`gmc.max_time_step` refused: -3");
+}

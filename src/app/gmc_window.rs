@@ -15,45 +15,89 @@ pub const ORIGIN: &str = "gmc";
 #[derive(Default)]
 pub struct GmcWindow {
     pub open: bool,
+    /// The last value refused, and why (shown until a valid edit).
+    refused: Option<String>,
 }
 
-/// A number editor for `key`'s range. Returns whether the user changed it.
-fn num(ui: &mut egui::Ui, name: &str, help: &str, key: &str, v: &mut f64, speed: f64) -> bool {
+/// A number editor for `key`'s range: applied when the edit is finished (Enter or focus
+/// leaving the field), never per keystroke; a value outside the range is refused with a
+/// message, not clamped. Returns whether a valid value was entered.
+fn num(
+    ui: &mut egui::Ui,
+    name: &str,
+    help: &str,
+    key: &str,
+    v: &mut f64,
+    speed: f64,
+    refused: &mut Option<String>,
+) -> bool {
     let range = ranges::of(key);
     let label = ui.label(name).on_hover_text(help);
+    let before = *v;
     let changed = ui
         .add(
             egui::DragValue::new(v)
-                .range(range.inclusive())
-                .clamp_existing_to_range(false)
                 .speed(speed)
-                .max_decimals(4),
+                .max_decimals(4)
+                .update_while_editing(false),
         )
         .labelled_by(label.id)
         .on_hover_text(format!("{help}\nAccepts {}.", range.expected()))
         .changed();
     ui.end_row();
-    changed
+    judge(changed, key, before, v, |x: f64| x, refused)
 }
 
-/// An integer editor for `key`'s range.
-fn int<T>(ui: &mut egui::Ui, name: &str, help: &str, key: &str, v: &mut T) -> bool
+/// Whether an edited value is valid: an invalid one is put back and the reason kept.
+fn judge<T: Copy>(
+    changed: bool,
+    key: &str,
+    before: T,
+    v: &mut T,
+    as_f64: impl Fn(T) -> f64,
+    refused: &mut Option<String>,
+) -> bool {
+    if !changed {
+        return false;
+    }
+    let range = ranges::of(key);
+    if range.contains(as_f64(*v)) {
+        *refused = None;
+        true
+    } else {
+        *refused = Some(format!(
+            "`{key}` refused: {} is not {}; the session keeps {}.",
+            as_f64(*v),
+            range.expected(),
+            as_f64(before)
+        ));
+        *v = before;
+        false
+    }
+}
+
+/// An integer editor for `key`'s range (applied and refused as [`num`]).
+fn int<T>(
+    ui: &mut egui::Ui,
+    name: &str,
+    help: &str,
+    key: &str,
+    v: &mut T,
+    refused: &mut Option<String>,
+) -> bool
 where
     T: egui::emath::Numeric,
 {
     let range = ranges::of(key);
     let label = ui.label(name).on_hover_text(help);
+    let before = *v;
     let changed = ui
-        .add(
-            egui::DragValue::new(v)
-                .range(range.min..=range.max)
-                .clamp_existing_to_range(false),
-        )
+        .add(egui::DragValue::new(v).update_while_editing(false))
         .labelled_by(label.id)
         .on_hover_text(format!("{help}\nAccepts {}.", range.expected()))
         .changed();
     ui.end_row();
-    changed
+    judge(changed, key, before, v, |x: T| x.to_f64(), refused)
 }
 
 impl GmcWindow {
@@ -68,6 +112,7 @@ impl GmcWindow {
         let mut rate = p.net_update_rate;
         let (mut gmc_edit, mut sm_edit, mut rate_edit) = (false, false, false);
         let mut open = true;
+        let mut refused = self.refused.take();
         egui::Window::new("GMC settings")
             .open(&mut open)
             .default_width(420.0)
@@ -77,17 +122,17 @@ impl GmcWindow {
                 }
                 ui.add_enabled_ui(view.live, |ui| {
                     egui::Grid::new("gmc").num_columns(2).striped(true).show(ui, |ui| {
-                        gmc_edit |= num(ui, "MaxTimeStep (s)", "A move whose delta is larger is sub-stepped into slices of at most this.", "gmc.max_time_step", &mut g.max_time_step, 0.001);
-                        gmc_edit |= num(ui, "MaxMoveDeltaTime (s)", "A move's delta (from timestamps) is clamped to this.", "gmc.max_move_delta_time", &mut g.max_move_delta_time, 0.001);
-                        gmc_edit |= num(ui, "MaxCombinedDeltaTime (s)", "A pending move absorbs frames while its delta stays within this (and within MaxMoveDeltaTime: a longer combined move would lose time).", "gmc.max_combined_delta_time", &mut g.max_combined_delta_time, 0.001);
-                        gmc_edit |= num(ui, "ClientSendRate (1/s)", "Completed moves are sent at most this often, batched.", "gmc.client_send_rate", &mut g.client_send_rate, 1.0);
-                        gmc_edit |= num(ui, "WorldTimeUpdateInterval (s)", "How often each world-time replicator sends the server clock (GMC's default: 0.01).", "gmc.world_time_update_interval", &mut g.world_time_update_interval, 0.005);
-                        gmc_edit |= num(ui, "PostSpawnSmoothingPause (s)", "A new proxy shows no replicated state for this long.", "gmc.post_spawn_smoothing_pause", &mut g.post_spawn_smoothing_pause, 0.05);
-                        gmc_edit |= num(ui, "move gap timeout (s)", "movescope's choice: how long the server waits for a missing move before skipping it.", "gmc.move_gap_timeout", &mut g.move_gap_timeout, 0.01);
-                        gmc_edit |= num(ui, "ping interval (s)", "movescope's choice: seconds between pings.", "gmc.ping_interval", &mut g.ping_interval, 0.05);
-                        gmc_edit |= int(ui, "MaxIterations", "At most this many sub-steps per move.", "gmc.max_iterations", &mut g.max_iterations);
-                        gmc_edit |= int(ui, "MoveHistoryMaxSize", "Moves kept on the client for replay.", "gmc.move_history_max_size", &mut g.move_history_max_size);
-                        gmc_edit |= int(ui, "reliable pending threshold", "movescope's choice: pending reliable move packets beyond which moves are sent unreliably.", "gmc.reliable_pending_threshold", &mut g.reliable_pending_threshold);
+                        gmc_edit |= num(ui, "MaxTimeStep (s)", "A move whose delta is larger is sub-stepped into slices of at most this.", "gmc.max_time_step", &mut g.max_time_step, 0.001, &mut refused);
+                        gmc_edit |= num(ui, "MaxMoveDeltaTime (s)", "A move's delta (from timestamps) is clamped to this.", "gmc.max_move_delta_time", &mut g.max_move_delta_time, 0.001, &mut refused);
+                        gmc_edit |= num(ui, "MaxCombinedDeltaTime (s)", "A pending move absorbs frames while its delta stays within this (and within MaxMoveDeltaTime: a longer combined move would lose time).", "gmc.max_combined_delta_time", &mut g.max_combined_delta_time, 0.001, &mut refused);
+                        gmc_edit |= num(ui, "ClientSendRate (1/s)", "Completed moves are sent at most this often, batched.", "gmc.client_send_rate", &mut g.client_send_rate, 1.0, &mut refused);
+                        gmc_edit |= num(ui, "WorldTimeUpdateInterval (s)", "How often each world-time replicator sends the server clock (GMC's default: 0.01).", "gmc.world_time_update_interval", &mut g.world_time_update_interval, 0.005, &mut refused);
+                        gmc_edit |= num(ui, "PostSpawnSmoothingPause (s)", "A new proxy shows no replicated state for this long.", "gmc.post_spawn_smoothing_pause", &mut g.post_spawn_smoothing_pause, 0.05, &mut refused);
+                        gmc_edit |= num(ui, "move gap timeout (s)", "movescope's choice: how long the server waits for a missing move before skipping it.", "gmc.move_gap_timeout", &mut g.move_gap_timeout, 0.01, &mut refused);
+                        gmc_edit |= num(ui, "ping interval (s)", "movescope's choice: seconds between pings.", "gmc.ping_interval", &mut g.ping_interval, 0.05, &mut refused);
+                        gmc_edit |= int(ui, "MaxIterations", "At most this many sub-steps per move.", "gmc.max_iterations", &mut g.max_iterations, &mut refused);
+                        gmc_edit |= int(ui, "MoveHistoryMaxSize", "Moves kept on the client for replay.", "gmc.move_history_max_size", &mut g.move_history_max_size, &mut refused);
+                        gmc_edit |= int(ui, "reliable pending threshold", "movescope's choice: pending reliable move packets beyond which moves are sent unreliably.", "gmc.reliable_pending_threshold", &mut g.reliable_pending_threshold, &mut refused);
                     });
                     if let Some(w) = p.gmc.combine_warning() {
                         ui.colored_label(ui.visuals().warn_fg_color, w);
@@ -104,14 +149,18 @@ impl GmcWindow {
                     ui.separator();
                     ui.label(RichText::new("Smoothing of simulated proxies").strong());
                     egui::Grid::new("smoothing").num_columns(2).show(ui, |ui| {
-                        sm_edit |= num(ui, "buffer time (s)", "Adaptive mode: extra delay on top of the latency estimate.", "smoothing.buffer_time", &mut sm.buffer_time, 0.005);
-                        sm_edit |= num(ui, "fixed delay (s)", "Fixed-delay mode: the total display delay.", "smoothing.fixed_delay", &mut sm.fixed_delay, 0.005);
-                        sm_edit |= num(ui, "max extrapolation (s)", "How long a proxy extrapolates when its buffer runs dry.", "smoothing.max_extrapolation_time", &mut sm.max_extrapolation_time, 0.005);
-                        rate_edit |= num(ui, "net update rate (1/s)", "State updates per second to simulated proxies.", "net_update_rate", &mut rate, 1.0);
+                        sm_edit |= num(ui, "buffer time (s)", "Adaptive mode: extra delay on top of the latency estimate.", "smoothing.buffer_time", &mut sm.buffer_time, 0.005, &mut refused);
+                        sm_edit |= num(ui, "fixed delay (s)", "Fixed-delay mode: the total display delay.", "smoothing.fixed_delay", &mut sm.fixed_delay, 0.005, &mut refused);
+                        sm_edit |= num(ui, "max extrapolation (s)", "How long a proxy extrapolates when its buffer runs dry.", "smoothing.max_extrapolation_time", &mut sm.max_extrapolation_time, 0.005, &mut refused);
+                        rate_edit |= num(ui, "net update rate (1/s)", "State updates per second to simulated proxies.", "net_update_rate", &mut rate, 1.0, &mut refused);
                     });
                 });
+                if let Some(r) = &refused {
+                    ui.colored_label(ui.visuals().error_fg_color, r);
+                }
                 view.feedback.show(ui, ORIGIN);
             });
+        self.refused = refused;
         self.open = open;
         if !view.live {
             return actions;

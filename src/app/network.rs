@@ -130,6 +130,8 @@ pub struct NetworkPanel {
     /// The trace file field, and why the last one could not be read.
     trace_path: String,
     trace_error: Option<String>,
+    /// The last typed value refused, and why (shown until a valid edit).
+    refused: Option<String>,
 }
 
 impl Default for NetworkPanel {
@@ -140,6 +142,7 @@ impl Default for NetworkPanel {
             outage_seconds: 3.0,
             trace_path: String::new(),
             trace_error: None,
+            refused: None,
         }
     }
 }
@@ -330,17 +333,20 @@ impl NetworkPanel {
         let traced = links.iter().all(|(_, _, l)| l.trace.is_some());
         ui.add_enabled_ui(!traced, |ui| {
             for f in &MAIN_FIELDS {
-                if let Some(v) = field_row(ui, f, &links) {
+                if let Some(v) = field_row(ui, f, &links, &mut self.refused) {
                     edits.push((f.set, v));
                 }
             }
         });
+        if let Some(r) = &self.refused {
+            ui.colored_label(ui.visuals().error_fg_color, r);
+        }
         if traced {
             ui.weak("Latency, jitter and loss come from the trace (below) while it replays.");
         }
         egui::CollapsingHeader::new("more link settings").show(ui, |ui| {
             for f in &MORE_FIELDS {
-                if let Some(v) = field_row(ui, f, &links) {
+                if let Some(v) = field_row(ui, f, &links, &mut self.refused) {
                     edits.push((f.set, v));
                 }
             }
@@ -536,8 +542,15 @@ impl NetworkPanel {
 }
 
 /// One field's row: a slider showing the effective value (or "mixed: a–b"), accepting what
-/// preset validation accepts. Returns the new value when the user edited it.
-fn field_row(ui: &mut egui::Ui, f: &Field, links: &[(u16, bool, LinkParams)]) -> Option<f64> {
+/// preset validation accepts. Returns the new value when the user edited it: a typed value
+/// when the edit is finished (Enter or focus leaving), never per keystroke; one outside the
+/// range is refused with a message (`refused`), not clamped.
+fn field_row(
+    ui: &mut egui::Ui,
+    f: &Field,
+    links: &[(u16, bool, LinkParams)],
+    refused: &mut Option<String>,
+) -> Option<f64> {
     let values: Vec<f64> = links.iter().map(|(_, _, l)| (f.get)(l)).collect();
     let mixed = describe_values(&values);
     let range = ranges::of(f.key);
@@ -545,7 +558,8 @@ fn field_row(ui: &mut egui::Ui, f: &Field, links: &[(u16, bool, LinkParams)]) ->
     let mut slider = egui::Slider::new(&mut v, range.inclusive())
         .logarithmic(f.log)
         .fixed_decimals(f.decimals)
-        .clamping(egui::SliderClamping::Edits)
+        .clamping(egui::SliderClamping::Never)
+        .update_while_editing(false)
         .text(f.label);
     if let Some(m) = mixed.clone() {
         slider = slider.custom_formatter(move |_, _| m.clone());
@@ -563,7 +577,20 @@ fn field_row(ui: &mut egui::Ui, f: &Field, links: &[(u16, bool, LinkParams)]) ->
             .weak(),
         );
     }
-    resp.changed().then_some(v)
+    if !resp.changed() {
+        return None;
+    }
+    if range.contains(v) {
+        *refused = None;
+        Some(v)
+    } else {
+        *refused = Some(format!(
+            "{} refused: {v} is not {}; the link keeps its value.",
+            f.label,
+            range.expected()
+        ));
+        None
+    }
 }
 
 #[cfg(test)]

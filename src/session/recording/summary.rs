@@ -32,6 +32,10 @@ impl Recording {
             footer.wall_seconds,
         );
         s.note_dropped(footer.dropped_records);
+        if self.header.mode == "live" {
+            // As the live run judged it: each machine against the preset's frame rates.
+            s.judge_pacing(&self.header.preset);
+        }
         (s, damage)
     }
 
