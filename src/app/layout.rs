@@ -131,7 +131,7 @@ impl egui_tiles::Behavior<Pane> for PaneBehavior<'_> {
                     .as_deref()
                     .is_some_and(|f| f.eq_ignore_ascii_case(pane.title()))
                 {
-                    let look = egui::Color32::from_rgb(240, 200, 80);
+                    let look = super::palette_look(ui.visuals().dark_mode);
                     ui.painter().rect_stroke(
                         ui.max_rect().expand(3.0),
                         4.0,

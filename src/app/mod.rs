@@ -283,3 +283,13 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())
 }
+
+/// The colour of "look here" (a lesson's pointer): amber, dark enough to read on the light
+/// theme's white.
+pub(crate) fn palette_look(dark: bool) -> eframe::egui::Color32 {
+    if dark {
+        eframe::egui::Color32::from_rgb(240, 200, 80)
+    } else {
+        eframe::egui::Color32::from_rgb(160, 95, 0)
+    }
+}

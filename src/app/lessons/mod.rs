@@ -273,7 +273,7 @@ impl LessonsWindow {
                     ui.label(fill(&step.say));
                     if let Some(look) = &step.look_at {
                         ui.colored_label(
-                            Color32::from_rgb(240, 200, 80),
+                            super::palette_look(ui.visuals().dark_mode),
                             format!("Look at: {look}"),
                         );
                     }

@@ -81,6 +81,34 @@ pub fn y_marks(input: GridInput, discrete: bool) -> Vec<GridMark> {
         .collect()
 }
 
+/// Points between labelled time marks (a "12.5 s" label fits with room to spare).
+pub const X_MARK_SPACING: f64 = 56.0;
+
+/// Time marks: 1, 2 or 5 × 10ⁿ seconds at least [`X_MARK_SPACING`] points apart, and at least
+/// two in any window however narrow the plot (a smaller step then, labels still apart enough
+/// to read: the axis labels are shown from 24 points apart).
+pub fn x_marks(input: GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    if !(hi > lo && lo.is_finite() && hi.is_finite()) {
+        return Vec::new();
+    }
+    let per_point = input.base_step_size / 8.0;
+    let mut step = nice_step(per_point * X_MARK_SPACING);
+    let count = |step: f64| ((hi / step).floor() - (lo / step).ceil()) as i64 + 1;
+    while count(step) < 2 && step > 1e-3 {
+        step = nice_step(step * 0.4);
+    }
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last)
+        .take(64)
+        .map(|k| GridMark {
+            value: k as f64 * step,
+            step_size: step,
+        })
+        .collect()
+}
+
 /// The smallest 1, 2 or 5 × 10ⁿ at least `min`.
 fn nice_step(min: f64) -> f64 {
     if !(min > 0.0 && min.is_finite()) {
@@ -121,6 +149,28 @@ mod tests {
 
     fn spec(metric: Metric) -> &'static PlotSpec {
         PLOTS.iter().find(|p| p.metric == metric).unwrap()
+    }
+
+    #[test]
+    fn a_narrow_time_axis_keeps_at_least_two_marks() {
+        // 16 s in 150 points (a plot squeezed by the lessons panel), and 20 s in 700.
+        for (span, points) in [(16.0, 150.0), (20.0, 700.0), (0.5, 80.0), (600.0, 120.0)] {
+            let input = GridInput {
+                bounds: (3.2, 3.2 + span),
+                base_step_size: span / points * 8.0,
+            };
+            let marks = x_marks(input);
+            assert!(
+                marks.len() >= 2,
+                "{span} s in {points} points: {}",
+                marks.len()
+            );
+            let apart = marks[0].step_size / span * points;
+            assert!(
+                apart >= 24.0 || marks.len() == 2,
+                "{span} s in {points}: {apart}"
+            );
+        }
     }
 
     #[test]

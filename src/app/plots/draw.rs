@@ -43,7 +43,7 @@ impl PlotsPanel {
             ui.label(
                 RichText::new(format!("{title}  <- look here"))
                     .strong()
-                    .color(Color32::from_rgb(240, 200, 80)),
+                    .color(super::super::palette_look(ui.visuals().dark_mode)),
             )
             .on_hover_ui(explain);
         } else {
@@ -176,15 +176,19 @@ impl PlotsPanel {
             .allow_double_click_reset(false)
             .show_x(false)
             .show_y(false)
-            // Steps of 1, 5, 25 s…: a label every few seconds in short windows too.
-            .x_grid_spacer(egui_plot::log_grid_spacer(5))
-            .x_axis_formatter(|mark, _range| {
-                if mark.step_size >= 1.0 {
-                    format!("{:.0} s", mark.value)
-                } else {
-                    format!("{:.1} s", mark.value)
-                }
-            })
+            // Time marks far enough apart to label, and at least two however narrow.
+            .x_grid_spacer(super::axes::x_marks)
+            .custom_x_axes(vec![
+                AxisHints::new_x()
+                    .formatter(|mark, _range| {
+                        if mark.step_size >= 1.0 {
+                            format!("{:.0} s", mark.value)
+                        } else {
+                            format!("{:.1} s", mark.value)
+                        }
+                    })
+                    .label_spacing(20.0..=24.0),
+            ])
             .y_grid_spacer(move |input| y_marks(input, discrete))
             .custom_y_axes(vec![
                 AxisHints::new_y()
