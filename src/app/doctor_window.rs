@@ -20,9 +20,10 @@ use crate::session::timeline::TimeCommand;
 pub enum DoctorSource {
     /// The whole recording (the value trace re-simulated where it can be).
     Recording(Arc<Recording>),
-    /// A live session's recent records, with the binding list the server uses.
+    /// A live session's recent records, with the binding lists in force from each session
+    /// time on (each correction is judged by the list of its time).
     Live {
-        bindings: Vec<Binding>,
+        epochs: Vec<(f64, Vec<Binding>)>,
         records: Vec<Record>,
     },
 }
@@ -56,7 +57,7 @@ impl DoctorWindow {
                     Ok(report)
                 })
             }
-            DoctorSource::Live { bindings, records } => {
+            DoctorSource::Live { epochs, records } => {
                 self.covers = format!(
                     "the live session's last {:.0} s",
                     records
@@ -65,7 +66,7 @@ impl DoctorWindow {
                         .map_or(0.0, |(a, b)| b.t - a.t)
                 );
                 Job::spawn("the doctor", move |_| {
-                    Ok(crate::analysis::doctor::examine(&bindings, &records))
+                    Ok(crate::analysis::doctor::examine_epochs(&epochs, &records))
                 })
             }
         };

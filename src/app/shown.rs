@@ -67,6 +67,9 @@ pub(super) struct Shown {
     pub(super) feedback: Feedback,
     /// Every command sent to a session, described (for tests and the status line).
     pub(super) commands_sent: Vec<String>,
+    /// Live sessions: the binding list in force from each session time on (the doctor judges
+    /// each correction by the list of its time).
+    pub(super) binding_epochs: Vec<(f64, Vec<crate::model::binding::Binding>)>,
 }
 
 impl Shown {
@@ -84,6 +87,7 @@ impl Shown {
             last_drive: None,
             feedback: Feedback::default(),
             commands_sent: Vec::new(),
+            binding_epochs: Vec::new(),
         }
     }
 
@@ -122,6 +126,7 @@ impl MovescopeApp {
         self.windows.doctor.reset();
         self.shown.store = Store::new(self.options.retention);
         self.shown.recent.clear();
+        self.shown.binding_epochs.clear();
         self.view.plot_window = None;
         self.shown.paused = false;
         self.shown.error = None;
@@ -300,6 +305,30 @@ impl MovescopeApp {
 
     fn take(&mut self, r: Record) {
         self.shown.store.ingest(&r);
+        // The binding list in force: from the first record, and after every change.
+        if let Some(s) = self.shown.session.as_ref()
+            && (self.shown.binding_epochs.is_empty()
+                || matches!(
+                    r.event,
+                    crate::model::telemetry::Event::SessionChanged { .. }
+                ))
+        {
+            let bindings = s.bindings();
+            let now = bindings.list();
+            if self
+                .shown
+                .binding_epochs
+                .last()
+                .is_none_or(|(_, b)| b.as_slice() != now)
+            {
+                let t = if self.shown.binding_epochs.is_empty() {
+                    f64::NEG_INFINITY
+                } else {
+                    r.t
+                };
+                self.shown.binding_epochs.push((t, now.to_vec()));
+            }
+        }
         // A machine that stopped is said in the top bar, not only in the log.
         if let crate::model::telemetry::Event::Log {
             level: crate::model::telemetry::LogLevel::Error,

@@ -160,7 +160,11 @@ impl MovescopeApp {
         let source = match &self.shown.opened {
             Some(o) => doctor_window::DoctorSource::Recording(o.recording.clone()),
             None => doctor_window::DoctorSource::Live {
-                bindings: self.live_bindings(),
+                epochs: if self.shown.binding_epochs.is_empty() {
+                    vec![(f64::NEG_INFINITY, self.live_bindings())]
+                } else {
+                    self.shown.binding_epochs.clone()
+                },
                 records: self.shown.recent.iter().cloned().collect(),
             },
         };

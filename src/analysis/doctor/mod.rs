@@ -43,6 +43,28 @@ pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
     examine_with(bindings, records, &[], source)
 }
 
+/// Examines a session whose binding list changed while it ran (a lesson's "Do it", a
+/// binding edit): `epochs` gives the list in force from each session time on, in time order.
+/// Each correction is judged by the list of its time, with the records of its epoch as
+/// evidence (evidence from before a change does not count for a correction after it).
+pub fn examine_epochs(epochs: &[(f64, Vec<Binding>)], records: &[Record]) -> Report {
+    if epochs.len() <= 1 {
+        let list = epochs.first().map_or(&[][..], |(_, b)| b.as_slice());
+        return examine(list, records);
+    }
+    let mut parts = Vec::new();
+    for (i, (from, list)) in epochs.iter().enumerate() {
+        let to = epochs.get(i + 1).map_or(f64::INFINITY, |(t, _)| *t);
+        let slice: Vec<Record> = records
+            .iter()
+            .filter(|r| r.t >= *from && r.t < to)
+            .cloned()
+            .collect();
+        parts.push(examine(list, &slice));
+    }
+    report::merge(parts)
+}
+
 /// Examines a recording; when it has no value trace but was made in virtual time from its
 /// start, re-simulates it with the trace on (checking that the re-run reproduces every record)
 /// to find where each corrected move parted.
@@ -64,6 +86,35 @@ pub fn examine_recording(rec: &Recording, records: &[Record]) -> Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pitfall 1, then its fix half-way: the corrections before the fix are judged by the
+    /// list without `move_ramp` (an unbound member), not by the list after it.
+    #[test]
+    fn corrections_are_judged_by_the_bindings_in_force_when_they_happened() {
+        let (p, _) = crate::session::preset::Preset::find("pitfall-01-unbound-member").unwrap();
+        let mut records = Vec::new();
+        crate::sim::run_deterministic(&p, "t", 12.0, &mut |r| records.push(r.clone())).unwrap();
+        let before = p.checked_bindings().unwrap().list().to_vec();
+        let mut fixed = p.clone();
+        fixed.set("faults.unbound_member=false").unwrap();
+        let after = fixed.checked_bindings().unwrap().list().to_vec();
+        assert_ne!(before, after);
+        let wrong = examine(&after, &records);
+        let right = examine_epochs(&[(f64::NEG_INFINITY, before), (12.0, after)], &records);
+        assert!(right.corrections > 0);
+        assert_eq!(right.corrections, wrong.corrections);
+        assert_eq!(
+            right.top_cause(),
+            Some(Cause::UnboundMember),
+            "{:?}",
+            right.causes
+        );
+        assert_ne!(
+            wrong.top_cause(),
+            Some(Cause::UnboundMember),
+            "the defect this guards"
+        );
+    }
 
     #[test]
     fn a_clean_session_has_nothing_to_report() {

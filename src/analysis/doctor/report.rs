@@ -64,6 +64,44 @@ pub struct Report {
     pub diagnoses: Vec<Diagnosis>,
 }
 
+/// Reports of consecutive parts of one session as one: corrections and diagnoses in time
+/// order, causes recounted, findings and session changes without repeats.
+pub(super) fn merge(parts: Vec<Report>) -> Report {
+    let mut out = Report {
+        value_trace: parts
+            .first()
+            .map_or_else(String::new, |p| p.value_trace.clone()),
+        corrections: 0,
+        causes: Vec::new(),
+        findings: Vec::new(),
+        session_changes: Vec::new(),
+        diagnoses: Vec::new(),
+    };
+    for p in parts {
+        out.corrections += p.corrections;
+        out.diagnoses.extend(p.diagnoses);
+        for f in p.findings {
+            if !out.findings.contains(&f) {
+                out.findings.push(f);
+            }
+        }
+        for c in p.session_changes {
+            if !out.session_changes.contains(&c) {
+                out.session_changes.push(c);
+            }
+        }
+        for c in p.causes {
+            match out.causes.iter_mut().find(|x| x.cause == c.cause) {
+                Some(x) => x.corrections += c.corrections,
+                None => out.causes.push(c),
+            }
+        }
+    }
+    out.diagnoses.sort_by(|a, b| a.t.total_cmp(&b.t));
+    out.causes.sort_by(|a, b| b.corrections.cmp(&a.corrections));
+    out
+}
+
 impl Report {
     /// The cause behind most corrections.
     pub fn top_cause(&self) -> Option<Cause> {
