@@ -98,7 +98,7 @@ pub(super) fn merge(parts: Vec<Report>) -> Report {
         }
     }
     out.diagnoses.sort_by(|a, b| a.t.total_cmp(&b.t));
-    out.causes.sort_by(|a, b| b.corrections.cmp(&a.corrections));
+    out.causes.sort_by_key(|c| std::cmp::Reverse(c.corrections));
     out
 }
 
