@@ -475,7 +475,10 @@ fn the_journey_of_the_move_at_the_cursor() {
         "{}",
         l.to_text()
     );
-    h.get_by_label("Move lineage");
+    assert!(
+        h.get_all_by_label("Move journey").count() >= 2,
+        "the button and the window"
+    );
     h.get_by_label_contains("Bound values in -> out of each execution: re-simulated");
 }
 

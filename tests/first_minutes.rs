@@ -215,3 +215,26 @@ fn a_typed_gmc_setting_applies_on_enter_and_an_invalid_one_is_refused() {
     assert_eq!(step(&h), 0.02, "not clamped into the range");
     h.get_by_label_contains("`gmc.max_time_step` refused: -3");
 }
+
+/// Enter in the Open dialog's file field opens the file, as the button does.
+#[test]
+fn enter_in_the_open_dialog_opens_the_recording() {
+    let mut h = app(plain());
+    h.get_by_label("Open…").click();
+    h.run_steps(3);
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("recordings/pitfall-01-unbound-member.msrec");
+    h.get_by_label("file").click();
+    h.run_steps(1);
+    // The field starts with "recordings/": replace it.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("file")
+        .type_text(file.to_str().expect("a UTF-8 path"));
+    h.run_steps(1);
+    assert!(h.state().session().is_some(), "not yet");
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, "the recording opened", |a| {
+        a.session().is_none() && !a.is_loading() && a.store().latest() > 1.0
+    });
+}

@@ -221,7 +221,7 @@ impl EventLog {
                             (selected, e.move_id, e.machine)
                             && ui
                                 .small_button("journey")
-                                .on_hover_text(format!("The lineage of client {c}'s move {m}."))
+                                .on_hover_text(format!("The journey of client {c}'s move {m} (`movescope lineage` on the command line)."))
                                 .clicked()
                         {
                             trace = Some((c, m, e.t));

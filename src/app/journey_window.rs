@@ -118,7 +118,7 @@ impl JourneyWindow {
         };
         let mut open = true;
         let mut seek = None;
-        egui::Window::new("Move lineage")
+        egui::Window::new("Move journey")
             .open(&mut open)
             .default_width(620.0)
             .show(ctx, |ui| match l {

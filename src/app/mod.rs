@@ -71,14 +71,15 @@ pub const REPORTS_DIR: &str = "reports";
 pub const EXPORTS_DIR: &str = "exports";
 
 pub(crate) fn color_of(m: Machine) -> Color32 {
+    // Green and red never side by side (clients 2 and 3 were): the colour-blind common case.
     const PALETTE: [Color32; 8] = [
         Color32::from_rgb(31, 119, 180),
         Color32::from_rgb(255, 127, 14),
         Color32::from_rgb(44, 160, 44),
-        Color32::from_rgb(214, 39, 40),
         Color32::from_rgb(148, 103, 189),
-        Color32::from_rgb(140, 86, 75),
         Color32::from_rgb(227, 119, 194),
+        Color32::from_rgb(214, 39, 40),
+        Color32::from_rgb(140, 86, 75),
         Color32::from_rgb(127, 127, 127),
     ];
     match m {

@@ -45,9 +45,13 @@ impl OpenDialog {
         }
         egui::Window::new("Open recording").show(ctx, |ui| {
             ui.horizontal(|ui| {
-                ui.label("file");
-                ui.text_edit_singleline(&mut self.path);
-                if ui.button("Open").clicked() {
+                let label = ui.label("file");
+                let field = ui.text_edit_singleline(&mut self.path).labelled_by(label.id);
+                // Enter in the field opens it, as the button does.
+                let entered = field.lost_focus()
+                    && ui.input(|i| i.key_pressed(egui::Key::Enter))
+                    && !self.path.trim().is_empty();
+                if ui.button("Open").clicked() || entered {
                     chosen = Some(PathBuf::from(self.path.trim()));
                 }
                 if ui.button("Cancel").clicked() {

@@ -154,6 +154,11 @@ impl MovescopeApp {
                     self.panes.controls.drive = Some(id);
                     self.panes.world.viewer = crate::model::telemetry::Machine::Client(id);
                 }
+                // A trainer hosting with the window open reads the address and the code in
+                // the terminal too (the same line a headless host prints), to dictate them.
+                if let Some((addr, code)) = s.hosting() {
+                    println!("movescope host: listening on {addr} code: {code}");
+                }
                 self.shown.session = Some(s);
                 self.shown.store.set_growing(true);
                 self.view.time = TimeControl::following();

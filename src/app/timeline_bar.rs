@@ -72,7 +72,7 @@ impl TimelineBar {
             }
             if ui
                 .button("Move journey")
-                .on_hover_text(format!("The lineage of the move {mv} closed nearest the cursor: frames, sending, the link, the server, the reply, corrections and replays."))
+                .on_hover_text(format!("The journey of the move {mv} closed nearest the cursor: frames, sending, the link, the server, the reply, corrections and replays."))
                 .clicked()
                 && let Machine::Client(c) = mv
             {

@@ -59,8 +59,8 @@ impl GmcSettings {
         (self.max_combined_delta_time > self.max_move_delta_time).then(|| {
             format!(
                 "MaxCombinedDeltaTime {} s is above MaxMoveDeltaTime {} s: moves combine only \
-                 up to {} s (a longer combined move would have its delta clamped and the pawn \
-                 would lose time)",
+                 up to {} s. This cap is movescope's guard, not GMC's (a longer combined move \
+                 would have its delta clamped and the pawn would lose time)",
                 self.max_combined_delta_time, self.max_move_delta_time, self.max_move_delta_time
             )
         })
