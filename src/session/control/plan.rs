@@ -162,9 +162,16 @@ impl Settings {
                 let binding_switch = f.unbound_member != old.unbound_member
                     || f.dash_always_combine != old.dash_always_combine
                     || f.proxy_value_not_simulated != old.proxy_value_not_simulated;
+                // The clients' own list differs from the server's under binding_mismatch.
+                let mismatch_switch = f.binding_mismatch != old.binding_mismatch;
                 let p = self.validated(|p| p.faults = f.clone())?;
                 let list = if binding_switch {
                     Some(p.checked_bindings()?)
+                } else {
+                    None
+                };
+                let client_list = if mismatch_switch {
+                    Some(p.client_bindings()?)
                 } else {
                     None
                 };
@@ -175,6 +182,16 @@ impl Settings {
                     self.define_layout(list, true)?;
                     respawn = true;
                     outcome = Outcome::Respawned;
+                }
+                if let Some(cl) = client_list {
+                    // The clients bind another order (or the server's again), as the
+                    // pitfall's build does; the server keeps its list.
+                    if respawn {
+                        self.define_layout(cl, false)?;
+                    } else {
+                        sends.extend(self.define_layout(cl, false)?);
+                        outcome = Outcome::AtNextMoveBoundary;
+                    }
                 }
                 Some(String::new())
             }
@@ -536,6 +553,44 @@ mod tests {
 
     fn settings() -> Settings {
         Settings::new(&Preset::default()).unwrap()
+    }
+
+    /// "Bindings differ by side" toggled in a running session: the clients get the other
+    /// list (and the server's again when it is switched off); the server keeps its own.
+    #[test]
+    fn the_binding_mismatch_switch_changes_the_clients_list_live() {
+        let mut s = settings();
+        let server: Bindings = (*s.bindings()).clone();
+        let mut f = s.preset().faults.clone();
+        f.binding_mismatch = true;
+        let planned = s.plan(&Command::SetFaults(f.clone()), &[0, 1]).unwrap();
+        assert_eq!(planned.outcome, Outcome::AtNextMoveBoundary);
+        let defined: Vec<&Bindings> = planned
+            .sends
+            .iter()
+            .filter_map(|(to, c)| match c {
+                MachineCmd::DefineLayout { bindings, .. } if *to == To::Clients => {
+                    Some(&**bindings)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(defined.len(), 1, "one list, to the clients only");
+        assert_ne!(defined[0], &server, "the clients bind another order");
+        assert_eq!(*s.bindings(), server, "the server keeps its list");
+        f.binding_mismatch = false;
+        let planned = s.plan(&Command::SetFaults(f), &[0, 1]).unwrap();
+        let back: Vec<&Bindings> = planned
+            .sends
+            .iter()
+            .filter_map(|(to, c)| match c {
+                MachineCmd::DefineLayout { bindings, .. } if *to == To::Clients => {
+                    Some(&**bindings)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(back, vec![&server], "switched off: the server's list again");
     }
 
     #[test]
