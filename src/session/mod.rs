@@ -11,6 +11,7 @@ pub mod imported;
 pub mod lesson;
 pub mod pacing;
 pub mod preset;
+mod preset_bindings;
 pub mod recording;
 pub mod setup;
 pub mod store;

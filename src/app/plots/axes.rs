@@ -69,7 +69,11 @@ pub fn y_marks(input: GridInput, discrete: bool) -> Vec<GridMark> {
     if discrete {
         min_step = min_step.max(1.0);
     }
-    let step = nice_step(min_step);
+    marks_every(lo, hi, nice_step(min_step))
+}
+
+/// Marks at every multiple of `step` in `[lo, hi]` (at most 64).
+fn marks_every(lo: f64, hi: f64, step: f64) -> Vec<GridMark> {
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last)
@@ -98,15 +102,7 @@ pub fn x_marks(input: GridInput) -> Vec<GridMark> {
     while count(step) < 2 && step > 1e-3 {
         step = nice_step(step * 0.4);
     }
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    (first..=last)
-        .take(64)
-        .map(|k| GridMark {
-            value: k as f64 * step,
-            step_size: step,
-        })
-        .collect()
+    marks_every(lo, hi, step)
 }
 
 /// The smallest 1, 2 or 5 × 10ⁿ at least `min`.

@@ -559,38 +559,35 @@ mod tests {
     /// list (and the server's again when it is switched off); the server keeps its own.
     #[test]
     fn the_binding_mismatch_switch_changes_the_clients_list_live() {
+        // The lists a plan defines for the clients only.
+        fn to_clients(p: &Planned) -> Vec<Bindings> {
+            p.sends
+                .iter()
+                .filter_map(|(to, c)| match c {
+                    MachineCmd::DefineLayout { bindings, .. } if *to == To::Clients => {
+                        Some((**bindings).clone())
+                    }
+                    _ => None,
+                })
+                .collect()
+        }
         let mut s = settings();
         let server: Bindings = (*s.bindings()).clone();
         let mut f = s.preset().faults.clone();
         f.binding_mismatch = true;
         let planned = s.plan(&Command::SetFaults(f.clone()), &[0, 1]).unwrap();
         assert_eq!(planned.outcome, Outcome::AtNextMoveBoundary);
-        let defined: Vec<&Bindings> = planned
-            .sends
-            .iter()
-            .filter_map(|(to, c)| match c {
-                MachineCmd::DefineLayout { bindings, .. } if *to == To::Clients => {
-                    Some(&**bindings)
-                }
-                _ => None,
-            })
-            .collect();
+        let defined = to_clients(&planned);
         assert_eq!(defined.len(), 1, "one list, to the clients only");
-        assert_ne!(defined[0], &server, "the clients bind another order");
+        assert_ne!(defined[0], server, "the clients bind another order");
         assert_eq!(*s.bindings(), server, "the server keeps its list");
         f.binding_mismatch = false;
         let planned = s.plan(&Command::SetFaults(f), &[0, 1]).unwrap();
-        let back: Vec<&Bindings> = planned
-            .sends
-            .iter()
-            .filter_map(|(to, c)| match c {
-                MachineCmd::DefineLayout { bindings, .. } if *to == To::Clients => {
-                    Some(&**bindings)
-                }
-                _ => None,
-            })
-            .collect();
-        assert_eq!(back, vec![&server], "switched off: the server's list again");
+        assert_eq!(
+            to_clients(&planned),
+            vec![server],
+            "switched off: the server's list again"
+        );
     }
 
     #[test]
