@@ -149,13 +149,13 @@ impl BufferWindow {
                         Command::BufferTrace,
                         "buffer",
                     ));
-                    let text = chosen.map_or("none".to_string(), |(m, p)| format!("{m}, pawn {p}"));
+                    let text = chosen.map_or("none".to_string(), |(m, p)| format!("{} as {m} shows it", store.pawn_name(p)));
                     egui::ComboBox::from_label("proxy")
                         .selected_text(text)
                         .show_ui(ui, |ui| {
                             for (m, p) in &all {
                                 if ui
-                                    .selectable_label(chosen == Some((*m, *p)), format!("{m}, pawn {p}"))
+                                    .selectable_label(chosen == Some((*m, *p)), format!("{} as {m} shows it", store.pawn_name(*p)))
                                     .clicked()
                                 {
                                     self.chosen = Some((*m, *p));
@@ -206,9 +206,12 @@ impl BufferWindow {
                     .iter()
                     .filter(|(m, _)| *m == DisplayMode::Extrapolating)
                     .map(|(_, pts)| pts[1][0] - pts[0][0])
-                    .sum();
+                    .sum::<f64>()
+                    // An empty sum is −0.0: shown as "0.00 s", not "-0.00 s".
+                    + 0.0;
                 ui.label(RichText::new(format!(
-                    "{machine} shows pawn {pawn} {} in the past{}; {} states received, {} re-syncs, {:.2} s extrapolated in view",
+                    "{machine} shows {} {} in the past{}; {} states received, {} re-syncs, {:.2} s extrapolated in view",
+                    store.pawn_name(pawn),
                     last_delay.map_or("-".to_string(), |(d, _)| format!("{:.0} ms", d * 1000.0)),
                     match last_delay.map(|x| x.1) {
                         Some(DisplayMode::Extrapolating) => " (extrapolating now)",

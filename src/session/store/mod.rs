@@ -117,6 +117,21 @@ impl Store {
         self.series.get(&(machine, metric))
     }
 
+    /// A pawn as every view names it: "client 1" for a player's pawn, "AI 0" for the
+    /// server's own (from the pawn samples; "pawn N" before any sample names its owner).
+    pub fn pawn_name(&self, pawn: u16) -> String {
+        let owner = self
+            .tracks
+            .iter()
+            .find(|((_, p, _), _)| *p == pawn)
+            .map(|(_, t)| t.owner);
+        match owner {
+            Some(Some(o)) => format!("client {o}"),
+            Some(None) => format!("AI {pawn}"),
+            None => format!("pawn {pawn}"),
+        }
+    }
+
     /// Frames `machine` started in `[t0, t1)`.
     pub fn frames_between(&self, machine: Machine, t0: f64, t1: f64) -> usize {
         self.frames.get(&machine).map_or(0, |f| {
@@ -467,6 +482,30 @@ fn neighbour(v: &[f64], t: f64, forward: bool) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pawns_are_named_as_every_view_names_them() {
+        let mut st = Store::new(None);
+        for (pawn, owner) in [(0u16, None), (3, Some(1u16))] {
+            st.ingest(&Record {
+                t: 1.0,
+                machine: Machine::Client(0),
+                event: Event::PawnSample(std::sync::Arc::new(
+                    crate::model::telemetry::PawnSample {
+                        pawn,
+                        owner,
+                        kind: SampleKind::Displayed,
+                        location: glam::DVec3::ZERO,
+                        velocity: glam::DVec3::ZERO,
+                        yaw: 0.0,
+                    },
+                )),
+            });
+        }
+        assert_eq!(st.pawn_name(0), "AI 0");
+        assert_eq!(st.pawn_name(3), "client 1");
+        assert_eq!(st.pawn_name(9), "pawn 9");
+    }
 
     #[test]
     fn the_value_trace_is_kept_per_owner_by_where_it_ran() {
