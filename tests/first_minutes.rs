@@ -41,6 +41,17 @@ fn step_until(
     assert!(done(h.state()), "{what} within 30 s");
 }
 
+/// Focuses the field labelled `label`, selects what it holds and types `text` over it (not
+/// yet confirmed: no Enter).
+fn retype(h: &mut Harness<'static, MovescopeApp>, label: &str, text: &str) {
+    h.get_by_label(label).click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label(label).type_text(text);
+    h.run_steps(1);
+}
+
 #[test]
 fn the_offer_starts_the_first_basics_lesson_in_one_click() {
     let mut h = app(AppOptions {
@@ -193,23 +204,14 @@ fn a_typed_gmc_setting_applies_on_enter_and_an_invalid_one_is_refused() {
             .max_time_step
     };
     assert_eq!(step(&h), 0.04);
-    h.get_by_label("MaxTimeStep (s)").click();
+    retype(&mut h, "MaxTimeStep (s)", "0.02");
     h.run_steps(2);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("MaxTimeStep (s)").type_text("0.02");
-    h.run_steps(3);
     assert_eq!(step(&h), 0.04, "nothing applied while typing");
     h.key_press(egui::Key::Enter);
     h.run_steps(3);
     assert_eq!(step(&h), 0.02, "applied on Enter");
     // Out of range: refused, said, and the session keeps its value.
-    h.get_by_label("MaxTimeStep (s)").click();
-    h.run_steps(2);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("MaxTimeStep (s)").type_text("-3");
-    h.run_steps(1);
+    retype(&mut h, "MaxTimeStep (s)", "-3");
     h.key_press(egui::Key::Enter);
     h.run_steps(3);
     assert_eq!(step(&h), 0.02, "not clamped into the range");
@@ -224,14 +226,8 @@ fn enter_in_the_open_dialog_opens_the_recording() {
     h.run_steps(3);
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("recordings/pitfall-01-unbound-member.msrec");
-    h.get_by_label("file").click();
-    h.run_steps(1);
     // The field starts with "recordings/": replace it.
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("file")
-        .type_text(file.to_str().expect("a UTF-8 path"));
-    h.run_steps(1);
+    retype(&mut h, "file", file.to_str().expect("a UTF-8 path"));
     assert!(h.state().session().is_some(), "not yet");
     h.key_press(egui::Key::Enter);
     step_until(&mut h, "the recording opened", |a| {
