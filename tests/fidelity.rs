@@ -671,3 +671,142 @@ fn the_owner_lacks_server_authoritative_values_until_its_first_server_update() {
     let (s, _) = run_preset(&fixed, 10.0);
     assert_eq!(total(&s, |c| c.corrections), 0);
 }
+
+/// "Each frame GMC calls PreLocalMoveExecution, saves the input, runs GenPredictionTick …,
+/// then GenAncillaryTick, then saves the output": on the owning client a move's saved values
+/// (the value trace's exit) follow its GenAncillaryTick and precede the post-move load.
+#[test]
+fn the_output_is_saved_after_gen_ancillary_tick() {
+    let (_, records) = run_collect(&["hook_trace=true", "value_trace=true"], 3.0);
+    let mut checked = 0;
+    for c in 0..3u16 {
+        // (move id, what happened) in the client's own order.
+        let mut last: Option<(u32, &str)> = None;
+        for r in records.iter().filter(|r| r.machine == Machine::Client(c)) {
+            let step = match &r.event {
+                Event::Hook {
+                    hook: Hook::GenAncillaryTick,
+                    move_id,
+                    ..
+                } => Some((*move_id, "ancillary")),
+                Event::MoveValues(v) if matches!(v.exec, Execution::Live | Execution::Combined) => {
+                    Some((v.move_id, "output saved"))
+                }
+                Event::Hook {
+                    hook: Hook::OnSyncDataApplied,
+                    move_id,
+                    context: Some(NetContext::LocalClientPawn_PostLocalMoveExecution),
+                    ..
+                } => Some((*move_id, "post-move load")),
+                _ => None,
+            };
+            let Some((id, what)) = step else { continue };
+            match what {
+                "output saved" => {
+                    assert_eq!(
+                        last,
+                        Some((id, "ancillary")),
+                        "client {c} move {id}: saved before GenAncillaryTick"
+                    );
+                    checked += 1;
+                }
+                "post-move load" => assert_eq!(last, Some((id, "output saved")), "client {c}"),
+                _ => {}
+            }
+            last = Some((id, what));
+        }
+    }
+    assert!(checked > 3 * 100, "moves checked: {checked}");
+}
+
+/// "Local is not synchronized at all": whatever its simulation mode, a Local value is in no
+/// set of values any message carries.
+#[test]
+fn local_values_are_not_synchronized_at_all() {
+    use movescope::model::binding::{Bindings, PredictionMode, SimulationMode};
+    use movescope::model::pawn::default_bindings;
+    use movescope::model::settings::Faults;
+    let n = default_bindings(&Faults::default()).len();
+    let mut lists = 0;
+    for sim in SimulationMode::ALL {
+        for i in 0..n {
+            let mut list = default_bindings(&Faults::default());
+            list[i].prediction = PredictionMode::Local;
+            list[i].simulation = sim;
+            let Ok(b) = Bindings::new(list) else { continue };
+            lists += 1;
+            let f = b.list()[i].field;
+            for (set, mask) in [
+                ("sent with moves (input)", b.client_sends_input),
+                ("sent with moves (output)", b.client_sends_output),
+                ("sent with acknowledgements", b.client_validated),
+                ("sent with corrections", b.server_auth),
+                ("sent to proxies", b.simulated),
+            ] {
+                assert!(!mask.contains(f), "{} ({sim:?}) is {set}", b.list()[i].name);
+            }
+            assert!(b.simulated_list().iter().all(|(g, ..)| *g != f));
+        }
+    }
+    assert!(lists >= n, "binding lists tried: {lists}");
+}
+
+/// "The owning client is in a similar position for server-authoritative bound values until
+/// its first server update arrives": the join brings the actor's transform and actor
+/// properties only. A client that restarts predicts from them and its first reply brings the
+/// server's bound values (here the dashes it made before the restart).
+#[test]
+fn the_join_brings_no_bound_value_only_the_spawned_actor() {
+    use movescope::session::control::Command;
+    use movescope::sim::harness::Session;
+    let p = common::preset(&["clients=1", "value_trace=true"]);
+    let mut s = Session::new(&p).expect("valid");
+    let mut r = Vec::new();
+    s.run_until(6.0, &mut |x| r.push(x));
+    let server_pawn = |s: &Session| {
+        s.server()
+            .pawns()
+            .iter()
+            .find(|p| p.owner == Some(0))
+            .expect("client 0's pawn")
+            .values
+            .clone()
+    };
+    let dashes = server_pawn(&s).dash_count;
+    assert!(dashes > 0, "the pawn dashed before the restart");
+    s.command(Command::RestartClient(0), &mut |x| r.push(x))
+        .expect("restart");
+    let restarted = s.now();
+    s.run_until(8.0, &mut |x| r.push(x));
+    let c = s.client(0).expect("client 0");
+    assert_eq!(c.values().dash_count, server_pawn(&s).dash_count);
+    // Before its first update the restarted client predicted with the class default, not the
+    // server's dash count; the first reply is a correction that brings it.
+    let after: Vec<&Record> = r
+        .iter()
+        .filter(|x| x.t > restarted && x.machine == Machine::Client(0))
+        .collect();
+    let first_move = after
+        .iter()
+        .find_map(|x| match &x.event {
+            Event::MoveValues(v) if v.exec == Execution::Live => Some(v.clone()),
+            _ => None,
+        })
+        .expect("a move after the restart");
+    assert_eq!(
+        first_move.entry.dash_count, 0,
+        "the join brought a bound value"
+    );
+    let first_reply = after
+        .iter()
+        .find_map(|x| match &x.event {
+            Event::Correction { .. } => Some("correction"),
+            Event::Packet {
+                kind: movescope::model::messages::MsgKind::Ack,
+                ..
+            } => Some("ack"),
+            _ => None,
+        })
+        .expect("a reply after the restart");
+    assert_eq!(first_reply, "correction");
+}

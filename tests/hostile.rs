@@ -279,7 +279,8 @@ fn mutated_datagrams_never_panic_a_model() {
             0,
             1,
             &ClientMsg::Join {
-                nonce: 7,
+                incarnation: 7,
+                secret: 7,
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -317,7 +318,10 @@ fn mutated_datagrams_never_panic_a_model() {
         ServerMsg::ProxySpawn {
             pawn: 3,
             owner: 1,
-            team: 1,
+            spawn: movescope::model::messages::SpawnData {
+                team: 1,
+                ..Default::default()
+            },
         },
         ServerMsg::Ack {
             layout: 0,
@@ -427,4 +431,81 @@ fn errors_name_the_value_and_what_was_expected() {
             &["--at", "expected a time the recording holds"],
         );
     }
+}
+
+/// Joins a stranger could send or replay: without the session's secret, for an id the session
+/// cannot have, or an older incarnation than the client's own. Each is refused and counted,
+/// creates no pawn and takes no client's place; each kind is logged once.
+#[test]
+fn forged_out_of_range_and_stale_joins_are_refused_without_a_pawn() {
+    use movescope::model::messages::ClientMsg;
+    use movescope::model::server::Server;
+    use movescope::model::telemetry::{Event, Rejection};
+    use movescope::model::wire;
+    let mut p = movescope::session::preset::Preset::default();
+    p.set("ai_pawns=0").expect("valid");
+    let b = std::sync::Arc::new(p.checked_bindings().expect("valid"));
+    let secret = p.join_secret();
+    let join = |id: u16, incarnation: u32, secret: u64, seq: u32| {
+        wire::encode_client(
+            id,
+            seq,
+            &ClientMsg::Join {
+                incarnation,
+                secret,
+                layout_hash: b.layout_hash(),
+            },
+            &b,
+        )
+    };
+    let mut server = Server::new(p.server_config(b.clone()));
+    for c in 0..3 {
+        assert_eq!(server.handle_datagram(0.0, &join(c, 0, secret, 1)), Ok(c));
+    }
+    server.frame(0.01);
+    assert_eq!(server.pawns().len(), 3);
+    // Sender ids rewritten, no secret.
+    for (k, id) in [0u16, 3, 63, 128, 200, 65535].into_iter().enumerate() {
+        assert_eq!(
+            server.handle_datagram(0.02, &join(id, 9, secret ^ 0xFFFF, 10 + k as u32)),
+            Err(Rejection::ForgedJoin),
+            "client {id}"
+        );
+    }
+    // With the secret, ids the session cannot have.
+    for id in [movescope::session::control::MAX_CLIENTS, 200, 65535] {
+        assert_eq!(
+            server.handle_datagram(0.02, &join(id, 0, secret, 20)),
+            Err(Rejection::ClientIdOutOfRange),
+            "client {id}"
+        );
+    }
+    // Client 1 restarts (a newer incarnation): accepted; its first join replayed: refused.
+    assert_eq!(server.handle_datagram(0.03, &join(1, 4, secret, 1)), Ok(1));
+    server.frame(0.04);
+    assert_eq!(server.incarnation_of(1), Some(4));
+    assert_eq!(
+        server.handle_datagram(0.05, &join(1, 0, secret, 2)),
+        Err(Rejection::StaleJoin)
+    );
+    server.frame(0.06);
+    assert_eq!(server.pawns().len(), 3, "no phantom pawn");
+    assert_eq!(server.client_ids(), vec![0, 1, 2]);
+    assert_eq!(server.incarnation_of(1), Some(4));
+    let mut events = Vec::new();
+    server.drain_telemetry(&mut events);
+    let refused = |r: Rejection| {
+        events
+            .iter()
+            .filter(|(_, e)| matches!(e, Event::Rejected { reason } if *reason == r))
+            .count()
+    };
+    assert_eq!(refused(Rejection::ForgedJoin), 6);
+    assert_eq!(refused(Rejection::ClientIdOutOfRange), 3);
+    assert_eq!(refused(Rejection::StaleJoin), 1);
+    let logged = events
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::Log { text, .. } if text.starts_with("refused a join")))
+        .count();
+    assert_eq!(logged, 3, "one log line per kind");
 }

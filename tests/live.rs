@@ -206,8 +206,8 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
         matches!(r.event, Event::Joined { .. })
     });
     let b = p.checked_bindings().expect("valid");
-    // Another laminar endpoint joins as client 9 (without a join code anyone can, until
-    // sessions have one), then sends well-formed pings claiming to be client 0.
+    // Another laminar endpoint joins as client 9 without the session's join secret (refused
+    // as forged), then sends well-formed pings claiming to be client 0.
     let mut forger = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
     forger.only_from(s.server_addr());
     forger.send(
@@ -216,7 +216,8 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
             9,
             1,
             &ClientMsg::Join {
-                nonce: 99,
+                incarnation: 99,
+                secret: s.join_secret() ^ 1,
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -225,9 +226,25 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
     );
     let t0 = Instant::now();
     forger.poll(0.0, t0, &mut Vec::new());
-    until(&s, Duration::from_secs(3), "the forger's join", |r| {
-        matches!(r.event, Event::Joined { client: 9, .. })
-    });
+    let refused = until(
+        &s,
+        Duration::from_secs(3),
+        "the forger's join refused",
+        |r| {
+            matches!(
+                r.event,
+                Event::Rejected {
+                    reason: Rejection::ForgedJoin
+                }
+            )
+        },
+    );
+    assert!(
+        !refused
+            .iter()
+            .any(|r| matches!(r.event, Event::Joined { client: 9, .. })),
+        "a join without the secret was admitted"
+    );
     for i in 0..20u32 {
         let bytes = movescope::model::wire::encode_client(
             0,
@@ -534,5 +551,97 @@ fn the_session_decides_what_changes_live_and_refuses_bad_values() {
         Outcome::NeedsRestart(vec!["clients".into()])
     );
     assert_eq!(s.preset().link.latency_ms, 40.0);
+    s.stop();
+}
+
+/// The joins of a live session sent again byte for byte from one new port, and forged joins
+/// from many ports with rewritten sender ids: every one is refused and counted, no pawn is
+/// added, and the three real clients keep playing from their own addresses.
+#[test]
+fn replayed_and_forged_joins_leave_the_joined_clients_playing() {
+    use movescope::model::messages::ClientMsg;
+    use movescope::model::telemetry::Rejection;
+    let _g = serial();
+    let p = preset(&["clients=3", "ai_pawns=0"]);
+    let s = LiveSession::start(&p).expect("starts");
+    let mut joined = 0;
+    until(&s, Duration::from_secs(5), "three clients to join", |r| {
+        joined += usize::from(matches!(r.event, Event::Joined { .. }));
+        joined >= 3
+    });
+    let b = p.checked_bindings().expect("valid");
+    let join = |id: u16, seq: u32, secret: u64| {
+        movescope::model::wire::encode_client(
+            id,
+            seq,
+            &ClientMsg::Join {
+                incarnation: 0,
+                secret,
+                layout_hash: b.layout_hash(),
+            },
+            &b,
+        )
+    };
+    let t0 = Instant::now();
+    // What each client sent when it joined (its first datagrams), once each from one port.
+    let mut replayer = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
+    replayer.only_from(s.server_addr());
+    for c in 0..3 {
+        for seq in 1..=2 {
+            replayer.send(s.server_addr(), join(c, seq, s.join_secret()), true);
+        }
+    }
+    replayer.poll(0.0, t0, &mut Vec::new());
+    // Forged joins from 30 ports: phantom ids and real ones, without the secret.
+    let mut forgers = Vec::new();
+    for k in 0..30u16 {
+        let mut e = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
+        let id = [0, 1, 2, 3, 63, 128, 200, 65535][usize::from(k % 8)];
+        e.send(s.server_addr(), join(id, 1, u64::from(k)), true);
+        e.poll(0.0, t0, &mut Vec::new());
+        forgers.push(e);
+    }
+    let mut moves = [0u32; 3];
+    let (mut replayed, mut forged, mut unadmitted) = (0, 0, 0);
+    let records = until(
+        &s,
+        Duration::from_secs(10),
+        "the replays and forgeries refused while every client keeps moving",
+        |r| {
+            match &r.event {
+                Event::Rejected {
+                    reason: Rejection::ReplayedJoin,
+                } => replayed += 1,
+                Event::Rejected {
+                    reason: Rejection::ForgedJoin,
+                } => forged += 1,
+                Event::Rejected {
+                    reason: Rejection::Unadmitted,
+                } => unadmitted += 1,
+                Event::RemoteMoveExecuted(m) if m.client < 3 => {
+                    moves[usize::from(m.client)] += 1;
+                }
+                _ => {}
+            }
+            // Every one of the 36 joins is refused: the six replays, the forgers that claim a
+            // joined id (replays from elsewhere too), the rest without the secret, and those
+            // beyond the gate's pending limit dropped before laminar.
+            replayed >= 6 && replayed + forged + unadmitted >= 36 && moves.iter().all(|&m| m > 120)
+        },
+    );
+    assert!(
+        !records.iter().any(
+            |r| matches!(&r.event, Event::Joined { .. } | Event::Role { .. })
+                && r.machine == Machine::Server
+        ),
+        "a refused join made a pawn or rebound a client"
+    );
+    assert!(
+        !records
+            .iter()
+            .any(|r| matches!(&r.event, Event::Log { text, .. }
+            if text.contains("timed out") || text.contains("dropped"))),
+        "a real client was cut off"
+    );
     s.stop();
 }

@@ -531,3 +531,69 @@ fn the_buffer_trace_reports_every_state_and_each_display_change() {
     assert_eq!(without.len(), plain.len());
     assert!(without.iter().zip(&plain).all(|(a, b)| *a == b));
 }
+
+/// "The actor is visible where actor replication spawned it": during PostSpawnSmoothingPause a
+/// new proxy (and a non-predicting owner's own pawn) stands at its spawn transform, not at the
+/// world origin, and the pause does not end in a jump from the origin.
+#[test]
+fn during_the_post_spawn_pause_a_pawn_is_shown_where_actor_replication_spawned_it() {
+    use movescope::model::telemetry::{PawnSample, SampleKind};
+    for sets in [
+        &["clients=3"][..],
+        &["clients=3", "gmc.use_client_prediction=false"],
+    ] {
+        let mut p = preset(sets);
+        p.join_interval_s = 2.0; // client 2 joins at 6 s
+        let pause = p.gmc.post_spawn_smoothing_pause;
+        let mut spawned: std::collections::HashMap<u16, f64> = Default::default();
+        let mut own: Option<(u16, f64)> = None;
+        let mut in_pause: Vec<std::sync::Arc<PawnSample>> = Vec::new();
+        run_deterministic(&p, "t", 9.0, &mut |r| {
+            if r.machine != Machine::Client(2) {
+                return;
+            }
+            match &r.event {
+                Event::ProxySpawned { pawn, .. } => {
+                    spawned.entry(*pawn).or_insert(r.t);
+                }
+                Event::Role { pawn, .. } if own.is_none() => own = Some((*pawn, r.t)),
+                Event::PawnSample(s) => {
+                    let since = if Some(s.pawn) == own.map(|o| o.0) {
+                        own.map(|o| o.1)
+                    } else {
+                        spawned.get(&s.pawn).copied()
+                    };
+                    if since.is_some_and(|at| r.t - at < pause - 0.05) {
+                        in_pause.push(s.clone());
+                    }
+                }
+                _ => {}
+            }
+        })
+        .unwrap();
+        let watched: Vec<&std::sync::Arc<PawnSample>> = in_pause
+            .iter()
+            .filter(|s| s.kind == SampleKind::Displayed || own.is_some_and(|o| o.0 == s.pawn))
+            .filter(|s| sets.len() > 1 || s.kind == SampleKind::Displayed)
+            .collect();
+        assert!(watched.len() > 20, "{sets:?}: {} samples", watched.len());
+        for s in &watched {
+            assert!(
+                s.location.length() > 1.0,
+                "{sets:?}: pawn {} shown at the origin during its pause: {:?}",
+                s.pawn,
+                s.location
+            );
+        }
+        // Each stands still (its spawn transform) for the whole pause.
+        let mut first: std::collections::HashMap<u16, glam::DVec3> = Default::default();
+        for s in &watched {
+            let at = *first.entry(s.pawn).or_insert(s.location);
+            assert!(
+                at.distance(s.location) < 0.2,
+                "{sets:?}: pawn {} moved during its pause",
+                s.pawn
+            );
+        }
+    }
+}

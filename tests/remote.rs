@@ -140,7 +140,8 @@ fn a_hosted_server_takes_datagrams_only_from_admitted_addresses_as_their_own_cli
             id,
             1,
             &ClientMsg::Join {
-                nonce: 77,
+                incarnation: 77,
+                secret: host.join_secret(),
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -156,7 +157,7 @@ fn a_hosted_server_takes_datagrams_only_from_admitted_addresses_as_their_own_cli
     // An admitted address (a handshake with the code) claiming client 0 — the host's own —
     // then claiming the id it was given.
     let mut admitted = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
-    let (id, game, _control) = movescope::net::remote::shake_hands(
+    let (id, game, _control, secret) = movescope::net::remote::shake_hands(
         &JoinOptions {
             host: addr,
             code: "ZZ9PLZ".into(),
@@ -167,6 +168,7 @@ fn a_hosted_server_takes_datagrams_only_from_admitted_addresses_as_their_own_cli
     .expect("admitted");
     assert_eq!(game, server);
     assert_eq!(id, 1);
+    assert_eq!(secret, host.join_secret(), "the host gives its join secret");
     admitted.only_from(server);
     admitted.send(server, join_as(0), true);
     admitted.poll(0.01, Instant::now(), &mut Vec::new());

@@ -94,6 +94,10 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
                             Rejection::RateLimited => "rate limited",
                             Rejection::Malformed(_) => "malformed",
                             Rejection::Duplicate => "duplicate",
+                            Rejection::ForgedJoin => "forged join",
+                            Rejection::ClientIdOutOfRange => "join out of range",
+                            Rejection::StaleJoin => "stale join",
+                            Rejection::ReplayedJoin => "replayed join",
                         })
                         .or_default() += 1
                 }

@@ -56,11 +56,14 @@ pub struct WireMove {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientMsg {
-    /// Ask the server for a pawn. `nonce` tells a retransmitted join (same nonce) from a
-    /// client that restarted (new nonce); `layout_hash` lets the server notice a binding list
-    /// that differs from its own.
+    /// Ask the server for a pawn. `incarnation` tells a retransmitted join (the same number)
+    /// from a client that restarted (a larger one: every client started later in a session
+    /// gets the session's next number), and a replay of an old join (a smaller or equal one,
+    /// from elsewhere) from both. `secret` is the session's join secret (a stranger does not
+    /// know it); `layout_hash` lets the server notice a binding list that differs from its own.
     Join {
-        nonce: u32,
+        incarnation: u32,
+        secret: u64,
         layout_hash: u32,
     },
     /// A batch of completed moves, oldest first, all made with binding layout `layout`.
@@ -89,14 +92,55 @@ pub struct DeviationReport {
     pub server_value: Value,
 }
 
+/// What actor replication brings when it spawns a pawn's actor on a machine: the actor's
+/// transform at that moment and its ordinary (unbound) actor properties. Bound values are not
+/// part of it: they come with server updates.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SpawnData {
+    pub location: glam::DVec3,
+    /// (pitch, yaw, roll) in degrees.
+    pub rotation: glam::DVec3,
+    /// The demo pawn's team as an actor property; 0 when it travels only bound
+    /// (`faults.spawn_data_only_bound`).
+    pub team: u8,
+}
+
+/// Bits of [`SpawnData`] on the wire: six 32-bit floats and the team.
+pub const SPAWN_DATA_BITS: usize = 6 * 32 + 8;
+
+impl SpawnData {
+    /// The spawn data of a pawn whose values are `v`; `team_as_property` says whether the
+    /// team travels as an actor property.
+    pub fn of(v: &PawnValues, team_as_property: bool) -> Self {
+        let f = |x: glam::DVec3| x.as_vec3().as_dvec3();
+        SpawnData {
+            location: f(v.location),
+            rotation: f(v.rotation),
+            team: if team_as_property { v.team } else { 0 },
+        }
+    }
+
+    /// A pawn's values as the spawned actor has them: the transform and the actor
+    /// properties; every bound value at its default.
+    pub fn values(&self) -> PawnValues {
+        PawnValues {
+            location: self.location,
+            rotation: self.rotation,
+            team: self.team,
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ServerMsg {
-    /// The client's pawn exists; `replicators` is the number of world-time replicators in the
-    /// world (they reach the client by actor replication).
+    /// The client's pawn exists; `spawn` is what actor replication brings of it (no bound
+    /// value: those come with the first server update); `replicators` is the number of
+    /// world-time replicators in the world (they reach the client by actor replication).
     Welcome {
         layout: u8,
         pawn: u16,
-        spawn: PawnValues,
+        spawn: SpawnData,
         replicators: u8,
         server_time: f64,
     },
@@ -125,12 +169,12 @@ pub enum ServerMsg {
     },
     /// The server does not know this client (it restarted, or dropped the client): join again.
     Reset,
-    /// A pawn this client does not control exists (actor replication). `team` is the spawn
-    /// data sent as an ordinary actor property, 0 when it is not.
+    /// A pawn this client does not control exists (actor replication), with its actor's
+    /// spawn data.
     ProxySpawn {
         pawn: u16,
         owner: u16,
-        team: u8,
+        spawn: SpawnData,
     },
     /// A pawn was destroyed.
     ProxyDespawn {
@@ -435,7 +479,7 @@ impl ClientMsg {
     /// Bytes of a message whose size does not depend on a binding layout (joins and pings).
     pub fn fixed_bytes(&self) -> Option<usize> {
         match self {
-            ClientMsg::Join { .. } => Some(bytes(64)),
+            ClientMsg::Join { .. } => Some(bytes(32 + 64 + 32)),
             ClientMsg::Moves { .. } => None,
             ClientMsg::Ping { .. } => Some(bytes(32 + 64)),
         }
@@ -471,7 +515,7 @@ impl ServerMsg {
 
     pub fn wire_bytes(&self, b: &Bindings) -> usize {
         match self {
-            ServerMsg::Welcome { spawn, .. } => bytes(16 + 8 + 64 + values_bits(b, spawn, b.bound)),
+            ServerMsg::Welcome { .. } => bytes(16 + 8 + 64 + SPAWN_DATA_BITS),
             ServerMsg::Ack { values, .. } => bytes(32 + values_bits(b, values, b.client_validated)),
             ServerMsg::Correction {
                 state, deviations, ..
@@ -490,7 +534,7 @@ impl ServerMsg {
             ServerMsg::WorldTime { .. } => bytes(8 + 64),
             ServerMsg::Pong { .. } => bytes(32 + 64),
             ServerMsg::Reset => bytes(0),
-            ServerMsg::ProxySpawn { .. } => bytes(16 + 16 + 8),
+            ServerMsg::ProxySpawn { .. } => bytes(16 + 16 + SPAWN_DATA_BITS),
             ServerMsg::ProxyDespawn { .. } => bytes(16),
             ServerMsg::StateUpdate { entries, .. } => bytes(
                 STATE_UPDATE_HEADER_BITS

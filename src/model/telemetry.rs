@@ -139,6 +139,15 @@ pub enum Rejection {
     Unadmitted,
     /// Live sessions: over the sender's rate limit.
     RateLimited,
+    /// A join without the session's join secret (a stranger's, or a forged one).
+    ForgedJoin,
+    /// A join for a client id the session cannot have.
+    ClientIdOutOfRange,
+    /// A join older than the incarnation the client joined with (a replay).
+    StaleJoin,
+    /// Live sessions: a join for a client joined from another address that is not a newer
+    /// incarnation of it (a replay from elsewhere).
+    ReplayedJoin,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -48,8 +48,11 @@ pub struct LiveSession {
     server: Option<Worker>,
     clients: BTreeMap<u16, Worker>,
     /// Clients started after the session began (added or restarted, participants joining):
-    /// each gets a new nonce.
+    /// each gets the session's next incarnation.
     incarnations: Arc<AtomicU32>,
+    /// The join secret every client of this session carries (drawn when the session starts;
+    /// a participant has its host's).
+    secret: u64,
     tele_tx: TelemetryTx,
     tele_rx: Receiver<Record>,
     /// A host: who may send game datagrams to the server, as which client.
@@ -148,6 +151,7 @@ impl LiveSession {
                 tele: s.tele_tx.clone(),
                 roster,
                 incarnations: s.incarnations.clone(),
+                secret: s.secret,
                 shared,
             },
         ));
@@ -171,6 +175,7 @@ impl LiveSession {
             server: None,
             clients: BTreeMap::new(),
             incarnations: Arc::default(),
+            secret: p.secret(),
             tele_tx,
             tele_rx,
             roster: None,
@@ -186,6 +191,7 @@ impl LiveSession {
     ) -> Result<LiveSession, SessionStartError> {
         let settings = Settings::new(preset)?;
         let bindings = settings.initial_bindings().clone();
+        let secret = draw_secret();
         let (tele_tx, rx) = TelemetryTx::new(TELEMETRY_CAPACITY);
         let clock = Arc::new(SessionClock::new());
         let server_addr = endpoint.local_addr();
@@ -198,6 +204,7 @@ impl LiveSession {
                 clock: clock.clone(),
                 tele: tele_tx.clone(),
                 roster: roster.clone(),
+                secret,
             },
             0.0,
         );
@@ -208,6 +215,7 @@ impl LiveSession {
             server: Some(server),
             clients: BTreeMap::new(),
             incarnations: Arc::default(),
+            secret,
             tele_tx,
             tele_rx: rx,
             roster,
@@ -263,6 +271,12 @@ impl LiveSession {
 
     pub fn clock(&self) -> &Arc<SessionClock> {
         &self.clock
+    }
+
+    /// The join secret every client of this session carries in its joins (tests replay a
+    /// client's join byte for byte with it).
+    pub fn join_secret(&self) -> u64 {
+        self.secret
     }
 
     pub fn server_addr(&self) -> SocketAddr {
@@ -325,6 +339,7 @@ impl LiveSession {
             preset: self.settings.preset(),
             id,
             incarnation,
+            secret: self.secret,
             bindings: self.settings.client_bindings().clone(),
             layouts: self.settings.client_layouts().to_vec(),
             endpoint,
@@ -541,6 +556,7 @@ impl LiveSession {
                 clock: self.clock.clone(),
                 tele: self.tele_tx.clone(),
                 roster: self.roster.clone(),
+                secret: self.secret,
             },
             now,
         ));
@@ -665,6 +681,18 @@ pub fn run_session(
     summary.note_dropped(dropped);
     summary.judge_pacing(&preset);
     summary
+}
+
+/// A session's join secret: 64 bits from the standard library's per-process random hash keys
+/// (drawn from the operating system), mixed with the time and process id. Not a cryptographic
+/// credential: it keeps strangers' and replayed joins out of a local session, whose server and
+/// clients share it in memory (docs/live.md).
+fn draw_secret() -> u64 {
+    use std::hash::BuildHasher;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::collections::hash_map::RandomState::new().hash_one((nanos, std::process::id()))
 }
 
 #[cfg(test)]

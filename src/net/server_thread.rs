@@ -30,6 +30,8 @@ pub(crate) struct ServerCx {
     pub(crate) tele: TelemetryTx,
     /// A host: the addresses admitted, and the client each may speak for.
     pub(crate) roster: Option<Roster>,
+    /// The session's join secret.
+    pub(crate) secret: u64,
 }
 
 pub(crate) fn spawn_server(
@@ -44,6 +46,7 @@ pub(crate) fn spawn_server(
         clock,
         tele,
         roster,
+        secret,
     } = cx;
     let mut endpoint = endpoint;
     if let Some(r) = &roster {
@@ -51,7 +54,10 @@ pub(crate) fn spawn_server(
     }
     let (tx, rx) = bounded(COMMAND_CAPACITY);
     let stop = Arc::new(AtomicBool::new(false));
-    let mut server = Server::new(p.server_config(bindings));
+    let mut server = Server::new(crate::model::server::ServerConfig {
+        join_secret: secret,
+        ..p.server_config(bindings)
+    });
     for (v, b) in layouts {
         server.define_layout(*v, b.clone());
         server.use_layout(*v);
@@ -107,12 +113,27 @@ pub(crate) fn spawn_server(
                                     && roster.as_ref().is_some_and(|r| {
                                         crate::net::transport::roster_id(r, &from) != claimed
                                     });
-                                if foreign_claim
-                                    || kind != MsgKind::Join
-                                        && claimed
-                                            .and_then(|c| addr_of.get(&c))
-                                            .is_some_and(|a| *a != from)
+                                let elsewhere = claimed
+                                    .and_then(|c| addr_of.get(&c))
+                                    .is_some_and(|a| *a != from);
+                                // A join for a client joined from another address may take
+                                // its place only as a newer start of it: a replay carries the
+                                // incarnation it joined with (or an older one).
+                                if kind == MsgKind::Join
+                                    && elsewhere
+                                    && let Some(c) = claimed
+                                    && let Some(joined) = server.incarnation_of(c)
+                                    && crate::model::wire::join_incarnation(&bytes)
+                                        .is_none_or(|n| n <= joined)
                                 {
+                                    server.refuse_join(
+                                        local,
+                                        c,
+                                        crate::model::telemetry::Rejection::ReplayedJoin,
+                                    );
+                                    continue;
+                                }
+                                if foreign_claim || kind != MsgKind::Join && elsewhere {
                                     tele.send(Record {
                                         t,
                                         machine: Machine::Server,

@@ -616,19 +616,29 @@ impl Preset {
             hook_trace: self.hook_trace,
             value_trace: self.value_trace,
             world_view_rate: self.world_view_rate,
+            join_secret: self.join_secret(),
+            max_clients: crate::session::control::MAX_CLIENTS,
         }
     }
 
-    /// Client `id`'s configuration.
+    /// The join secret of a session run from this preset in virtual time (derived from the
+    /// seed, so runs repeat); a live session draws its own ([`crate::net`]).
+    pub fn join_secret(&self) -> u64 {
+        crate::support::rng::derive_seed(self.seed, crate::support::rng::purpose::JOIN_SECRET, 0)
+    }
+
+    /// Client `id`'s configuration (`incarnation` 0 for the clients a session starts with,
+    /// the session's next number for one started later).
     pub fn client_config(
         &self,
         id: u16,
-        nonce: u32,
+        incarnation: u32,
         bindings: std::sync::Arc<Bindings>,
     ) -> ClientConfig {
         ClientConfig {
             id,
-            nonce,
+            incarnation,
+            join_secret: self.join_secret(),
             gmc: self.gmc,
             faults: self.faults.clone(),
             bindings,

@@ -23,14 +23,6 @@ pub struct ClientSetup {
     pub down: Link,
 }
 
-/// The nonce of client `id`'s `incarnation` (0 for the clients a session starts with; each
-/// client added or restarted later gets the session's next incarnation number), so the server
-/// tells a rejoin from a retransmitted join.
-pub fn nonce(seed: u64, id: u16, incarnation: u32) -> u32 {
-    derive_seed(seed, purpose::CLIENT_NONCE, u64::from(id)) as u32
-        ^ incarnation.wrapping_mul(0x9E37_79B9)
-}
-
 /// Sets up client `id` of `preset`: its configuration (with `bindings` and the `layouts`
 /// defined since the session started), input script, frame clock and links, each from its
 /// own seeded stream.
@@ -44,7 +36,7 @@ pub fn client(
     let idx = u64::from(id);
     let seed = preset.seed;
     let o = preset.client_overrides.iter().find(|o| o.client == id);
-    let mut client = Client::new(preset.client_config(id, nonce(seed, id, incarnation), bindings));
+    let mut client = Client::new(preset.client_config(id, incarnation, bindings));
     for (v, b, select) in layouts {
         client.define_layout(*v, b.clone());
         if *select {
@@ -82,7 +74,7 @@ pub fn client_config(
     incarnation: u32,
     bindings: Arc<Bindings>,
 ) -> ClientConfig {
-    preset.client_config(id, nonce(preset.seed, id, incarnation), bindings)
+    preset.client_config(id, incarnation, bindings)
 }
 
 /// A client's frame rate with its seeded jitter.

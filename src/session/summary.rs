@@ -108,6 +108,14 @@ pub struct PacketSummary {
     pub wrong_source: u64,
     pub unadmitted: u64,
     pub rate_limited: u64,
+    /// Joins refused: without the session's join secret (`forged_joins`), for a client id the
+    /// session cannot have (`joins_out_of_range`), older than the client's own (`stale_joins`),
+    /// or for a client joined from another address and not a newer start of it
+    /// (`replayed_joins`, live).
+    pub forged_joins: u64,
+    pub joins_out_of_range: u64,
+    pub stale_joins: u64,
+    pub replayed_joins: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -272,6 +280,10 @@ impl SummaryBuilder {
                 Rejection::WrongSource => self.packets.wrong_source += 1,
                 Rejection::Unadmitted => self.packets.unadmitted += 1,
                 Rejection::RateLimited => self.packets.rate_limited += 1,
+                Rejection::ForgedJoin => self.packets.forged_joins += 1,
+                Rejection::ClientIdOutOfRange => self.packets.joins_out_of_range += 1,
+                Rejection::StaleJoin => self.packets.stale_joins += 1,
+                Rejection::ReplayedJoin => self.packets.replayed_joins += 1,
             },
             (m, Event::Role { pawn, role }) => {
                 let roles = self

@@ -167,7 +167,7 @@ pub struct Session {
     settings: Settings,
     /// Session time at which the current server started (its world clock starts there).
     server_start: f64,
-    /// Clients started after the session began (added or restarted): each gets a new nonce.
+    /// Clients started after the session began (added or restarted): each gets the session's next incarnation.
     incarnations: u32,
     /// Commands scheduled by [`Session::command_at`], by index (taken when applied).
     commands: Vec<Option<Command>>,

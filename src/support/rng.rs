@@ -32,7 +32,8 @@ pub mod purpose {
     pub const AI_INPUT: u64 = 5;
     pub const HAZARD: u64 = 6;
     pub const SPAWN: u64 = 7;
-    pub const CLIENT_NONCE: u64 = 8;
+    /// The join secret of a virtual-time session.
+    pub const JOIN_SECRET: u64 = 8;
     pub const SMOOTHING: u64 = 9;
     /// The random number a tick reads without a bound seed (a pitfall switch).
     pub const TICK_RANDOM: u64 = 10;

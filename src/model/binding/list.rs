@@ -212,7 +212,8 @@ impl Bindings {
             client_auth_output: mask(&|b| p(b).is_output() && p(b).is_client_auth()),
             client_validated: mask(&|b| p(b).is_client_validated()),
             server_auth: mask(&|b| p(b).is_server_auth()),
-            simulated: mask(&|b| b.simulation != SimulationMode::None),
+            // A Local value is never sent, to proxies neither, whatever its simulation mode.
+            simulated: mask(&|b| b.simulation != SimulationMode::None && !p(b).is_local()),
             on_change: mask(&|b| {
                 matches!(
                     b.simulation,
@@ -224,7 +225,7 @@ impl Bindings {
             input_idx: idx(&|b| p(b).is_input()),
             simulated_list: list
                 .iter()
-                .filter(|b| b.simulation != SimulationMode::None)
+                .filter(|b| b.simulation != SimulationMode::None && !p(b).is_local())
                 .map(|b| (b.field, b.ty, b.interpolation))
                 .collect(),
             client_validated_idx: idx(&|b| p(b).is_client_validated()),

@@ -108,6 +108,11 @@ impl PredictionMode {
         )
     }
 
+    /// `Local`: bound (saved with moves, restored by replays) but never synchronized.
+    pub fn is_local(self) -> bool {
+        self == PredictionMode::Local
+    }
+
     /// The client puts this value into the moves it sends.
     pub fn client_sends(self) -> bool {
         self.is_server_validated() || self.is_client_auth()

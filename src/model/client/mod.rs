@@ -41,9 +41,12 @@ pub const BUFFER_TRACE_DELAY_STEP: f64 = 0.001;
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
     pub id: u16,
-    /// Differs between two runs of the same client id (a restarted client), so the server can
-    /// tell a rejoin from a retransmitted join.
-    pub nonce: u32,
+    /// 0 for the clients a session starts with; every client started later (added or
+    /// restarted) gets the session's next number, so the server tells a rejoin from a
+    /// retransmitted join and both from a replay.
+    pub incarnation: u32,
+    /// The session's join secret, carried in every join.
+    pub join_secret: u64,
     pub gmc: GmcSettings,
     pub faults: Faults,
     pub bindings: Arc<Bindings>,
@@ -236,6 +239,11 @@ impl Client {
     pub fn pawn(&self) -> u16 {
         self.pawn
     }
+    /// Sets the join secret the client carries in its joins (a live session's own, drawn
+    /// when it starts; set before the client runs).
+    pub fn set_join_secret(&mut self, secret: u64) {
+        self.cfg.join_secret = secret;
+    }
     /// The pawn as the client shows it now (predicted).
     pub fn values(&self) -> &PawnValues {
         &self.values
@@ -323,7 +331,8 @@ impl Client {
                 };
                 self.outbox.push_back((
                     ClientMsg::Join {
-                        nonce: self.cfg.nonce,
+                        incarnation: self.cfg.incarnation,
+                        secret: self.cfg.join_secret,
                         layout_hash: self.layouts.current_bindings().layout_hash(),
                     },
                     Delivery::Reliable,

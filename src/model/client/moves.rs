@@ -149,16 +149,12 @@ impl Client {
                 self.value_trace.as_mut(),
             )
         };
-        cur.output = self.values.clone();
         cur.substeps = n;
         cur.max_substeps = cur.max_substeps.max(n);
         if self.tick_out.seal {
             cur.sealed = true;
         }
         let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.combine_limit();
-        if predicting {
-            self.trace_values(now, move_id, exec);
-        }
         emit_one_shots(
             &mut self.telemetry,
             now,
@@ -190,6 +186,13 @@ impl Client {
             // the demo pawn has no work in it; the hook trace records the call.
             self.tick_hooks(now, move_id, n, exec);
             self.hook(now, Hook::GenAncillaryTick, move_id, 0, Some(exec), None);
+        }
+        // The output is saved after GenAncillaryTick: what it writes is part of the move.
+        if let Some(cur) = self.current.as_mut() {
+            cur.output = self.values.clone();
+        }
+        if predicting {
+            self.trace_values(now, move_id, exec);
             self.sync_applied(
                 now,
                 NetContext::LocalClientPawn_PostLocalMoveExecution,

@@ -177,13 +177,18 @@ impl Client {
                     self.start_session();
                     self.phase = Phase::Playing;
                     self.pawn = pawn;
-                    self.values = spawn.clone();
-                    self.last_seen_dash = Some(spawn.dash_count);
+                    // The actor as spawned: its transform and actor properties, every bound
+                    // value at the class default (the layout's spawn values).
+                    self.values = crate::model::imported::spawned(
+                        spawn.values(),
+                        self.layouts.current_bindings(),
+                    );
+                    self.last_seen_dash = Some(self.values.dash_count);
                     self.replicators = Some(replicators);
                     self.hook(now, Hook::BindReplicationData, 0, 0, None, None);
                     let predicted = self.cfg.gmc.use_client_prediction;
                     if !predicted {
-                        self.own_proxy = Some(Proxy::new(pawn, Some(self.cfg.id), now, spawn.team));
+                        self.own_proxy = Some(Proxy::new(pawn, Some(self.cfg.id), now, spawn));
                     }
                     self.telemetry.push((
                         now,
@@ -223,18 +228,18 @@ impl Client {
                     }
                 }
             }
-            ServerMsg::ProxySpawn { pawn, owner, team } => {
+            ServerMsg::ProxySpawn { pawn, owner, spawn } => {
                 if pawn != self.pawn || self.phase != Phase::Playing {
                     let owner = (owner != crate::model::messages::NO_OWNER).then_some(owner);
                     if !self.proxies.contains(pawn) {
-                        self.proxies.insert(Proxy::new(pawn, owner, now, team));
+                        self.proxies.insert(Proxy::new(pawn, owner, now, spawn));
                         self.proxy_set_version += 1;
                         self.telemetry.push((
                             now,
                             Event::ProxySpawned {
                                 pawn,
                                 owner,
-                                actor_team: team,
+                                actor_team: spawn.team,
                             },
                         ));
                         self.telemetry.push((
@@ -395,7 +400,8 @@ mod tests {
         };
         Client::new(ClientConfig {
             id: 3,
-            nonce: 1,
+            incarnation: 1,
+            join_secret: 5,
             gmc,
             faults: Faults::default(),
             bindings,
@@ -448,7 +454,7 @@ mod tests {
             let welcome = ServerMsg::Welcome {
                 layout,
                 pawn: 0,
-                spawn: PawnValues::default(),
+                spawn: crate::model::messages::SpawnData::default(),
                 replicators: 1,
                 server_time,
             };
@@ -465,7 +471,10 @@ mod tests {
                         ServerMsg::ProxySpawn {
                             pawn,
                             owner: 9,
-                            team: 1,
+                            spawn: crate::model::messages::SpawnData {
+                                team: 1,
+                                ..Default::default()
+                            },
                         }
                     } else {
                         ServerMsg::ProxyDespawn { pawn }

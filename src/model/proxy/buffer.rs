@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use super::display::ProxyFrame;
 use super::interpolate::interpolate_field;
 use crate::model::binding::{Bindings, FieldMask};
+use crate::model::messages::SpawnData;
 use crate::model::pawn::{Execution, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
 use crate::model::settings::{
     ExtrapolationMode, Faults, GmcSettings, SmoothingMode, SmoothingSettings,
@@ -64,7 +65,8 @@ pub struct Proxy {
     pub pawn: u16,
     pub owner: Option<u16>,
     spawned_at: f64,
-    actor_team: u8,
+    /// What actor replication brought when the proxy was spawned.
+    actor: SpawnData,
     states: VecDeque<(f64, PawnValues)>,
     view: View,
     look: Look,
@@ -103,14 +105,14 @@ pub struct Proxy {
 }
 
 impl Proxy {
-    /// A proxy that came into existence at local time `now`; `actor_team` is the spawn data
-    /// that arrived as an ordinary actor property (0 when none did).
-    pub fn new(pawn: u16, owner: Option<u16>, now: f64, actor_team: u8) -> Self {
+    /// A proxy that came into existence at local time `now`, where actor replication spawned
+    /// it (`actor`: its transform then and its actor properties).
+    pub fn new(pawn: u16, owner: Option<u16>, now: f64, actor: SpawnData) -> Self {
         Proxy {
             pawn,
             owner,
             spawned_at: now,
-            actor_team,
+            actor,
             // One more than kept: a staged state is appended before the oldest goes.
             states: VecDeque::with_capacity(BUFFER_LEN + 1),
             view: View::Paused,
@@ -300,7 +302,7 @@ impl Proxy {
             self.quick = false;
             return ProxyFrame {
                 paused: now - self.spawned_at < post_spawn_pause,
-                team: self.actor_team,
+                team: self.actor.team,
                 ..Default::default()
             };
         }
@@ -542,10 +544,7 @@ impl Proxy {
 
     fn compute(&self, view: View, bindings: &Bindings) -> PawnValues {
         match view {
-            View::Paused => PawnValues {
-                team: self.actor_team,
-                ..Default::default()
-            },
+            View::Paused => self.actor.values(),
             View::Eager(v) => v,
             View::Extrapolated { at, base_t, base } => {
                 let mut v = base.clone();
@@ -562,7 +561,7 @@ impl Proxy {
     /// GenSimulationTick reacts to. A cursor walks the buffer, so this is O(1) per frame.
     fn discrete(&mut self) -> (u8, u8) {
         match &self.view {
-            View::Paused => (0, self.actor_team),
+            View::Paused => (0, self.actor.team),
             View::Eager(v) | View::Extrapolated { base: v, .. } => (v.dash_count, v.team),
             View::At { at } => {
                 let at = *at;
@@ -689,12 +688,19 @@ mod tests {
         }
     }
 
+    fn team_spawn(team: u8) -> SpawnData {
+        SpawnData {
+            team,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn adaptive_delay_is_latency_plus_buffer_and_resyncs() {
         let b = bindings();
         let cfg = SmoothingSettings::default();
         let mut rng = crate::support::rng::Rng::new(1);
-        let mut p = Proxy::new(1, None, 0.0, 1);
+        let mut p = Proxy::new(1, None, 0.0, team_spawn(1));
         for k in 0..100 {
             let t = f64::from(k) / 30.0;
             p.receive(t + 0.05, t, &at(t * 100.0), b.simulated);
@@ -712,19 +718,44 @@ mod tests {
         assert!((f.delay - 0.38).abs() < 1e-9, "{f:?}");
     }
 
+    /// "The actor is visible where actor replication spawned it": during the pause the proxy
+    /// stands at its spawn transform, not at the world origin.
+    #[test]
+    fn during_the_post_spawn_pause_a_proxy_stands_where_actor_replication_spawned_it() {
+        let b = bindings();
+        let cfg = SmoothingSettings::default();
+        let mut rng = crate::support::rng::Rng::new(1);
+        let spawn = SpawnData {
+            location: DVec3::new(300.0, -120.0, 90.0),
+            rotation: DVec3::new(0.0, 45.0, 0.0),
+            team: 1,
+        };
+        let mut p = Proxy::new(1, None, 10.0, spawn);
+        p.receive(10.1, 5.0, &at(500.0), b.simulated);
+        let f = p.update(10.5, 5.4, 0.0, &cfg, 1.0, &b, &mut rng, None);
+        assert!(f.paused);
+        let shown = p.display(&b);
+        assert_eq!(shown.location, spawn.location);
+        assert_eq!(shown.rotation, spawn.rotation);
+        // Before any state arrived at all, the same.
+        let mut fresh = Proxy::new(2, None, 10.0, spawn);
+        fresh.update(12.0, 7.0, 0.0, &cfg, 1.0, &b, &mut rng, None);
+        assert_eq!(fresh.display(&b).location, spawn.location);
+    }
+
     #[test]
     fn post_spawn_pause_shows_only_actor_properties() {
         let b = bindings();
         let cfg = SmoothingSettings::default();
         let mut rng = crate::support::rng::Rng::new(1);
-        let mut with_team = Proxy::new(1, None, 10.0, 2);
-        let mut without = Proxy::new(2, None, 10.0, 0);
+        let mut with_team = Proxy::new(1, None, 10.0, team_spawn(2));
+        let mut without = Proxy::new(2, None, 10.0, team_spawn(0));
         for p in [&mut with_team, &mut without] {
             p.receive(10.1, 5.0, &at(500.0), b.simulated);
             p.receive(10.2, 5.1, &at(510.0), b.simulated);
             let f = p.update(10.5, 5.4, 0.0, &cfg, 1.0, &b, &mut rng, None);
             assert!(f.paused);
-            assert_eq!(p.display(&b).location, DVec3::ZERO);
+            assert_eq!(p.display(&b).location, DVec3::ZERO, "the spawn transform");
         }
         assert_eq!(with_team.display(&b).team, 2);
         assert_eq!(
@@ -750,7 +781,7 @@ mod tests {
             ..Default::default()
         };
         let mut rng = crate::support::rng::Rng::new(1);
-        let mut p = Proxy::new(1, None, 0.0, 1);
+        let mut p = Proxy::new(1, None, 0.0, team_spawn(1));
         p.receive(0.1, 1.0, &at(100.0), b.simulated);
         p.receive(0.2, 1.1, &at(110.0), b.simulated);
         // Display time 1.25 > newest 1.1: dead reckoning at 100 cm/s.
@@ -779,7 +810,7 @@ mod tests {
             crate::support::rng::Rng::new(7),
             crate::support::rng::Rng::new(7),
         );
-        let mut full = Proxy::new(1, None, 0.0, 1);
+        let mut full = Proxy::new(1, None, 0.0, team_spawn(1));
         let mut quick = full.clone();
         let mut taken = 0;
         let mut next_state = 0.0;
@@ -834,7 +865,7 @@ mod tests {
             crate::support::rng::Rng::new(7),
             crate::support::rng::Rng::new(7),
         );
-        let mut quick = Proxy::new(1, None, 0.0, 1);
+        let mut quick = Proxy::new(1, None, 0.0, team_spawn(1));
         let mut steady = quick.clone();
         // (frame, latency, server time until, local time until) of the last quick update.
         let mut last: Option<(ProxyFrame, f64, f64, f64)> = None;

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::{PawnSet, RemoteClient, Server, ServerPawn, spawn_point, team_of};
-use crate::model::messages::{ClientMsg, Delivery, ServerMsg};
+use crate::model::messages::{ClientMsg, Delivery, ServerMsg, SpawnData};
 use crate::model::pawn::PawnValues;
 use crate::model::telemetry::{Event, Hook, Rejection, Role};
 use crate::model::wire::{self, Datagram, DecodeError};
@@ -36,39 +36,53 @@ impl Server {
     }
 
     /// Hands a datagram to the server. Returns the sending client's id, so the transport can
-    /// tell which address is whose. Malformed datagrams and duplicates are dropped and reported.
-    pub fn handle_datagram(&mut self, now: f64, bytes: &[u8]) -> Result<u16, DecodeError> {
+    /// tell which address is whose. Malformed datagrams, duplicates and refused joins are
+    /// dropped and reported; the error says why.
+    pub fn handle_datagram(&mut self, now: f64, bytes: &[u8]) -> Result<u16, Rejection> {
         let decoded = wire::decode(bytes, |v| self.layouts.get(v).map(|b| &**b));
         let reject =
             |s: &mut Self, reason: Rejection| s.telemetry.push((now, Event::Rejected { reason }));
         match decoded {
             Ok((h, Datagram::Client(msg))) => {
-                // A restarted client numbers its datagrams from 1 again: its join (a nonce
-                // the server has not seen from it) starts a new window, or it would look like
-                // an old duplicate for as long as the old numbering ran ahead.
-                if let ClientMsg::Join { nonce, .. } = &msg
-                    && self
+                if let ClientMsg::Join {
+                    incarnation,
+                    secret,
+                    ..
+                } = &msg
+                {
+                    if let Some(reason) = self.join_refusal(h.sender, *incarnation, *secret) {
+                        self.refuse_join(now, h.sender, reason.clone());
+                        return Err(reason);
+                    }
+                    // A restarted client numbers its datagrams from 1 again: its join (a newer
+                    // incarnation) starts a new window, or it would look like an old duplicate
+                    // for as long as the old numbering ran ahead.
+                    if self
                         .clients
                         .get(&h.sender)
-                        .is_some_and(|rc| rc.nonce != *nonce)
-                {
-                    self.recv_windows.remove(&h.sender);
+                        .is_some_and(|rc| rc.incarnation != *incarnation)
+                    {
+                        self.recv_windows.remove(&h.sender);
+                    }
                 }
                 if self.recv_windows.entry(h.sender).or_default().accept(h.seq) {
                     self.handle_msg(now, h.sender, msg);
+                    Ok(h.sender)
                 } else {
                     reject(self, Rejection::Duplicate);
+                    Err(Rejection::Duplicate)
                 }
-                Ok(h.sender)
             }
             Ok((h, Datagram::Keepalive)) => Ok(h.sender),
             Ok((_, Datagram::Server(_))) => {
-                reject(self, Rejection::Malformed(DecodeError::WrongDirection));
-                Err(DecodeError::WrongDirection)
+                let r = Rejection::Malformed(DecodeError::WrongDirection);
+                reject(self, r.clone());
+                Err(r)
             }
             Err(e) => {
-                reject(self, Rejection::Malformed(e.clone()));
-                Err(e)
+                let r = Rejection::Malformed(e);
+                reject(self, r.clone());
+                Err(r)
             }
         }
     }
@@ -89,7 +103,64 @@ impl Server {
         }
     }
 
-    pub(super) fn join(&mut self, now: f64, from: u16, nonce: u32, layout_hash: u32) {
+    /// Why a join for client `id` would be refused: without the session's secret, for an id
+    /// the session cannot have, or older than the incarnation the client joined with.
+    pub fn join_refusal(&self, id: u16, incarnation: u32, secret: u64) -> Option<Rejection> {
+        if secret != self.cfg.join_secret {
+            Some(Rejection::ForgedJoin)
+        } else if id >= self.cfg.max_clients {
+            Some(Rejection::ClientIdOutOfRange)
+        } else if self
+            .clients
+            .get(&id)
+            .is_some_and(|rc| incarnation < rc.incarnation)
+        {
+            Some(Rejection::StaleJoin)
+        } else {
+            None
+        }
+    }
+
+    /// The incarnation client `id` joined with, while it is joined.
+    pub fn incarnation_of(&self, id: u16) -> Option<u32> {
+        self.clients.get(&id).map(|rc| rc.incarnation)
+    }
+
+    /// Reports a refused join: counted every time, logged once per kind.
+    pub fn refuse_join(&mut self, now: f64, id: u16, reason: Rejection) {
+        self.telemetry.push((
+            now,
+            Event::Rejected {
+                reason: reason.clone(),
+            },
+        ));
+        let (bit, why) = match reason {
+            Rejection::ForgedJoin => (1u8, "it does not carry this session's join secret"),
+            Rejection::ClientIdOutOfRange => (2, "this session has no such client"),
+            Rejection::StaleJoin => (4, "it is older than the join that client made"),
+            Rejection::ReplayedJoin => (
+                8,
+                "that client joined from another address and this is not a newer start of it \
+                 (a replayed join)",
+            ),
+            _ => return,
+        };
+        if self.refusals_logged & bit == 0 {
+            self.refusals_logged |= bit;
+            self.telemetry.push((
+                now,
+                Event::Log {
+                    level: crate::model::telemetry::LogLevel::Warning,
+                    text: format!(
+                        "refused a join claiming to be client {id}: {why}; the joined clients \
+                         keep playing (further refusals of this kind are counted, not logged)"
+                    ),
+                },
+            ));
+        }
+    }
+
+    pub(super) fn join(&mut self, now: f64, from: u16, incarnation: u32, layout_hash: u32) {
         let own = self.layouts.current_bindings().layout_hash();
         if layout_hash != own && self.layout_errors.insert(from, layout_hash) != Some(layout_hash) {
             self.telemetry.push((
@@ -104,10 +175,10 @@ impl Server {
             ));
         }
         let rejoin = match self.clients.get_mut(&from) {
-            Some(rc) if rc.nonce == nonce => None, // a retransmitted join
+            Some(rc) if rc.incarnation >= incarnation => None, // a retransmitted join
             Some(rc) => {
                 // The client restarted: a new session for the same pawn.
-                rc.nonce = nonce;
+                rc.incarnation = incarnation;
                 rc.last_executed = 0;
                 rc.buffer.clear();
                 rc.gap_since = None;
@@ -159,7 +230,7 @@ impl Server {
                     from,
                     RemoteClient {
                         pawn: id,
-                        nonce,
+                        incarnation,
                         last_heard: now,
                         last_executed: 0,
                         buffer: BTreeMap::new(),
@@ -189,15 +260,11 @@ impl Server {
             return;
         };
         let p = &self.pawns[pawn_idx];
-        let b = self.layouts.current_bindings();
         // What the owning client has of its pawn before the first server update: the actor's
-        // spawn transform and what travels as ordinary actor properties. Server-authoritative
-        // bound values arrive with the first update; the team also travels as an actor
-        // property and seeds the bound copy, unless only bound (`spawn_data_only_bound`).
-        let mut spawn = p.values.quantized(b.list(), b.bound);
-        if self.cfg.faults.spawn_data_only_bound {
-            spawn.team = 0;
-        }
+        // spawn transform and what travels as ordinary actor properties; no bound value (they
+        // come with the first update). The team travels as an actor property and seeds the
+        // bound copy, unless only bound (`spawn_data_only_bound`).
+        let spawn = SpawnData::of(&p.values, !self.cfg.faults.spawn_data_only_bound);
         self.outbox.push_back((
             from,
             ServerMsg::Welcome {

@@ -50,6 +50,10 @@ pub struct ServerConfig {
     pub value_trace: bool,
     /// Pawn samples per second for the world view (0: none).
     pub world_view_rate: f64,
+    /// The join secret every client of this session carries in its join.
+    pub join_secret: u64,
+    /// Client ids run from 0 to this (excluded); a join for another is refused.
+    pub max_clients: u16,
 }
 
 /// A pawn as the server holds it.
@@ -112,7 +116,7 @@ impl PawnSet {
 struct RemoteClient {
     /// Id of the pawn it controls.
     pawn: u16,
-    nonce: u32,
+    incarnation: u32,
     last_heard: f64,
     /// Newest move executed (moves are numbered from 1).
     last_executed: u32,
@@ -142,6 +146,8 @@ pub struct Server {
     last_world_time_sent: Option<f64>,
     next_pawn_id: u16,
     layout_errors: BTreeMap<u16, u32>,
+    /// Kinds of refused joins already logged (bits; each is logged once).
+    refusals_logged: u8,
     /// The MaxCombinedDeltaTime > MaxMoveDeltaTime warning was logged for these settings.
     combine_warned: bool,
     /// The generator a tick reads without a bound seed (`unseeded_random_in_tick`).
@@ -271,6 +277,7 @@ impl Server {
             last_world_time_sent: None,
             next_pawn_id,
             layout_errors: BTreeMap::new(),
+            refusals_logged: 0,
             combine_warned: false,
             tick_rng,
             frame_dt: 0.0,
@@ -443,7 +450,11 @@ impl Server {
         let mut inbox = std::mem::take(&mut self.inbox);
         for (from, msg) in inbox.drain(..) {
             match msg {
-                ClientMsg::Join { nonce, layout_hash } => self.join(now, from, nonce, layout_hash),
+                ClientMsg::Join {
+                    incarnation,
+                    layout_hash,
+                    ..
+                } => self.join(now, from, incarnation, layout_hash),
                 ClientMsg::Moves {
                     layout,
                     epoch,

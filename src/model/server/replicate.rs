@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use super::Server;
 use crate::model::messages::{
-    Delivery, HEADER_BYTES, NO_OWNER, ProxyEntry, STATE_UPDATE_HEADER_BITS, ServerMsg, StateEntries,
+    Delivery, HEADER_BYTES, NO_OWNER, ProxyEntry, STATE_UPDATE_HEADER_BITS, ServerMsg, SpawnData,
+    StateEntries,
 };
 use crate::model::pawn::PawnValues;
 use crate::model::proxy::Proxy;
@@ -33,7 +34,7 @@ impl Server {
                         ServerMsg::ProxySpawn {
                             pawn: p.id,
                             owner: p.owner.unwrap_or(NO_OWNER),
-                            team: if actor_team { p.values.team } else { 0 },
+                            spawn: SpawnData::of(&p.values, actor_team),
                         },
                         Delivery::Reliable,
                     ));
@@ -167,7 +168,7 @@ impl Server {
                             role: Role::SmoothedListenServerPawn,
                         },
                     ));
-                    e.insert(Proxy::new(id, owner, now, values.team))
+                    e.insert(Proxy::new(id, owner, now, SpawnData::of(&values, true)))
                 }
             };
             p.receive(now, now, &values, b.simulated);

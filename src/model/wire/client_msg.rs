@@ -34,8 +34,13 @@ pub fn encode_client_into(
     };
     let mut w = BitWriter::reusing(buf, header(kind, h), 64);
     match msg {
-        ClientMsg::Join { nonce, layout_hash } => {
-            w.bits(u64::from(*nonce), 32);
+        ClientMsg::Join {
+            incarnation,
+            secret,
+            layout_hash,
+        } => {
+            w.bits(u64::from(*incarnation), 32);
+            w.bits(*secret, 64);
             w.bits(u64::from(*layout_hash), 32);
         }
         ClientMsg::Moves {
@@ -88,7 +93,8 @@ pub(super) fn read_client(
 ) -> Result<ClientMsg, DecodeError> {
     Ok(match kind {
         K_JOIN => ClientMsg::Join {
-            nonce: r.bits(32)? as u32,
+            incarnation: r.bits(32)? as u32,
+            secret: r.bits(64)?,
             layout_hash: r.bits(32)? as u32,
         },
         K_MOVES => {

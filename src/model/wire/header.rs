@@ -5,7 +5,7 @@
 use crate::model::messages::{HEADER_BYTES, MsgKind};
 
 pub const MAGIC: [u8; 2] = *b"MS";
-pub const PROTOCOL_VERSION: u8 = 1;
+pub const PROTOCOL_VERSION: u8 = 2;
 /// Sender id of the server.
 pub const SERVER_SENDER: u16 = 0xFFFF;
 /// No datagram may be larger than this (laminar must never fragment).
@@ -165,6 +165,18 @@ pub fn kind_of(bytes: &[u8]) -> MsgKind {
 /// gate looks for before it lets an unknown address reach laminar.
 pub fn join_prefix() -> [u8; 4] {
     [MAGIC[0], MAGIC[1], PROTOCOL_VERSION, K_JOIN]
+}
+
+/// The incarnation a join datagram carries (`None` when `bytes` is not a join of this
+/// protocol version): what the live server needs to tell a client's newer start from a replay
+/// of its old join, before the datagram reaches the model.
+pub fn join_incarnation(bytes: &[u8]) -> Option<u32> {
+    match peek_header(bytes) {
+        Ok((K_JOIN, _)) => bytes
+            .get(HEADER_BYTES..HEADER_BYTES + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        _ => None,
+    }
 }
 
 /// Reads the header only (to learn the sender and layout before decoding the body).

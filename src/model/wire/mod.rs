@@ -33,7 +33,7 @@ pub use self::client_msg::{encode_client, encode_client_into};
 pub use self::entries::EntryTarget;
 pub use self::header::{
     DecodeError, Header, MAGIC, MAX_DATAGRAM, MAX_TIME_S, PROTOCOL_VERSION, SERVER_SENDER,
-    SeqWindow, encode_keepalive, join_prefix, kind_of, peek_header,
+    SeqWindow, encode_keepalive, join_incarnation, join_prefix, kind_of, peek_header,
 };
 pub use self::server_msg::{
     decode_state_update_into, encode_server, encode_server_cached, encode_server_cached_into,
@@ -106,7 +106,7 @@ mod tests {
     use super::header::header;
     use super::values::{read_field, read_value, write_field, write_value};
     use crate::model::binding::{BoundType, FieldMask, Value};
-    use crate::model::messages::{DeviationReport, WireMove};
+    use crate::model::messages::{DeviationReport, SpawnData, WireMove};
     use crate::model::messages::{StateEntries, proxy_entry_bits};
     use crate::model::pawn::default_bindings;
     use crate::model::pawn::{Field, PawnValues};
@@ -186,7 +186,8 @@ mod tests {
         };
         let client = vec![
             ClientMsg::Join {
-                nonce: 77,
+                incarnation: 77,
+                secret: 0xDEAD_BEEF_0123_4567,
                 layout_hash: b.layout_hash(),
             },
             ClientMsg::Moves {
@@ -204,7 +205,7 @@ mod tests {
             ServerMsg::Welcome {
                 layout: 0,
                 pawn: 4,
-                spawn: pawn(0.3).quantized(b.list(), b.bound),
+                spawn: SpawnData::of(&pawn(0.3), true),
                 replicators: 1,
                 server_time: 99.25,
             },
@@ -237,7 +238,11 @@ mod tests {
             ServerMsg::ProxySpawn {
                 pawn: 3,
                 owner: 1,
-                team: 2,
+                spawn: SpawnData {
+                    location: DVec3::new(1.5, -2.25, 3.0),
+                    rotation: DVec3::new(0.0, 90.0, 0.0),
+                    team: 2,
+                },
             },
             ServerMsg::ProxyDespawn { pawn: 3 },
             ServerMsg::StateUpdate {
@@ -451,6 +456,29 @@ mod tests {
             team: 2,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_joins_incarnation_is_read_without_decoding_it() {
+        let b = bindings();
+        let join = ClientMsg::Join {
+            incarnation: 0x0102_0304,
+            secret: 9,
+            layout_hash: 5,
+        };
+        let bytes = encode_client(2, 1, &join, &b);
+        assert_eq!(join_incarnation(&bytes), Some(0x0102_0304));
+        let ping = encode_client(
+            2,
+            2,
+            &ClientMsg::Ping {
+                seq: 1,
+                client_time: 0.5,
+            },
+            &b,
+        );
+        assert_eq!(join_incarnation(&ping), None);
+        assert_eq!(join_incarnation(&bytes[..HEADER_BYTES + 2]), None);
     }
 
     #[test]

@@ -11,7 +11,8 @@ use super::header::{
     K_STATE_UPDATE, K_WELCOME, K_WORLD_TIME, MAX_DATAGRAM, SERVER_SENDER, header, peek_header,
 };
 use super::values::{
-    read_ping, read_time, read_value, read_values, write_ping, write_value, write_values,
+    read_ping, read_spawn, read_time, read_value, read_values, write_ping, write_spawn,
+    write_value, write_values,
 };
 use crate::model::binding::{Bindings, BoundType};
 use crate::model::messages::{DeviationReport, HEADER_BYTES, ProxyEntry, ServerMsg};
@@ -83,7 +84,7 @@ fn encode_server_with(
             w.bits(u64::from(*pawn), 16);
             w.bits(u64::from(*replicators), 8);
             w.bits(server_time.to_bits(), 64);
-            write_values(&mut w, b, spawn, b.bound);
+            write_spawn(&mut w, spawn);
         }
         ServerMsg::Ack {
             move_id, values, ..
@@ -123,10 +124,10 @@ fn encode_server_with(
         }
         ServerMsg::Pong { seq, client_time } => write_ping(&mut w, *seq, *client_time),
         ServerMsg::Reset => {}
-        ServerMsg::ProxySpawn { pawn, owner, team } => {
+        ServerMsg::ProxySpawn { pawn, owner, spawn } => {
             w.bits(u64::from(*pawn), 16);
             w.bits(u64::from(*owner), 16);
-            w.bits(u64::from(*team), 8);
+            write_spawn(&mut w, spawn);
         }
         ServerMsg::ProxyDespawn { pawn } => w.bits(u64::from(*pawn), 16),
         ServerMsg::StateUpdate {
@@ -170,8 +171,7 @@ pub(super) fn read_server(
             let pawn = r.bits(16)? as u16;
             let replicators = r.bits(8)? as u8;
             let server_time = read_time(r)?;
-            let mut spawn = PawnValues::default();
-            read_values(r, b, &mut spawn, b.bound)?;
+            let spawn = read_spawn(r)?;
             ServerMsg::Welcome {
                 layout: h.layout,
                 pawn,
@@ -234,7 +234,7 @@ pub(super) fn read_server(
         K_PROXY_SPAWN => ServerMsg::ProxySpawn {
             pawn: r.bits(16)? as u16,
             owner: r.bits(16)? as u16,
-            team: r.bits(8)? as u8,
+            spawn: read_spawn(r)?,
         },
         K_PROXY_DESPAWN => ServerMsg::ProxyDespawn {
             pawn: r.bits(16)? as u16,

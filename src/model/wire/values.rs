@@ -9,6 +9,7 @@ use glam::{DVec2, DVec3};
 use super::bits::{BitReader, BitWriter};
 use super::header::{DecodeError, MAX_DATAGRAM, MAX_TIME_S};
 use crate::model::binding::{Bindings, BoundType, FieldMask, Value, hundredths, unzigzag, zigzag};
+use crate::model::messages::SpawnData;
 use crate::model::pawn::{Field, PawnValues};
 
 /// A ping's (and its pong's) body: the sequence number and the client's time.
@@ -170,6 +171,29 @@ pub(super) fn write_value(w: &mut BitWriter, ty: BoundType, v: &Value) {
             }
         }
     }
+}
+
+/// Writes actor spawn data (transform as 32-bit floats, then the team).
+pub(super) fn write_spawn(w: &mut BitWriter, s: &SpawnData) {
+    for v in [s.location, s.rotation] {
+        for x in v.to_array() {
+            w.bits(u64::from((x as f32).to_bits()), 32);
+        }
+    }
+    w.bits(u64::from(s.team), 8);
+}
+
+/// Reads what [`write_spawn`] wrote; a transform that is not finite is refused.
+pub(super) fn read_spawn(r: &mut BitReader) -> Result<SpawnData, DecodeError> {
+    let mut v = [0.0f64; 6];
+    for x in &mut v {
+        *x = f64::from(finite_f32(r.bits(32)? as u32)?);
+    }
+    Ok(SpawnData {
+        location: DVec3::new(v[0], v[1], v[2]),
+        rotation: DVec3::new(v[3], v[4], v[5]),
+        team: r.bits(8)? as u8,
+    })
 }
 
 fn finite_f32(bits: u32) -> Result<f32, DecodeError> {

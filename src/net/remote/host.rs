@@ -98,6 +98,8 @@ pub struct HostContext {
     pub tele: TelemetryTx,
     pub roster: Roster,
     pub incarnations: Arc<AtomicU32>,
+    /// The session's join secret, given to each admitted participant.
+    pub secret: u64,
     pub shared: Arc<Mutex<HostShared>>,
 }
 
@@ -669,6 +671,7 @@ fn admit(
         Down::Welcome {
             id,
             incarnation,
+            secret: cx.secret,
             preset: s.preset_ron.clone(),
             udp_port: s.udp_port,
         },

@@ -38,6 +38,7 @@ pub struct JoinOptions {
 struct Welcomed {
     id: u16,
     incarnation: u32,
+    secret: u64,
     preset: Preset,
     server: SocketAddr,
     stream: TcpStream,
@@ -108,11 +109,19 @@ fn handshake(opts: &JoinOptions) -> Result<Welcomed, JoinError> {
             ip: local_ip,
             source,
         })?;
-    let (id, incarnation, preset, server, stream, inbox) =
-        greet(opts, stream, endpoint.local_addr().port())?;
+    let Greeted {
+        id,
+        incarnation,
+        secret,
+        preset,
+        server,
+        stream,
+        inbox,
+    } = greet(opts, stream, endpoint.local_addr().port())?;
     Ok(Welcomed {
         id,
         incarnation,
+        secret,
         preset,
         server,
         stream,
@@ -127,18 +136,28 @@ fn connect(host: SocketAddr) -> Result<TcpStream, JoinError> {
 }
 
 /// The handshake alone, for a caller with its own game socket on `udp_port` (tests, tools):
-/// the client id the host gave, the host's game address, and the control connection (the
-/// participant stays joined while it is open).
+/// the client id the host gave, the host's game address, the control connection (the
+/// participant stays joined while it is open) and the session's join secret (what the
+/// participant's joins must carry).
 pub fn shake_hands(
     opts: &JoinOptions,
     udp_port: u16,
-) -> Result<(u16, SocketAddr, TcpStream), JoinError> {
+) -> Result<(u16, SocketAddr, TcpStream, u64), JoinError> {
     let stream = connect(opts.host)?;
-    let (id, _, _, server, stream, _) = greet(opts, stream, udp_port)?;
-    Ok((id, server, stream))
+    let g = greet(opts, stream, udp_port)?;
+    Ok((g.id, g.server, g.stream, g.secret))
 }
 
-type Greeted = (u16, u32, Preset, SocketAddr, TcpStream, Inbox);
+/// What a host's welcome gave.
+struct Greeted {
+    id: u16,
+    incarnation: u32,
+    secret: u64,
+    preset: Preset,
+    server: SocketAddr,
+    stream: TcpStream,
+    inbox: Inbox,
+}
 
 fn greet(opts: &JoinOptions, mut stream: TcpStream, udp_port: u16) -> Result<Greeted, JoinError> {
     let host = opts.host;
@@ -164,13 +183,22 @@ fn greet(opts: &JoinOptions, mut stream: TcpStream, udp_port: u16) -> Result<Gre
             Ok(Some(Down::Welcome {
                 id,
                 incarnation,
+                secret,
                 preset,
                 udp_port,
             })) => {
                 let preset = Preset::from_ron(&preset, &format!("the host at {host}"))
                     .map_err(|error| JoinError::Preset { host, error })?;
                 let server = SocketAddr::new(host.ip(), udp_port);
-                return Ok((id, incarnation, preset, server, stream, inbox));
+                return Ok(Greeted {
+                    id,
+                    incarnation,
+                    secret,
+                    preset,
+                    server,
+                    stream,
+                    inbox,
+                });
             }
             Ok(Some(Down::Refused { why })) => return Err(JoinError::Refused { host, why }),
             Ok(Some(_)) => {}
@@ -195,6 +223,7 @@ pub struct Participant {
     id: u16,
     preset: Preset,
     server: SocketAddr,
+    secret: u64,
     drive: Sender<Option<RawInput>>,
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
@@ -210,7 +239,7 @@ impl Participant {
         uplink: Receiver<Record>,
     ) -> Result<Participant, JoinError> {
         let w = handshake(&opts)?;
-        let (id, preset, server) = (w.id, w.preset.clone(), w.server);
+        let (id, preset, server, secret) = (w.id, w.preset.clone(), w.server, w.secret);
         let (drive_tx, drive_rx) = bounded(64);
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
@@ -222,6 +251,7 @@ impl Participant {
             id,
             preset,
             server,
+            secret,
             drive: drive_tx,
             stop,
             handle: Some(handle),
@@ -241,6 +271,11 @@ impl Participant {
     /// The host's game address.
     pub fn server(&self) -> SocketAddr {
         self.server
+    }
+
+    /// The session's join secret, as the host gave it.
+    pub fn secret(&self) -> u64 {
+        self.secret
     }
 
     /// Drives the participant's own pawn (`None`: its script again).
@@ -280,6 +315,7 @@ fn start_worker(
         preset: &w.preset,
         id: w.id,
         incarnation: w.incarnation,
+        secret: w.secret,
         bindings: settings.client_bindings().clone(),
         layouts: settings.client_layouts().to_vec(),
         endpoint: w.endpoint,

@@ -89,6 +89,8 @@ enum Down {
     Welcome {
         id: u16,
         incarnation: u32,
+        /// The session's join secret, carried in the participant's joins.
+        secret: u64,
         /// The session's preset as it runs now (RON).
         preset: String,
         udp_port: u16,

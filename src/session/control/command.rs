@@ -46,7 +46,7 @@ pub enum Command {
     AddClient,
     /// Stops a client cleanly; the server drops it after its connection timeout.
     RemoveClient(u16),
-    /// Kills a client and starts it again with a fresh socket and nonce (it rejoins).
+    /// Kills a client and starts it again with a fresh socket and a new incarnation (it rejoins).
     RestartClient(u16),
     /// Stops the server and starts a new one on the same port (clients rejoin).
     RestartServer,
