@@ -589,11 +589,11 @@ mod tests {
             decode(&longer, |_| Some(&b)).unwrap_err(),
             DecodeError::TrailingBytes(1)
         );
-        let mut v2 = good.clone();
-        v2[2] = 2;
+        let mut other = good.clone();
+        other[2] = PROTOCOL_VERSION + 1;
         assert_eq!(
-            decode(&v2, |_| Some(&b)).unwrap_err(),
-            DecodeError::UnsupportedVersion(2)
+            decode(&other, |_| Some(&b)).unwrap_err(),
+            DecodeError::UnsupportedVersion(PROTOCOL_VERSION + 1)
         );
         assert_eq!(
             decode(&good, |_| None).unwrap_err(),
