@@ -373,3 +373,94 @@ fn run_with_a_component_binds_its_layout_and_compares_the_bandwidth() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such component"));
 }
+
+/// A client the server dropped is named in the summary (when, why, whether it came back), and
+/// a run in which one of the preset's clients stopped playing before the end exits non-zero:
+/// an outage of 7 s (every client dropped, all back) passes; one that lasts past the end fails,
+/// live and in virtual time.
+#[test]
+fn a_client_cut_off_is_named_in_the_summary_and_a_client_gone_at_the_end_fails_the_run() {
+    let dir = common::TempDir::new("cli-cut-off");
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/default.ron"),
+    )
+    .expect("the default preset");
+    assert!(text.contains("outages: [],"));
+    let with_outage = |secs: u32| {
+        let p = dir.join(format!("outage-{secs}.ron"));
+        let t = text.replace(
+            "outages: [],",
+            &format!("outages: [(start_s: 2, duration_s: {secs})],"),
+        );
+        std::fs::write(&p, t).expect("written");
+        p
+    };
+    let summary = |args: &[&str]| {
+        let out = movescope(args);
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        (out, s)
+    };
+    let back = with_outage(7);
+    let (out, s) = summary(&[
+        "run",
+        "--preset",
+        back.to_str().unwrap(),
+        "--seconds",
+        "14",
+        "--summary-json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for c in s["clients"].as_array().expect("clients") {
+        let cut = c["cut_off"].as_array().expect("cut_off");
+        assert_eq!(cut.len(), 1, "{c}");
+        let at = cut[0]["at_s"].as_f64().expect("at_s");
+        assert!(
+            (6.5..7.5).contains(&at),
+            "dropped 5 s into the outage: {at}"
+        );
+        assert_eq!(cut[0]["why"], "nothing heard for 5 s");
+        let again = cut[0]["rejoined_at_s"].as_f64().expect("came back");
+        assert!((9.0..10.5).contains(&again), "{again}");
+    }
+    let gone = with_outage(100);
+    for live in [false, true] {
+        let mut args = vec![
+            "run",
+            "--preset",
+            gone.to_str().unwrap(),
+            "--seconds",
+            "9",
+            "--summary-json",
+            "-",
+        ];
+        if live {
+            args.push("--live");
+        }
+        let (out, s) = summary(&args);
+        assert!(
+            !out.status.success(),
+            "live {live}: a run whose clients are gone passed"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("3 client(s) stopped playing before the end of the run: client 0 at"),
+            "{err}"
+        );
+        for c in s["clients"].as_array().expect("clients") {
+            let cut = c["cut_off"].as_array().expect("cut_off");
+            assert_eq!(cut.len(), 1, "live {live}: {c}");
+            assert!(cut[0]["rejoined_at_s"].is_null(), "live {live}: {c}");
+        }
+        let warnings = s["warnings"].to_string();
+        assert!(
+            warnings.contains("client 1 was cut off at")
+                && warnings.contains("had not joined again"),
+            "{warnings}"
+        );
+    }
+}

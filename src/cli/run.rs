@@ -85,6 +85,24 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
                 .join("; ")
         ));
     }
+    // So is a client the preset asked for that the server dropped and that never came back.
+    let asked = preset.network_clients();
+    let gone: Vec<String> = summary
+        .clients
+        .iter()
+        .filter(|c| asked.contains(&c.id))
+        .filter_map(|c| {
+            c.gone_at_end()
+                .map(|g| format!("client {} at {:.1} s ({})", c.id, g.at_s, g.why))
+        })
+        .collect();
+    if !gone.is_empty() {
+        return Err(format!(
+            "{} client(s) stopped playing before the end of the run: {}",
+            gone.len(),
+            gone.join("; ")
+        ));
+    }
     Ok(())
 }
 

@@ -367,6 +367,12 @@ pub enum Event {
     RealRtt {
         rtt: f64,
     },
+    /// Server: a client is gone and its pawn was removed; `why` says how (nothing heard for
+    /// 5 s, it left, …). A later `Joined` for the same client is its return.
+    ClientDropped {
+        client: u16,
+        why: String,
+    },
 }
 
 /// How a simulated proxy is shown (the buffer trace).

@@ -71,6 +71,27 @@ pub struct ClientSummary {
     pub hits_confirmed: u64,
     /// Dashes where the server's verdict differed from the client's (either way).
     pub hit_disagreements: u64,
+    /// Each time the server dropped this client and removed its pawn: when, why, and when it
+    /// joined again (`None`: not before the end of the run).
+    pub cut_off: Vec<CutOff>,
+}
+
+/// The server dropped a client (its pawn removed).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CutOff {
+    /// Session time of the drop (s).
+    pub at_s: f64,
+    /// Why: "nothing heard for 5 s", "it left", …
+    pub why: String,
+    /// When it joined again, if it did.
+    pub rejoined_at_s: Option<f64>,
+}
+
+impl ClientSummary {
+    /// The client was cut off and had not joined again when the run ended.
+    pub fn gone_at_end(&self) -> Option<&CutOff> {
+        self.cut_off.last().filter(|c| c.rejoined_at_s.is_none())
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -302,6 +323,20 @@ impl SummaryBuilder {
                     self.log_order.push((*level, format!("{m}: {text}")));
                 }
             }
+            (Machine::Server, Event::ClientDropped { client, why }) => {
+                self.client(*client).s.cut_off.push(CutOff {
+                    at_s: r.t,
+                    why: why.clone(),
+                    rejoined_at_s: None,
+                });
+            }
+            (Machine::Server, Event::Joined { client, .. }) => {
+                if let Some(c) = self.client(*client).s.cut_off.last_mut()
+                    && c.rejoined_at_s.is_none()
+                {
+                    c.rejoined_at_s = Some(r.t);
+                }
+            }
             (Machine::Server, e) => self.server_event(e),
             (Machine::Client(id), e) => {
                 let id = *id;
@@ -469,7 +504,7 @@ impl SummaryBuilder {
                 }
             }
         }
-        let clients = self
+        let clients: Vec<ClientSummary> = self
             .clients
             .into_values()
             .map(|a| {
@@ -496,6 +531,14 @@ impl SummaryBuilder {
             match level {
                 LogLevel::Warning => warnings.push(text),
                 LogLevel::Error => errors.push(text),
+            }
+        }
+        for c in &clients {
+            if let Some(gone) = ClientSummary::gone_at_end(c) {
+                warnings.push(format!(
+                    "client {} was cut off at {:.1} s ({}) and had not joined again when the run ended",
+                    c.id, gone.at_s, gone.why
+                ));
             }
         }
         let mut server = self.server;

@@ -32,6 +32,13 @@ impl Server {
                     text: format!("client {client} dropped ({why}); its pawn was removed"),
                 },
             ));
+            self.telemetry.push((
+                now,
+                Event::ClientDropped {
+                    client,
+                    why: why.to_string(),
+                },
+            ));
         }
     }
 
