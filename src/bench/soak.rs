@@ -17,7 +17,10 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicU64::new(0));
     let bindings = p.checked_bindings().map_err(|e| e.to_string())?;
-    // The flood: one thread, about 6 000 datagrams a second of four kinds
+    let secret = session.join_secret();
+    let clients = p.clients;
+    // The flood: one thread, about 6 000 datagrams a second of four kinds, and once a second
+    // the session's own joins replayed byte for byte and forged joins from a new port
     // (MOVESCOPE_SOAK_NO_FLOOD=1: none, the same session's baseline).
     let no_flood = std::env::var_os("MOVESCOPE_SOAK_NO_FLOOD").is_some();
     let flood = {
@@ -63,6 +66,36 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
                 let now = Instant::now();
                 forger.poll((now - t0).as_secs_f64(), now, &mut Vec::new());
                 sent.fetch_add(1, Ordering::Relaxed);
+                // Once a second: every client's join as it sent it (incarnation 0, the
+                // session's secret, its first sequence numbers), replayed from the forger's
+                // port, and a join with a rewritten sender id and no secret from a new port.
+                if i % 1600 < 8 {
+                    let join = |id: u16, seq: u32, secret: u64| {
+                        movescope::model::wire::encode_client(
+                            id,
+                            seq,
+                            &ClientMsg::Join {
+                                incarnation: 0,
+                                secret,
+                                layout_hash: bindings.layout_hash(),
+                            },
+                            &bindings,
+                        )
+                    };
+                    for c in 0..clients {
+                        for seq in 1..=2 {
+                            forger.send(target, join(c, seq, secret), true);
+                            sent.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    let mut stranger = movescope::net::transport::Endpoint::bind_loopback(0)?;
+                    let ids = [0u16, 1, 2, 3, 63, 128, 200, 65535];
+                    let id = ids[(i / 1600) as usize % ids.len()];
+                    stranger.send(target, join(id, 1, secret ^ i), true);
+                    let now = Instant::now();
+                    stranger.poll((now - t0).as_secs_f64(), now, &mut Vec::new());
+                    sent.fetch_add(1, Ordering::Relaxed);
+                }
                 // A new forger every 2 s: the attacker's own laminar state (it lives in this
                 // process too) does not pile up in the figure.
                 if i % 3200 < 8 {
@@ -80,7 +113,11 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
     struct Tally {
         counts: std::collections::BTreeMap<&'static str, u64>,
         moves: u64,
+        /// Moves executed per client (a replayed join that displaced one would stop it).
+        per_client: std::collections::BTreeMap<u16, u64>,
         errors: Vec<String>,
+        /// Clients the server dropped (none may be, whatever the flood sends).
+        dropped: Vec<String>,
     }
     let drain = |t: &mut Tally| {
         for r in rx.try_iter() {
@@ -101,7 +138,13 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
                         })
                         .or_default() += 1
                 }
-                Event::RemoteMoveExecuted(_) => t.moves += 1,
+                Event::RemoteMoveExecuted(m) => {
+                    t.moves += 1;
+                    *t.per_client.entry(m.client).or_default() += 1;
+                }
+                Event::ClientDropped { client, why } => {
+                    t.dropped.push(format!("client {client} at {:.1} s ({why})", r.t));
+                }
                 Event::Log {
                     level: movescope::model::telemetry::LogLevel::Error,
                     text,
@@ -126,6 +169,7 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
         rss_start.map_or("?".into(), |k| k.to_string())
     );
     let mut next_report = started + warm + Duration::from_secs(60);
+    let mut last_minute = tally.per_client.clone();
     // Laminar pages in its fixed 65 535-entry buffers as a connection's sequence numbers
     // advance (~200 a second): RSS climbs for about 5.5 minutes, then stays. Growth is also
     // given from the 6-minute mark, when the run is long enough.
@@ -146,6 +190,16 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
                 sent.load(Ordering::Relaxed),
                 tally.moves
             );
+            // Every client kept playing through the minute.
+            for c in 0..clients {
+                let now = tally.per_client.get(&c).copied().unwrap_or(0);
+                if now == last_minute.get(&c).copied().unwrap_or(0) {
+                    tally
+                        .errors
+                        .push(format!("client {c} executed no move in a minute"));
+                }
+            }
+            last_minute = tally.per_client.clone();
         }
     }
     stop.store(true, Ordering::Relaxed);
@@ -167,9 +221,15 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
         }
     );
     println!(
-        "  hostile datagrams sent: {}; the session went on: {} moves executed",
+        "  hostile datagrams sent: {}; the session went on: {} moves executed ({})",
         sent.load(Ordering::Relaxed),
-        tally.moves
+        tally.moves,
+        tally
+            .per_client
+            .iter()
+            .map(|(c, n)| format!("client {c}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     println!("  dropped by kind:");
     for (k, n) in &tally.counts {
@@ -185,6 +245,18 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
     }
     if tally.moves == 0 {
         return Err("no moves were executed under the flood".into());
+    }
+    if !tally.dropped.is_empty() {
+        return Err(format!(
+            "the server dropped real clients under the flood: {}",
+            tally.dropped.join("; ")
+        ));
+    }
+    if let Some(c) = (0..clients).find(|c| !tally.per_client.contains_key(c)) {
+        return Err(format!("client {c} executed no move under the flood"));
+    }
+    if !tally.errors.is_empty() {
+        return Err(format!("errors under the flood: {:?}", tally.errors));
     }
     Ok(())
 }
