@@ -238,3 +238,37 @@ fn with_the_hook_trace_each_execution_lists_its_hooks_in_order() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(arrived.t <= server.t, "{text}");
 }
+
+/// The journey's headline compares the execution the server's verdict was checked against,
+/// not one a later execution superseded: client 0's move 108 ran live (velocity 405.87),
+/// merged with the next frame (403.34), and was re-run in a replay (314.17) before its
+/// correction arrived; the correction and the doctor name 314.17, and so must the headline.
+#[test]
+fn the_headline_compares_the_execution_the_server_checked() {
+    let rec = recording();
+    let records = records();
+    let m = 108;
+    let (values, source) =
+        movescope::analysis::valuetrace::of_recording(&rec, &records, None, &|c, mv| {
+            c == 0 && mv == m
+        });
+    let l =
+        movescope::analysis::lineage::trace(&rec.header.bindings, &records, &values, &source, 0, m)
+            .expect("traced");
+    let text = l.to_text();
+    let corrected = l
+        .steps
+        .iter()
+        .find(|s| s.what.starts_with("corrected"))
+        .unwrap_or_else(|| panic!("move 108 was corrected: {text}"));
+    assert!(
+        corrected.what.contains("velocity predicted (314.17"),
+        "{text}"
+    );
+    let head = l.parted().join("\n");
+    assert!(
+        head.contains("velocity ended differently: client (314.17, 314.17, 0.00) (its replay execution at 4.000 s), server (403.34, 403.34, 0.00)"),
+        "{head}\n{text}"
+    );
+    assert!(!head.contains("405.87"), "{head}");
+}

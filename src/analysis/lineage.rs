@@ -124,6 +124,64 @@ impl Lineage {
     }
 }
 
+/// How a correction step's text starts.
+const CORRECTED: &str = "corrected";
+
+impl Lineage {
+    /// Where the move's bound values parted between the client and the server, in words:
+    /// the server's execution against the client's execution the server's verdict was checked
+    /// against — its last before the correction arrived (a replay's re-run when an earlier
+    /// correction re-ran it), or its last at all (the move's final live or combined run) —
+    /// never an execution a later one superseded. Empty without values on both sides.
+    pub fn parted(&self) -> Vec<String> {
+        let verdict = self
+            .steps
+            .iter()
+            .find(|s| s.machine != "server" && s.what.starts_with(CORRECTED))
+            .map_or(f64::INFINITY, |s| s.t);
+        let client = self
+            .steps
+            .iter()
+            .filter(|s| s.machine != "server" && s.t <= verdict)
+            .filter(|s| s.values.is_some())
+            .next_back();
+        let server = self
+            .steps
+            .iter()
+            .find(|s| s.machine == "server" && s.values.is_some());
+        let (Some(cs), Some(ss)) = (client, server) else {
+            return Vec::new();
+        };
+        let (Some(c), Some(sv)) = (&cs.values, &ss.values) else {
+            return Vec::new();
+        };
+        let which = format!("its {} execution at {:.3} s", c.exec, cs.t);
+        let mut out = Vec::new();
+        for (a, b) in c.rows.iter().zip(&sv.rows) {
+            if a.binding != b.binding {
+                continue;
+            }
+            if a.entry != b.entry {
+                out.push(format!(
+                    "{} started differently: client {} ({which}), server {}",
+                    a.binding, a.entry, b.entry
+                ));
+            } else if a.exit != b.exit {
+                out.push(format!(
+                    "{} ended differently: client {} ({which}), server {}",
+                    a.binding, a.exit, b.exit
+                ));
+            }
+        }
+        if out.is_empty() {
+            out.push(format!(
+                "client ({which}) and server computed the same bound values for this move"
+            ));
+        }
+        out
+    }
+}
+
 /// The move `client` closed nearest to time `t`, if any.
 pub fn move_near(records: &[Record], client: u16, t: f64) -> Option<u32> {
     records
@@ -368,7 +426,7 @@ pub fn trace(
                         r.t,
                         me,
                         format!(
-                            "corrected (found by the {}): {}; then {replay_depth} pending move(s) replayed",
+                            "{CORRECTED} (found by the {}): {}; then {replay_depth} pending move(s) replayed",
                             format!("{detected_by:?}").to_lowercase(),
                             deviations
                                 .iter()

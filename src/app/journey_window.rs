@@ -121,6 +121,8 @@ impl JourneyWindow {
         egui::Window::new("Move journey")
             .open(&mut open)
             .default_width(620.0)
+            .default_height(620.0)
+            .resizable(true)
             .show(ctx, |ui| match l {
                 Err(e) => {
                     ui.colored_label(Color32::from_rgb(230, 120, 80), e);
@@ -137,7 +139,7 @@ impl JourneyWindow {
                     if let Some(t) = lanes(ui, l) {
                         seek = Some(t);
                     }
-                    for d in value_differences(l) {
+                    for d in l.parted() {
                         ui.label(RichText::new(d).color(if ui.visuals().dark_mode {
                             Color32::from_rgb(240, 170, 80)
                         } else {
@@ -145,7 +147,8 @@ impl JourneyWindow {
                         }));
                     }
                     ui.separator();
-                    egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+                    // The step list fills the window: drag its edge to enlarge it.
+                    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
                         for st in &l.steps {
                             let text = format!(
                                 "{:8.3} s  {:<9} {}{}",
@@ -284,7 +287,7 @@ fn lanes(ui: &mut egui::Ui, l: &crate::analysis::lineage::Lineage) -> Option<f64
     };
     // Datagrams: each send to the arrival (or loss) that follows it; the correction back.
     let mut sent: Option<f64> = None;
-    let mut correction: Option<f64> = None;
+    let mut correction: Option<(f64, &str)> = None;
     for st in steps {
         match short_label(&st.what) {
             "sent" => sent = Some(st.t),
@@ -315,14 +318,17 @@ fn lanes(ui: &mut egui::Ui, l: &crate::analysis::lineage::Lineage) -> Option<f64
                     );
                 }
             }
-            "correction sent" => correction = Some(st.t),
+            // The server's reply: a correction, or an acknowledgement the client checks
+            // its client-validated values against (and may find a deviation in).
+            "correction sent" => correction = Some((st.t, "correction")),
+            "acknowledged" => correction = Some((st.t, "reply")),
             "corrected" => {
-                if let Some(tc) = correction.take() {
+                if let Some((tc, what)) = correction.take() {
                     arrow(
                         egui::pos2(x(tc), server_y - 6.0),
                         egui::pos2(x(st.t), client_y + 6.0),
                         lost_c,
-                        format!("correction, {:.0} ms", (st.t - tc) * 1000.0),
+                        format!("{what}, {:.0} ms", (st.t - tc) * 1000.0),
                     );
                 }
             }
@@ -405,46 +411,6 @@ fn lanes(ui: &mut egui::Ui, l: &crate::analysis::lineage::Lineage) -> Option<f64
         }
     }
     None
-}
-
-/// The bound values the client's own execution and the server's differ in, in words: where
-/// the move's values parted.
-pub fn value_differences(l: &crate::analysis::lineage::Lineage) -> Vec<String> {
-    let client = l
-        .steps
-        .iter()
-        .filter(|s| s.machine != "server")
-        .filter_map(|s| s.values.as_ref())
-        .find(|v| v.exec == "live" || v.exec == "combined");
-    let server = l
-        .steps
-        .iter()
-        .filter(|s| s.machine == "server")
-        .find_map(|s| s.values.as_ref());
-    let (Some(c), Some(sv)) = (client, server) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (a, b) in c.rows.iter().zip(&sv.rows) {
-        if a.binding != b.binding {
-            continue;
-        }
-        if a.entry != b.entry {
-            out.push(format!(
-                "{} started differently: client {} , server {}",
-                a.binding, a.entry, b.entry
-            ));
-        } else if a.exit != b.exit {
-            out.push(format!(
-                "{} ended differently: client {} , server {}",
-                a.binding, a.exit, b.exit
-            ));
-        }
-    }
-    if out.is_empty() {
-        out.push("client and server computed the same bound values for this move".into());
-    }
-    out
 }
 
 /// Where a journey's records come from.

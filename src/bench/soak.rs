@@ -143,7 +143,8 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
                     *t.per_client.entry(m.client).or_default() += 1;
                 }
                 Event::ClientDropped { client, why } => {
-                    t.dropped.push(format!("client {client} at {:.1} s ({why})", r.t));
+                    t.dropped
+                        .push(format!("client {client} at {:.1} s ({why})", r.t));
                 }
                 Event::Log {
                     level: movescope::model::telemetry::LogLevel::Error,
