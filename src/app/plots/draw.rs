@@ -164,6 +164,8 @@ impl PlotsPanel {
         // Correction plots name the deviating values of the correction under the pointer.
         let names_corrections =
             matches!(spec.metric, Metric::ReplayDepth | Metric::CorrectionError);
+        let (per_move, on_server) = (spec.metric.per_move(), spec.metric.at_server_execution());
+        let machines: Vec<Machine> = lines.iter().filter(|l| !l.1).map(|l| l.0).collect();
         // The window and the value range are the app's: dragging, zooming and scrolling over a
         // plot would only fight them (the wheel scrolls the list of plots instead).
         let plot = Plot::new(spec.title)
@@ -174,8 +176,10 @@ impl PlotsPanel {
             .allow_scroll(false)
             .allow_boxed_zoom(false)
             .allow_double_click_reset(false)
-            .show_x(false)
-            .show_y(false)
+            // The hover label (label_formatter) needs show_x/show_y; no crosshair.
+            .show_x(true)
+            .show_y(true)
+            .show_crosshair(false)
             // Time marks far enough apart to label, and at least two however narrow.
             .x_grid_spacer(super::axes::x_marks)
             .custom_x_axes(vec![
@@ -210,6 +214,19 @@ impl PlotsPanel {
                     };
                     let mut text = format!("{plot_name}\nt = {:.3} s\n{value} {unit}", position.x);
                     let machine = plot_name.to_string();
+                    // A per-move plot names the move of the point (the what-if run's are not
+                    // in the store).
+                    if per_move && let Some(m) = machines.iter().find(|m| m.to_string() == machine)
+                    {
+                        let ids = store.moves_at(*m, position.x, on_server, MOVE_POINT_WITHIN);
+                        match ids.as_slice() {
+                            [] => {}
+                            [id] => text.push_str(&format!("\nmove {id}")),
+                            [first, .., last] => text.push_str(&format!(
+                                "\nmoves {first}–{last} (the server executed them in one frame)"
+                            )),
+                        }
+                    }
                     if names_corrections
                         && let Some(e) = store
                             .log_between(position.x - 0.05, position.x + 0.05)
@@ -330,6 +347,10 @@ impl PlotsPanel {
         })
     }
 }
+
+/// How far (s) a plotted point may be from its move's record: points are placed at the
+/// record's own time, decimation keeps real points.
+const MOVE_POINT_WITHIN: f64 = 1e-6;
 
 /// The client point (not the what-if run's) nearest `pos` on screen, within `radius` points.
 fn nearest_client_point(

@@ -40,6 +40,9 @@ pub struct Store {
     log: Vec<LogEntry>,
     /// Frame start times per machine (for stepping one frame).
     frames: BTreeMap<Machine, Vec<f64>>,
+    /// Each client's moves by (client, executed on the server?): when it closed on the client
+    /// or executed on the server, and its id (to name a plotted move).
+    move_ids: BTreeMap<(Machine, bool), Vec<(f64, u32)>>,
     earliest: Option<f64>,
     records: u64,
     growing: bool,
@@ -234,6 +237,31 @@ impl Store {
         neighbour(self.frames.get(&machine)?, t, forward)
     }
 
+    /// The ids of client `machine`'s moves whose points are nearest `t` (within `within` s):
+    /// closed on the client, or executed on the server (`on_server`; the server executes
+    /// several moves of a client in one frame, at one time). Empty when none is that near.
+    pub fn moves_at(&self, machine: Machine, t: f64, on_server: bool, within: f64) -> Vec<u32> {
+        let Some(v) = self.move_ids.get(&(machine, on_server)) else {
+            return Vec::new();
+        };
+        let i = v.partition_point(|m| m.0 < t);
+        let nearest = [i.checked_sub(1), Some(i)]
+            .into_iter()
+            .flatten()
+            .filter_map(|k| v.get(k))
+            .filter(|m| (m.0 - t).abs() <= within)
+            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()));
+        let Some(&(at, _)) = nearest else {
+            return Vec::new();
+        };
+        let from = v.partition_point(|m| m.0 < at);
+        v[from..]
+            .iter()
+            .take_while(|m| m.0 == at)
+            .map(|m| m.1)
+            .collect()
+    }
+
     /// The nearest move close of client `machine` strictly after (`forward`) or before `t`.
     pub fn next_move(&self, machine: Machine, t: f64, forward: bool) -> Option<f64> {
         neighbour(&self.series(machine, Metric::MoveDelta)?.t, t, forward)
@@ -269,12 +297,16 @@ impl Store {
         }
         match &r.event {
             Event::MoveClosed {
+                move_id,
                 timestamp,
                 delta,
                 frames,
                 substeps,
-                ..
             } => {
+                self.move_ids
+                    .entry((m, false))
+                    .or_default()
+                    .push((r.t, *move_id));
                 self.point(m, Metric::MoveDelta, r.t, *delta);
                 self.point(m, Metric::FramesPerMove, r.t, f64::from(*frames));
                 self.point(m, Metric::Substeps, r.t, f64::from(*substeps));
@@ -282,8 +314,17 @@ impl Store {
                 self.point(m, Metric::MoveTimestampOffset, r.t, timestamp - r.t);
             }
             Event::RemoteMoveExecuted(x) => {
-                let crate::model::telemetry::RemoteMove { client, age, .. } = &**x;
+                let crate::model::telemetry::RemoteMove {
+                    client,
+                    age,
+                    move_id,
+                    ..
+                } = &**x;
                 self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
+                self.move_ids
+                    .entry((Machine::Client(*client), true))
+                    .or_default()
+                    .push((r.t, *move_id));
             }
             Event::ProxyState {
                 pawn,
@@ -437,6 +478,10 @@ impl Store {
                     let k = f.partition_point(|&t| t < cut);
                     f.drain(..k);
                 }
+                for v in self.move_ids.values_mut() {
+                    let k = v.partition_point(|m| m.0 < cut);
+                    v.drain(..k);
+                }
                 for v in self.values.values_mut() {
                     let k = v.client.partition_point(|s| s.0 < cut);
                     v.client.drain(..k);
@@ -482,6 +527,55 @@ fn neighbour(v: &[f64], t: f64, forward: bool) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hovering a per-move plot's point names its move: the store finds the move whose
+    /// closing (or server execution) made the point, from a real session's records.
+    #[test]
+    fn a_plotted_move_is_named_by_its_id() {
+        let p = crate::session::preset::Preset::builtin_default();
+        let mut st = Store::new(None);
+        let mut closed = Vec::new();
+        let mut executed = Vec::new();
+        crate::sim::run_deterministic(&p, "t", 3.0, &mut |r| {
+            st.ingest(&r);
+            match (&r.machine, &r.event) {
+                (Machine::Client(1), Event::MoveClosed { move_id, .. }) => {
+                    closed.push((r.t, *move_id))
+                }
+                (Machine::Server, Event::RemoteMoveExecuted(x)) if x.client == 1 => {
+                    executed.push((r.t, x.move_id))
+                }
+                _ => {}
+            }
+        })
+        .expect("runs");
+        assert!(closed.len() > 50 && executed.len() > 50);
+        let delta = st
+            .series(Machine::Client(1), Metric::MoveDelta)
+            .expect("plotted");
+        for (i, &t) in delta.t.iter().enumerate() {
+            assert_eq!(
+                st.moves_at(Machine::Client(1), t, false, 1e-6),
+                vec![closed[i].1]
+            );
+        }
+        // On the server, the moves executed in the point's frame, the point's among them.
+        let age = st
+            .series(Machine::Client(1), Metric::MoveAge)
+            .expect("plotted");
+        let mut shared = 0;
+        for (i, &t) in age.t.iter().enumerate() {
+            let ids = st.moves_at(Machine::Client(1), t, true, 1e-6);
+            let same_frame: Vec<u32> = executed.iter().filter(|e| e.0 == t).map(|e| e.1).collect();
+            assert!(ids.contains(&executed[i].1));
+            assert_eq!(ids, same_frame);
+            shared += usize::from(ids.len() > 1);
+        }
+        assert!(shared > 0, "some server frames execute two of its moves");
+        // Between two moves, none within a microsecond.
+        let mid = (closed[3].0 + closed[4].0) / 2.0;
+        assert!(st.moves_at(Machine::Client(1), mid, false, 1e-6).is_empty());
+    }
 
     #[test]
     fn pawns_are_named_as_every_view_names_them() {

@@ -73,6 +73,19 @@ impl Metric {
         self == Metric::MoveAge
     }
 
+    /// One point per move (closed on its client, or executed on the server): the store can
+    /// name the move of a point ([`super::Store::move_at`]).
+    pub fn per_move(self) -> bool {
+        matches!(
+            self,
+            Metric::MoveTimestampOffset
+                | Metric::MoveAge
+                | Metric::MoveDelta
+                | Metric::FramesPerMove
+                | Metric::Substeps
+        )
+    }
+
     pub fn from_name(name: &str) -> Option<Metric> {
         Metric::ALL.into_iter().find(|m| m.name() == name)
     }
