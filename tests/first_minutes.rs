@@ -234,3 +234,31 @@ fn enter_in_the_open_dialog_opens_the_recording() {
         a.session().is_none() && !a.is_loading() && a.store().latest() > 1.0
     });
 }
+
+/// `--window presenter` alone opens the lessons panel in presenter mode on the preset's lesson,
+/// held at its first question (the scenario does not run before it is answered); `--answer K`
+/// alone opens the panel with that answer revealed and the session running.
+#[test]
+fn presenter_mode_or_an_answer_alone_opens_the_lesson() {
+    let lesson = |windows: &[&str], answer: Option<usize>| AppOptions {
+        windows: windows.iter().map(|w| w.to_string()).collect(),
+        answer,
+        ..AppOptions::live(
+            Preset::find("pitfall-01-unbound-member")
+                .expect("shipped")
+                .0,
+            "pitfall-01-unbound-member",
+        )
+    };
+    let mut h = app(lesson(&["presenter"], None));
+    h.run_steps(3);
+    assert_eq!(h.state().lesson_shown(), Some("pitfall-01-unbound-member"));
+    h.get_by_label("presenter mode");
+    h.get_by_label("Will the clients be corrected?");
+    assert!(h.state().is_paused(), "the scenario waits for the question");
+    let mut h = app(lesson(&[], Some(2)));
+    h.run_steps(3);
+    assert_eq!(h.state().lesson_shown(), Some("pitfall-01-unbound-member"));
+    h.get_by_label("Right.");
+    assert!(!h.state().is_paused(), "answered: the scenario runs");
+}

@@ -63,6 +63,7 @@ impl MovescopeApp {
                 .component
                 .lint(self.options.component.clone(), rates);
         }
+        self.open_lessons_at_start();
         for w in self.options.windows.clone() {
             match w.as_str() {
                 "bindings" => self.windows.bindings.open = true,
@@ -74,46 +75,12 @@ impl MovescopeApp {
                 "doctor" => self.windows.doctor.open = true,
                 "buffer" => self.windows.buffer.open = true,
                 "track" => self.windows.track.open = true,
-                // Not a window: presenter mode of the lessons panel (opened with it).
-                "presenter" => {
-                    self.windows.lessons.presenter = true;
-                    self.windows.lessons.open = true;
-                }
+                // Not a window: presenter mode of the lessons panel (which it opens).
+                "presenter" => self.windows.lessons.presenter = true,
                 // Not a window: the world view side by side with the server's.
                 "vs-server" => self.panes.world.side_by_side = true,
-                "lessons" => {
-                    // Opened on a lesson's preset: that lesson is the current one.
-                    self.windows.lessons.open = true;
-                    self.windows.lessons.list = lessons::shipped_lessons();
-                    let name = lessons::lesson_key(&self.options.preset_name);
-                    self.windows.lessons.current = self
-                        .windows
-                        .lessons
-                        .list
-                        .iter()
-                        .position(|e| lessons::lesson_key(&e.name) == name);
-                    // As when picked in the panel: a first question holds the session.
-                    let asks_first = self
-                        .windows
-                        .lessons
-                        .current
-                        .and_then(|i| self.windows.lessons.list.get(i))
-                        .and_then(|e| e.preset.lesson.as_ref())
-                        .and_then(|l| l.steps.first())
-                        .is_some_and(|st| st.question.is_some());
-                    match self.options.answer {
-                        // Answered already: the session runs and the answer shows.
-                        Some(k) if asks_first => {
-                            self.windows.lessons.choice = Some(k.saturating_sub(1));
-                            self.windows.lessons.revealed = true;
-                        }
-                        None if asks_first => {
-                            self.windows.lessons.held = true;
-                            self.actions.push(Action::Hold(true));
-                        }
-                        _ => {}
-                    }
-                }
+                // Opened before the loop, once, with the presenter mode and `--answer` too.
+                "lessons" => {}
                 other => {
                     self.status.set(format!(
                         "error: unknown window `{other}` ({})",
@@ -121,6 +88,48 @@ impl MovescopeApp {
                     ));
                 }
             }
+        }
+    }
+
+    /// The lessons panel at start: `--window lessons`, `--window presenter` (presenter mode
+    /// of the same panel) or `--answer K` alone each open it on the lesson of the preset, and
+    /// a lesson whose first step asks a question holds the session until it is answered (or
+    /// shows `--answer`'s choice revealed).
+    fn open_lessons_at_start(&mut self) {
+        let asked = |w: &str| self.options.windows.iter().any(|x| x == w);
+        if !(asked("lessons") || asked("presenter") || self.options.answer.is_some()) {
+            return;
+        }
+        // Opened on a lesson's preset: that lesson is the current one.
+        self.windows.lessons.open = true;
+        self.windows.lessons.list = lessons::shipped_lessons();
+        let name = lessons::lesson_key(&self.options.preset_name);
+        self.windows.lessons.current = self
+            .windows
+            .lessons
+            .list
+            .iter()
+            .position(|e| lessons::lesson_key(&e.name) == name);
+        // As when picked in the panel: a first question holds the session.
+        let asks_first = self
+            .windows
+            .lessons
+            .current
+            .and_then(|i| self.windows.lessons.list.get(i))
+            .and_then(|e| e.preset.lesson.as_ref())
+            .and_then(|l| l.steps.first())
+            .is_some_and(|st| st.question.is_some());
+        match self.options.answer {
+            // Answered already: the session runs and the answer shows.
+            Some(k) if asks_first => {
+                self.windows.lessons.choice = Some(k.saturating_sub(1));
+                self.windows.lessons.revealed = true;
+            }
+            None if asks_first => {
+                self.windows.lessons.held = true;
+                self.actions.push(Action::Hold(true));
+            }
+            _ => {}
         }
     }
 
