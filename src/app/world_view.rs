@@ -328,8 +328,24 @@ impl WorldView {
             .series(viewer, Metric::InterpDelay)
             .and_then(|sr| sr.range(cursor - 1.0, cursor).last())
             .map(|p| p[1]);
-        // Labels are placed only where they overlap no other (hover for the rest).
-        let mut placed: Vec<egui::Rect> = Vec::new();
+        // Labels are placed only where they overlap no other, no pawn, the caption and the
+        // footer line (hover for the rest).
+        let mut placed: Vec<egui::Rect> = pawns
+            .iter()
+            .map(|v| {
+                egui::Rect::from_center_size(proj.to_screen(v.location), egui::vec2(22.0, 22.0))
+            })
+            .collect();
+        if titled {
+            placed.push(egui::Rect::from_min_size(
+                rect.left_top(),
+                egui::vec2(rect.width(), 22.0),
+            ));
+        }
+        placed.push(egui::Rect::from_min_max(
+            egui::pos2(rect.left(), rect.bottom() - 22.0),
+            rect.right_bottom(),
+        ));
         let mut hovered: Option<(f32, String)> = None;
         for v in &pawns {
             let color = v.owner.map_or(weak_c, |o| color_of(Machine::Client(o)));
@@ -387,14 +403,35 @@ impl WorldView {
                 }
                 _ => String::new(),
             };
-            let label = format!("{who}{ago}");
+            // Side by side with the server's view: how far this machine shows the pawn from
+            // where the server has it at the same moment.
+            let off_server = match (viewer, v.kind) {
+                (Machine::Client(_), crate::model::telemetry::SampleKind::Authoritative)
+                | (Machine::Server, _) => None,
+                _ => store
+                    .authoritative_at(v.pawn, cursor)
+                    .map(|a| (a.location - v.location).truncate().length()),
+            };
+            let label = match off_server {
+                Some(d) if titled => format!("{who}: {d:.0} cm"),
+                _ => format!("{who}{ago}"),
+            };
+            let off_text = off_server.map_or(String::new(), |d| {
+                let why = match v.kind {
+                    crate::model::telemetry::SampleKind::Predicted => {
+                        " (ahead of it: the client predicts moves the server has not executed yet)"
+                    }
+                    _ => " (behind it: shown in the past)",
+                };
+                format!("\n{d:.0} cm from where the server has it at this moment{why}")
+            });
             if let Some(p) = pointer {
                 let d = p.distance(at);
                 if d < 14.0 && hovered.as_ref().is_none_or(|(bd, _)| d < *bd) {
                     hovered = Some((
                         d,
                         format!(
-                            "{who}: {what}{ago}{}\n({:.0}, {:.0}) cm, {:.0} cm/s",
+                            "{who}: {what}{ago}{}{off_text}\n({:.0}, {:.0}) cm, {:.0} cm/s",
                             if ago.is_empty() {
                                 ""
                             } else {
@@ -410,13 +447,22 @@ impl WorldView {
             if self.show_labels {
                 let galley = painter.layout_no_wrap(label, font.clone(), text_c);
                 let size = galley.size();
-                // Right of the pawn, or left of it near the right edge.
+                // Beside the pawn (right, then left), above or below it, then a row further
+                // out: the first place that is free.
+                let (w, h) = (size.x, size.y);
                 let candidates = [
-                    egui::Rect::from_min_size(at + egui::vec2(10.0, -size.y - 2.0), size),
-                    egui::Rect::from_min_size(at + egui::vec2(-10.0 - size.x, -size.y - 2.0), size),
-                    egui::Rect::from_min_size(at + egui::vec2(10.0, 2.0), size),
-                    egui::Rect::from_min_size(at + egui::vec2(-10.0 - size.x, 2.0), size),
-                ];
+                    (14.0, -h - 3.0),
+                    (-14.0 - w, -h - 3.0),
+                    (14.0, 3.0),
+                    (-14.0 - w, 3.0),
+                    (-w / 2.0, -h - 14.0),
+                    (-w / 2.0, 14.0),
+                    (14.0, -2.0 * h - 5.0),
+                    (-14.0 - w, -2.0 * h - 5.0),
+                    (14.0, h + 5.0),
+                    (-14.0 - w, h + 5.0),
+                ]
+                .map(|(dx, dy)| egui::Rect::from_min_size(at + egui::vec2(dx, dy), size));
                 if let Some(r) = candidates.into_iter().find(|r| {
                     rect.contains_rect(*r) && !placed.iter().any(|p| p.intersects(r.expand(1.0)))
                 }) {
@@ -509,7 +555,9 @@ impl WorldView {
                 }
             }
         }
-        let caption = if titled {
+        let caption = if titled && viewer != Machine::Server {
+            format!("{viewer} (cm from server)")
+        } else if titled {
             format!("{viewer}")
         } else {
             String::new()
