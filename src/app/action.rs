@@ -124,14 +124,23 @@ pub fn trace_switch(
 /// The plot of a window that follows the cursor (the buffer trace, a tracked value): its
 /// legend at the top left, the time axis in seconds, set by the window and never dragged,
 /// zoomed or scrolled.
+/// (No legend inside: the data would sit under it; [`legend_row`] draws one above.)
 pub fn cursor_plot(id: &str) -> egui_plot::Plot<'static> {
     egui_plot::Plot::new(id)
-        .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
         .allow_boxed_zoom(false)
         .x_axis_formatter(|m, _| format!("{:.1} s", m.value))
+}
+
+/// A plot's legend as a row above it, outside the data: (colour, name, dashed) per entry.
+pub fn legend_row(ui: &mut eframe::egui::Ui, entries: &[(eframe::egui::Color32, &str, bool)]) {
+    ui.horizontal_wrapped(|ui| {
+        for (c, name, dashed) in entries {
+            super::plots::legend_entry(ui, *c, name, *dashed);
+        }
+    });
 }
 
 /// The newest outcome of each editor's last action ("applied now", "refused: …"), shown next

@@ -238,6 +238,16 @@ impl BufferWindow {
                         Color32::from_rgb(20, 140, 50),
                     )
                 };
+                super::action::legend_row(
+                    ui,
+                    &[
+                        (newest_c, "newest state's age", false),
+                        (arrival_c, "state received", false),
+                        (interp, "shown at: interpolating", false),
+                        (extrap, "shown at: extrapolating", false),
+                        (interp.gamma_multiply(0.6), "re-sync", true),
+                    ],
+                );
                 super::action::cursor_plot("interpolation buffer")
                     .y_axis_label("ms from now")
                     .include_y(0.0)

@@ -237,6 +237,22 @@ impl TrackWindow {
                     Color32::from_rgb(165, 140, 0)
                 };
                 let own_c = color_of(Machine::Client(owner));
+                let own_name = format!("client {owner} predicted");
+                let mut legend = vec![
+                    (own_c, own_name.as_str(), false),
+                    (server_c, "server", true),
+                    (own_c, "replayed (hollow diamonds)", false),
+                    (mark_c, "correction", true),
+                ];
+                let shows: Vec<(Color32, String)> = shown
+                    .iter()
+                    .filter(|(_, samples)| {
+                        samples.iter().any(|s| shown_number(s, field, comp).is_some())
+                    })
+                    .map(|(m, _)| (color_of(*m).gamma_multiply(0.7), format!("{m} shows it")))
+                    .collect();
+                legend.extend(shows.iter().map(|(c, n)| (*c, n.as_str(), false)));
+                super::action::legend_row(ui, &legend);
                 super::action::cursor_plot("track one value")
                     .y_axis_label(unit)
                     .show(ui, |plot_ui| {

@@ -163,7 +163,7 @@ impl PlotsPanel {
 }
 
 /// A legend entry: a swatch (a dash for the what-if run) and a name.
-fn legend_entry(ui: &mut egui::Ui, color: Color32, name: &str, dashed: bool) {
+pub(crate) fn legend_entry(ui: &mut egui::Ui, color: Color32, name: &str, dashed: bool) {
     let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), egui::Sense::hover());
     if dashed {
         let y = rect.center().y;
