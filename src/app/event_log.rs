@@ -132,6 +132,10 @@ pub struct EventLog {
     selected: Option<(f64, Machine)>,
     /// While hovered: the cursor the list was frozen at.
     frozen_at: Option<f64>,
+    /// After a click on a row: the list still reaches where it reached before the click (the
+    /// cursor moved back to the row; later rows stay, drawn weak), until the cursor moves
+    /// elsewhere. (how far the list reached, the row's time)
+    kept: Option<(f64, f64)>,
 }
 
 /// Rows listed at most (the newest).
@@ -182,6 +186,10 @@ impl EventLog {
             self.frozen_at = None;
             cursor
         };
+        if self.kept.is_some_and(|(_, at)| at != cursor) {
+            self.kept = None;
+        }
+        let upto = self.kept.map_or(upto, |(reach, _)| reach.max(upto));
         let entries = self.filter.entries(store, upto, SHOWN);
         let mut seek = None;
         let mut trace: Option<(u16, u32, f64)> = None;
@@ -211,6 +219,12 @@ impl EventLog {
                     let selected = self.selected == Some((e.t, e.machine));
                     let near = (cursor - e.t).abs() < 0.5;
                     let line = format!("{:7.3} s  {}: {}", e.t, e.machine, e.text);
+                    // Rows after the cursor (kept after a click on an earlier row): weak.
+                    let color = if e.t > cursor {
+                        color.gamma_multiply(0.55)
+                    } else {
+                        color
+                    };
                     let mut text = RichText::new(line).color(if near { strong } else { color });
                     if near {
                         text = text.strong();
@@ -236,6 +250,7 @@ impl EventLog {
                         if r.clicked() {
                             self.selected = (!selected).then_some((e.t, e.machine));
                             seek = Some(e.t);
+                            self.kept = Some((upto, e.t));
                         }
                     });
                 }
@@ -259,6 +274,55 @@ impl EventLog {
 mod tests {
     use super::*;
     use crate::model::telemetry::{Event, LogLevel, Record};
+
+    /// Clicking a row moves the cursor back to it, and the rows after it stay listed.
+    #[test]
+    fn clicking_a_row_keeps_the_later_rows() {
+        use egui_kittest::kittest::Queryable;
+        let mut store = Store::new(None);
+        for (t, text) in [
+            (1.0, "first warning"),
+            (2.0, "second warning"),
+            (3.0, "third warning"),
+        ] {
+            store.ingest(&Record {
+                t,
+                machine: Machine::Server,
+                event: Event::Log {
+                    level: LogLevel::Warning,
+                    text: text.into(),
+                },
+            });
+        }
+        // (the log, the cursor, what the log asked for)
+        let state = (EventLog::default(), 5.0, Vec::<Action>::new());
+        let mut h = egui_kittest::Harness::new_ui_state(
+            move |ui, (log, cursor, asked): &mut (EventLog, f64, Vec<Action>)| {
+                let actions = log.ui(ui, &store, *cursor);
+                for a in &actions {
+                    if let Action::Time(TimeCommand::Seek(t)) = a {
+                        *cursor = *t;
+                    }
+                }
+                asked.extend(actions);
+            },
+            state,
+        );
+        h.run();
+        h.get_by_label_contains("first warning").click();
+        h.run();
+        // The pointer leaves the list (while hovered, the list holds still anyway).
+        h.event(egui::Event::PointerGone);
+        h.run();
+        h.run();
+        assert_eq!(h.state().1, 1.0, "the cursor moved to the row");
+        h.get_by_label_contains("second warning");
+        h.get_by_label_contains("third warning");
+        // The cursor moved elsewhere: the list is up to it again.
+        h.state_mut().1 = 1.5;
+        h.run();
+        assert!(h.query_by_label_contains("third warning").is_none());
+    }
 
     #[test]
     fn filters_narrow_the_entries() {
