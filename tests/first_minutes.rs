@@ -262,3 +262,32 @@ fn presenter_mode_or_an_answer_alone_opens_the_lesson() {
     h.get_by_label("Right.");
     assert!(!h.state().is_paused(), "answered: the scenario runs");
 }
+
+/// While a lesson's question is open the pitfall switches (pitfall 1's would show the answer
+/// ticked) are hidden; once answered they show, and the answer can no longer change.
+#[test]
+fn the_switches_do_not_give_the_answer_away_and_an_answer_stands() {
+    let mut h = app(AppOptions {
+        windows: vec!["lessons".into()],
+        ..AppOptions::live(
+            Preset::find("pitfall-01-unbound-member")
+                .expect("shipped")
+                .0,
+            "pitfall-01-unbound-member",
+        )
+    });
+    h.run_steps(3);
+    assert!(h.query_by_label("Member written, not bound").is_none());
+    h.get_by_label_contains("Hidden while the lesson's question is open");
+    h.get_by_label("Yes: replays start from a different move_ramp than the server had")
+        .click();
+    h.run_steps(1);
+    h.get_by_label("Answer").click();
+    h.run_steps(2);
+    h.get_by_label("Right.");
+    h.get_by_label("Member written, not bound");
+    // A click on another choice after the reveal changes nothing.
+    h.get_by_label("Only when packets are lost").click();
+    h.run_steps(2);
+    h.get_by_label("Right.");
+}

@@ -115,6 +115,8 @@ pub struct ControlsPane {
     pub preset_path: String,
     /// The client the keyboard drives.
     pub drive: Option<u16>,
+    /// A lesson's question is open: the pitfall switches (which show the answer) are hidden.
+    pub question_open: bool,
 }
 
 impl Default for ControlsPane {
@@ -126,6 +128,7 @@ impl Default for ControlsPane {
             presets_job: None,
             preset_path: "presets/my-session.ron".into(),
             drive: None,
+            question_open: false,
         }
     }
 }
@@ -187,7 +190,12 @@ impl ControlsPane {
             actions.extend(self.presets_section(ui, view));
             ui.add_enabled_ui(view.live, |ui| {
                 ui.separator();
-                actions.extend(pitfall_switches(ui, view));
+                if self.question_open {
+                    ui.heading("Pitfall switches");
+                    ui.weak("Hidden while the lesson's question is open: they would give the answer away. Answer it in the lessons panel.");
+                } else {
+                    actions.extend(pitfall_switches(ui, view));
+                }
                 view.feedback.show(ui, ORIGIN);
                 ui.separator();
                 actions.extend(self.network.ui(ui, view));

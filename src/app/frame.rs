@@ -148,6 +148,7 @@ impl eframe::App for MovescopeApp {
             .frame(egui::Frame::new())
             .show(ui, |ui| {
                 self.panes.plots.focus = self.windows.lessons.focus();
+                self.panes.controls.question_open = self.windows.lessons.asking();
                 let presenter = self.windows.lessons.open && self.windows.lessons.presenter;
                 self.panes.plots.only = presenter.then(|| self.windows.lessons.presenter_plots());
                 let plot_view = plots::View::at(

@@ -103,6 +103,19 @@ impl LessonsWindow {
         actions
     }
 
+    /// A lesson's question is open and not yet answered (the pitfall switches, which would
+    /// give the answer away, are hidden meanwhile).
+    pub fn asking(&self) -> bool {
+        self.open
+            && !self.revealed
+            && self
+                .current
+                .and_then(|i| self.list.get(i))
+                .and_then(|e| e.preset.lesson.as_ref())
+                .and_then(|l| l.steps.get(self.step))
+                .is_some_and(|st| st.question.is_some())
+    }
+
     /// The plot title the current lesson step points at, if any.
     pub fn focus(&self) -> Option<String> {
         let entry = self.list.get(self.current?)?;
@@ -280,9 +293,12 @@ impl LessonsWindow {
                     let asked = step.question.is_some();
                     if let Some(q) = &step.question {
                         ui.label(RichText::new(q).strong());
-                        for (i, c) in step.choices.iter().enumerate() {
-                            ui.radio_value(&mut self.choice, Some(i), c);
-                        }
+                        // Answered: the choice stands (the reveal was judged on it).
+                        ui.add_enabled_ui(!self.revealed, |ui| {
+                            for (i, c) in step.choices.iter().enumerate() {
+                                ui.radio_value(&mut self.choice, Some(i), c);
+                            }
+                        });
                         if self.held && !self.revealed {
                             ui.weak("The session waits for your answer: then watch it run.");
                         }
