@@ -1,5 +1,6 @@
-//! The Open dialog: a path field, the recordings opened or made recently, and the
-//! `recordings/` folder of the working directory (it says which folder; listed by a job).
+//! The Open dialog: a path field, the recordings opened or made recently, the shipped
+//! examples (built in), and the `recordings/` folder of the working directory (it says which
+//! folder; listed by a job).
 
 use std::path::PathBuf;
 
@@ -14,6 +15,8 @@ pub struct OpenDialog {
     path: String,
     list: Option<Vec<PathBuf>>,
     job: Option<Job<Vec<PathBuf>>>,
+    /// An example that could not be written out.
+    error: Option<String>,
 }
 
 impl OpenDialog {
@@ -23,6 +26,7 @@ impl OpenDialog {
             path: format!("{RECORDINGS_DIR}/"),
             list: None,
             job: Job::spawn("listing recordings", |_| list_recordings()).ok(),
+            error: None,
         }
     }
 
@@ -65,6 +69,25 @@ impl OpenDialog {
                         chosen = Some(PathBuf::from(f));
                     }
                 }
+            }
+            // The shipped examples, from any folder.
+            ui.label(RichText::new("Examples (built in)").strong());
+            ui.horizontal_wrapped(|ui| {
+                for (name, _) in crate::support::shipped::RECORDINGS {
+                    if ui
+                        .selectable_label(false, *name)
+                        .on_hover_text("A recording shipped with movescope (docs/recordings.md).")
+                        .clicked()
+                    {
+                        match crate::support::shipped::example_recording(name) {
+                            Ok(p) => chosen = Some(p),
+                            Err(e) => self.error = Some(format!("{name}: {e}")),
+                        }
+                    }
+                }
+            });
+            if let Some(e) = &self.error {
+                ui.colored_label(egui::Color32::from_rgb(220, 70, 70), e);
             }
             let folder = std::env::current_dir()
                 .map(|d| d.join(RECORDINGS_DIR))

@@ -188,6 +188,40 @@ pub fn preset_text(name: &str) -> Option<(&'static str, &'static str)> {
     PRESETS.iter().find(|(k, _)| *k == n).copied()
 }
 
+/// (name, bytes) of every example recording in `recordings/`, built in as the presets are,
+/// so the Open dialog offers them from any folder.
+pub const RECORDINGS: &[(&str, &[u8])] = &[
+    ("default", include_bytes!("../../recordings/default.msrec")),
+    (
+        "net-01-high-latency",
+        include_bytes!("../../recordings/net-01-high-latency.msrec"),
+    ),
+    (
+        "pitfall-01-unbound-member",
+        include_bytes!("../../recordings/pitfall-01-unbound-member.msrec"),
+    ),
+];
+
+/// The shipped example recording `name` as a file to open: written once to a folder of its
+/// own under the system's temporary folder (a recording is read from a file), and written
+/// again when what is there differs.
+pub fn example_recording(name: &str) -> std::io::Result<std::path::PathBuf> {
+    let Some((n, bytes)) = RECORDINGS.iter().find(|(n, _)| *n == name) else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("no shipped example recording named {name}"),
+        ));
+    };
+    let dir =
+        std::env::temp_dir().join(format!("movescope-{}-examples", env!("CARGO_PKG_VERSION")));
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("{n}.msrec"));
+    if std::fs::read(&path).ok().as_deref() != Some(*bytes) {
+        crate::support::output::write_file(&path, bytes).map_err(std::io::Error::other)?;
+    }
+    Ok(path)
+}
+
 /// The names of the shipped presets.
 pub fn names() -> impl Iterator<Item = &'static str> {
     PRESETS.iter().map(|(n, _)| *n)
@@ -217,6 +251,34 @@ mod tests {
             let path = format!("{dir}/{name}.ron");
             assert_eq!(std::fs::read_to_string(&path).unwrap(), *text, "{name}");
         }
+    }
+
+    #[test]
+    fn the_examples_are_exactly_the_recordings_folder_and_open_from_anywhere() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/recordings");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().to_string_lossy().to_string();
+                name.strip_suffix(".msrec").map(str::to_string)
+            })
+            .collect();
+        on_disk.sort();
+        let built_in: Vec<&str> = RECORDINGS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            built_in, on_disk,
+            "src/support/shipped.rs must list every recording"
+        );
+        for (name, bytes) in RECORDINGS {
+            assert_eq!(
+                std::fs::read(format!("{dir}/{name}.msrec")).unwrap(),
+                *bytes
+            );
+            let path = example_recording(name).expect("written");
+            let rec = crate::session::recording::Recording::open(&path).expect("opens");
+            assert!(rec.notes().is_empty(), "{name}: {:?}", rec.notes());
+        }
+        assert!(example_recording("no-such").is_err());
     }
 
     #[test]
