@@ -1010,3 +1010,43 @@ fn run_with_this_layout_starts_a_session_with_the_components_bindings() {
         "This session, per client to the server, at the preset's rates: expected",
     );
 }
+
+/// A recording opened without `--at` opens at its first correction, seen from the client it
+/// corrected (pitfall-01's is client 1's), and one without corrections at its end, where every
+/// plot is filled (not on an empty view at 0 s).
+#[test]
+fn a_recording_opens_where_there_is_something_to_see() {
+    let shipped = |name: &str| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("recordings")
+            .join(format!("{name}.msrec"))
+    };
+    let mut h = opened(shipped("pitfall-01-unbound-member"));
+    h.run_steps(2);
+    let t = h.state().time().cursor();
+    let first = h
+        .state()
+        .store()
+        .log()
+        .iter()
+        .find(|e| e.text.contains("corrected"))
+        .expect("a correction")
+        .clone();
+    assert_eq!(t, first.t);
+    assert_eq!(
+        first.machine,
+        movescope::model::telemetry::Machine::Client(1)
+    );
+    assert_eq!(h.state().world_viewer(), first.machine);
+    let mut h = opened(shipped("default"));
+    h.run_steps(2);
+    assert!(
+        h.state()
+            .store()
+            .log()
+            .iter()
+            .all(|e| !e.text.contains("corrected"))
+    );
+    assert_eq!(h.state().time().cursor(), h.state().store().latest());
+    assert!(h.state().time().cursor() > 9.0);
+}

@@ -233,6 +233,11 @@ impl MovescopeApp {
     }
 
     /// The lesson the lessons panel shows, if it is open on one.
+    /// The machine the world view shows the pawns as (for tests and tools).
+    pub fn world_viewer(&self) -> crate::model::telemetry::Machine {
+        self.panes.world.viewer
+    }
+
     pub fn lesson_shown(&self) -> Option<&str> {
         let l = &self.windows.lessons;
         l.current

@@ -416,17 +416,31 @@ impl MovescopeApp {
             _ => self.view.time.cursor(),
         };
         // Not asked where to open, and not moved while loading: at the first correction,
-        // where there is something to see (the world view and log are filled there).
+        // where there is something to see (the world view and log are filled there), seen
+        // from the client it corrected; without one, at the end (every plot filled).
         let t = match &self.shown.opened {
-            Some(o) if !o.start_asked && (t - o.start).abs() < 1e-9 => self
-                .shown
-                .store
-                .next_mark(
+            Some(o) if !o.start_asked && (t - o.start).abs() < 1e-9 => {
+                let store = &self.shown.store;
+                match store.next_mark(
                     &[MarkKind::Correction, MarkKind::Replay],
                     f64::NEG_INFINITY,
                     true,
-                )
-                .unwrap_or(t),
+                ) {
+                    Some(c) => {
+                        if let Some(m) = store
+                            .log_between(c, c)
+                            .iter()
+                            .find(|e| matches!(e.kind, MarkKind::Correction | MarkKind::Replay))
+                            .map(|e| e.machine)
+                            .filter(|m| matches!(m, crate::model::telemetry::Machine::Client(_)))
+                        {
+                            self.panes.world.viewer = m;
+                        }
+                        c
+                    }
+                    None => store.latest(),
+                }
+            }
             _ => t,
         };
         self.view
