@@ -291,3 +291,18 @@ fn the_switches_do_not_give_the_answer_away_and_an_answer_stands() {
     h.run_steps(2);
     h.get_by_label("Right.");
 }
+
+/// A window opens below the top bar, never over its buttons.
+#[test]
+fn windows_open_below_the_top_bar() {
+    let mut h = app(plain());
+    let bar_bottom = h.get_by_label("Open…").rect().bottom();
+    h.get_by_label("Open…").click();
+    h.run_steps(3);
+    let title = h.get_by_label("Open recording").rect();
+    assert!(
+        title.top() >= bar_bottom,
+        "the Open window's title at {} is over the top bar (to {bar_bottom})",
+        title.top()
+    );
+}

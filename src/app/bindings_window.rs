@@ -133,7 +133,7 @@ impl BindingsWindow {
         let mut edited = current.to_vec();
         let mut changed = false;
         let live = view.live;
-        egui::Window::new("Bindings")
+        super::window(ctx, "Bindings")
             .open(&mut open)
             .default_width(1260.0)
             .default_pos(egui::pos2(10.0, 60.0))

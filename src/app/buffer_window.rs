@@ -136,7 +136,7 @@ impl BufferWindow {
                 .copied()
                 .find(|(m, _)| matches!(m, Machine::Client(_)))
         });
-        egui::Window::new("Interpolation buffer")
+        super::window(ctx, "Interpolation buffer")
             .open(&mut open)
             .default_size([560.0, 330.0])
             .default_pos(egui::pos2(10.0, 64.0))

@@ -111,7 +111,7 @@ impl ComponentWindow {
         }
         let mut open = true;
         let mut relint: Option<Vec<PathBuf>> = None;
-        egui::Window::new("Your component")
+        super::window(ctx, "Your component")
             .open(&mut open)
             .default_width(900.0)
             .default_height(600.0)

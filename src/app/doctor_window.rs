@@ -120,7 +120,7 @@ impl DoctorWindow {
         let mut seek = None;
         let mut journey = None;
         let mut lesson: Option<String> = None;
-        egui::Window::new("Desync doctor")
+        super::window(ctx, "Desync doctor")
             .open(&mut open)
             .default_width(700.0)
             .show(ctx, |ui| {

@@ -43,7 +43,7 @@ impl ExportDialog {
         if self.path.is_empty() {
             self.path = format!("{EXPORTS_DIR}/movescope-{t0:.1}-{t1:.1}.csv");
         }
-        egui::Window::new("Export CSV").show(ctx, |ui| {
+        super::window(ctx, "Export CSV").show(ctx, |ui| {
             ui.label(format!(
                 "{t0:.2}–{t1:.2} s ({}), one row per point: series, machine, t_s, value, unit",
                 if time.range().is_some() {

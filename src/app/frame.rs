@@ -95,6 +95,7 @@ impl eframe::App for MovescopeApp {
                 self.actions.extend(actions);
             });
         let ctx = ui.ctx().clone();
+        super::set_window_area(&ctx, ui.available_rect_before_wrap());
         self.dialogs(&ctx);
         self.basics_offer(&ctx);
         if let Some(e) = &self.shown.error {

@@ -113,7 +113,7 @@ impl GmcWindow {
         let (mut gmc_edit, mut sm_edit, mut rate_edit) = (false, false, false);
         let mut open = true;
         let mut refused = self.refused.take();
-        egui::Window::new("GMC settings")
+        super::window(ctx, "GMC settings")
             .open(&mut open)
             .default_width(420.0)
             .show(ctx, |ui| {

@@ -5,7 +5,7 @@ use eframe::egui;
 /// Shows the help window; returns whether it stays open.
 pub fn ui(ctx: &egui::Context) -> bool {
     let mut open = true;
-    egui::Window::new("Help")
+    super::window(ctx, "Help")
             .open(&mut open)
             .default_width(420.0)
             .show(ctx, |ui| {

@@ -118,7 +118,7 @@ impl JourneyWindow {
         };
         let mut open = true;
         let mut seek = None;
-        egui::Window::new("Move journey")
+        super::window(ctx, "Move journey")
             .open(&mut open)
             .default_width(620.0)
             .default_height(620.0)

@@ -275,6 +275,26 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Opens the window.
+/// Where the app's windows may be: below the top bar and above the status bar (set each
+/// frame once those are shown; a window never opens over the top bar's buttons).
+const WINDOW_AREA: &str = "movescope window area";
+
+/// Notes the area windows are kept in this frame.
+fn set_window_area(ctx: &egui::Context, area: egui::Rect) {
+    ctx.data_mut(|d| d.insert_temp(egui::Id::unique(WINDOW_AREA), area));
+}
+
+/// A window of the app, kept inside the area below the top bar.
+fn window<'a>(ctx: &egui::Context, title: &'a str) -> egui::Window<'a> {
+    let w = egui::Window::new(title);
+    match ctx.data(|d| d.get_temp::<egui::Rect>(egui::Id::unique(WINDOW_AREA))) {
+        Some(area) => w
+            .constrain_to(area)
+            .default_pos(area.min + egui::vec2(8.0, 8.0)),
+        None => w,
+    }
+}
+
 pub fn run(options: AppOptions) -> Result<(), String> {
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()

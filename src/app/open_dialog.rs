@@ -47,7 +47,7 @@ impl OpenDialog {
                 Poll::Pending => ctx.request_repaint(),
             }
         }
-        egui::Window::new("Open recording").show(ctx, |ui| {
+        super::window(ctx, "Open recording").show(ctx, |ui| {
             ui.horizontal(|ui| {
                 let label = ui.label("file");
                 let field = ui.text_edit_singleline(&mut self.path).labelled_by(label.id);

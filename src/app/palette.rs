@@ -287,7 +287,7 @@ impl Palette {
             self.selected = self.selected.saturating_sub(1);
         }
         let mut chosen: Option<usize> = enter.then_some(self.selected);
-        egui::Window::new("Command palette")
+        super::window(ctx, "Command palette")
             .collapsible(false)
             .resizable(false)
             .default_width(520.0)

@@ -122,7 +122,7 @@ impl TrackWindow {
             .owner
             .filter(|o| owners.contains(o))
             .or(owners.first().copied());
-        egui::Window::new("Track a value")
+        super::window(ctx, "Track a value")
             .open(&mut open)
             .default_size([580.0, 360.0])
             .default_pos(egui::pos2(600.0, 400.0))

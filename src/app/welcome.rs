@@ -19,7 +19,7 @@ pub enum Answer {
 /// The offer, over the running default session; `None` while unanswered.
 pub fn ui(ctx: &egui::Context) -> Option<Answer> {
     let mut answer = None;
-    egui::Window::new("New to client-side prediction?")
+    super::window(ctx, "New to client-side prediction?")
         .collapsible(false)
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))

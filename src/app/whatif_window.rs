@@ -79,7 +79,7 @@ impl WhatIfWindow {
         let mut seek = None;
         let mut clear = false;
         let recording = view.recording.clone();
-        egui::Window::new("What if")
+        super::window(ctx, "What if")
             .open(&mut open)
             .default_width(640.0)
             .show(ctx, |ui| {
