@@ -306,3 +306,33 @@ fn windows_open_below_the_top_bar() {
         title.top()
     );
 }
+
+/// The top bar's buttons stay in place between a live session and a recording.
+#[test]
+fn top_bar_buttons_keep_their_places_live_and_recording() {
+    let mut h = app(plain());
+    let place =
+        |h: &Harness<'static, MovescopeApp>, label: &str| h.get_by_label(label).rect().left();
+    let live: Vec<f32> = ["Open…", "Bug report", "Doctor", "Help"]
+        .iter()
+        .map(|l| place(&h, l))
+        .collect();
+    h.get_by_label("Pause (Space)").click();
+    h.run_steps(2);
+    h.get_by_label("Resume (Space)");
+    assert_eq!(place(&h, "Open…"), live[0], "paused");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("recordings/pitfall-01-unbound-member.msrec");
+    let mut h = app(AppOptions {
+        source: movescope::app::Source::Recording { path, at: None },
+        ..plain()
+    });
+    step_until(&mut h, "the recording loaded", |a| !a.is_loading());
+    h.run_steps(2);
+    h.get_by_label("Live session");
+    let recording: Vec<f32> = ["Open…", "Bug report", "Doctor", "Help"]
+        .iter()
+        .map(|l| place(&h, l))
+        .collect();
+    assert_eq!(recording, live);
+}

@@ -56,9 +56,14 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             actions.push(Action::Toggle(Toggle::Lessons));
         }
         ui.separator();
+        // Fixed widths: the buttons after these stay in place whether a live session or a
+        // recording is shown, paused or not, recording or not.
+        let h = ui.spacing().interact_size.y;
+        let (pause_w, record_w) = (118.0, 118.0);
         if v.recording.is_some() {
+            let w = pause_w + record_w + ui.spacing().item_spacing.x;
             if ui
-                .button("Live session")
+                .add_sized([w, h], egui::Button::new("Live session"))
                 .on_hover_text("Start the recording's preset live.")
                 .clicked()
             {
@@ -71,7 +76,7 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 "Pause (Space)"
             };
             if ui
-                .button(label)
+                .add_sized([pause_w, h], egui::Button::new(label))
                 .on_hover_text("Pauses the simulation threads (the session clock stops).")
                 .clicked()
             {
@@ -79,14 +84,17 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             }
             if let Some((path, _)) = &v.recording_to {
                 if ui
-                    .button(RichText::new("Stop recording").color(Color32::RED))
+                    .add_sized(
+                        [record_w, h],
+                        egui::Button::new(RichText::new("Stop recording").color(Color32::RED)),
+                    )
                     .on_hover_text(format!("Recording to {path}"))
                     .clicked()
                 {
                     actions.push(Action::StopRecording);
                 }
             } else if ui
-                .button("Record")
+                .add_sized([record_w, h], egui::Button::new("Record"))
                 .on_hover_text(format!(
                     "Record the session to {RECORDINGS_DIR}/ (written every second)."
                 ))
