@@ -102,9 +102,7 @@ impl MovescopeApp {
                 }
                 Action::TogglePause => self.toggle_pause(),
                 Action::StartRecording => {
-                    let stamp = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_secs());
+                    let stamp = crate::support::stamp::now_utc();
                     self.start_recording(
                         PathBuf::from(RECORDINGS_DIR).join(format!("session-{stamp}.msrec")),
                     );

@@ -143,10 +143,29 @@ impl MovescopeApp {
     pub fn bug_report(&mut self, ctx: &egui::Context) {
         let cursor = self.view.time.cursor();
         let (t0, t1) = (cursor - REPORT_BEFORE, cursor + REPORT_AFTER);
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let dir = PathBuf::from(REPORTS_DIR).join(format!("report-{stamp}"));
+        // Named by what and when: the preset, the cursor's moment, the time of day (UTC).
+        let preset: String = self
+            .options
+            .preset_name
+            .rsplit('/')
+            .next()
+            .unwrap_or("session")
+            .trim_end_matches(".ron")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let name = format!(
+            "report-{preset}-at-{cursor:.1}s-{}",
+            crate::support::stamp::now_utc()
+        );
+        let dir = std::path::absolute(PathBuf::from(REPORTS_DIR).join(&name))
+            .unwrap_or_else(|_| PathBuf::from(REPORTS_DIR).join(name));
         enum Source {
             File(Arc<Recording>),
             Live(Box<Header>, Vec<Record>),

@@ -1,6 +1,6 @@
 //! Layer `support`: small leaves every other layer may use — seeded random streams
 //! (`rng`), the table of accepted setting ranges (`ranges`), the presets built into the binary
-//! (`shipped`) and safe output writing (`output`).
+//! (`shipped`), safe output writing (`output`) and readable time stamps for names (`stamp`).
 //!
 //! May use: nothing else in the crate. Used by: every layer.
 
@@ -8,3 +8,4 @@ pub mod output;
 pub mod ranges;
 pub mod rng;
 pub mod shipped;
+pub mod stamp;
