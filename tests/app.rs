@@ -521,8 +521,18 @@ fn the_doctor_explains_the_opened_recording() {
         (l.client, l.move_id),
         (r.diagnoses[0].client, r.diagnoses[0].move_id)
     );
-    // From the symptom to its lesson: the lesson starts live, its question first.
+    // From the symptom to its lesson: asked first (the lesson replaces the recording
+    // shown), then the lesson starts live, its question first.
     h.get_by_label("Pitfall 1: an unbound member").click();
+    h.run_steps(4);
+    assert!(h.state().session().is_none(), "started without asking");
+    h.get_by_label_contains("Start the lesson \"Pitfall 1: an unbound member\"?");
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("Start the lesson").is_none());
+    h.get_by_label("Pitfall 1: an unbound member").click();
+    h.run_steps(2);
+    h.get_by_label("Start the lesson").click();
     h.run_steps(4);
     let s = h
         .state()

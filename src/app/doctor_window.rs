@@ -36,6 +36,9 @@ pub struct DoctorWindow {
     /// What the report covers ("the whole recording", "the last 30 s of the live session").
     pub covers: String,
     pub error: Option<String>,
+    /// A lesson picked under "learn it", waiting for the user to confirm (starting it ends
+    /// what is shown now).
+    confirm: Option<(String, String)>,
 }
 
 /// Corrections listed in the window (the rest are counted).
@@ -125,6 +128,26 @@ impl DoctorWindow {
             .default_width(700.0)
             .show(ctx, |ui| {
                 ui.label("Every correction explained: which bound values deviated and by how much against their tolerance, where the move's values first parted (with the value trace), and the most likely cause from the checklist of GMC pitfalls, with its evidence (docs/doctor.md).");
+                // "learn it" asks first: the lesson's scenario replaces what is shown.
+                if let Some((name, title)) = self.confirm.clone() {
+                    ui.group(|ui| {
+                        ui.label(RichText::new(format!("Start the lesson \"{title}\"?")).strong());
+                        ui.label(if recording {
+                            "Its scenario starts live in place of this recording (the file stays on disk; Open… brings it back)."
+                        } else {
+                            "Its scenario replaces the running session: what it did is gone unless you record it first (Record in the top bar)."
+                        });
+                        ui.horizontal(|ui| {
+                            if ui.button("Start the lesson").clicked() {
+                                lesson = Some(name.clone());
+                                self.confirm = None;
+                            }
+                            if ui.button("Cancel").clicked() {
+                                self.confirm = None;
+                            }
+                        });
+                    });
+                }
                 ui.horizontal(|ui| {
                     let busy = self.running.is_some();
                     let what = if recording { "Examine the recording" } else { "Examine the last 30 s" };
@@ -165,7 +188,8 @@ impl DoctorWindow {
                                             .on_hover_text(format!("Start the lesson: {}", l.preset.description))
                                             .clicked()
                                         {
-                                            lesson = Some(l.name.clone());
+                                            self.confirm =
+                                                Some((l.name.clone(), l.preset.title.clone()));
                                         }
                                     }
                                 });

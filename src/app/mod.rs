@@ -288,9 +288,7 @@ fn set_window_area(ctx: &egui::Context, area: egui::Rect) {
 fn window<'a>(ctx: &egui::Context, title: &'a str) -> egui::Window<'a> {
     let w = egui::Window::new(title);
     match ctx.data(|d| d.get_temp::<egui::Rect>(egui::Id::unique(WINDOW_AREA))) {
-        Some(area) => w
-            .constrain_to(area)
-            .default_pos(area.min + egui::vec2(8.0, 8.0)),
+        Some(area) => w.constrain_to(area),
         None => w,
     }
 }
