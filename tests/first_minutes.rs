@@ -336,3 +336,50 @@ fn top_bar_buttons_keep_their_places_live_and_recording() {
         .collect();
     assert_eq!(recording, live);
 }
+
+/// A journey opened at the live edge keeps up: the move was closed a moment ago and has not
+/// reached the server yet (300 ms away); traced again while it is young, its server execution
+/// and the reply show, then the window stops tracing it.
+#[test]
+fn a_journey_opened_at_the_live_edge_updates() {
+    let mut p = Preset::default();
+    p.set("clients=1").expect("valid");
+    p.set("ai_pawns=0").expect("valid");
+    p.set("link.latency_ms=300").expect("valid");
+    let mut h = app(AppOptions::live(p, "test"));
+    step_until(&mut h, "two seconds of the session", |a| {
+        a.store().latest() > 2.0
+    });
+    h.get_by_label("Move journey").click();
+    let has = |a: &MovescopeApp, what: &str| {
+        a.lineage()
+            .and_then(|l| l.as_ref().ok())
+            .is_some_and(|l| l.steps.iter().any(|s| s.what.starts_with(what)))
+    };
+    step_until(&mut h, "the journey traced", |a| has(a, "closed"));
+    let first = h
+        .state()
+        .lineage()
+        .cloned()
+        .expect("shown")
+        .expect("traced");
+    assert!(
+        !first
+            .steps
+            .iter()
+            .any(|s| s.what.starts_with("executed on the server")),
+        "the move had not reached the server when it was opened"
+    );
+    assert!(h.state().is_following_journey());
+    step_until(&mut h, "its server execution shows", |a| {
+        has(a, "executed on the server")
+    });
+    let later = h
+        .state()
+        .lineage()
+        .cloned()
+        .expect("shown")
+        .expect("traced");
+    assert_eq!((later.client, later.move_id), (first.client, first.move_id));
+    step_until(&mut h, "the journey settled", |a| !a.is_following_journey());
+}

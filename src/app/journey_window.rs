@@ -30,7 +30,25 @@ pub struct JourneyWindow {
     first: Option<Job<Traced>>,
     /// The shown lineage again, with its bound values, once the re-simulation ends.
     job: Option<Job<Option<crate::analysis::lineage::Lineage>>>,
+    /// A journey of the live session, traced again while its move is young (what happens to
+    /// it next — the server's execution, the reply, replays — arrives after it was opened).
+    following: Option<Following>,
 }
+
+/// A live journey being kept up to date.
+struct Following {
+    client: u16,
+    move_id: Option<u32>,
+    t: f64,
+    on_server: bool,
+    traced_at: std::time::Instant,
+}
+
+/// A live journey is traced from the records 3 s either side of its moment: once the session
+/// is past that, it is traced a last time.
+pub const LIVE_SPAN_S: f64 = 3.0;
+/// How often a young live journey is traced again.
+const REFRESH: Duration = Duration::from_millis(500);
 
 impl JourneyWindow {
     /// Traces a move of `client`: `move_id`, or the one it closed nearest to `t` (that the
@@ -47,6 +65,14 @@ impl JourneyWindow {
         on_server: bool,
     ) {
         self.job = None;
+        let live = matches!(source, TraceSource::Live { .. });
+        self.following = live.then(|| Following {
+            client,
+            move_id,
+            t,
+            on_server,
+            traced_at: std::time::Instant::now(),
+        });
         match Job::spawn(format!("tracing client {client}'s move"), move |_| {
             trace_move(source, client, move_id, t, on_server)
         }) {
@@ -98,6 +124,37 @@ impl JourneyWindow {
                 Poll::Pending => ctx.request_repaint_after(Duration::from_millis(100)),
             }
         }
+    }
+
+    /// A live journey due to be traced again (every half second while the session has not
+    /// yet passed its records' span): (client, move, moment, on the server, the last time).
+    /// The move is the one first traced, by id.
+    pub fn due(&mut self, latest: f64) -> Option<(u16, Option<u32>, f64, bool, bool)> {
+        let f = self.following.as_ref()?;
+        if self.is_tracing() || f.traced_at.elapsed() < REFRESH {
+            return None;
+        }
+        let move_id = match &self.shown {
+            Some(Ok(l)) => Some(l.move_id),
+            _ => f.move_id,
+        };
+        Some((
+            f.client,
+            move_id,
+            f.t,
+            f.on_server,
+            latest > f.t + LIVE_SPAN_S,
+        ))
+    }
+
+    /// Stops keeping a live journey up to date (it was traced a last time).
+    pub fn stop_following(&mut self) {
+        self.following = None;
+    }
+
+    /// Whether a live journey is being kept up to date.
+    pub fn is_following(&self) -> bool {
+        self.following.is_some()
     }
 
     /// Whether a journey is being traced, or its bound values re-simulated.
@@ -174,6 +231,10 @@ impl JourneyWindow {
             self.shown = None;
             self.job = None;
             self.first = None;
+            self.following = None;
+        }
+        if self.following.is_some() {
+            ctx.request_repaint_after(REFRESH);
         }
         seek.map(|t| Action::Time(TimeCommand::Seek(t)))
             .into_iter()

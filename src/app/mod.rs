@@ -233,6 +233,11 @@ impl MovescopeApp {
     }
 
     /// The lesson the lessons panel shows, if it is open on one.
+    /// Whether a journey of the live session is being kept up to date (for tests and tools).
+    pub fn is_following_journey(&self) -> bool {
+        self.windows.journey.is_following()
+    }
+
     /// The machine the world view shows the pawns as (for tests and tools).
     pub fn world_viewer(&self) -> crate::model::telemetry::Machine {
         self.panes.world.viewer

@@ -144,7 +144,10 @@ impl MovescopeApp {
                     .shown
                     .recent
                     .iter()
-                    .filter(|r| r.t >= t - 3.0 && r.t <= t + 3.0)
+                    .filter(|r| {
+                        r.t >= t - journey_window::LIVE_SPAN_S
+                            && r.t <= t + journey_window::LIVE_SPAN_S
+                    })
                     .cloned()
                     .collect(),
                 bindings: self.live_bindings(),
@@ -153,6 +156,22 @@ impl MovescopeApp {
         self.windows
             .journey
             .trace(source, client, move_id, t, on_server);
+    }
+
+    /// A journey opened on the live session is traced again while its move is young, so
+    /// what happened to the move after it was opened shows.
+    pub(super) fn refresh_live_journey(&mut self) {
+        if self.shown.opened.is_some() {
+            self.windows.journey.stop_following();
+            return;
+        }
+        let latest = self.shown.store.latest();
+        if let Some((client, move_id, t, on_server, last)) = self.windows.journey.due(latest) {
+            self.show_lineage(client, move_id, t, on_server);
+            if last {
+                self.windows.journey.stop_following();
+            }
+        }
     }
 
     /// The live session's binding list now (empty without a session).
@@ -207,6 +226,7 @@ impl MovescopeApp {
     }
 
     pub(super) fn dialogs(&mut self, ctx: &egui::Context) {
+        self.refresh_live_journey();
         let actions = self.windows.journey.ui(ctx);
         self.actions.extend(actions);
         let values_on = self.shown.session.as_ref().map(|s| s.preset().value_trace);
