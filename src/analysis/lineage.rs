@@ -142,9 +142,7 @@ impl Lineage {
         let client = self
             .steps
             .iter()
-            .filter(|s| s.machine != "server" && s.t <= verdict)
-            .filter(|s| s.values.is_some())
-            .next_back();
+            .rfind(|s| s.machine != "server" && s.t <= verdict && s.values.is_some());
         let server = self
             .steps
             .iter()

@@ -537,7 +537,7 @@ mod tests {
         let mut closed = Vec::new();
         let mut executed = Vec::new();
         crate::sim::run_deterministic(&p, "t", 3.0, &mut |r| {
-            st.ingest(&r);
+            st.ingest(r);
             match (&r.machine, &r.event) {
                 (Machine::Client(1), Event::MoveClosed { move_id, .. }) => {
                     closed.push((r.t, *move_id))
