@@ -1060,3 +1060,32 @@ fn a_recording_opens_where_there_is_something_to_see() {
     assert_eq!(h.state().time().cursor(), h.state().store().latest());
     assert!(h.state().time().cursor() > 9.0);
 }
+
+/// At 1280×800 the Controls pane clips nothing: every box in it ends before the Plots pane.
+#[test]
+fn the_controls_pane_clips_no_box() {
+    use egui_kittest::kittest::By;
+    let h = harness();
+    let plots_left = h.get_by_label("Plots").rect().left();
+    let pane_top = h.get_by_label("Controls").rect().bottom();
+    let pane_bottom = h.get_by_label("Timeline").rect().top();
+    let mut checked = 0;
+    for role in [
+        egui::accesskit::Role::ComboBox,
+        egui::accesskit::Role::Button,
+    ] {
+        for n in h.query_all(By::new().role(role)) {
+            let r = n.rect();
+            if r.left() < plots_left && r.top() >= pane_top && r.bottom() <= pane_bottom {
+                checked += 1;
+                assert!(
+                    r.right() <= plots_left + 0.5,
+                    "{:?} ends at {} past the Controls pane ({plots_left})",
+                    n.accesskit_node().label(),
+                    r.right()
+                );
+            }
+        }
+    }
+    assert!(checked > 5, "boxes checked: {checked}");
+}

@@ -280,7 +280,9 @@ impl NetworkPanel {
         }
         ui.horizontal(|ui| {
             ui.label("edit");
+            // Narrow enough that the row fits the Controls pane at 1280×800.
             egui::ComboBox::from_id_salt("net target")
+                .width(84.0)
                 .selected_text(match self.target {
                     None => "all clients".to_string(),
                     Some(c) => format!("client {c}"),
@@ -294,6 +296,7 @@ impl NetworkPanel {
                 .response
                 .accessible_name("link of");
             egui::ComboBox::from_id_salt("net direction")
+                .width(62.0)
                 .selected_text(format!("{:?}", self.direction))
                 .show_ui(ui, |ui| {
                     for (d, help) in [
