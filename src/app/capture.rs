@@ -12,6 +12,7 @@ use super::{MovescopeApp, REPORTS_DIR};
 use crate::analysis::report::{REPORT_AFTER, REPORT_BEFORE};
 use crate::model::telemetry::Record;
 use crate::session::recording::{Header, Recording};
+use crate::session::timeline::TimeCommand;
 
 /// Writes a bug report's files, given its picture; says what it wrote.
 /// (`None`: the window could not be captured in time; the other files are written.)
@@ -219,6 +220,13 @@ impl MovescopeApp {
                 )),
             }
         });
+        // The picture shows the report's moment: following live, the view would have moved
+        // on by the time the window is captured (End follows live again).
+        if self.view.time.is_following() {
+            self.view
+                .time
+                .apply(TimeCommand::Seek(cursor), &self.shown.store);
+        }
         self.capture.report_pending = Some((work, Instant::now()));
         self.request_screenshot(ctx, dir.join("view.png"));
     }
