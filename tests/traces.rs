@@ -177,3 +177,56 @@ fn a_trace_that_cannot_be_read_and_one_that_is_not_a_trace_are_told_apart() {
     assert!(e.to_string().starts_with("trace "), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Times that are not plain decimal numbers in range are refused with their line, in every
+/// format: Linux ping `time=1e300 ms`, `1e400`, `1,2`, `0x10` (read before as 1 and 0 ms),
+/// Windows lines with NaN, inf or a negative time (skipped silently before), CSV
+/// `time_s=1e300` (accepted before).
+#[test]
+fn times_that_are_not_plain_numbers_are_refused_with_their_line() {
+    let linux = |t: &str| {
+        format!(
+            "PING 192.0.2.1 (192.0.2.1) 56(84) bytes of data.\n\
+             64 bytes from 192.0.2.1: icmp_seq=1 ttl=57 time=12.5 ms\n\
+             64 bytes from 192.0.2.1: icmp_seq=2 ttl=57 time={t} ms\n\
+             64 bytes from 192.0.2.1: icmp_seq=3 ttl=57 time=13.0 ms\n"
+        )
+    };
+    for t in ["1e300", "1e400", "1,2", "0x10", "-3", "NaN", "inf", "70000"] {
+        let e = parse(&linux(t), "ping.txt").expect_err(t);
+        assert_eq!(e.line, Some(3), "{t}: {e}");
+        assert!(
+            e.to_string().contains(&format!("{t:?}")) || t == "70000",
+            "{t}: {e}"
+        );
+    }
+    let ok = parse(&linux("12.75"), "ping.txt").expect("a plain number");
+    assert_eq!(ok.samples[1].1, Some(12.75));
+    let windows = |t: &str| {
+        format!(
+            "Pinging 192.0.2.1 with 32 bytes of data:\r\n\
+             Reply from 192.0.2.1: bytes=32 time=9ms TTL=57\r\n\
+             Reply from 192.0.2.1: bytes=32 time={t}ms TTL=57\r\n\
+             Reply from 192.0.2.1: bytes=32 time<1ms TTL=57\r\n"
+        )
+    };
+    for t in ["NaN", "inf", "-5", "1e300"] {
+        let e = parse(&windows(t), "win.txt").expect_err(t);
+        assert_eq!(e.line, Some(3), "{t}: {e}");
+    }
+    assert_eq!(
+        parse(&windows("11"), "win.txt")
+            .expect("fine")
+            .samples
+            .len(),
+        3
+    );
+    for t in ["1e300", "NaN", "-1", "0x10", "1e3"] {
+        let csv = format!("time_s,rtt_ms\n0,20\n{t},21\n");
+        let e = parse(&csv, "t.csv").expect_err(t);
+        assert_eq!(e.line, Some(3), "{t}: {e}");
+        assert!(e.message.contains("time_s"), "{e}");
+    }
+    let e = parse("time_s,rtt_ms\n0,20\n1,2e1\n", "t.csv").expect_err("an exponent");
+    assert_eq!(e.line, Some(3));
+}

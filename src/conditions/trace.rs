@@ -49,6 +49,9 @@ pub const MAX_SAMPLES: usize = 500_000;
 /// Round trips a trace may claim (ms).
 pub const MAX_RTT_MS: f64 = 60_000.0;
 
+/// Seconds a trace may span (a week).
+pub const MAX_TRACE_S: f64 = 7.0 * 86_400.0;
+
 fn number_after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let at = line.find(key)? + key.len();
     let rest = &line[at..];
@@ -56,6 +59,28 @@ fn number_after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(rest.len());
     Some(&rest[..end])
+}
+
+/// The whole value after `key` (to the next space, without a trailing `ms`): what a ping line
+/// says, so `time=1e300 ms`, `time=1,2 ms` or `time=0x10 ms` is read as written and refused,
+/// not as its leading digits.
+fn token_after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let at = line.find(key)? + key.len();
+    let rest = &line[at..];
+    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let v = &rest[..end];
+    Some(v.strip_suffix("ms").unwrap_or(v))
+}
+
+/// A plain decimal number (`12`, `12.5`, `0.083`): digits with at most one point. Exponents,
+/// signs, commas, hexadecimal, `NaN` and `inf` are not.
+fn plain_decimal(v: &str) -> Option<f64> {
+    let v = v.trim();
+    let digits = v.chars().filter(char::is_ascii_digit).count();
+    let points = v.chars().filter(|c| *c == '.').count();
+    (digits > 0 && points <= 1 && digits + points == v.len())
+        .then(|| v.parse().ok())
+        .flatten()
 }
 
 /// Parses a trace (see the module's formats); `source` names it.
@@ -74,7 +99,7 @@ pub fn parse(text: &str, source: &str) -> Result<Trace, TraceError> {
     } else if text.contains("icmp_seq") {
         parse_unix_ping(text)?
     } else if text.contains("Reply from") || text.contains("Request timed out") {
-        parse_windows_ping(text)
+        parse_windows_ping(text)?
     } else {
         return Err(TraceError {
             line: Some(1),
@@ -112,9 +137,11 @@ pub fn parse(text: &str, source: &str) -> Result<Trace, TraceError> {
 }
 
 fn rtt_value(v: &str, line: usize) -> Result<f64, TraceError> {
-    let x: f64 = v.trim().parse().map_err(|_| TraceError {
+    let x: f64 = plain_decimal(v).ok_or_else(|| TraceError {
         line: Some(line),
-        message: format!("expected a delay in milliseconds, found {v:?}"),
+        message: format!(
+            "expected a delay in milliseconds as a plain decimal number (e.g. 12.3), found {v:?}"
+        ),
     })?;
     if !(x.is_finite() && (0.0..=MAX_RTT_MS).contains(&x)) {
         return Err(TraceError {
@@ -153,7 +180,7 @@ fn parse_unix_ping(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
             continue;
         };
         if line.contains("time=") {
-            let v = number_after(line, "time=").unwrap_or_default();
+            let v = token_after(line, "time=").unwrap_or_default();
             answered.insert(seq, rtt_value(v, n)?);
         } else if line.contains("timeout") || line.contains("no answer") {
             timed_out.insert(seq);
@@ -186,22 +213,23 @@ fn parse_unix_ping(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
         .collect())
 }
 
-fn parse_windows_ping(text: &str) -> Vec<(f64, Option<f64>)> {
+fn parse_windows_ping(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
     let mut out = Vec::new();
-    for line in text.lines() {
+    for (i, line) in text.lines().enumerate() {
         let t = out.len() as f64;
         if line.contains("Reply from") {
-            let v = number_after(line, "time=")
-                .or_else(|| number_after(line, "time<"))
-                .and_then(|v| v.parse::<f64>().ok());
-            if let Some(v) = v.filter(|v| v.is_finite() && (0.0..=MAX_RTT_MS).contains(v)) {
-                out.push((t, Some(v)));
+            // A reply without a time is not a round trip (a "Destination host unreachable"
+            // reply from a router): a loss.
+            let v = token_after(line, "time=").or_else(|| token_after(line, "time<"));
+            match v {
+                Some(v) => out.push((t, Some(rtt_value(v, i + 1)?))),
+                None => out.push((t, None)),
             }
         } else if line.contains("Request timed out") || line.contains("unreachable") {
             out.push((t, None));
         }
     }
-    out
+    Ok(out)
 }
 
 fn parse_csv(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
@@ -238,11 +266,14 @@ fn parse_csv(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         let t: f64 = f
             .get(time)
-            .and_then(|v| v.parse().ok())
-            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
-            .ok_or(TraceError {
+            .and_then(|v| plain_decimal(v))
+            .filter(|t: &f64| *t <= MAX_TRACE_S)
+            .ok_or_else(|| TraceError {
                 line: Some(n),
-                message: "expected time_s, seconds ≥ 0".into(),
+                message: format!(
+                    "expected time_s as seconds from 0 to {MAX_TRACE_S} in a plain decimal number, found {:?}",
+                    f.get(time).copied().unwrap_or("")
+                ),
             })?;
         if out.last().is_some_and(|(p, _)| t <= *p) {
             return Err(TraceError {
