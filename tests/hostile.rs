@@ -509,3 +509,82 @@ fn forged_out_of_range_and_stale_joins_are_refused_without_a_pawn() {
         .count();
     assert_eq!(logged, 3, "one log line per kind");
 }
+
+/// Values in range one by one but absurd: a binding tolerance of `inf` (preset, with its line)
+/// or `1e300` (`--set`), a smoothing buffer or delay whose minimum exceeds its maximum, and a
+/// MaxTimeStep of 1e-300 (with MaxIterations 1024 every move was 1024 sub-steps) are refused
+/// as other out-of-range values are.
+#[test]
+fn absurd_tolerances_crossed_bounds_and_costly_sub_steps_are_refused() {
+    let d = TempDir::new("hostile-values");
+    let file = |name: &str, text: &str| {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        s(&p)
+    };
+    let inf = file(
+        "inf.ron",
+        "(\n    bindings: [\n        (\n            name: \"velocity\",\n            tolerance: Some(inf),\n        ),\n    ],\n)\n",
+    );
+    fails_saying(
+        &["run", "--preset", &inf, "--seconds", "1"],
+        &[
+            "inf.ron:5:",
+            "bindings.0.tolerance",
+            "[0, 1000000]",
+            "got inf",
+        ],
+    );
+    let named = file(
+        "named.ron",
+        "(\n    bindings: [\n        (\n            name: \"velocity\",\n        ),\n    ],\n)\n",
+    );
+    fails_saying(
+        &[
+            "run",
+            "--preset",
+            &named,
+            "--set",
+            "bindings.0.tolerance=1e300",
+            "--seconds",
+            "1",
+        ],
+        &["bindings.0.tolerance", "got 1e300"],
+    );
+    let crossed = file(
+        "crossed.ron",
+        "(\n    smoothing: (\n        min_buffer_time: 0.5,\n        max_buffer_time: 0.2,\n    ),\n)\n",
+    );
+    fails_saying(
+        &["run", "--preset", &crossed, "--seconds", "1"],
+        &[
+            "crossed.ron:",
+            "smoothing.max_buffer_time",
+            "at least smoothing.min_buffer_time (0.5)",
+        ],
+    );
+    fails_saying(
+        &[
+            "run",
+            "--set",
+            "smoothing.min_delay=0.4",
+            "--set",
+            "smoothing.max_delay=0.1",
+            "--seconds",
+            "1",
+        ],
+        &["smoothing.max_delay", "at least smoothing.min_delay (0.4)"],
+    );
+    fails_saying(
+        &[
+            "run",
+            "--set",
+            "gmc.max_time_step=1e-300",
+            "--set",
+            "gmc.max_iterations=1024",
+            "--seconds",
+            "1",
+        ],
+        &["gmc.max_time_step", "[0.001, 1]", "got 1e-300"],
+    );
+}

@@ -501,6 +501,23 @@ impl Preset {
         ] {
             check(key, v)?;
         }
+        // The smoothing buffer's and delay's bounds in order.
+        for (lo, hi, lo_key, hi_key) in [
+            (
+                sm.min_buffer_time,
+                sm.max_buffer_time,
+                "min_buffer_time",
+                "max_buffer_time",
+            ),
+            (sm.min_delay, sm.max_delay, "min_delay", "max_delay"),
+        ] {
+            if lo > hi {
+                return Err((
+                    format!("smoothing.{hi_key}"),
+                    format!("at least smoothing.{lo_key} ({lo}), got {hi}"),
+                ));
+            }
+        }
         // Input scripts: the players', the AI's, and each client's own.
         let script = |path: &str, c: &InputScriptConfig| -> Result<(), (String, String)> {
             for (field, v) in [
@@ -823,7 +840,7 @@ mod tests {
         );
         assert_eq!(
             e.to_string(),
-            "`bindings.1.tolerance`: expected a number ≥ 0"
+            "`bindings.1.tolerance`: expected a number in [0, 1000000] (in the value's unit (cm, cm/s, °…); 0 compares exactly), got -1"
         );
         assert_eq!(p.bindings().unwrap_err().0, "bindings.1.tolerance");
         let p = Preset {

@@ -151,8 +151,16 @@ impl Preset {
                 b.interpolation = f;
             }
             if let Some(t) = o.tolerance {
-                if t.is_nan() || t < 0.0 {
-                    return Err(refused("tolerance", "a number ≥ 0".into()));
+                let range = crate::support::ranges::of("bindings.tolerance");
+                if !range.contains(t) {
+                    return Err(refused(
+                        "tolerance",
+                        format!(
+                            "{}, got {}",
+                            range.expected(),
+                            crate::support::ranges::shown(t)
+                        ),
+                    ));
                 }
                 b.tolerance = t;
             }

@@ -94,7 +94,7 @@ impl Range {
         } else {
             Err((
                 self.key.to_string(),
-                format!("{}, got {v}", self.expected()),
+                format!("{}, got {}", self.expected(), shown(v)),
             ))
         }
     }
@@ -113,6 +113,15 @@ impl Range {
             self.max
         };
         lo..=hi
+    }
+}
+
+/// A refused value as a person reads it: `1e-300` and `1e300`, not three hundred digits.
+pub fn shown(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -189,11 +198,14 @@ pub const RANGES: &[Range] = &[
         1000.0,
         "pawn samples per second for the world view (0: none)",
     ),
-    Range::above(
+    // At least 1 ms: sub-steps per simulated second are at most about 1/MaxTimeStep a pawn, so
+    // the cost stays within ~17× GMC's default (0.04 s at 60 fps: one a move); 1e-300 with
+    // MaxIterations 1024 made every move 1024 sub-steps (90 s took 13 s to simulate).
+    Range::closed(
         "gmc.max_time_step",
-        0.0,
+        0.001,
         1.0,
-        "seconds; a longer move is sub-stepped",
+        "seconds; a longer move is sub-stepped; at least 1 ms, so a simulated second costs at most ~1000 sub-steps a pawn",
     ),
     Range::closed("gmc.max_iterations", 1.0, 1024.0, "sub-steps per move"),
     Range::above(
@@ -238,6 +250,14 @@ pub const RANGES: &[Range] = &[
     Range::above("smoothing.resync_interval", 0.0, 600.0, PERIOD),
     Range::closed("smoothing.resync_spread", 0.0, 600.0, PERIOD),
     Range::closed("smoothing.resync_tolerance", 0.0, 10.0, PERIOD),
+    // A binding's tolerance, in its value's unit (cm, cm/s, °, s, …): finite, and at most
+    // 10 km — a larger one would never see a correction.
+    Range::closed(
+        "bindings.tolerance",
+        0.0,
+        1e6,
+        "in the value's unit (cm, cm/s, °…); 0 compares exactly",
+    ),
     Range::closed("smoothing.fixed_delay", 0.0, 10.0, PERIOD),
     Range::closed("smoothing.max_extrapolation_time", 0.0, 10.0, PERIOD),
     Range::closed("smoothing.extrapolation_recovery_time", 0.0, 10.0, PERIOD),
