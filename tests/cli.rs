@@ -464,3 +464,143 @@ fn a_client_cut_off_is_named_in_the_summary_and_a_client_gone_at_the_end_fails_t
         );
     }
 }
+
+/// An output that is one of the command's inputs — a preset, a trace a `--set` names, a
+/// recording — is refused before anything is written, under every spelling (the same path,
+/// relative, through `..`, a symbolic link, a hard link), and so are two outputs on one file;
+/// the input is left byte for byte (each of these exited 0 and destroyed it before).
+#[test]
+fn no_output_overwrites_an_input_or_another_output() {
+    let dir = common::TempDir::new("cli-outputs");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let preset = dir.join("p.ron");
+    std::fs::copy(root.join("presets/default.ron"), &preset).unwrap();
+    let trace = dir.join("t.txt");
+    std::fs::write(
+        &trace,
+        "PING x\n64 bytes from x: icmp_seq=1 ttl=57 time=20.5 ms\n64 bytes from x: icmp_seq=2 ttl=57 time=21.0 ms\n",
+    )
+    .unwrap();
+    let rec = dir.join("r.msrec");
+    std::fs::copy(root.join("recordings/default.msrec"), &rec).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&preset, dir.join("link.ron")).unwrap();
+    std::fs::hard_link(&preset, dir.join("hard.ron")).unwrap();
+    let before: Vec<Vec<u8>> = [&preset, &trace, &rec]
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    let run_in = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_movescope"))
+            .args(args)
+            .current_dir(dir.join("sub"))
+            // No display: the app must refuse before it opens a window.
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .expect("runs")
+    };
+    let p = "../p.ron";
+    let t = "../t.txt";
+    let r = "../r.msrec";
+    for (args, says) in [
+        (
+            vec!["host", "--headless", "--preset", p, "--summary-json", p],
+            "--summary-json",
+        ),
+        (
+            vec!["host", "--preset", p, "--record", p, "--force"],
+            "--record",
+        ),
+        (
+            vec![
+                "host",
+                "--preset",
+                p,
+                "--record",
+                "../sub/../p.ron",
+                "--force",
+            ],
+            "--record",
+        ),
+        (vec!["--preset", p, "--screenshot", p], "--screenshot"),
+        (
+            vec!["--preset", p, "--screenshot", "../link.ron"],
+            "--screenshot",
+        ),
+        (
+            vec!["--preset", p, "--record", "../hard.ron", "--force"],
+            "--record",
+        ),
+        (
+            vec!["--preset", "../link.ron", "--record", p, "--force"],
+            "--record",
+        ),
+        (
+            vec!["run", "--set", "link.trace=../t.txt", "--summary-json", t],
+            "--summary-json",
+        ),
+        (
+            vec![
+                "run",
+                "--set",
+                "link.trace=../t.txt",
+                "--record",
+                t,
+                "--force",
+            ],
+            "--record",
+        ),
+        (
+            vec![
+                "run",
+                "--set",
+                "link_overrides.0.link.trace=../t.txt",
+                "--record",
+                "../t.txt",
+                "--force",
+            ],
+            "--record",
+        ),
+    ] {
+        let out = run_in(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            err.contains(says) && err.contains("input"),
+            "{args:?}: {err}"
+        );
+    }
+    // Two outputs on one file (whatif printed "recorded" while the file held the JSON).
+    for args in [
+        vec![
+            "whatif",
+            r,
+            "--set",
+            "clients=2",
+            "--summary-json",
+            "../x",
+            "--record",
+            "../x",
+        ],
+        vec!["run", "--summary-json", "../y", "--record", "../sub/../y"],
+        vec![
+            "host",
+            "--headless",
+            "--record",
+            "../z",
+            "--summary-json",
+            "../z",
+        ],
+    ] {
+        let out = run_in(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains("both name"), "{args:?}: {err}");
+    }
+    for (p, b) in [&preset, &trace, &rec].iter().zip(&before) {
+        assert_eq!(&std::fs::read(p).unwrap(), b, "{} was changed", p.display());
+    }
+    assert!(!dir.join("x").exists() && !dir.join("y").exists() && !dir.join("z").exists());
+}

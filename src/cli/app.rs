@@ -78,8 +78,10 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
         );
     }
     let reopened = last.is_some();
+    let used = args.preset.clone().or(last);
+    let inputs = crate::cli::preset_inputs(used.as_deref(), &args.set);
     let (preset, name) = load_preset(&RunArgs {
-        preset: args.preset.clone().or(last),
+        preset: used,
         set: args.set.clone(),
         ..RunArgs::default()
     })?;
@@ -104,9 +106,6 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
             .filter(|st| st.question.is_some())
             .map(|st| st.choices.len());
         match choices {
-            _ if !args.windows.iter().any(|w| w == "lessons") => {
-                return Err("--answer: needs --window lessons".into());
-            }
             None => {
                 return Err(format!(
                     "--answer: the preset {name} is not a lesson whose first step asks a question"
@@ -125,7 +124,7 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
             ("--screenshot", args.screenshot.as_deref()),
             ("--record", args.record.as_deref()),
         ],
-        &[],
+        &inputs.iter().map(|p| p.as_path()).collect::<Vec<_>>(),
     )?;
     if let Some(r) = &args.record {
         movescope::support::output::new_recording(r, args.force)?;

@@ -94,13 +94,14 @@ pub(crate) fn check_headless(h: &HeadlessArgs, app: &AppArgs) -> Result<(), Stri
         return Err("--headless: no window, so no --screenshot or --window".into());
     }
     let record = app.record.as_deref();
+    let inputs = preset_inputs(app.preset.as_deref(), &app.set);
     check_outputs(
         &[
             ("--record", record),
             ("--summary-json", h.summary_json.as_deref()),
             ("--screenshot", app.screenshot.as_deref()),
         ],
-        &[],
+        &inputs.iter().map(|p| p.as_path()).collect::<Vec<_>>(),
     )?;
     if let Some(r) = record {
         movescope::support::output::new_recording(r, app.force)?;
@@ -151,17 +152,47 @@ pub(crate) fn check_windows(windows: &[String]) -> Result<(), String> {
     }
 }
 
-/// Checks a command's outputs before it runs: none is one of its inputs, and each can be
-/// written as a file (`-`, standard output, passes).
+/// The files a command reads besides its own positional inputs: the preset, when it is a
+/// file, and every trace a `--set …trace=FILE` names (read when the preset is loaded).
+pub(crate) fn preset_inputs(
+    preset: Option<&std::path::Path>,
+    set: &[String],
+) -> Vec<std::path::PathBuf> {
+    let traces = set.iter().filter_map(|kv| {
+        let (key, value) = kv.split_once('=')?;
+        (key.trim() == "trace" || key.trim().ends_with(".trace"))
+            .then(|| std::path::PathBuf::from(value.trim()))
+    });
+    preset
+        .map(std::path::Path::to_path_buf)
+        .into_iter()
+        .chain(traces)
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// Checks a command's outputs before it runs: none is one of its inputs (under any spelling:
+/// relative, `..`, a symbolic or hard link), no two name one file, and each can be written as
+/// a file (`-`, standard output, passes).
 pub(crate) fn check_outputs(
     outputs: &[(&str, Option<&std::path::Path>)],
     inputs: &[&std::path::Path],
 ) -> Result<(), String> {
-    for (what, out) in outputs {
-        let Some(out) = out.filter(|o| o.as_os_str() != "-") else {
-            continue;
-        };
+    let files: Vec<(&str, &std::path::Path)> = outputs
+        .iter()
+        .filter_map(|(what, out)| Some((*what, out.filter(|o| o.as_os_str() != "-")?)))
+        .collect();
+    for (i, (what, out)) in files.iter().enumerate() {
         movescope::support::output::not_an_input(out, inputs).map_err(|e| format!("{what} {e}"))?;
+        if let Some((other, _)) = files[..i]
+            .iter()
+            .find(|(_, o)| movescope::support::output::same_file(o, out))
+        {
+            return Err(format!(
+                "{other} and {what} both name {}: each output needs a file of its own",
+                out.display()
+            ));
+        }
         movescope::support::output::writable_file(out, what)?;
     }
     Ok(())

@@ -9,9 +9,10 @@ use movescope::session::recording::{Header, Recorder};
 use movescope::sim::run_deterministic;
 
 pub(crate) fn run(args: RunArgs) -> Result<(), String> {
-    let preset_file = args.preset.as_deref().filter(|p| p.is_file());
-    let inputs: Vec<&std::path::Path> = preset_file
-        .into_iter()
+    let read = crate::cli::preset_inputs(args.preset.as_deref(), &args.set);
+    let inputs: Vec<&std::path::Path> = read
+        .iter()
+        .map(|p| p.as_path())
         .chain(args.component.iter().map(|p| p.as_path()))
         .collect();
     check_outputs(
@@ -21,14 +22,6 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
         ],
         &inputs,
     )?;
-    if let (Some(r), Some(j)) = (&args.record, &args.summary_json)
-        && movescope::support::output::same_file(r, j)
-    {
-        return Err(format!(
-            "--record and --summary-json both name {}",
-            r.display()
-        ));
-    }
     if let Some(r) = &args.record {
         movescope::support::output::new_recording(r, args.force)?;
     }

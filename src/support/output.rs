@@ -51,8 +51,7 @@ impl From<OutputError> for String {
 }
 
 /// Whether `a` and `b` name the same file (through links, `..` and relative paths). A path
-/// that does not exist is the same as another only if they are spelled the same once made
-/// absolute.
+/// that does not exist yet is compared by its folder (resolved) and its name.
 pub fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
     {
@@ -61,9 +60,27 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
             return x.dev() == y.dev() && x.ino() == y.ino();
         }
     }
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => absolute(a) == absolute(b),
+    resolved(a) == resolved(b)
+}
+
+/// Where a path leads: the file itself when it exists, else its folder resolved (links, `..`)
+/// with its name, else its absolute spelling.
+fn resolved(p: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    match (p.parent(), p.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            std::fs::canonicalize(dir)
+                .map(|d| d.join(name))
+                .unwrap_or_else(|_| absolute(p))
+        }
+        _ => absolute(p),
     }
 }
 
