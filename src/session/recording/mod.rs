@@ -254,7 +254,9 @@ mod tests {
         let first_line_end = text.iter().position(|b| *b == b'\n').unwrap();
         let line = String::from_utf8_lossy(&text[..first_line_end]).to_string();
         let crc_at = line.find(" crc=").unwrap();
-        let mut b = text[..crc_at].to_vec();
+        let mut b = line[..crc_at]
+            .replace(&format!("format={FORMAT_VERSION}"), "format=1")
+            .into_bytes();
         b.extend_from_slice(&text[first_line_end..]);
         let copy = b.windows(4).position(|w| w == CHUNK_MAGIC).unwrap();
         b[copy..copy + 4].copy_from_slice(b"XXXX");
@@ -338,6 +340,119 @@ mod tests {
         let rec = Recording::open(&path).unwrap();
         assert_eq!(rec.chunks, good.chunks, "found by scanning");
         assert_eq!(rec.load_all().0, recs);
+    }
+
+    /// Every single-bit flip in the first line and the RON header: the file opens with the
+    /// header as written, and whenever the backup copy was used the notes say so (a flip in
+    /// `crc=` used to skip the check and open the header unchecked, without a word).
+    #[test]
+    fn every_header_flip_that_uses_the_backup_copy_says_so() {
+        let path = tmp("flips.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        write_all(&path, &header, sample_records(50), Footer::default()).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let header_end = good.windows(4).position(|w| w == CHUNK_MAGIC).unwrap();
+        let first_line = good.iter().position(|b| *b == b'\n').unwrap();
+        let (mut with_note, mut without, mut tried) = (0, 0, 0);
+        for at in 0..header_end {
+            // Every bit of the first line; one bit a byte in the RON (every position).
+            let bits = if at <= first_line {
+                0..8
+            } else {
+                at % 8..at % 8 + 1
+            };
+            for bit in bits {
+                tried += 1;
+                let mut b = good.clone();
+                b[at] ^= 1 << bit;
+                std::fs::write(&path, &b).unwrap();
+                let Ok(rec) = Recording::open(&path) else {
+                    continue;
+                };
+                let noted = rec
+                    .notes()
+                    .iter()
+                    .any(|n| n.contains("backup copy was used"));
+                if rec.header_note.is_some() {
+                    assert!(noted, "byte {at} bit {bit}: the copy was used silently");
+                    with_note += 1;
+                } else {
+                    // The primary header was used: it must be the one written.
+                    assert_eq!(rec.header, header, "byte {at} bit {bit}: a changed header");
+                    without += 1;
+                }
+            }
+        }
+        assert!(with_note + 40 > tried, "{with_note} of {tried} flips");
+        assert!(without < 40, "{without} flips opened the primary header");
+    }
+
+    /// An index whose checksum is valid but which says something else than the chunks — no
+    /// chunk at all, times that are not numbers — is repaired from a scan, and says so; counts
+    /// and spans are those of the chunks.
+    #[test]
+    fn an_index_that_disagrees_with_the_chunks_is_repaired_and_says_so() {
+        let path = tmp("zero-index.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(5000);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let good = Recording::open(&path).unwrap();
+        assert!(good.chunks.len() > 1 && good.notes().is_empty());
+        rewrite_index(&path, Vec::new(), Footer::default());
+        let rec = Recording::open(&path).unwrap();
+        assert_eq!(rec.chunks, good.chunks);
+        assert_eq!(rec.record_count(), recs.len() as u64);
+        let notes = rec.notes().join(" ");
+        assert!(
+            notes.contains("the index disagrees with the chunks (it lists 0 chunks of 0 records")
+                && notes.contains("repaired"),
+            "{notes}"
+        );
+        assert_eq!(rec.load_all().0, recs);
+        // NaN times in the index: the span is the chunks', with the note.
+        let mut chunks = good.chunks.clone();
+        for c in &mut chunks {
+            c.t_first = f64::NAN;
+            c.t_last = f64::NAN;
+        }
+        rewrite_index(&path, chunks, Footer::default());
+        let rec = Recording::open(&path).unwrap();
+        assert_eq!(rec.span(), good.span());
+        assert!(rec.span().1 > 0.0);
+        assert!(rec.notes().join(" ").contains("disagrees"));
+    }
+
+    /// A chunk frame claiming more records than its bytes can hold (a crafted count of
+    /// u32::MAX) is damage where it is, not a count of 4 294 967 295 records.
+    #[test]
+    fn a_frame_claiming_more_records_than_it_holds_is_damage() {
+        let path = tmp("frame-count.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        let recs = sample_records(5000);
+        write_all(&path, &header, recs.clone(), Footer::default()).unwrap();
+        let good = Recording::open(&path).unwrap();
+        let second = good.chunks[1];
+        let mut b = std::fs::read(&path).unwrap();
+        let at = second.offset as usize;
+        let mut frame = ChunkFrame::decode(b[at..at + FRAME_BYTES].try_into().unwrap()).unwrap();
+        let payload = b[at + FRAME_BYTES..at + FRAME_BYTES + frame.payload_len as usize].to_vec();
+        frame.count = u32::MAX;
+        frame.crc = frame.checksum(&payload);
+        b[at..at + FRAME_BYTES].copy_from_slice(&frame.encode());
+        std::fs::write(&path, &b).unwrap();
+        let rec = Recording::open(&path).unwrap();
+        assert!(
+            rec.record_count() < recs.len() as u64,
+            "{}",
+            rec.record_count()
+        );
+        let damage = rec.damage.as_ref().expect("damage at the crafted chunk");
+        assert_eq!(damage.offset, second.offset);
+        assert!(
+            damage.message.contains("claims 4294967295 records"),
+            "{damage}"
+        );
+        assert_eq!(rec.chunks, good.chunks[..1]);
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct Recording {
     body_offset: u64,
     /// Set when the text header could not be used and its backup copy was (why).
     pub header_note: Option<String>,
+    /// Set when the index disagreed with the chunks and a scan of them was used (how).
+    pub index_note: Option<String>,
 }
 
 impl Recording {
@@ -72,6 +74,7 @@ impl Recording {
             file_len,
             body_offset,
             header_note,
+            index_note: None,
         };
         if !rec.read_index(&mut file) {
             rec.scan(&mut file);
@@ -135,6 +138,14 @@ impl Recording {
                 "the first line has no readable `format=<number>`".into(),
             ));
         };
+        // Format 2 and later always carry the header's checksum: without it the header cannot
+        // be checked (a damaged `crc=`), and the backup copy is used instead.
+        if format >= 2 && crc.is_none() {
+            return Err(error(
+                Some(0),
+                "the first line has no `crc=<checksum>`: the header cannot be checked".into(),
+            ));
+        }
         let Some(header_len) = header_len.filter(|n| *n <= file_len) else {
             return Err(error(
                 Some(0),
@@ -244,26 +255,61 @@ impl Recording {
         if !ok {
             return false;
         }
-        // Spot-check the index against the chunks it points at (first, middle, last): wrong
-        // offsets mean the chunks are found by scanning instead.
-        let n = index.chunks.len();
-        for i in [0, n / 2, n.saturating_sub(1)] {
-            let Some(c) = index.chunks.get(i) else { break };
-            let mut fb = [0u8; FRAME_BYTES];
-            let frame = file
-                .seek(SeekFrom::Start(c.offset))
-                .and_then(|_| file.read_exact(&mut fb))
-                .ok()
-                .and_then(|()| ChunkFrame::decode(&fb).ok());
-            if !frame.is_some_and(|f| {
-                f.kind == ChunkKind::Records as u8 && f.seq == c.seq && f.count == c.count
-            }) {
-                return false;
-            }
+        // The index must say what the chunks' frames say, every one of them (a walk over the
+        // frames alone: 44 bytes read a chunk). An index that disagrees — even with a valid
+        // checksum, listing no chunk at all or times that are not numbers — is set aside: the
+        // chunks are found by scanning, and the recording says so.
+        let walked = self.walk_frames(file, at);
+        if walked.as_ref() != Ok(&index.chunks) {
+            let found = match &walked {
+                Ok(w) => format!("{} chunks of {} records", w.len(), records_in(w)),
+                Err(e) => format!("damage at byte {e}"),
+            };
+            self.index_note = Some(format!(
+                "the index disagrees with the chunks (it lists {} chunks of {} records; the file holds {found}): repaired from a scan of the chunks",
+                index.chunks.len(),
+                records_in(&index.chunks)
+            ));
+            return false;
         }
         self.chunks = index.chunks;
         self.footer = Some(index.footer);
         true
+    }
+
+    /// The record chunks' frames from the start of the body up to `until` (the index), read
+    /// without their payloads; `Err` at the first frame that cannot be read or is not
+    /// plausible (the offset).
+    fn walk_frames(&self, file: &mut File, until: u64) -> Result<Vec<ChunkInfo>, u64> {
+        let mut out = Vec::new();
+        let mut at = self.body_offset;
+        while at < until {
+            let mut fb = [0u8; FRAME_BYTES];
+            let frame = file
+                .seek(SeekFrom::Start(at))
+                .and_then(|_| file.read_exact(&mut fb))
+                .ok()
+                .and_then(|()| ChunkFrame::decode(&fb).ok())
+                .ok_or(at)?;
+            let next = at + FRAME_BYTES as u64 + u64::from(frame.payload_len);
+            if next > until {
+                return Err(at);
+            }
+            if frame.kind == ChunkKind::Records as u8 {
+                implausible(&frame).map_or(Ok(()), |_| Err(at))?;
+                out.push(ChunkInfo {
+                    offset: at,
+                    seq: frame.seq,
+                    count: frame.count,
+                    t_first: frame.t_first,
+                    t_last: frame.t_last,
+                });
+            } else if frame.kind != ChunkKind::HeaderCopy as u8 {
+                return Err(at);
+            }
+            at = next;
+        }
+        Ok(out)
     }
 
     /// Walks the chunks from the start of the body, checking each; stops at the first
@@ -284,6 +330,15 @@ impl Recording {
                             self.footer = Some(index.footer);
                         }
                         // The trailer follows; nothing after it is data.
+                        return;
+                    }
+                    if let Some(why) = implausible(&frame) {
+                        self.damage = Some(Damage {
+                            offset: at,
+                            chunk: seq,
+                            loaded_until: self.chunks.last().map_or(0.0, |c| c.t_last),
+                            message: why,
+                        });
                         return;
                     }
                     self.chunks.push(ChunkInfo {
@@ -487,6 +542,30 @@ impl Recording {
 }
 
 /// Reads the chunk at `at`, checks its frame and checksum and decompresses it.
+/// Records a list of chunks claims.
+fn records_in(chunks: &[ChunkInfo]) -> u64 {
+    chunks.iter().map(|c| u64::from(c.count)).sum()
+}
+
+/// Why a records chunk's frame cannot be what it says (`None`: it can): its times are not
+/// finite or run backwards, or it claims more records than its bytes hold (each record's time
+/// alone takes 8 bytes).
+fn implausible(f: &ChunkFrame) -> Option<String> {
+    if !(f.t_first.is_finite() && f.t_last.is_finite() && f.t_first <= f.t_last) {
+        return Some(format!(
+            "the chunk's times are not a span ({} to {})",
+            f.t_first, f.t_last
+        ));
+    }
+    if u64::from(f.count) * 8 > u64::from(f.raw_len) {
+        return Some(format!(
+            "the chunk claims {} records in {} bytes",
+            f.count, f.raw_len
+        ));
+    }
+    None
+}
+
 fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame, Vec<u8>), String> {
     if at + FRAME_BYTES as u64 > file_len {
         return Err(format!(
