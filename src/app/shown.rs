@@ -450,7 +450,16 @@ impl MovescopeApp {
             o.loader = None;
             self.status.set(match &damage {
                 Some(d) => format!("error: {}: {d}", o.recording.path.display()),
-                None => format!("loaded {}", o.recording.describe()),
+                // What the reader repaired or fell back on (a header's backup copy, an index
+                // rebuilt from the chunks) is said as the command line says it.
+                None => match o.recording.notes() {
+                    n if n.is_empty() => format!("loaded {}", o.recording.describe()),
+                    n => format!(
+                        "warning: loaded {}: {}",
+                        o.recording.describe(),
+                        n.join("; ")
+                    ),
+                },
             });
             o.damage = damage;
         }
