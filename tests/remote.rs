@@ -1,9 +1,7 @@
 //! Sessions across machines (host and join), on loopback only: real processes for the
 //! workshop test, in-process sessions for admission. Bounded waits with clear failures.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -14,6 +12,7 @@ use movescope::net::remote::{HostOptions, JoinOptions};
 use movescope::session::preset::Preset;
 
 mod common;
+use common::proc::{Proc, client_of};
 use common::until;
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -212,83 +211,6 @@ fn a_hosted_server_takes_datagrams_only_from_admitted_addresses_as_their_own_cli
 
 // -----------------------------------------------------------------------------------------
 // Separate processes: a host and three participants, as a workshop runs them.
-
-struct Proc {
-    child: Child,
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-impl Proc {
-    fn start(args: &[&str]) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_movescope"))
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let out = child.stdout.take().expect("stdout");
-        let err = child.stderr.take().expect("stderr");
-        let tx2 = tx.clone();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                let _ = tx.send(l);
-            }
-        });
-        std::thread::spawn(move || {
-            for l in BufReader::new(err).lines().map_while(Result::ok) {
-                let _ = tx2.send(format!("stderr: {l}"));
-            }
-        });
-        Proc { child, lines: rx }
-    }
-
-    /// The first line containing `what`, within `limit`.
-    fn line(&self, what: &str, limit: Duration) -> String {
-        let deadline = Instant::now() + limit;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) if l.contains(what) => return l,
-                Ok(l) => seen.push(l),
-                Err(_) => panic!("no line with {what:?} within {limit:?}; saw {seen:#?}"),
-            }
-        }
-    }
-
-    /// Waits for the process to end (bounded); its exit status.
-    fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(s) = self.child.try_wait().expect("waits") {
-                return s;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the process did not end within {limit:?}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn client_of(line: &str) -> u16 {
-    // "movescope join: client N of the host at ADDR"
-    line.split("client ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no client id in {line:?}"))
-}
 
 #[test]
 fn a_host_and_three_participant_processes_share_one_session_and_one_recording() {

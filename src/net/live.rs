@@ -17,7 +17,7 @@ use crate::model::telemetry::{Event, Machine, Record};
 use crate::net::remote::{
     HostLink, HostOptions, HostShared, JoinError, JoinOptions, Participant, RemoteCmd,
 };
-use crate::net::transport::{Endpoint, Roster};
+use crate::net::transport::{Departures, Endpoint, Roster};
 use crate::session::control::{Settings, To};
 use crate::session::preset::{BindingsError, Preset};
 use crate::session::setup::{self};
@@ -57,6 +57,8 @@ pub struct LiveSession {
     tele_rx: Receiver<Record>,
     /// A host: who may send game datagrams to the server, as which client.
     roster: Option<Roster>,
+    /// A host: participants that said they leave, for the server thread.
+    departures: Option<Departures>,
     host: Option<HostLink>,
     participant: Option<Participant>,
 }
@@ -153,6 +155,7 @@ impl LiveSession {
                 incarnations: s.incarnations.clone(),
                 secret: s.secret,
                 shared,
+                departures: s.departures.clone().unwrap_or_default(),
             },
         ));
         Ok(s)
@@ -179,6 +182,7 @@ impl LiveSession {
             tele_tx,
             tele_rx,
             roster: None,
+            departures: None,
             host: None,
             participant: Some(p),
         })
@@ -192,6 +196,7 @@ impl LiveSession {
         let settings = Settings::new(preset)?;
         let bindings = settings.initial_bindings().clone();
         let secret = draw_secret();
+        let departures: Option<Departures> = roster.as_ref().map(|_| Arc::default());
         let (tele_tx, rx) = TelemetryTx::new(TELEMETRY_CAPACITY);
         let clock = Arc::new(SessionClock::new());
         let server_addr = endpoint.local_addr();
@@ -205,6 +210,7 @@ impl LiveSession {
                 tele: tele_tx.clone(),
                 roster: roster.clone(),
                 secret,
+                departures: departures.clone(),
             },
             0.0,
         );
@@ -219,6 +225,7 @@ impl LiveSession {
             tele_tx,
             tele_rx: rx,
             roster,
+            departures,
             host: None,
             participant: None,
         };
@@ -557,6 +564,7 @@ impl LiveSession {
                 tele: self.tele_tx.clone(),
                 roster: self.roster.clone(),
                 secret: self.secret,
+                departures: self.departures.clone(),
             },
             now,
         ));

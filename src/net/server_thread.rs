@@ -13,7 +13,7 @@ use crate::net::runtime::TelemetryTx;
 use crate::net::runtime::ThreadCmd;
 use crate::net::runtime::Worker;
 use crate::net::runtime::guarded;
-use crate::net::transport::{Endpoint, KEEPALIVE_INTERVAL, Roster, TransportEvent};
+use crate::net::transport::{Departures, Endpoint, KEEPALIVE_INTERVAL, Roster, TransportEvent};
 use crate::session::control::MachineCmd;
 use crate::session::preset::Preset;
 use crate::session::setup::packet_record;
@@ -32,6 +32,8 @@ pub(crate) struct ServerCx {
     pub(crate) roster: Option<Roster>,
     /// The session's join secret.
     pub(crate) secret: u64,
+    /// A host: participants that said they leave, removed at the next turn.
+    pub(crate) departures: Option<Departures>,
 }
 
 pub(crate) fn spawn_server(
@@ -47,6 +49,7 @@ pub(crate) fn spawn_server(
         tele,
         roster,
         secret,
+        departures,
     } = cx;
     let mut endpoint = endpoint;
     if let Some(r) = &roster {
@@ -95,6 +98,17 @@ pub(crate) fn spawn_server(
                     }
                     let t = clock.now();
                     let local = t - start;
+                    let left: Vec<(u16, String)> = departures
+                        .as_ref()
+                        .and_then(|d| d.lock().ok().map(|mut d| std::mem::take(&mut *d)))
+                        .unwrap_or_default();
+                    for (id, _why) in left {
+                        server.release_client(id);
+                        if let Some(a) = addr_of.remove(&id) {
+                            endpoint.forget(a);
+                        }
+                        down_links.remove(&id);
+                    }
                     for ev in lp.poll(&mut endpoint, t) {
                         match ev {
                             TransportEvent::Datagram { from, bytes } => {

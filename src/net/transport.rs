@@ -109,6 +109,10 @@ struct Peer {
 /// join code (and for its own local clients); the server's gate lets nothing else in.
 pub type Roster = Arc<Mutex<HashMap<SocketAddr, u16>>>;
 
+/// A host's participants that said they leave (client id, their words), for the server
+/// thread to remove with their pawns at once instead of waiting for their silence.
+pub type Departures = Arc<Mutex<Vec<(u16, String)>>>;
+
 /// The client id `from` was admitted for, if any (a poisoned roster admits nobody).
 pub fn roster_id(roster: &Roster, from: &SocketAddr) -> Option<u16> {
     roster.lock().ok().and_then(|r| r.get(from).copied())

@@ -1,6 +1,8 @@
 //! Helpers shared by the virtual-time test files.
 #![allow(dead_code)]
 
+pub mod proc;
+
 use movescope::model::telemetry::Record;
 use movescope::session::preset::Preset;
 use movescope::session::summary::{ClientSummary, Summary};

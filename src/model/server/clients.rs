@@ -11,20 +11,35 @@ use crate::model::telemetry::{Event, Hook, Rejection, Role};
 use crate::model::wire::{self, Datagram, DecodeError};
 
 impl Server {
+    /// Forgets a client and removes its pawn, telling the others; false if it was not joined.
+    fn forget_client(&mut self, client: u16) -> bool {
+        let Some(rc) = self.clients.remove(&client) else {
+            return false;
+        };
+        self.pawns.retain(|p| p.id != rc.pawn);
+        self.host_view.remove(&rc.pawn);
+        for (&c, other) in self.clients.iter_mut() {
+            if other.known.remove(rc.pawn) {
+                self.outbox.push_back((
+                    c,
+                    ServerMsg::ProxyDespawn { pawn: rc.pawn },
+                    Delivery::Reliable,
+                ));
+            }
+        }
+        true
+    }
+
+    /// A client that said it leaves (a host's participant, on its control channel): forgotten
+    /// with its pawn at once. It was not cut off, so no [`Event::ClientDropped`]: whoever
+    /// heard it leave logs that. False if it was not joined.
+    pub fn release_client(&mut self, client: u16) -> bool {
+        self.forget_client(client)
+    }
+
     /// Forgets a client and removes its pawn (it disconnected or timed out).
     pub fn drop_client(&mut self, now: f64, client: u16, why: &str) {
-        if let Some(rc) = self.clients.remove(&client) {
-            self.pawns.retain(|p| p.id != rc.pawn);
-            self.host_view.remove(&rc.pawn);
-            for (&c, other) in self.clients.iter_mut() {
-                if other.known.remove(rc.pawn) {
-                    self.outbox.push_back((
-                        c,
-                        ServerMsg::ProxyDespawn { pawn: rc.pawn },
-                        Delivery::Reliable,
-                    ));
-                }
-            }
+        if self.forget_client(client) {
             self.telemetry.push((
                 now,
                 Event::Log {

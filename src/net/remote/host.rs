@@ -11,6 +11,7 @@ use crate::net::remote::Inbox;
 use crate::net::remote::MAGIC;
 use crate::net::remote::MAX_BACKLOG;
 use crate::net::remote::MAX_HANDSHAKING;
+use crate::net::remote::MAX_HANDSHAKING_PER_ADDR;
 use crate::net::remote::MAX_WRONG_CODES;
 use crate::net::remote::Outbox;
 use crate::net::remote::PING_INTERVAL;
@@ -18,10 +19,11 @@ use crate::net::remote::PROTOCOL;
 use crate::net::remote::RECORDS_PER_S;
 use crate::net::remote::RemoteCmd;
 use crate::net::remote::Up;
+use crate::net::remote::WRONG_CODE_WINDOW;
 use crate::net::remote::same_code;
 use crate::net::remote::wait_readable;
 use crate::net::runtime::{SessionClock, TelemetryTx};
-use crate::net::transport::Roster;
+use crate::net::transport::{Departures, Roster};
 use crate::session::control::Settings;
 use crate::session::preset::Preset;
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -101,6 +103,8 @@ pub struct HostContext {
     /// The session's join secret, given to each admitted participant.
     pub secret: u64,
     pub shared: Arc<Mutex<HostShared>>,
+    /// Participants that said they leave, for the server to remove at once.
+    pub departures: Departures,
 }
 
 impl HostLink {
@@ -213,6 +217,8 @@ pub(crate) enum ConnState {
         /// Records that came before the first pong (their offset is not known yet).
         early: Vec<Record>,
     },
+    /// The participant said it leaves: the connection closes without another word.
+    Left,
 }
 
 /// Records a participant's connection holds until its clock offset is known.
@@ -272,11 +278,7 @@ pub(crate) fn host_loop(
         let t = cx.clock.now();
         // New connections.
         while let Ok((stream, peer)) = listener.accept() {
-            let handshaking = conns
-                .iter()
-                .filter(|c| matches!(c.state, ConnState::Handshaking { .. }))
-                .count();
-            if handshaking >= MAX_HANDSHAKING || stream.set_nonblocking(true).is_err() {
+            if !make_room(&mut conns, peer.ip()) || stream.set_nonblocking(true).is_err() {
                 tele.send(rejected(t, Rejection::RateLimited));
                 continue;
             }
@@ -366,6 +368,42 @@ pub(crate) fn host_loop(
                 }
             }
         }
+    }
+}
+
+/// Whether a new control connection from `ip` may start its handshake: at most
+/// [`MAX_HANDSHAKING_PER_ADDR`] from one address wait at once, and when [`MAX_HANDSHAKING`]
+/// wait in all, the oldest waiting connection of the address holding the most slots gives its
+/// place up (connections that send nothing cannot keep a participant from another address
+/// out; each is closed [`HELLO_TIMEOUT`] after it was accepted in any case).
+pub(crate) fn make_room(conns: &mut Vec<Conn>, ip: IpAddr) -> bool {
+    let mut waiting: HashMap<IpAddr, usize> = HashMap::new();
+    for c in conns.iter() {
+        if matches!(c.state, ConnState::Handshaking { .. }) && !c.closing {
+            *waiting.entry(c.peer.ip()).or_default() += 1;
+        }
+    }
+    if waiting.get(&ip).copied().unwrap_or(0) >= MAX_HANDSHAKING_PER_ADDR {
+        return false;
+    }
+    if waiting.values().sum::<usize>() < MAX_HANDSHAKING {
+        return true;
+    }
+    let Some((&hog, _)) = waiting.iter().max_by_key(|(a, n)| (**n, **a != ip)) else {
+        return false;
+    };
+    if hog == ip {
+        return false;
+    }
+    match conns
+        .iter()
+        .position(|c| c.peer.ip() == hog && matches!(c.state, ConnState::Handshaking { .. }))
+    {
+        Some(i) => {
+            conns.remove(i);
+            true
+        }
+        None => false,
     }
 }
 
@@ -543,8 +581,22 @@ fn serve(
                     Up::Hello { .. } => {
                         tele.send(rejected(t, Rejection::Duplicate));
                     }
+                    Up::Leave { why } => {
+                        let id = *id;
+                        let why: String =
+                            why.chars().filter(|c| !c.is_control()).take(120).collect();
+                        let name = leave(cx, id);
+                        if let Ok(mut d) = cx.departures.lock() {
+                            d.push((id, why.clone()));
+                        }
+                        let who = describe(id, name.as_deref());
+                        tele.send(changed(t, format!("{who} left the session ({why})")));
+                        c.state = ConnState::Left;
+                        return Err(String::new());
+                    }
                 }
             }
+            ConnState::Left => return Ok(()),
         }
     }
 }
@@ -574,20 +626,26 @@ fn admit(
         ));
     }
     let tries = wrong.entry(peer.ip()).or_default();
-    while tries.front().is_some_and(|&w| t - w > 60.0) {
+    while tries.front().is_some_and(|&w| t - w > WRONG_CODE_WINDOW) {
         tries.pop_front();
     }
     if tries.len() >= MAX_WRONG_CODES {
         cx.tele.send(rejected(t, Rejection::RateLimited));
-        return Err(format!(
-            "too many wrong join codes from {} in the last minute; wait a minute",
-            peer.ip()
-        ));
+        return Err(locked_out(peer.ip(), tries, t));
     }
     if !same_code(&given, code) {
         tries.push_back(t);
         cx.tele.send(rejected(t, Rejection::Unadmitted));
-        return Err("wrong join code (ask the trainer for the code the host printed)".into());
+        let mut why =
+            String::from("wrong join code (ask the trainer for the code the host printed)");
+        if tries.len() >= MAX_WRONG_CODES {
+            why.push_str(&format!(
+                "; that was the {MAX_WRONG_CODES}th wrong code from {} within a minute: {}",
+                peer.ip(),
+                locked_out(peer.ip(), tries, t)
+            ));
+        }
+        return Err(why);
     }
     let name = name
         .map(|n| {
@@ -677,6 +735,16 @@ fn admit(
         },
         who,
     ))
+}
+
+/// The refusal an address gets while its wrong codes lock it out: how long it still lasts.
+fn locked_out(ip: IpAddr, tries: &VecDeque<f64>, t: f64) -> String {
+    let oldest = tries.front().copied().unwrap_or(t);
+    let left = (WRONG_CODE_WINDOW - (t - oldest)).clamp(1.0, WRONG_CODE_WINDOW);
+    format!(
+        "{ip} is locked out after {MAX_WRONG_CODES} wrong join codes within a minute: every \
+         join from it, even with the right code, is refused for another {left:.0} s"
+    )
 }
 
 // ---------------------------------------------------------------------------------------

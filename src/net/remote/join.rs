@@ -397,8 +397,10 @@ fn participant_loop(
         let mut outbox = Outbox::default();
         let mut batch: Vec<Record> = Vec::new();
         let mut last_sent = clock.now();
+        let mut ending = false;
         let why: Option<String> = loop {
             if stop.load(Ordering::Acquire) {
+                ending = true;
                 break None;
             }
             match inbox.fill(&mut stream) {
@@ -485,6 +487,21 @@ fn participant_loop(
             }
         };
         worker.stop();
+        if ending {
+            // Said on the control channel, so the host logs this participant as left and
+            // its pawn goes at once (not "nothing heard for 5 s").
+            batch.extend(uplink.try_iter().filter(|r| r.machine == me));
+            for chunk in batch.chunks(2048) {
+                outbox.push(&Up::Records(chunk.to_vec()));
+            }
+            outbox.push(&Up::Leave {
+                why: "its run ended".into(),
+            });
+            let _ = stream.set_nonblocking(false);
+            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+            let _ = outbox.flush(&mut stream);
+            let _ = stream.shutdown(std::net::Shutdown::Write);
+        }
         if let Some(why) = why {
             local_log(
                 &tele,

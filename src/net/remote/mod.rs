@@ -55,8 +55,16 @@ pub const HELLO_TIMEOUT: f64 = 3.0;
 pub const DEFAULT_MAX_PARTICIPANTS: usize = 32;
 /// Control connections still in their handshake at once.
 pub const MAX_HANDSHAKING: usize = 16;
+/// Control connections from one address still in their handshake at once (so connections
+/// from one address that send nothing cannot hold every handshake slot: a participant from
+/// another address always gets one).
+pub const MAX_HANDSHAKING_PER_ADDR: usize = 4;
 /// Wrong join codes one address may send a minute before it is refused without a check.
 pub const MAX_WRONG_CODES: usize = 5;
+/// The window those wrong codes are counted in (s): an address that sent
+/// [`MAX_WRONG_CODES`] is refused, even with the right code, until its oldest wrong code in
+/// the window is this old.
+pub const WRONG_CODE_WINDOW: f64 = 60.0;
 /// Records a second one participant may send (a busy client sends a few thousand).
 pub const RECORDS_PER_S: f64 = 50_000.0;
 /// How often the host measures each participant's real round trip.
@@ -81,6 +89,9 @@ enum Up {
     /// The answer to a ping: the host's time echoed, the participant's time, and how long the
     /// participant held the ping before answering (s).
     Pong { host_t: f64, p_t: f64, held: f64 },
+    /// The participant ends its part in the session (its run is over, or its user closed
+    /// it): the host logs it as left and the server removes its pawn at once.
+    Leave { why: String },
 }
 
 /// What a host sends on the control channel.
