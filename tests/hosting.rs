@@ -87,7 +87,7 @@ fn idle_connections_from_other_addresses_do_not_keep_a_participant_out() {
     for a in 3..=5u8 {
         idle.extend((0..4).map(|_| idle_from([127, 0, 0, a], addr)));
     }
-    assert!(3 * 4 + MAX_HANDSHAKING_PER_ADDR >= MAX_HANDSHAKING);
+    const { assert!(3 * 4 + MAX_HANDSHAKING_PER_ADDR >= MAX_HANDSHAKING) };
     // Let the host accept them all before the participant comes.
     until(
         &h,
@@ -399,4 +399,150 @@ fn a_host_and_participants_in_two_network_namespaces_play_and_leave() {
             "{n} logged as left: {left:?}"
         );
     }
+}
+
+// -----------------------------------------------------------------------------------------
+// The windows of a hosted session: participants named, a participant's panes current.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use movescope::app::{AppOptions, MovescopeApp, Source};
+
+fn app(source: Source, preset: Preset) -> Harness<'static, MovescopeApp> {
+    let options = AppOptions {
+        source,
+        ..AppOptions::live(preset, "test")
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(3);
+    h
+}
+
+/// Steps the app (real time passing: the session runs in threads) until `done`, at most
+/// `limit`.
+fn step_until(
+    h: &mut Harness<'static, MovescopeApp>,
+    limit: Duration,
+    what: &str,
+    mut done: impl FnMut(&Harness<'static, MovescopeApp>) -> bool,
+) {
+    let deadline = Instant::now() + limit;
+    while !done(h) {
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?}: {what}"
+        );
+        h.run_steps(2);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The trainer's window names a participant's client by the name it joined with (the plots'
+/// legend), and so does the participant's own window.
+#[test]
+fn participants_are_named_in_the_trainers_window_and_their_own() {
+    let _g = serial();
+    let mut trainer = app(
+        Source::Host(HostOptions {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            code: Some("NAMES1".into()),
+            max_participants: 4,
+        }),
+        preset(&["clients=1", "ai_pawns=0"]),
+    );
+    let (addr, _) = trainer
+        .state()
+        .session()
+        .and_then(|s| s.hosting())
+        .expect("the app hosts");
+    let mut ana = app(
+        Source::Join(JoinOptions {
+            host: addr,
+            code: "NAMES1".into(),
+            name: Some("ana".into()),
+        }),
+        Preset::default(),
+    );
+    let id = ana
+        .state()
+        .session()
+        .and_then(|s| s.joined())
+        .expect("joined")
+        .0;
+    let label = format!("client {id} · ana");
+    for (who, h) in [("the trainer's", &mut trainer), ("ana's", &mut ana)] {
+        step_until(
+            h,
+            Duration::from_secs(10),
+            &format!("{label} in {who} legend"),
+            |h| h.query_by_label(&label).is_some(),
+        );
+    }
+    // The local client keeps its plain name.
+    step_until(
+        &mut trainer,
+        Duration::from_secs(10),
+        "the local client under its plain name beside ana",
+        |h| h.query_all_by_label("client 0").next().is_some(),
+    );
+    assert!(trainer.query_all_by_label(&label).next().is_some());
+}
+
+/// The trainer changes a GMC setting: the participant's session and its GMC settings window
+/// show the new value, not the one it joined with.
+#[test]
+fn a_participants_panes_show_the_trainers_changes() {
+    use movescope::net::live::Command;
+    let _g = serial();
+    let mut h = host("FOLLOW");
+    let (addr, _) = h.hosting().expect("a host");
+    let mut ben = app(
+        Source::Join(JoinOptions {
+            host: addr,
+            code: "FOLLOW".into(),
+            name: Some("ben".into()),
+        }),
+        Preset::default(),
+    );
+    // What only the server measures is not drawn empty here: a note says where it is.
+    assert!(
+        ben.query_all_by_label("Move age on the server (ms)")
+            .next()
+            .is_none()
+    );
+    assert!(
+        ben.query_by_label_contains("on the trainer's screen only: Move age on the server")
+            .is_some()
+    );
+    let before = ben.state().session().expect("joined").preset().gmc;
+    assert_eq!(before.world_time_update_interval, 0.01);
+    let mut gmc = before;
+    gmc.world_time_update_interval = 0.25;
+    h.command(Command::SetGmc(gmc))
+        .expect("the trainer changes it");
+    step_until(
+        &mut ben,
+        Duration::from_secs(5),
+        "the participant's session to hold the trainer's change",
+        |b| {
+            b.state()
+                .session()
+                .is_some_and(|s| s.preset().gmc.world_time_update_interval == 0.25)
+        },
+    );
+    ben.get_by_role_and_label(egui::accesskit::Role::Button, "GMC settings")
+        .click();
+    ben.run_steps(4);
+    let shown = ben
+        .get_all_by_label("WorldTimeUpdateInterval (s)")
+        .find_map(|n| n.accesskit_node().numeric_value());
+    assert_eq!(
+        shown,
+        Some(0.25),
+        "the GMC settings window shows the change"
+    );
+    drop(ben);
+    h.stop();
 }

@@ -149,13 +149,13 @@ impl BufferWindow {
                         Command::BufferTrace,
                         "buffer",
                     ));
-                    let text = chosen.map_or("none".to_string(), |(m, p)| format!("{} as {m} shows it", store.pawn_name(p)));
+                    let text = chosen.map_or("none".to_string(), |(m, p)| format!("{} as {} shows it", store.pawn_name(p), store.machine_name(m)));
                     egui::ComboBox::from_label("proxy")
                         .selected_text(text)
                         .show_ui(ui, |ui| {
                             for (m, p) in &all {
                                 if ui
-                                    .selectable_label(chosen == Some((*m, *p)), format!("{} as {m} shows it", store.pawn_name(*p)))
+                                    .selectable_label(chosen == Some((*m, *p)), format!("{} as {} shows it", store.pawn_name(*p), store.machine_name(*m)))
                                     .clicked()
                                 {
                                     self.chosen = Some((*m, *p));

@@ -152,6 +152,11 @@ impl eframe::App for MovescopeApp {
                 self.panes.controls.question_open = self.windows.lessons.asking();
                 let presenter = self.windows.lessons.open && self.windows.lessons.presenter;
                 self.panes.plots.only = presenter.then(|| self.windows.lessons.presenter_plots());
+                self.panes.plots.server_elsewhere = self
+                    .shown
+                    .session
+                    .as_ref()
+                    .is_some_and(|s| s.joined().is_some());
                 let plot_view = plots::View::at(
                     &self.view.time,
                     self.view.window_s,

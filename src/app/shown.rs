@@ -360,7 +360,11 @@ impl MovescopeApp {
 
     /// Moves telemetry (or a recording's records) into the store, under a time budget.
     pub(super) fn drain(&mut self) {
-        if let Some(s) = self.shown.session.as_ref() {
+        if let Some(s) = self.shown.session.as_mut() {
+            // A participant's panes follow the trainer's changes.
+            if s.follow_host() {
+                self.panes.controls.session_changed();
+            }
             let rx = s.telemetry().clone();
             let deadline = Instant::now() + DRAIN_BUDGET;
             while Instant::now() < deadline {

@@ -249,7 +249,7 @@ impl TrackWindow {
                     .filter(|(_, samples)| {
                         samples.iter().any(|s| shown_number(s, field, comp).is_some())
                     })
-                    .map(|(m, _)| (color_of(*m).gamma_multiply(0.7), format!("{m} shows it")))
+                    .map(|(m, _)| (color_of(*m).gamma_multiply(0.7), format!("{} shows it", store.machine_name(*m))))
                     .collect();
                 legend.extend(shows.iter().map(|(c, n)| (*c, n.as_str(), false)));
                 super::action::legend_row(ui, &legend);
@@ -289,7 +289,7 @@ impl TrackWindow {
                                 .collect();
                             if !pts.is_empty() {
                                 plot_ui.line(
-                                    Line::new(format!("{m} shows it"), PlotPoints::from(pts))
+                                    Line::new(format!("{} shows it", store.machine_name(*m)), PlotPoints::from(pts))
                                         .color(color_of(*m).gamma_multiply(0.7))
                                         .width(1.0),
                                 );

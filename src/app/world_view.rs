@@ -109,11 +109,11 @@ impl WorldView {
         let viewers = store.viewers();
         ui.horizontal_wrapped(|ui| {
             egui::ComboBox::from_label("seen from")
-                .selected_text(self.viewer.to_string())
+                .selected_text(store.machine_name(self.viewer))
                 .width(80.0)
                 .show_ui(ui, |ui| {
                     for m in &viewers {
-                        ui.selectable_value(&mut self.viewer, *m, m.to_string());
+                        ui.selectable_value(&mut self.viewer, *m, store.machine_name(*m));
                     }
                 })
                 .response
@@ -387,9 +387,9 @@ impl WorldView {
                         .count()
                         > 1 =>
                 {
-                    format!("client {o} (pawn {})", v.pawn)
+                    format!("{} (pawn {})", store.client_name(o), v.pawn)
                 }
-                Some(o) => format!("client {o}"),
+                Some(o) => store.client_name(o),
                 None => format!("AI {}", v.pawn),
             };
             let what = match v.kind {

@@ -169,8 +169,22 @@ impl LiveSession {
         let (copy_tx, copy_rx) = bounded(TELEMETRY_CAPACITY);
         tele_tx.copy = Some((copy_tx, Arc::new(AtomicU64::new(0))));
         let clock = Arc::new(SessionClock::for_participant());
+        let (host, name) = (opts.host, opts.name.clone());
         let p = Participant::join(opts, clock.clone(), tele_tx.clone(), copy_rx)?;
         let settings = Settings::new(p.preset())?;
+        // This window's own record of who it is (views name its client by it); not sent to
+        // the host, which logged the join itself.
+        let name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+        let _ = tele_tx.tx.try_send(Record {
+            t: clock.now(),
+            machine: Machine::Client(p.id()),
+            event: Event::SessionChanged {
+                what: format!(
+                    "{} joined the session hosted at {host}",
+                    crate::session::store::describe_participant(p.id(), name.as_deref())
+                ),
+            },
+        });
         Ok(LiveSession {
             settings,
             clock,
@@ -274,6 +288,26 @@ impl LiveSession {
     /// The preset as the session runs it now (live changes applied).
     pub fn preset(&self) -> &Preset {
         self.settings.preset()
+    }
+
+    /// A participant: takes the preset its host sent after the trainer changed the session
+    /// (or after a rejoin), so [`Self::preset`] — and the panes that show it — hold the
+    /// settings in force, not the ones it joined with. True if it took one.
+    pub fn follow_host(&mut self) -> bool {
+        let Some(p) = self
+            .participant
+            .as_ref()
+            .and_then(|p| p.take_newer_preset())
+        else {
+            return false;
+        };
+        match Settings::new(&p) {
+            Ok(s) => {
+                self.settings = s;
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     pub fn clock(&self) -> &Arc<SessionClock> {

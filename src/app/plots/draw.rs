@@ -216,7 +216,9 @@ impl PlotsPanel {
                     let machine = plot_name.to_string();
                     // A per-move plot names the move of the point (the what-if run's are not
                     // in the store).
-                    if per_move && let Some(m) = machines.iter().find(|m| m.to_string() == machine)
+                    if per_move
+                        && let Some(m) =
+                            machines.iter().find(|m| store.machine_name(**m) == machine)
                     {
                         let ids = store.moves_at(*m, position.x, on_server, MOVE_POINT_WITHIN);
                         match ids.as_slice() {
@@ -231,7 +233,9 @@ impl PlotsPanel {
                         && let Some(e) = store
                             .log_between(position.x - 0.05, position.x + 0.05)
                             .iter()
-                            .filter(|e| e.move_id.is_some() && e.machine.to_string() == machine)
+                            .filter(|e| {
+                                e.move_id.is_some() && store.machine_name(e.machine) == machine
+                            })
                             .min_by(|a, b| {
                                 (a.t - position.x)
                                     .abs()
@@ -259,9 +263,9 @@ impl PlotsPanel {
                 for &(m, is_b, pts) in &lines {
                     let id = ("series", m, is_b);
                     let name = if is_b {
-                        format!("{m} (B)")
+                        format!("{} (B)", store.machine_name(m))
                     } else {
-                        m.to_string()
+                        store.machine_name(m)
                     };
                     let pts = PlotPoints::Borrowed(pts);
                     if is_b {

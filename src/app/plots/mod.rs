@@ -47,6 +47,9 @@ pub struct PlotsPanel {
     pub only: Option<Vec<&'static str>>,
     /// A what-if run drawn over the session (dashed, "(B)").
     pub overlay: Option<Store>,
+    /// A participant's window: the server's records stay on the host, so plots only the
+    /// server measures stay empty here; they are left out, and a note says where they are.
+    pub server_elsewhere: bool,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
     cache: std::collections::HashMap<(Metric, Machine, bool), Cached>,
     /// Where each plot drawn last frame put its values on screen (by title; for tests and
@@ -64,6 +67,7 @@ impl Default for PlotsPanel {
             scroll_to: None,
             only: None,
             overlay: None,
+            server_elsewhere: false,
             cache: std::collections::HashMap::new(),
             transforms: std::collections::HashMap::new(),
         }
@@ -96,6 +100,18 @@ impl PlotsPanel {
                 .map(|(s, _)| s)
                 .collect(),
         };
+        // A participant: the plots of what the server measures stay on the host.
+        let mut on_host: Vec<&str> = Vec::new();
+        let specs: Vec<&PlotSpec> = specs
+            .into_iter()
+            .filter(|s| {
+                let keep = !(self.server_elsewhere && s.metric.measured_on_server());
+                if !keep {
+                    on_host.push(s.title);
+                }
+                keep
+            })
+            .collect();
         let columns = if self.only.is_some() { 1 } else { 2 };
         ui.horizontal_wrapped(|ui| {
             ui.menu_button("Plots…", |ui| {
@@ -112,10 +128,14 @@ impl PlotsPanel {
                 .flat_map(|s| store.machines_with(s.metric))
                 .collect();
             for m in &machines {
-                legend_entry(ui, color_of(*m), &m.to_string(), false);
+                legend_entry(ui, color_of(*m), &store.machine_name(*m), false);
             }
             if self.overlay.is_some() {
                 legend_entry(ui, ui.visuals().text_color(), "what-if run (B)", true);
+            }
+            if !on_host.is_empty() {
+                ui.weak(format!("·  on the trainer's screen only: {}", on_host.join(", ")))
+                    .on_hover_text("A participant records its own client only: what the server measures (the age of your moves when the server ran them, its frames) stays on the host, whose window and recording show every machine.");
             }
             ui.weak("·  hover a title for what it measures; click: move the cursor; double-click a client's point: its move's journey")
                 .on_hover_text("The plots show the window of the session around the cursor (the slider in View sets its length). Values of discrete quantities (frames, moves, steps) are drawn a little apart per client so each stays visible; the hover text gives the exact value.");

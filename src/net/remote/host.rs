@@ -182,11 +182,25 @@ impl HostLink {
         }
     }
 
-    /// The preset participants get when they join from now on.
+    /// The preset participants get when they join from now on; the connected ones get it
+    /// too when it changed, so their panes show the session's settings.
     pub fn set_preset(&self, p: &Preset) {
-        if let Ok(mut s) = self.shared.lock() {
-            s.preset_ron = p.to_ron();
+        let ron = p.to_ron();
+        let Ok(mut s) = self.shared.lock() else {
+            return;
+        };
+        if s.preset_ron == ron {
+            return;
         }
+        for q in s.participants.values().filter(|q| q.connected) {
+            let _ = self.tx.try_send((
+                q.id,
+                Down::Preset {
+                    preset: ron.clone(),
+                },
+            ));
+        }
+        s.preset_ron = ron;
     }
 
     pub fn stop(&mut self) {
@@ -408,10 +422,7 @@ pub(crate) fn make_room(conns: &mut Vec<Conn>, ip: IpAddr) -> bool {
 }
 
 pub(crate) fn describe(id: u16, name: Option<&str>) -> String {
-    match name {
-        Some(n) => format!("participant {n} (client {id})"),
-        None => format!("participant client {id}"),
-    }
+    crate::session::store::describe_participant(id, name)
 }
 
 /// A participant's control connection closed: it stays known (its pawn stays on the server,

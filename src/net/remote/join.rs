@@ -20,8 +20,8 @@ use crate::session::preset::{BindingsError, Preset};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -225,6 +225,9 @@ pub struct Participant {
     server: SocketAddr,
     secret: u64,
     drive: Sender<Option<RawInput>>,
+    /// The session's preset as the host last sent it (after the trainer's changes, or a
+    /// rejoin), until taken.
+    newer: Arc<Mutex<Option<Preset>>>,
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
 }
@@ -243,9 +246,19 @@ impl Participant {
         let (drive_tx, drive_rx) = bounded(64);
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
+        let newer: Arc<Mutex<Option<Preset>>> = Arc::default();
+        let link = Link {
+            opts,
+            clock,
+            tele,
+            uplink,
+            drive_rx,
+            newer: newer.clone(),
+            stop: stop2,
+        };
         let handle = std::thread::Builder::new()
             .name("participant link".into())
-            .spawn(move || participant_loop(opts, w, clock, tele, uplink, drive_rx, stop2))
+            .spawn(move || participant_loop(link, w))
             .expect("spawning a thread");
         Ok(Participant {
             id,
@@ -253,6 +266,7 @@ impl Participant {
             server,
             secret,
             drive: drive_tx,
+            newer,
             stop,
             handle: Some(handle),
         })
@@ -266,6 +280,12 @@ impl Participant {
     /// The session's preset as the host sent it.
     pub fn preset(&self) -> &Preset {
         &self.preset
+    }
+
+    /// The session's preset as the host sent it since the last call, if it sent one (the
+    /// trainer changed a setting, or the participant rejoined).
+    pub fn take_newer_preset(&self) -> Option<Preset> {
+        self.newer.lock().ok().and_then(|mut n| n.take())
     }
 
     /// The host's game address.
@@ -327,15 +347,27 @@ fn start_worker(
     Ok((worker, w.stream, w.inbox, w.id))
 }
 
-fn participant_loop(
+/// What the participant's link thread works with.
+struct Link {
     opts: JoinOptions,
-    first: Welcomed,
     clock: Arc<SessionClock>,
     tele: TelemetryTx,
     uplink: Receiver<Record>,
     drive_rx: Receiver<Option<RawInput>>,
+    newer: Arc<Mutex<Option<Preset>>>,
     stop: Arc<AtomicBool>,
-) {
+}
+
+fn participant_loop(link: Link, first: Welcomed) {
+    let Link {
+        opts,
+        clock,
+        tele,
+        uplink,
+        drive_rx,
+        newer,
+        stop,
+    } = link;
     let mut next = Some(first);
     let mut driving: Option<RawInput> = None;
     let mut me = Machine::Client(0);
@@ -360,6 +392,9 @@ fn participant_loop(
                 }
                 match got {
                     Some(w) => {
+                        if let Ok(mut n) = newer.lock() {
+                            *n = Some(w.preset.clone());
+                        }
                         let t = clock.now();
                         local_log(
                             &tele,
@@ -451,6 +486,22 @@ fn participant_loop(
                         stop.store(true, Ordering::Release);
                         leave = Some(None);
                         break;
+                    }
+                    Ok(Some(Down::Preset { preset })) => {
+                        match Preset::from_ron(&preset, &format!("the host at {}", opts.host)) {
+                            Ok(p) => {
+                                if let Ok(mut n) = newer.lock() {
+                                    *n = Some(p);
+                                }
+                            }
+                            Err(e) => local_log(
+                                &tele,
+                                clock.now(),
+                                me,
+                                LogLevel::Warning,
+                                format!("the host's changed settings cannot be shown here: {e}"),
+                            ),
+                        }
                     }
                     Ok(Some(Down::Welcome { .. } | Down::Refused { .. })) => {}
                     Ok(None) => break,

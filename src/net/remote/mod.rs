@@ -124,6 +124,11 @@ enum Down {
     Bye {
         why: String,
     },
+    /// The session's preset as it runs now (RON), after the trainer changed it: the
+    /// participant's panes show it (its client already had the change as a `Cmd`).
+    Preset {
+        preset: String,
+    },
 }
 
 /// The settings a host carries to a participant's client (a [`MachineCmd`] a participant can

@@ -16,6 +16,7 @@ mod series;
 pub use self::log::{LogEntry, MarkKind};
 pub use self::pawns::{
     BufferTrack, CorrectionMark, PawnView, STALE_SECONDS, Shown, TRAIL_SECONDS, ValueTrack,
+    describe_participant, participant_named,
 };
 use self::pawns::{PawnSampleAt, PawnTrack, view_at};
 use self::sent::SentTally;
@@ -46,6 +47,8 @@ pub struct Store {
     earliest: Option<f64>,
     records: u64,
     growing: bool,
+    /// A host's participants' names by client id (from the host's log lines).
+    names: BTreeMap<u16, String>,
 }
 
 impl Store {
@@ -120,8 +123,26 @@ impl Store {
         self.series.get(&(machine, metric))
     }
 
-    /// A pawn as every view names it: "client 1" for a player's pawn, "AI 0" for the
-    /// server's own (from the pawn samples; "pawn N" before any sample names its owner).
+    /// A machine as every view names it: "client 1", or "client 1 · ana" for a host's
+    /// participant that gave its name.
+    pub fn machine_name(&self, m: Machine) -> String {
+        match m {
+            Machine::Client(id) => self.client_name(id),
+            Machine::Server => m.to_string(),
+        }
+    }
+
+    /// A client as every view names it ("client 1", "client 1 · ana").
+    pub fn client_name(&self, id: u16) -> String {
+        match self.names.get(&id) {
+            Some(n) => format!("client {id} · {n}"),
+            None => format!("client {id}"),
+        }
+    }
+
+    /// A pawn as every view names it: "client 1" for a player's pawn (with a participant's
+    /// name: "client 1 · ana"), "AI 0" for the server's own (from the pawn samples; "pawn N"
+    /// before any sample names its owner).
     pub fn pawn_name(&self, pawn: u16) -> String {
         let owner = self
             .tracks
@@ -129,7 +150,7 @@ impl Store {
             .find(|((_, p, _), _)| *p == pawn)
             .map(|(_, t)| t.owner);
         match owner {
-            Some(Some(o)) => format!("client {o}"),
+            Some(Some(o)) => self.client_name(o),
             Some(None) => format!("AI {pawn}"),
             None => format!("pawn {pawn}"),
         }
@@ -296,6 +317,11 @@ impl Store {
             self.log.insert(i, entry);
         }
         match &r.event {
+            Event::SessionChanged { what } => {
+                if let Some((id, name)) = pawns::participant_named(what) {
+                    self.names.insert(id, name);
+                }
+            }
             Event::MoveClosed {
                 move_id,
                 timestamp,
@@ -649,5 +675,32 @@ mod tests {
         let s = st.series(Machine::Client(0), Metric::Rtt).unwrap();
         let first = s.range(0.0, 100.0).next().unwrap()[0];
         assert!((29.99 - 11.0..=29.99 - 9.9).contains(&first), "{first}");
+    }
+
+    #[test]
+    fn a_participant_is_named_by_the_name_it_joined_with() {
+        assert_eq!(
+            pawns::participant_named(&describe_participant(2, Some("ana (client 9)"))),
+            Some((2, "ana (client 9)".to_string()))
+        );
+        assert_eq!(
+            pawns::participant_named(&describe_participant(2, None)),
+            None
+        );
+        let mut st = Store::new(None);
+        assert_eq!(st.machine_name(Machine::Client(1)), "client 1");
+        st.ingest(&Record {
+            t: 1.0,
+            machine: Machine::Server,
+            event: Event::SessionChanged {
+                what: format!(
+                    "{} joined from 10.77.0.2",
+                    describe_participant(1, Some("ana"))
+                ),
+            },
+        });
+        assert_eq!(st.machine_name(Machine::Client(1)), "client 1 · ana");
+        assert_eq!(st.machine_name(Machine::Client(0)), "client 0");
+        assert_eq!(st.machine_name(Machine::Server), "server");
     }
 }

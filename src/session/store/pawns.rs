@@ -6,6 +6,29 @@ use glam::DVec3;
 
 use crate::model::telemetry::{DetectedBy, Machine, SampleKind};
 
+/// A host's participant as its log lines name it: "participant ana (client 2)" (or
+/// "participant client 2" without a name).
+pub fn describe_participant(id: u16, name: Option<&str>) -> String {
+    match name {
+        Some(n) => format!("participant {n} (client {id})"),
+        None => format!("participant client {id}"),
+    }
+}
+
+/// The participant a host's log line names with [`describe_participant`] (its client id and
+/// name), so views name its client by it, live and in recordings.
+pub fn participant_named(what: &str) -> Option<(u16, String)> {
+    let rest = what.strip_prefix("participant ")?;
+    let at = rest.rfind(" (client ")?;
+    let name = &rest[..at];
+    let id = rest[at + " (client ".len()..]
+        .split(')')
+        .next()?
+        .parse()
+        .ok()?;
+    (!name.is_empty()).then(|| (id, name.to_string()))
+}
+
 /// Seconds of trail kept per pawn view.
 pub const TRAIL_SECONDS: f64 = 3.0;
 /// A pawn not sampled for this long before the cursor is not shown.

@@ -31,6 +31,12 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// Measured from the server's records (a participant, whose server is its host's, has
+    /// none of these).
+    pub fn measured_on_server(self) -> bool {
+        matches!(self, Metric::MoveAge | Metric::RemoteMovesPerFrame)
+    }
+
     /// The name used in CSV exports and on the command line.
     pub fn name(self) -> &'static str {
         match self {
