@@ -250,3 +250,69 @@ fn a_virtual_recording_without_the_trace_is_re_simulated_for_it() {
         assert_eq!(a.parted, b.parted);
     }
 }
+
+/// A live session recorded while its binding list changed (pitfall 1's switch turned on
+/// half-way, as a lesson or a trainer does): the recording carries the list in force from
+/// then on, and the doctor judges each correction by the list of its time — not by the
+/// header's list, which had the member bound and would blame the tick.
+#[test]
+fn a_recording_across_a_binding_change_is_judged_by_the_list_of_each_correction() {
+    use movescope::model::telemetry::Event;
+    use movescope::net::live::{Command, LiveSession};
+    use movescope::session::recording::{Footer, Header, Recording, write_all};
+    let (mut p, _) = Preset::find("pitfall-01-unbound-member").expect("shipped");
+    p.set("faults.unbound_member=false").expect("valid");
+    let header = Header::new(&p, "pitfall-01 fixed", "live").expect("valid");
+    let mut s = LiveSession::start(&p).expect("starts");
+    let mut records = Vec::new();
+    let drain = |s: &LiveSession, secs: f64, records: &mut Vec<_>| {
+        let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
+        while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+            if let Ok(r) = s.telemetry().recv_timeout(left) {
+                records.push(r);
+            }
+        }
+    };
+    drain(&s, 2.0, &mut records);
+    let mut f = p.faults.clone();
+    f.unbound_member = true;
+    s.command(Command::SetFaults(f)).expect("switched on");
+    drain(&s, 6.0, &mut records);
+    s.stop();
+    assert!(
+        records
+            .iter()
+            .any(|r| matches!(&r.event, Event::BindingsInForce { list } if list.as_slice() != header.bindings.as_slice())),
+        "the change of list is recorded"
+    );
+    let dir = common::TempDir::new("doctor-epochs");
+    let file = dir.join("switched.msrec");
+    write_all(
+        &file,
+        &header,
+        records,
+        Footer {
+            simulated_seconds: 8.0,
+            wall_seconds: 8.0,
+            dropped_records: 0,
+        },
+    )
+    .expect("writes");
+    let rec = Recording::open(&file).expect("opens");
+    let (records, damage) = rec.load_all();
+    assert!(damage.is_none());
+    let report = movescope::analysis::doctor::examine_recording(&rec, &records);
+    assert!(report.corrections > 0, "the switch caused corrections");
+    assert_eq!(
+        report.top_cause(),
+        Some(Cause::UnboundMember),
+        "{:?}",
+        report.causes
+    );
+    let by_header = examine(&rec.header.bindings, &records);
+    assert_ne!(
+        by_header.top_cause(),
+        Some(Cause::UnboundMember),
+        "the defect this guards: judged by the header's list"
+    );
+}

@@ -367,11 +367,19 @@ pub enum Event {
     RealRtt {
         rtt: f64,
     },
-    /// Server: a client is gone and its pawn was removed; `why` says how (nothing heard for
-    /// 5 s, it left, …). A later `Joined` for the same client is its return.
+    /// Server: a client was cut off and its pawn removed; `why` says how (nothing heard for
+    /// 5 s, …). A later `Joined` for the same client is its return. (A host's participant
+    /// that says it leaves is not cut off: the host logs it as left.)
     ClientDropped {
         client: u16,
         why: String,
+    },
+    /// Live sessions: the binding list in force from now on, after a change made while the
+    /// session ran (a lesson's "Do it", a pitfall switch that changes the list, a binding
+    /// edit). Stamped with the server as machine; a recording's header holds the list it
+    /// started with, so the doctor judges each correction by the list of its time.
+    BindingsInForce {
+        list: Arc<Vec<super::binding::Binding>>,
     },
 }
 

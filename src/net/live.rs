@@ -481,6 +481,7 @@ impl LiveSession {
                 "client {client} is a participant's: only they drive their pawn"
             )));
         }
+        let bindings_before = self.bindings();
         let planned = self.settings.plan(&cmd, &ids)?;
         match cmd {
             Command::Pause => {
@@ -538,11 +539,22 @@ impl LiveSession {
             h.set_preset(self.settings.preset());
         }
         if let Some(what) = planned.change {
+            let t = self.clock.now();
             self.tele_tx.send(Record {
-                t: self.clock.now(),
+                t,
                 machine: Machine::Server,
                 event: Event::SessionChanged { what },
             });
+            let now = self.bindings();
+            if now.list() != bindings_before.list() {
+                self.tele_tx.send(Record {
+                    t,
+                    machine: Machine::Server,
+                    event: Event::BindingsInForce {
+                        list: Arc::new(now.list().to_vec()),
+                    },
+                });
+            }
         }
         Ok(planned.outcome)
     }

@@ -48,21 +48,54 @@ pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
 /// Each correction is judged by the list of its time, with the records of its epoch as
 /// evidence (evidence from before a change does not count for a correction after it).
 pub fn examine_epochs(epochs: &[(f64, Vec<Binding>)], records: &[Record]) -> Report {
+    let traced = records
+        .iter()
+        .any(|r| matches!(r.event, Event::MoveValues(_)));
+    let source = if traced {
+        "recorded"
+    } else {
+        "not recorded (switch value_trace on to see where values parted)"
+    };
+    by_epochs(epochs, records, &[], source)
+}
+
+/// Each epoch's records (and value-trace records) judged by its list, the reports merged.
+fn by_epochs(
+    epochs: &[(f64, Vec<Binding>)],
+    records: &[Record],
+    extra: &[Record],
+    source: &str,
+) -> Report {
     if epochs.len() <= 1 {
         let list = epochs.first().map_or(&[][..], |(_, b)| b.as_slice());
-        return examine(list, records);
+        return examine_with(list, records, extra, source);
     }
     let mut parts = Vec::new();
     for (i, (from, list)) in epochs.iter().enumerate() {
         let to = epochs.get(i + 1).map_or(f64::INFINITY, |(t, _)| *t);
-        let slice: Vec<Record> = records
-            .iter()
-            .filter(|r| r.t >= *from && r.t < to)
-            .cloned()
-            .collect();
-        parts.push(examine(list, &slice));
+        let within = |rs: &[Record]| -> Vec<Record> {
+            rs.iter()
+                .filter(|r| r.t >= *from && r.t < to)
+                .cloned()
+                .collect()
+        };
+        parts.push(examine_with(list, &within(records), &within(extra), source));
     }
     report::merge(parts)
+}
+
+/// The binding lists a recording ran with: its header's from the start, then each
+/// `BindingsInForce` record's from its time.
+pub fn recorded_epochs(header: &[Binding], records: &[Record]) -> Vec<(f64, Vec<Binding>)> {
+    let mut epochs = vec![(f64::NEG_INFINITY, header.to_vec())];
+    for r in records {
+        if let Event::BindingsInForce { list } = &r.event
+            && epochs.last().is_some_and(|(_, b)| b != &**list)
+        {
+            epochs.push((r.t, list.to_vec()));
+        }
+    }
+    epochs
 }
 
 /// Examines a recording; when it has no value trace but was made in virtual time from its
@@ -80,7 +113,12 @@ pub fn examine_recording(rec: &Recording, records: &[Record]) -> Report {
         crate::analysis::valuetrace::of_recording(rec, records, None, &|c, m| {
             corrected.contains(&(c, m))
         });
-    examine_with(&rec.header.bindings, records, &values, &source)
+    by_epochs(
+        &recorded_epochs(&rec.header.bindings, records),
+        records,
+        &values,
+        &source,
+    )
 }
 
 #[cfg(test)]
