@@ -25,6 +25,31 @@ const ORIGIN: &str = "lessons";
 pub const FIGURE_WINDOW_S: f64 = 10.0;
 
 mod list;
+/// `text` cut (with "…") to at most `width` points in the body font.
+fn fit_text(ui: &egui::Ui, text: &str, width: f32) -> String {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let painter = ui.painter();
+    let wide = |t: String| {
+        painter
+            .layout_no_wrap(t, font.clone(), egui::Color32::WHITE)
+            .size()
+            .x
+    };
+    if wide(text.to_string()) <= width {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut n = chars.len();
+    while n > 1 {
+        n -= 1;
+        let cut: String = chars[..n].iter().collect::<String>().trim_end().to_string() + "…";
+        if wide(cut.clone()) <= width {
+            return cut;
+        }
+    }
+    "…".to_string()
+}
+
 #[cfg(test)]
 use list::lessons_with_local;
 pub use list::{LessonEntry, lesson_key, lessons_for, shipped_lessons};
@@ -244,12 +269,13 @@ impl LessonsWindow {
                     }
                 });
                 let current = self.current;
+                // A long title is cut to leave the label its room (the list shows it whole).
+                let title = current
+                    .and_then(|i| self.list.get(i))
+                    .map_or("choose a lesson".to_string(), |e| e.preset.title.clone());
+                let room = ui.available_width() - 90.0;
                 egui::ComboBox::from_label("lesson")
-                    .selected_text(
-                        current
-                            .and_then(|i| self.list.get(i))
-                            .map_or("choose a lesson".to_string(), |e| e.preset.title.clone()),
-                    )
+                    .selected_text(fit_text(ui, &title, room))
                     .height(500.0)
                     .show_ui(ui, |ui| {
                         for (i, e) in self.list.iter().enumerate() {
@@ -261,7 +287,9 @@ impl LessonsWindow {
                                 start = Some(i);
                             }
                         }
-                    });
+                    })
+                    .response
+                    .on_hover_text(&title);
                 let Some(entry) = current.and_then(|i| self.list.get(i)) else {
                     ui.label(
                         "Pick a lesson: it starts its scenario live and walks you through it.",
