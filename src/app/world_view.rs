@@ -444,8 +444,15 @@ impl WorldView {
                     ));
                 }
             }
-            if self.show_labels {
-                let galley = painter.layout_no_wrap(label, font.clone(), text_c);
+            // The whole label where it fits; else the name alone (a crowded view still
+            // names every pawn it can).
+            let texts = if label == who {
+                vec![label]
+            } else {
+                vec![label, who.clone()]
+            };
+            for text in texts.into_iter().filter(|_| self.show_labels) {
+                let galley = painter.layout_no_wrap(text, font.clone(), text_c);
                 let size = galley.size();
                 // Beside the pawn (right, then left), above or below it, then a row further
                 // out: the first place that is free.
@@ -468,6 +475,7 @@ impl WorldView {
                 }) {
                     placed.push(r);
                     painter.galley(r.min, galley, text_c);
+                    break;
                 }
             }
         }
