@@ -91,7 +91,8 @@ impl eframe::App for MovescopeApp {
             .resizable(false)
             .show(ui, |ui| {
                 let pacing = self.pacing_complaint();
-                let actions = status::ui(ui, &self.status, pacing.as_deref());
+                let pacing = pacing.as_ref().map(|(c, l)| (c.as_str(), l.as_str()));
+                let actions = status::ui(ui, &self.status, pacing);
                 self.actions.extend(actions);
             });
         let ctx = ui.ctx().clone();
@@ -385,8 +386,9 @@ fn network_shown(s: &LiveSession) -> Option<(String, String)> {
 }
 
 impl MovescopeApp {
-    /// The live session's machines that do not keep their frame rate (while it runs).
-    fn pacing_complaint(&self) -> Option<String> {
+    /// The live session's machines that do not keep their frame rate (while it runs): the
+    /// status line, and every such machine a line.
+    fn pacing_complaint(&self) -> Option<(String, String)> {
         let session = self.shown.session.as_ref()?;
         if self.shown.paused {
             return None;
@@ -398,5 +400,6 @@ impl MovescopeApp {
         }
         let all = crate::session::pacing::pacing(&self.shown.store, session.preset(), t0, t1);
         crate::session::pacing::complaint(&all)
+            .map(|c| (c, crate::session::pacing::late_list(&all)))
     }
 }

@@ -15,17 +15,18 @@ pub const PACING_WINDOW_S: f64 = 5.0;
 /// close button), then what the last action did. Long messages are cut; hover for all.
 /// `pacing`: the live session's machines that do not keep their frame rate, shown first (a
 /// starved machine's delays must not be read as the network's).
-pub fn ui(ui: &mut egui::Ui, status: &Status, pacing: Option<&str>) -> Vec<Action> {
+/// (`pacing`: the line, and every late machine a line for the hover.)
+pub fn ui(ui: &mut egui::Ui, status: &Status, pacing: Option<(&str, &str)>) -> Vec<Action> {
     let mut actions = Vec::new();
     ui.horizontal(|ui| {
-        if let Some(text) = pacing {
+        if let Some((text, machines)) = pacing {
             let color = if ui.visuals().dark_mode {
                 Color32::from_rgb(235, 180, 60)
             } else {
                 Color32::from_rgb(150, 95, 0)
             };
             ui.add(egui::Label::new(RichText::new(text).color(color)).truncate())
-                .on_hover_text(format!("{text}\n\nFrame pacing over the last {PACING_WINDOW_S:.0} s against each machine's target (the preset's client and server frame rates). Close other programs, lower the clients' frame rate or run fewer clients; `movescope run` in virtual time is never starved."));
+                .on_hover_text(format!("{text}\n\n{machines}\n\nFrame pacing over the last {PACING_WINDOW_S:.0} s against each machine's target (the preset's client and server frame rates). Close other programs, lower the clients' frame rate or run fewer clients; `movescope run` in virtual time is never starved."));
             ui.separator();
         }
         if let Some(p) = status.problem() {

@@ -79,11 +79,34 @@ pub fn complaint(all: &[Pacing]) -> Option<String> {
         })
         .collect();
     (!late.is_empty()).then(|| {
-        format!(
-            "frame pacing: {} below target. This computer is too busy for the live session: late frames delay moves, pings and states, so the plots show delays that are not the network's.",
+        // The conclusion first (a status line is cut at the window's edge), then at most
+        // three machines; the hover has them all.
+        let named = if late.len() > 3 {
+            format!("{}, and {} more", late[..3].join(", "), late.len() - 3)
+        } else {
             late.join(", ")
+        };
+        format!(
+            "This computer is too busy for the live session — delays on the plots are not the network's. Below their frame rate: {named}. (Late frames delay moves, pings and states.)"
         )
     })
+}
+
+/// Every machine that does not keep its frame rate, one a line (the status bar's hover).
+pub fn late_list(all: &[Pacing]) -> String {
+    all.iter()
+        .filter(|p| !p.keeps_rate())
+        .map(|p| {
+            format!(
+                "{}: {:.0} of {:.0} fps, longest frame gap {:.0} ms",
+                p.machine,
+                p.measured_fps,
+                p.target_fps,
+                p.longest_gap * 1000.0
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]
@@ -136,6 +159,17 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("server"), "{text}");
+        assert!(text.starts_with("This computer is too busy"), "{text}");
+        // Many machines: three named, the rest counted (the whole list is in the hover).
+        let many: Vec<Pacing> = (0..5u16)
+            .map(|i| Pacing {
+                machine: Machine::Client(i),
+                ..by(Machine::Client(1))
+            })
+            .collect();
+        let text = complaint(&many).expect("named");
+        assert!(text.contains("client 2, and 2 more"), "{text}");
+        assert_eq!(late_list(&many).lines().count(), 5);
         assert_eq!(complaint(&[by(Machine::Server)]), None);
     }
 
