@@ -16,6 +16,7 @@ use movescope::net::remote::{
 use movescope::session::preset::Preset;
 
 mod common;
+use common::preset;
 use common::proc::{Proc, client_of};
 use common::until;
 
@@ -23,14 +24,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn preset(sets: &[&str]) -> Preset {
-    let mut p = Preset::default();
-    for kv in sets {
-        p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
-    }
-    p
 }
 
 fn host(code: &str) -> LiveSession {

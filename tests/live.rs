@@ -8,24 +8,17 @@ use std::time::{Duration, Instant};
 use movescope::conditions::link::{LinkParams, Window};
 use movescope::model::telemetry::{Event, Machine, Record};
 use movescope::net::live::{Command, LiveSession, run_live};
-use movescope::session::preset::{Direction, Preset};
+use movescope::session::preset::Direction;
 use movescope::session::summary::SummaryBuilder;
 
 mod common;
+use common::preset;
 use common::until;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn preset(sets: &[&str]) -> Preset {
-    let mut p = Preset::default();
-    for kv in sets {
-        p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
-    }
-    p
 }
 
 /// Reads every record for `d`.

@@ -9,9 +9,9 @@ use movescope::model::messages::ClientMsg;
 use movescope::model::telemetry::{Event, Machine, Rejection};
 use movescope::net::live::LiveSession;
 use movescope::net::remote::{HostOptions, JoinOptions};
-use movescope::session::preset::Preset;
 
 mod common;
+use common::preset;
 use common::proc::{Proc, client_of};
 use common::until;
 
@@ -19,14 +19,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn preset(sets: &[&str]) -> Preset {
-    let mut p = Preset::default();
-    for kv in sets {
-        p.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
-    }
-    p
 }
 
 fn loopback_host(code: &str) -> HostOptions {

@@ -169,7 +169,10 @@ mod tests {
             .collect();
         let text = complaint(&many).expect("named");
         assert!(text.contains("gap), and 2 more."), "{text}");
-        assert!(text.contains("client 2 ") && !text.contains("client 3"), "{text}");
+        assert!(
+            text.contains("client 2 ") && !text.contains("client 3"),
+            "{text}"
+        );
         assert_eq!(late_list(&many).lines().count(), 5);
         assert_eq!(complaint(&[by(Machine::Server)]), None);
     }

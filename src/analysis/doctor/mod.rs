@@ -32,15 +32,19 @@ pub use self::report::{CauseCount, DeviationReport, Diagnosis, Finding, Report};
 /// Examines a session: its binding list (from the recording header) and its records. The
 /// value trace, if any, is read from the records.
 pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
-    let traced = records
+    examine_with(bindings, records, &[], trace_source(records))
+}
+
+/// Where the value trace of `records` comes from, as the report says it.
+fn trace_source(records: &[Record]) -> &'static str {
+    if records
         .iter()
-        .any(|r| matches!(r.event, Event::MoveValues(_)));
-    let source = if traced {
+        .any(|r| matches!(r.event, Event::MoveValues(_)))
+    {
         "recorded"
     } else {
         "not recorded (switch value_trace on to see where values parted)"
-    };
-    examine_with(bindings, records, &[], source)
+    }
 }
 
 /// Examines a session whose binding list changed while it ran (a lesson's "Do it", a
@@ -48,15 +52,7 @@ pub fn examine(bindings: &[Binding], records: &[Record]) -> Report {
 /// Each correction is judged by the list of its time, with the records of its epoch as
 /// evidence (evidence from before a change does not count for a correction after it).
 pub fn examine_epochs(epochs: &[(f64, Vec<Binding>)], records: &[Record]) -> Report {
-    let traced = records
-        .iter()
-        .any(|r| matches!(r.event, Event::MoveValues(_)));
-    let source = if traced {
-        "recorded"
-    } else {
-        "not recorded (switch value_trace on to see where values parted)"
-    };
-    by_epochs(epochs, records, &[], source)
+    by_epochs(epochs, records, &[], trace_source(records))
 }
 
 /// Each epoch's records (and value-trace records) judged by its list, the reports merged.
