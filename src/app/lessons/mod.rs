@@ -25,31 +25,6 @@ const ORIGIN: &str = "lessons";
 pub const FIGURE_WINDOW_S: f64 = 10.0;
 
 mod list;
-/// `text` cut (with "…") to at most `width` points in the body font.
-fn fit_text(ui: &egui::Ui, text: &str, width: f32) -> String {
-    let font = egui::TextStyle::Body.resolve(ui.style());
-    let painter = ui.painter();
-    let wide = |t: String| {
-        painter
-            .layout_no_wrap(t, font.clone(), egui::Color32::WHITE)
-            .size()
-            .x
-    };
-    if wide(text.to_string()) <= width {
-        return text.to_string();
-    }
-    let chars: Vec<char> = text.chars().collect();
-    let mut n = chars.len();
-    while n > 1 {
-        n -= 1;
-        let cut: String = chars[..n].iter().collect::<String>().trim_end().to_string() + "…";
-        if wide(cut.clone()) <= width {
-            return cut;
-        }
-    }
-    "…".to_string()
-}
-
 #[cfg(test)]
 use list::lessons_with_local;
 pub use list::{LessonEntry, lesson_key, lessons_for, shipped_lessons};
@@ -368,7 +343,8 @@ impl LessonsWindow {
                             sets = Some(step.set.clone());
                         }
                         if self.done {
-                            ui.weak(format!("Done: {}", step.set.join(", ")));
+                            let said: Vec<String> = step.set.iter().map(|kv| in_words(kv)).collect();
+                            ui.weak(format!("Done: {}", said.join("; ")));
                             feedback.show(ui, ORIGIN);
                         }
                         if let Some(e) = &self.error {
@@ -472,9 +448,63 @@ impl LessonsWindow {
     }
 }
 
+/// A lesson's `key=value` in words first, the identifier second: a pitfall switch by its
+/// title ("“One-shot without a seal” switched off (faults.no_seal_after_one_shot=false)").
+fn in_words(kv: &str) -> String {
+    use crate::model::settings::Faults;
+    let switch = kv.strip_prefix("faults.").and_then(|rest| {
+        let (key, value) = rest.split_once('=')?;
+        let i = Faults::EXPLAINED.iter().position(|(k, _)| *k == key)?;
+        let on = match value.trim() {
+            "true" => "on",
+            "false" => "off",
+            _ => return None,
+        };
+        Some(format!("“{}” switched {on}", Faults::TITLES[i]))
+    });
+    match switch {
+        Some(words) => format!("{words} ({kv})"),
+        None => kv.to_string(),
+    }
+}
+
+/// `text` cut (with "…") to at most `width` points in the body font.
+fn fit_text(ui: &egui::Ui, text: &str, width: f32) -> String {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let painter = ui.painter();
+    let wide = |t: String| {
+        painter
+            .layout_no_wrap(t, font.clone(), egui::Color32::WHITE)
+            .size()
+            .x
+    };
+    if wide(text.to_string()) <= width {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut n = chars.len();
+    while n > 1 {
+        n -= 1;
+        let cut: String = chars[..n].iter().collect::<String>().trim_end().to_string() + "…";
+        if wide(cut.clone()) <= width {
+            return cut;
+        }
+    }
+    "…".to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_done_step_says_its_switch_in_words_first() {
+        assert_eq!(
+            in_words("faults.no_seal_after_one_shot=false"),
+            "“One-shot without a seal” switched off (faults.no_seal_after_one_shot=false)"
+        );
+        assert_eq!(in_words("link.latency_ms=200"), "link.latency_ms=200");
+    }
 
     #[test]
     fn the_lessons_are_there_without_a_presets_folder() {
