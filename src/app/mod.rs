@@ -51,6 +51,7 @@ mod view;
 mod welcome;
 mod whatif_window;
 mod windows;
+mod world_labels;
 mod world_view;
 
 use action::Action;

@@ -446,37 +446,13 @@ impl WorldView {
             }
             // The whole label where it fits; else the name alone (a crowded view still
             // names every pawn it can).
-            let texts = if label == who {
-                vec![label]
-            } else {
-                vec![label, who.clone()]
-            };
-            for text in texts.into_iter().filter(|_| self.show_labels) {
-                let galley = painter.layout_no_wrap(text, font.clone(), text_c);
-                let size = galley.size();
-                // Beside the pawn (right, then left), above or below it, then a row further
-                // out: the first place that is free.
-                let (w, h) = (size.x, size.y);
-                let candidates = [
-                    (14.0, -h - 3.0),
-                    (-14.0 - w, -h - 3.0),
-                    (14.0, 3.0),
-                    (-14.0 - w, 3.0),
-                    (-w / 2.0, -h - 14.0),
-                    (-w / 2.0, 14.0),
-                    (14.0, -2.0 * h - 5.0),
-                    (-14.0 - w, -2.0 * h - 5.0),
-                    (14.0, h + 5.0),
-                    (-14.0 - w, h + 5.0),
-                ]
-                .map(|(dx, dy)| egui::Rect::from_min_size(at + egui::vec2(dx, dy), size));
-                if let Some(r) = candidates.into_iter().find(|r| {
-                    rect.contains_rect(*r) && !placed.iter().any(|p| p.intersects(r.expand(1.0)))
-                }) {
-                    placed.push(r);
-                    painter.galley(r.min, galley, text_c);
-                    break;
-                }
+            if self.show_labels {
+                let texts = if label == who {
+                    vec![label]
+                } else {
+                    vec![label, who]
+                };
+                super::world_labels::place(&painter, &mut placed, (rect, at), texts, &font, text_c);
             }
         }
         if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own, viewer)
