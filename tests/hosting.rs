@@ -473,6 +473,20 @@ fn participants_are_named_in_the_trainers_window_and_their_own() {
             |h| h.query_by_label(&label).is_some(),
         );
     }
+    // A second participant: ana's window calls ben's pawn by his name too.
+    let ben = LiveSession::join(JoinOptions {
+        host: addr,
+        code: "NAMES1".into(),
+        name: Some("ben".into()),
+    })
+    .expect("ben joins");
+    let ben_id = ben.joined().expect("a participant").0;
+    step_until(
+        &mut ana,
+        Duration::from_secs(10),
+        "ben named in ana's window",
+        |h| h.state().store().client_name(ben_id) == format!("client {ben_id} · ben"),
+    );
     // The local client keeps its plain name.
     step_until(
         &mut trainer,

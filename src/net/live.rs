@@ -139,6 +139,7 @@ impl LiveSession {
             local_ids: s.clients.keys().copied().collect(),
             participants: BTreeMap::new(),
             udp_port: s.server_addr.port(),
+            names_version: 0,
         }));
         let code = opts
             .code

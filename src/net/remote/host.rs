@@ -82,6 +82,9 @@ pub struct HostShared {
     pub participants: BTreeMap<u16, ParticipantInfo>,
     /// The server's game port.
     pub udp_port: u16,
+    /// Bumped whenever a participant joins: the link thread then sends every connected
+    /// participant the names (`Down::Names`).
+    pub names_version: u64,
 }
 
 /// The host's control channel: a thread accepting participants.
@@ -283,6 +286,7 @@ pub(crate) fn host_loop(
     let _ = listener.set_nonblocking(true);
     let mut conns: Vec<Conn> = Vec::new();
     let mut wrong: HashMap<IpAddr, VecDeque<f64>> = HashMap::new();
+    let mut names_sent = 0u64;
     let tele = &cx.tele;
     while !stop.load(Ordering::Acquire) {
         {
@@ -319,6 +323,24 @@ pub(crate) fn host_loop(
                     c.closing = true;
                 }
                 c.outbox.push(&msg);
+            }
+        }
+        // Who is who, to every participant, after someone joined.
+        if let Ok(s) = cx.shared.lock()
+            && s.names_version != names_sent
+        {
+            names_sent = s.names_version;
+            let names: Vec<(u16, String)> = s
+                .participants
+                .values()
+                .filter_map(|p| Some((p.id, p.name.clone()?)))
+                .collect();
+            for c in &mut conns {
+                if matches!(c.state, ConnState::Joined { .. }) && !c.closing {
+                    c.outbox.push(&Down::Names {
+                        names: names.clone(),
+                    });
+                }
             }
         }
         let mut gone: Vec<(usize, String)> = Vec::new();
@@ -728,6 +750,7 @@ fn admit(
             control_out: 0,
         },
     );
+    s.names_version += 1;
     let incarnation = cx.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
     let who = describe(id, name.as_deref());
     let who = if returning.is_some() {

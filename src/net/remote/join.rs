@@ -369,6 +369,7 @@ fn participant_loop(link: Link, first: Welcomed) {
         stop,
     } = link;
     let mut next = Some(first);
+    let mut named: std::collections::HashSet<(u16, String)> = std::collections::HashSet::new();
     let mut driving: Option<RawInput> = None;
     let mut me = Machine::Client(0);
     while !stop.load(Ordering::Acquire) {
@@ -423,6 +424,7 @@ fn participant_loop(link: Link, first: Welcomed) {
             }
         };
         me = Machine::Client(id);
+        let me_id = id;
         if driving.is_some() {
             let _ = worker
                 .tx
@@ -501,6 +503,29 @@ fn participant_loop(link: Link, first: Welcomed) {
                                 LogLevel::Warning,
                                 format!("the host's changed settings cannot be shown here: {e}"),
                             ),
+                        }
+                    }
+                    Ok(Some(Down::Names { names })) => {
+                        // This window's own records (not sent up): views call the other
+                        // participants' pawns by their names.
+                        for (id, name) in names {
+                            let name: String =
+                                name.chars().filter(|c| !c.is_control()).take(32).collect();
+                            if id != me_id && named.insert((id, name.clone())) {
+                                let _ = tele.tx.try_send(Record {
+                                    t: clock.now(),
+                                    machine: me,
+                                    event: Event::SessionChanged {
+                                        what: format!(
+                                            "{} is in the session",
+                                            crate::session::store::describe_participant(
+                                                id,
+                                                Some(&name)
+                                            )
+                                        ),
+                                    },
+                                });
+                            }
                         }
                     }
                     Ok(Some(Down::Welcome { .. } | Down::Refused { .. })) => {}

@@ -129,6 +129,11 @@ enum Down {
     Preset {
         preset: String,
     },
+    /// The participants that gave names (client id, name), after one joined: the
+    /// participant's views call the other pawns by them.
+    Names {
+        names: Vec<(u16, String)>,
+    },
 }
 
 /// The settings a host carries to a participant's client (a [`MachineCmd`] a participant can
