@@ -43,8 +43,10 @@ pub use host::{HostContext, HostLink, HostOptions, HostShared, ParticipantInfo};
 pub use join::{JoinError, JoinOptions, Participant, shake_hands};
 
 /// The control protocol's version (a participant of another version is refused, with both
-/// numbers).
-pub const PROTOCOL: u16 = 1;
+/// numbers). 2: a participant says `Leave`; the host sends the preset after each change and
+/// the participants' names (a version-1 participant could not read those, and would drop its
+/// connection at the trainer's first change).
+pub const PROTOCOL: u16 = 2;
 /// The first bytes a participant sends on the control channel.
 const MAGIC: &[u8; 4] = b"MSJ1";
 /// Largest control frame (a batch of records, a preset).
