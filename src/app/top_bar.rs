@@ -245,7 +245,8 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             );
         }
         if v.dropped > 0 {
-            ui.colored_label(Color32::YELLOW, format!("{} records dropped", v.dropped));
+            ui.colored_label(Color32::YELLOW, format!("{} records dropped", v.dropped))
+                .on_hover_text("The window fell behind the session's telemetry (this computer is too busy): the oldest waiting records were dropped, so the plots, the log and a recording made now have gaps there (a recording's footer counts them). Pause, close other programs or run fewer clients; `movescope run` in virtual time never drops.");
         }
         for what in &v.running {
             ui.spinner();
