@@ -314,6 +314,16 @@ pub fn run(options: AppOptions) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
+/// The colour of a warning (frame pacing, dropped records, a lagging disk): amber, dark
+/// enough to read on the light theme's white.
+pub(crate) fn palette_warn(dark: bool) -> eframe::egui::Color32 {
+    if dark {
+        eframe::egui::Color32::from_rgb(235, 180, 60)
+    } else {
+        eframe::egui::Color32::from_rgb(150, 95, 0)
+    }
+}
+
 /// The colour of "look here" (a lesson's pointer): amber, dark enough to read on the light
 /// theme's white.
 pub(crate) fn palette_look(dark: bool) -> eframe::egui::Color32 {

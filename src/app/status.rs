@@ -20,11 +20,7 @@ pub fn ui(ui: &mut egui::Ui, status: &Status, pacing: Option<(&str, &str)>) -> V
     let mut actions = Vec::new();
     ui.horizontal(|ui| {
         if let Some((text, machines)) = pacing {
-            let color = if ui.visuals().dark_mode {
-                Color32::from_rgb(235, 180, 60)
-            } else {
-                Color32::from_rgb(150, 95, 0)
-            };
+            let color = super::palette_warn(ui.visuals().dark_mode);
             ui.add(egui::Label::new(RichText::new(text).color(color)).truncate())
                 .on_hover_text(format!("{text}\n\n{machines}\n\nFrame pacing over the last {PACING_WINDOW_S:.0} s against each machine's target (the preset's client and server frame rates). Close other programs, lower the clients' frame rate or run fewer clients; `movescope run` in virtual time is never starved."));
             ui.separator();
@@ -33,8 +29,7 @@ pub fn ui(ui: &mut egui::Ui, status: &Status, pacing: Option<(&str, &str)>) -> V
             let (level, text) = level_of(p);
             let dark = ui.visuals().dark_mode;
             let color = match (level, dark) {
-                (Level::Warning, true) => Color32::from_rgb(235, 180, 60),
-                (Level::Warning, false) => Color32::from_rgb(150, 95, 0),
+                (Level::Warning, dark) => super::palette_warn(dark),
                 (_, true) => Color32::from_rgb(240, 90, 90),
                 (_, false) => Color32::from_rgb(185, 20, 20),
             };

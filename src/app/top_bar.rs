@@ -240,12 +240,12 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             && *lag > 0
         {
             ui.colored_label(
-                Color32::from_rgb(230, 160, 60),
+                super::palette_warn(!v.light),
                 format!("disk lags: {lag} records waiting"),
             );
         }
         if v.dropped > 0 {
-            ui.colored_label(Color32::YELLOW, format!("{} records dropped", v.dropped))
+            ui.colored_label(super::palette_warn(!v.light), format!("{} records dropped", v.dropped))
                 .on_hover_text("The window fell behind the session's telemetry (this computer is too busy): the oldest waiting records were dropped, so the plots, the log and a recording made now have gaps there (a recording's footer counts them). Pause, close other programs or run fewer clients; `movescope run` in virtual time never drops.");
         }
         for what in &v.running {
