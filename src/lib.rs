@@ -4,7 +4,8 @@
 //! may use, and dependencies only point down (docs/ARCHITECTURE.md; `tests/layering.rs` checks
 //! it):
 //!
-//! `support` → `model` → `conditions` → `session` → `sim` → `net` → `analysis` → `app`
+//! `support` → `model` → `conditions` → `session` → `sim` → `net` → `analysis` → `gmclog` →
+//! `app`
 //!
 //! [`model`] is the sans-IO GMC model; [`conditions`] the seeded network conditions;
 //! [`session`] presets, settings, summaries, the store and recordings; [`sim`] the
@@ -14,6 +15,7 @@
 pub mod analysis;
 pub mod app;
 pub mod conditions;
+pub mod gmclog;
 pub mod model;
 pub mod net;
 pub mod session;

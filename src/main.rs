@@ -19,6 +19,7 @@ use crate::cli::args::Command;
 use crate::cli::explain::doctor;
 use crate::cli::explain::lineage;
 use crate::cli::explain::whatif;
+use crate::cli::import::import;
 use crate::cli::inspect::export;
 use crate::cli::inspect::inspect;
 use crate::cli::inspect::inspect_events;
@@ -132,6 +133,7 @@ fn main() -> ExitCode {
             series,
             out,
         }) => export(&file, from, to, &series, &out),
+        Some(Command::Import(args)) => import(args),
         Some(Command::Lint(args)) => return lint(args),
         None => open_app(cli.app),
     };

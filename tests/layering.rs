@@ -18,6 +18,7 @@ const LAYERS: &[&str] = &[
     "sim",
     "net",
     "analysis",
+    "gmclog",
     "app",
     "bench",
     "cli",

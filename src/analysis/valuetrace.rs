@@ -23,6 +23,12 @@ pub fn of_recording(
     {
         return (Vec::new(), "recorded".into());
     }
+    if rec.header.mode == "imported" {
+        return (
+            Vec::new(),
+            "not traced: a game log holds no values per sub-step (GMC logs a move's input and output only)".into(),
+        );
+    }
     if rec.header.mode != "deterministic" {
         return (
             Vec::new(),

@@ -239,10 +239,7 @@ impl DoctorWindow {
                                     seek = Some(d.t);
                                 }
                                 for v in &d.deviations {
-                                    ui.weak(format!(
-                                        "{} predicted {} but server {}: error {:.3} = {:.1}× tolerance {:.3}",
-                                        v.binding, v.predicted, v.authoritative, v.error, v.ratio, v.tolerance
-                                    ));
+                                    ui.weak(v.describe());
                                 }
                                 if let Some(p) = &d.parted {
                                     ui.label(RichText::new(p.describe()).color(Color32::from_rgb(110, 160, 235)));

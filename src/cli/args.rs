@@ -159,6 +159,9 @@ pub(crate) enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Import an Unreal log of a GMC game (GMC 2.x or 1.x, with its trace console variables
+    /// on) into a recording every view opens; `--how` says what to turn on.
+    Import(ImportArgs),
     /// Check GMC components' C++ against the rules of the prediction checklist: findings like a
     /// compiler's (with the lesson that shows each), and each component's binding table with
     /// its bits on the wire and bandwidth. Exit 1 on a warning or error, 0 when clean, 2 when
@@ -338,6 +341,38 @@ pub(crate) struct RunArgs {
     /// With --component: the class to run when the files hold several components.
     #[arg(long, value_name = "NAME")]
     pub(crate) class: Option<String>,
+    /// Also write the logs GMC would write for this session into DIR (`server.log`,
+    /// `client-N.log`; move trace, replays, Verbose validation, world time), for
+    /// `movescope import` (docs/gmc-logs.md). Switches the value trace on for the dumps.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) gmc_log: Option<PathBuf>,
+    /// With --gmc-log: leave this logging out (repeatable): move-trace, replay, verbose,
+    /// world-time, iterations.
+    #[arg(long = "gmc-log-without", value_name = "NAME")]
+    pub(crate) gmc_log_without: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ImportArgs {
+    /// Unreal log files (`Saved/Logs/*.log`): the server's and each client's, or one PIE log.
+    pub(crate) logs: Vec<PathBuf>,
+    /// The recording to write (`.msrec`; open it with `movescope open`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// Replace an existing --out file (by a rename of the complete new recording).
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// The game's GMC component (files or folders, as `movescope lint` reads them): names the
+    /// values GMC prints by type and index (`SinglePrecisionFloat[1]`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) component: Vec<PathBuf>,
+    /// With --component: the class, when the files hold several components.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) class: Option<String>,
+    /// Print what to turn on in the game for a useful log (console commands and
+    /// DefaultEngine.ini lines), what each adds and costs.
+    #[arg(long)]
+    pub(crate) how: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -8,6 +8,7 @@
 pub(crate) mod app;
 pub(crate) mod args;
 pub(crate) mod explain;
+pub(crate) mod import;
 pub(crate) mod inspect;
 pub(crate) mod lint;
 pub(crate) mod remote;

@@ -32,6 +32,13 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
         preset.component = Some(layout);
         preset.checked_bindings().map_err(|e| e.to_string())?;
     }
+    if args.gmc_log.is_some() {
+        // The dumps of the logs GMC would write come from the value trace (which changes no
+        // other record).
+        preset.value_trace = true;
+    }
+    let mut gmc_log = gmc_log_writer(&args, &preset)?;
+    let mut gmc_log_error = None;
     let mode = if args.live { "live" } else { "deterministic" };
     let recorder = match &args.record {
         Some(path) => Some(Recorder::create_replacing(
@@ -41,20 +48,42 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
         None => None,
     };
     let summary = recorded(recorder, |on_record| {
+        let mut both = |r: &movescope::model::telemetry::Record| {
+            on_record(r);
+            if let Some(w) = gmc_log.as_mut()
+                && let Err(e) = w.push(r)
+            {
+                gmc_log_error.get_or_insert(e);
+            }
+        };
         if args.live {
             let seconds = args.seconds.unwrap_or(10.0);
             Ok(movescope::net::live::run_live(
-                &preset, &name, seconds, on_record,
+                &preset, &name, seconds, &mut both,
             )?)
         } else {
             Ok(run_deterministic(
                 &preset,
                 &name,
                 preset.seconds,
-                on_record,
+                &mut both,
             )?)
         }
     })?;
+    if let Some(e) = gmc_log_error {
+        return Err(format!("--gmc-log: {e}"));
+    }
+    if let Some(w) = gmc_log {
+        let files = w.finish().map_err(|e| format!("--gmc-log: {e}"))?;
+        eprintln!(
+            "wrote the logs GMC would write: {}",
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     write_summary(&summary, args.summary_json.as_deref())?;
     if preset.component.is_some() {
         // With the summary on standard output, the comparison goes to standard error.
@@ -97,6 +126,36 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The writer of `--gmc-log DIR`, with the logging `--gmc-log-without` leaves out.
+fn gmc_log_writer(
+    args: &RunArgs,
+    preset: &movescope::session::preset::Preset,
+) -> Result<Option<movescope::gmclog::write::GmcLogWriter>, String> {
+    use movescope::gmclog::write::{GmcLogWriter, Switches};
+    let Some(dir) = &args.gmc_log else {
+        if !args.gmc_log_without.is_empty() {
+            return Err("--gmc-log-without: needs --gmc-log DIR".into());
+        }
+        return Ok(None);
+    };
+    let mut switches = Switches::ALL;
+    for name in &args.gmc_log_without {
+        switches = switches.without(name).ok_or_else(|| {
+            format!(
+                "--gmc-log-without {name}: expected move-trace, replay, verbose, world-time or iterations"
+            )
+        })?;
+    }
+    let bindings = preset.checked_bindings().map_err(|e| e.to_string())?;
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let listen = preset.net_mode == movescope::model::settings::NetMode::Listen;
+    GmcLogWriter::create(dir, started_unix_ms, bindings.list(), listen, switches)
+        .map(Some)
+        .map_err(|e| format!("--gmc-log: {e}"))
 }
 
 /// The layout of the component `--component` names (the only one, or `--class`).

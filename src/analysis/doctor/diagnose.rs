@@ -48,12 +48,16 @@ pub(super) fn examine_with(
             }
         }
     }
-    // Static evidence from the binding list, against the demo pawn.
+    // Static evidence from the binding list, against the demo pawn: only for a list that binds
+    // the demo pawn's members (a game log's list, or none, says nothing of the demo pawn).
     let bound: BTreeSet<&str> = bindings.iter().map(|b| &*b.name).collect();
+    let demo_pawn = bindings
+        .iter()
+        .any(|b| !matches!(b.field, Field::Custom(_)));
     let written: Vec<String> = default_bindings(&Faults::default())
         .iter()
         .map(|b| b.name.to_string())
-        .filter(|n| !bound.contains(n.as_str()))
+        .filter(|n| demo_pawn && !bound.contains(n.as_str()))
         .collect();
     let by_name = |f: Field| bindings.iter().find(|b| b.field == f);
     let dash_always_combine =
@@ -62,7 +66,7 @@ pub(super) fn examine_with(
     // Dynamic evidence, per client.
     let mut mismatch_logged: BTreeSet<u16> = BTreeSet::new();
     let mut clock_warning: Option<String> = None;
-    let mut moves: BTreeMap<(u16, u32), (u16, u16)> = BTreeMap::new();
+    let mut moves: BTreeMap<(u16, u32), (u16, u16, f64)> = BTreeMap::new();
     let mut presses: BTreeMap<u16, Vec<f64>> = BTreeMap::new();
     let mut server_dashes: BTreeMap<u16, Vec<f64>> = BTreeMap::new();
     // One-shots the owning client raised in live executions against those the server raised
@@ -107,10 +111,11 @@ pub(super) fn examine_with(
                     move_id,
                     frames,
                     substeps,
+                    timestamp,
                     ..
                 },
             ) => {
-                moves.insert((*c, *move_id), (*frames, *substeps));
+                moves.insert((*c, *move_id), (*frames, *substeps, *timestamp));
             }
             (Machine::Client(c), Event::DashPressed) => presses.entry(*c).or_default().push(r.t),
             (
@@ -228,9 +233,17 @@ pub(super) fn examine_with(
             continue;
         };
         let c = *c;
-        let (frames, substeps) = moves
-            .get(&(c, *move_id))
-            .map_or((None, None), |(f, k)| (Some(*f), Some(*k)));
+        // A game log's move seen only in a batch sent has no frame or sub-step count (0).
+        let (frames, substeps, timestamp) =
+            moves
+                .get(&(c, *move_id))
+                .map_or((None, None, None), |(f, k, ts)| {
+                    (
+                        Some(*f).filter(|f| *f > 0),
+                        Some(*k).filter(|k| *k > 0),
+                        Some(*ts),
+                    )
+                });
         let devs: Vec<DeviationReport> = deviations
             .iter()
             .map(|d| DeviationReport {
@@ -387,6 +400,7 @@ pub(super) fn examine_with(
             t: r.t,
             client: c,
             move_id: *move_id,
+            timestamp,
             substeps,
             frames,
             found_by: format!("{detected_by:?}").to_lowercase(),
@@ -437,7 +451,12 @@ pub(super) fn examine_with(
                 }
                 _ => {
                     d.evidence = format!(
-                        "the network was clean around it (no skipped moves, no server-decided outcome), the binding lists agree and every member the tick writes is bound, and it does not follow other pawns' proximity{}: what the tick reads differs between client and server",
+                        "the network was clean around it (no skipped moves, no server-decided outcome), {}, and it does not follow other pawns' proximity{}: what the tick reads differs between client and server",
+                        if demo_pawn {
+                            "the binding lists agree and every member the tick writes is bound"
+                        } else {
+                            "the binding lists agree as far as the records show"
+                        },
                         crowded_share.map_or(String::new(), |s| format!(
                             " ({:.0} % of these corrections near another pawn, {:.0} % of the time overall)",
                             s * 100.0,

@@ -18,12 +18,38 @@ pub struct DeviationReport {
     pub ratio: f64,
 }
 
+impl DeviationReport {
+    /// `velocity predicted (1, 0, 0) but server (2, 0, 0): error 1.000 = 0.1× tolerance 10.000`
+    /// (a game log gives no tolerance: then the difference alone).
+    pub fn describe(&self) -> String {
+        let head = format!(
+            "{} predicted {} but server {}",
+            self.binding, self.predicted, self.authoritative
+        );
+        if self.tolerance.is_finite() {
+            format!(
+                "{head}: error {:.3} = {:.1}× tolerance {:.3}",
+                self.error, self.ratio, self.tolerance
+            )
+        } else if self.error.is_finite() {
+            format!(
+                "{head}: differs by {:.3} (the log gives no tolerance)",
+                self.error
+            )
+        } else {
+            head
+        }
+    }
+}
+
 /// One correction, explained.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Diagnosis {
     pub t: f64,
     pub client: u16,
     pub move_id: u32,
+    /// The move's timestamp: GMC's identity of the move (what its log prints).
+    pub timestamp: Option<f64>,
     /// Sub-steps and frames of the move as the client closed it (when recorded).
     pub substeps: Option<u16>,
     pub frames: Option<u16>,
@@ -147,12 +173,15 @@ impl Report {
         }
         for d in self.diagnoses.iter().take(max_listed) {
             s += &format!(
-                "  {:.3} s  client {} move {}{}, found by the {}, replayed {}: {:?}\n",
+                "  {:.3} s  client {} move {}{}{}, found by the {}, replayed {}: {:?}\n",
                 d.t,
                 d.client,
                 d.move_id,
+                d.timestamp
+                    .map_or(String::new(), |ts| format!(" (GMC timestamp {ts:.6} s)")),
                 match (d.frames, d.substeps) {
                     (Some(f), Some(k)) => format!(" ({f} frames, {k} sub-steps)"),
+                    (Some(f), None) => format!(" ({f} frames)"),
                     _ => String::new(),
                 },
                 d.found_by,
@@ -160,10 +189,7 @@ impl Report {
                 d.cause
             );
             for v in &d.deviations {
-                s += &format!(
-                    "      {} predicted {} but server {}: error {:.3} = {:.1}× tolerance {:.3}\n",
-                    v.binding, v.predicted, v.authoritative, v.error, v.ratio, v.tolerance
-                );
+                s += &format!("      {}\n", v.describe());
             }
             if let Some(p) = &d.parted {
                 s += &format!("      {}\n", p.describe());

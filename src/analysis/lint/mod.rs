@@ -95,6 +95,9 @@ pub struct ComponentReport {
     pub line: u32,
     pub through_pointer: bool,
     pub bindings: Vec<BindingRow>,
+    /// The GMC class it derives from and where that class's bindings fall in `bindings`
+    /// (`Program`'s `Component::gmc_parent`).
+    pub gmc_parent: Option<(String, usize)>,
     pub totals: Totals,
 }
 
@@ -203,6 +206,7 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
             file: kept.get(c.file).map(|f| f.path.clone()).unwrap_or_default(),
             line: c.pos.line,
             through_pointer: c.through_pointer,
+            gmc_parent: c.gmc_parent.clone(),
             totals: totals(&c.bindings, rates),
             bindings: c.bindings.clone(),
         })

@@ -73,6 +73,9 @@ pub struct Component {
     /// Position of the `Super::BindReplicationData_Implementation` call in the binding list
     /// (how many bindings came before it), if there is one.
     pub super_at: Option<(usize, Pos)>,
+    /// The GMC class the component derives from (`UGMC_OrganicMovementCmp`, …) and how many
+    /// of `bindings` come before its `Super::BindReplicationData` call binds GMC's own values.
+    pub gmc_parent: Option<(String, usize)>,
     /// The `BindReplicationData_Implementation` definitions.
     pub bind_funcs: Vec<usize>,
 }
@@ -363,22 +366,33 @@ impl Program {
                 .unwrap_or_default();
             let mut bindings = Vec::new();
             let mut super_at = None;
+            let mut gmc_parent_at = None;
             for &root in &bind_funcs {
                 for s in self.flow(root) {
                     reached.insert((s.func, s.event));
                     if let Some(row) = self.binding_row(&s) {
                         bindings.push(row);
-                    } else if s.func == root
-                        && super_at.is_none()
-                        && is_super_call(
-                            &self.funcs[s.func].events[s.event].kind,
-                            gmc::BIND_FUNCTION,
-                        )
-                    {
+                        continue;
+                    }
+                    let kind = &self.funcs[s.func].events[s.event].kind;
+                    if !is_super_call(kind, gmc::BIND_FUNCTION) {
+                        continue;
+                    }
+                    if s.func == root && super_at.is_none() {
                         super_at = Some((bindings.len(), self.funcs[s.func].events[s.event].pos));
+                    }
+                    // A `Super::` call no class in the files answers: GMC's own parent binds
+                    // its values here.
+                    if gmc_parent_at.is_none() && self.callee(s.func, s.event).is_empty() {
+                        gmc_parent_at = Some(bindings.len());
                     }
                 }
             }
+            let gmc_parent = self
+                .chain(&class)
+                .into_iter()
+                .find(|c| gmc::GMC_CLASSES.contains(&c.as_str()))
+                .zip(gmc_parent_at);
             out.push(Component {
                 class,
                 file,
@@ -386,6 +400,7 @@ impl Program {
                 through_pointer: false,
                 bindings,
                 super_at,
+                gmc_parent,
                 bind_funcs,
             });
         }

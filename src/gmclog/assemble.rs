@@ -1,0 +1,806 @@
+//! The second pass: each line, in session-time order across the files, turned into movescope
+//! records — moves closed and sent, server executions, corrections with their replays and
+//! deviating values, clock re-syncs, forced updates, proxy display and the pawns' locations.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use glam::DVec3;
+
+use super::cast::{Cast, Part};
+use super::client::{ClientPawn, OpenMove, PendingCorrection};
+use super::line::{Line, Role, Verbosity};
+use super::message::{Dump, Msg, ReplayStage, Side};
+use super::names::Naming;
+use super::scan::Ts;
+use super::values;
+use crate::model::binding::Value;
+use crate::model::telemetry::{
+    DetectedBy, Deviation, DisplayMode, Event, LogLevel, Machine, PawnSample, Record, SampleKind,
+};
+
+/// Server-side deviations kept for the client's correction that follows.
+const SERVER_VERDICTS: usize = 4096;
+/// Seconds between a pawn's location samples (the world view's rate).
+const SAMPLE_EVERY_S: f64 = 0.05;
+
+/// Where a pawn's dump lines are going.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum DumpTarget {
+    None,
+    /// The output state of an execution: the pawn's location for the world view.
+    Output(SampleKind),
+    /// A dump nobody uses (inputs, replies, smoothing states).
+    Ignored,
+}
+
+#[derive(Default)]
+struct Sample {
+    location: Option<DVec3>,
+    velocity: Option<DVec3>,
+    yaw: Option<f64>,
+}
+
+/// Per pawn of the cast: what its lines are building.
+struct PawnState {
+    dump: DumpTarget,
+    sample: Sample,
+    last_sample_t: f64,
+    /// Server copies: deviations awaiting their verdict line, and iterations counted.
+    pending_devs: Vec<Deviation>,
+    last_verdict: Option<Ts>,
+    iterations: u16,
+    display: Option<DisplayMode>,
+}
+
+impl Default for PawnState {
+    fn default() -> Self {
+        PawnState {
+            dump: DumpTarget::None,
+            sample: Sample::default(),
+            last_sample_t: f64::NEG_INFINITY,
+            pending_devs: Vec::new(),
+            last_verdict: None,
+            iterations: 0,
+            display: None,
+        }
+    }
+}
+
+/// Builds records from lines.
+pub struct Assembler {
+    pub cast: Cast,
+    naming: Naming,
+    pawns: Vec<PawnState>,
+    clients: HashMap<u16, ClientPawn>,
+    verdicts: HashMap<(u16, i64), Vec<Deviation>>,
+    verdict_order: VecDeque<(u16, i64)>,
+    /// The server's frame counter and moves executed in it.
+    server_frame: Option<(usize, u16, u16)>,
+    pub out: Vec<Record>,
+    /// Lines whose pawn is in no machine the logs name.
+    pub unplaced: u64,
+}
+
+impl Assembler {
+    pub fn new(cast: Cast, naming: Naming) -> Assembler {
+        let mut clients = HashMap::new();
+        for (id, _) in &cast.clients {
+            clients.insert(*id, ClientPawn::new());
+        }
+        Assembler {
+            pawns: cast.pawns.iter().map(|_| PawnState::default()).collect(),
+            cast,
+            naming,
+            clients,
+            verdicts: HashMap::new(),
+            verdict_order: VecDeque::new(),
+            server_frame: None,
+            out: Vec::new(),
+            unplaced: 0,
+        }
+    }
+
+    fn emit(&mut self, t: f64, machine: Machine, event: Event) {
+        self.out.push(Record { t, machine, event });
+    }
+
+    /// One GMC line of `file` at session time `t`. Returns whether movescope used it.
+    pub fn line(&mut self, file: usize, t: f64, line: &Line<'_>, msg: &Msg<'_>) {
+        let Some(who) = &line.who else {
+            return;
+        };
+        let Some(p) = self.cast.find(file, who) else {
+            return;
+        };
+        if self.cast.pawns[p].part == Part::Unplaced {
+            self.unplaced += 1;
+            return;
+        }
+        if !matches!(msg, Msg::DumpValue { .. }) {
+            self.end_dump(p, t);
+        }
+        if matches!(line.verbosity, Verbosity::Warning | Verbosity::Error) {
+            self.notice(p, t, line.msg, line.verbosity);
+        }
+        match self.cast.pawns[p].part {
+            Part::Predicting => self.client_line(p, t, msg),
+            Part::ServerCopy => self.server_line(p, file, t, line.frame, msg),
+            Part::ServerLocal => self.local_line(p, t, msg),
+            Part::Proxy => self.proxy_line(p, t, msg),
+            Part::Unplaced => {}
+        }
+    }
+
+    fn notice(&mut self, p: usize, t: f64, text: &str, v: Verbosity) {
+        let level = if v == Verbosity::Error {
+            LogLevel::Error
+        } else {
+            LogLevel::Warning
+        };
+        let m = self.cast.pawns[p].machine;
+        self.emit(
+            t,
+            m,
+            Event::Log {
+                level,
+                text: format!("GMC: {text}"),
+            },
+        );
+    }
+
+    // ---- predicting clients ----
+
+    fn client_of(&mut self, p: usize) -> Option<&mut ClientPawn> {
+        let id = self.cast.pawns[p].client?;
+        self.clients.get_mut(&id)
+    }
+
+    fn client_line(&mut self, p: usize, t: f64, msg: &Msg<'_>) {
+        let m = self.cast.pawns[p].machine;
+        match *msg {
+            Msg::Executed { ts, delta } => self.executed(p, t, ts, delta),
+            Msg::Sent { index, of, ts } => self.sent(p, t, index, of, ts),
+            Msg::ReplyReceived { ts } | Msg::ReplyComplemented { ts } => self.reply(p, t, ts),
+            Msg::IterationStarted { ts } => self.iteration(p, ts),
+            Msg::DumpHeader(Dump::Output) => {
+                self.pawns[p].dump = self.output_dump_of_client(p);
+            }
+            Msg::DumpHeader(_) => self.pawns[p].dump = DumpTarget::Ignored,
+            Msg::DumpValue { name, value } => self.dump_value(p, name, value),
+            Msg::Replay(stage) => self.replay_stage(p, t, stage),
+            Msg::Replayed { moves } => {
+                self.correction(p, t).replayed = Some(moves);
+            }
+            Msg::NotValid { .. } => {
+                let d = self.deviation(msg);
+                let c = self.correction(p, t);
+                c.deviations.extend(d);
+                c.detected_by.get_or_insert(DetectedBy::Client);
+            }
+            Msg::FailedValidation { side, ts } => {
+                let c = self.correction(p, t);
+                c.source.get_or_insert(ts);
+                c.detected_by.get_or_insert(match side {
+                    Side::Client => DetectedBy::Client,
+                    Side::Server => DetectedBy::Server,
+                });
+            }
+            Msg::SourceNotValid { ts } => {
+                let c = self.correction(p, t);
+                c.source.get_or_insert(ts);
+                c.detected_by = Some(DetectedBy::Server);
+            }
+            Msg::ReplayNotAllowed | Msg::AdoptedWithoutReplay => {
+                self.correction(p, t).not_replayed = true;
+            }
+            Msg::ClockSynced {
+                new_time,
+                old_time,
+                ping_ms,
+            } => self.clock_synced(m, t, new_time, old_time, ping_ms),
+            Msg::ClockCorrected { seconds } => self.emit(
+                t,
+                m,
+                Event::Log {
+                    level: LogLevel::Warning,
+                    text: format!("GMC: the client's clock was corrected by {seconds:.6} s"),
+                },
+            ),
+            Msg::WorldTime {
+                ping_ms: Some(ping),
+                ..
+            } => self.emit(t, m, Event::Rtt { rtt: ping / 1000.0 }),
+            Msg::Notice(text) => self.notice(p, t, text, Verbosity::Warning),
+            _ => {}
+        }
+    }
+
+    fn output_dump_of_client(&self, p: usize) -> DumpTarget {
+        let in_replay = self.cast.pawns[p]
+            .client
+            .and_then(|c| self.clients.get(&c))
+            .is_some_and(|c| c.correction.as_ref().is_some_and(|x| x.in_block));
+        if in_replay {
+            DumpTarget::Ignored
+        } else {
+            DumpTarget::Output(SampleKind::Predicted)
+        }
+    }
+
+    fn executed(&mut self, p: usize, t: f64, ts: Ts, delta: Option<f64>) {
+        self.finish_correction(p, t);
+        let m = self.cast.pawns[p].machine;
+        let Some(c) = self.client_of(p) else {
+            return;
+        };
+        let frame_dt = c.last_executed.map(|prev| ts.secs() - prev.secs());
+        c.last_executed = Some(ts);
+        let substeps = std::mem::take(&mut c.iterations);
+        let mut closed = None;
+        if c.is_version(ts, delta) {
+            if let Some(open) = c.open.as_mut() {
+                let new_frame = ts.micros != open.ts.micros;
+                open.ts = ts;
+                open.delta = delta;
+                open.frames = open.frames.saturating_add(u16::from(new_frame));
+                open.substeps = substeps;
+                let id = open.id;
+                c.remember(ts, id);
+            }
+        } else {
+            closed = c.close();
+            let id = match c.id_of(ts) {
+                Some(id) => id,
+                None => c.fresh_id(),
+            };
+            c.remember(ts, id);
+            c.open = Some(OpenMove {
+                id,
+                ts,
+                delta,
+                frames: 1,
+                substeps,
+            });
+        }
+        if let Some(e) = closed {
+            self.emit(t, m, e);
+        }
+        if let Some(dt) = frame_dt.filter(|d| *d > 0.0) {
+            self.emit(t, m, Event::Frame { dt });
+        }
+    }
+
+    fn sent(&mut self, p: usize, t: f64, index: u16, of: Option<u16>, ts: Ts) {
+        self.finish_correction(p, t);
+        let m = self.cast.pawns[p].machine;
+        let Some(c) = self.client_of(p) else {
+            return;
+        };
+        let open_is_it = c.open.as_ref().is_some_and(|o| o.ts.matches(ts));
+        let known = c.id_of(ts);
+        let mut closed = Vec::new();
+        let id = if open_is_it {
+            let id = c.open.as_ref().map_or(0, |o| o.id);
+            closed.extend(c.close());
+            id
+        } else if let Some(id) = known {
+            id
+        } else {
+            // Only the batch names it: a move with no execution line (frames unknown).
+            closed.extend(c.close());
+            let id = c.fresh_id();
+            c.remember(ts, id);
+            closed.push(Event::MoveClosed {
+                move_id: id,
+                timestamp: ts.secs(),
+                delta: f64::NAN,
+                frames: 0,
+                substeps: 0,
+            });
+            id
+        };
+        let resent = c.mark_sent(id);
+        let (new, old) = c.batch.get_or_insert((0, 0));
+        if resent {
+            *old += 1;
+        } else {
+            *new += 1;
+        }
+        for e in closed {
+            self.emit(t, m, e);
+        }
+        // 1.x prints no batch size: its batch ends at the pawn's next other line
+        // (`finish_batch_if_open`).
+        if of.is_some_and(|n| index >= n) {
+            self.end_batch(p, t);
+        }
+    }
+
+    fn end_batch(&mut self, p: usize, t: f64) {
+        let m = self.cast.pawns[p].machine;
+        let Some(c) = self.client_of(p) else {
+            return;
+        };
+        if let Some((new_moves, resent_moves)) = c.batch.take() {
+            self.emit(
+                t,
+                m,
+                Event::MovesSent {
+                    new_moves,
+                    resent_moves,
+                    value_bits: 0,
+                    bytes: 0,
+                    reliable: false,
+                    pending_reliable: 0,
+                },
+            );
+        }
+    }
+
+    /// A 1.x batch (no size printed) ends at the first line of its pawn that is not a sent
+    /// move.
+    pub fn finish_batch_if_open(&mut self, file: usize, t: f64, line: &Line<'_>, msg: &Msg<'_>) {
+        if matches!(msg, Msg::Sent { .. }) {
+            return;
+        }
+        let Some(who) = &line.who else {
+            return;
+        };
+        if let Some(p) = self.cast.find(file, who)
+            && self.cast.pawns[p].part == Part::Predicting
+        {
+            self.end_batch(p, t);
+        }
+    }
+
+    fn reply(&mut self, p: usize, t: f64, ts: Ts) {
+        let Some(c) = self.client_of(p) else {
+            return;
+        };
+        let same = c.last_reply.is_some_and(|r| r.matches(ts));
+        c.last_reply = Some(ts);
+        if !same {
+            self.finish_correction(p, t);
+        }
+    }
+
+    fn iteration(&mut self, p: usize, ts: Ts) {
+        let Some(c) = self.client_of(p) else {
+            return;
+        };
+        match c.correction.as_mut().filter(|x| x.in_block) {
+            Some(x) => {
+                if !x.replay_ts.contains(&ts.micros) {
+                    x.replay_ts.push(ts.micros);
+                }
+            }
+            None => c.iterations = c.iterations.saturating_add(1),
+        }
+    }
+
+    /// The correction being gathered, opened at `t` if there is none.
+    fn correction(&mut self, p: usize, t: f64) -> &mut PendingCorrection {
+        let id = self.cast.pawns[p].client.unwrap_or(0);
+        let c = self.clients.entry(id).or_default();
+        let last_reply = c.last_reply;
+        c.correction.get_or_insert_with(|| PendingCorrection {
+            t,
+            source: last_reply,
+            ..PendingCorrection::default()
+        })
+    }
+
+    fn replay_stage(&mut self, p: usize, t: f64, stage: ReplayStage) {
+        if stage == ReplayStage::Start
+            && self
+                .client_of(p)
+                .is_some_and(|c| c.correction.as_ref().is_some_and(|x| x.in_block))
+        {
+            // A new replay block: the previous correction is complete.
+            self.finish_correction(p, t);
+        }
+        let c = self.correction(p, t);
+        match stage {
+            ReplayStage::Start => c.in_block = true,
+            ReplayStage::Source(ts) => c.source = Some(ts),
+            ReplayStage::ReplayedMove => c.replayed_lines = c.replayed_lines.saturating_add(1),
+            ReplayStage::End => c.in_block = false,
+            ReplayStage::Corrected {
+                original,
+                corrected,
+            } => {
+                let (a, b) = (DVec3::from(original), DVec3::from(corrected));
+                c.deviations.push(Deviation {
+                    move_id: 0,
+                    binding: "location".into(),
+                    predicted: Value::Vec3(a),
+                    authoritative: Value::Vec3(b),
+                    error: a.distance(b),
+                    tolerance: f64::NAN,
+                });
+            }
+            ReplayStage::ClientStateBefore | ReplayStage::CorrectedBefore | ReplayStage::After => {}
+        }
+        if stage != ReplayStage::Start {
+            self.pawns[p].dump = DumpTarget::Ignored;
+        }
+    }
+
+    /// Emits the correction gathered for this pawn, if any.
+    pub fn finish_correction(&mut self, p: usize, t_now: f64) {
+        let m = self.cast.pawns[p].machine;
+        let Some(id) = self.cast.pawns[p].client else {
+            return;
+        };
+        let Some(c) = self.clients.get_mut(&id) else {
+            return;
+        };
+        let Some(x) = c.correction.take() else {
+            return;
+        };
+        let _ = t_now;
+        let source = x.source.or(c.last_reply);
+        let move_id = match source {
+            Some(ts) => c.id_or_new(ts),
+            None => c.fresh_id(),
+        };
+        let depth = x
+            .replayed
+            .or((x.replayed_lines > 0).then_some(x.replayed_lines))
+            .or((!x.replay_ts.is_empty()).then_some(x.replay_ts.len() as u16))
+            .or_else(|| source.map(|s| c.newer_than(s)))
+            .unwrap_or(0);
+        let server = source.and_then(|s| self.verdicts.remove(&(id, s.micros)));
+        let detected_by = x.detected_by.unwrap_or(if server.is_some() {
+            DetectedBy::Server
+        } else {
+            DetectedBy::Client
+        });
+        let mut deviations = if x.deviations.is_empty() {
+            server.unwrap_or_default()
+        } else {
+            x.deviations
+        };
+        for d in &mut deviations {
+            d.move_id = move_id;
+        }
+        self.emit(
+            x.t,
+            m,
+            Event::Correction {
+                move_id,
+                detected_by,
+                deviations: deviations.into_boxed_slice(),
+                replay_depth: depth,
+                replayed: !x.not_replayed,
+            },
+        );
+    }
+
+    fn clock_synced(
+        &mut self,
+        m: Machine,
+        t: f64,
+        new_time: f64,
+        old_time: Option<f64>,
+        ping_ms: Option<f64>,
+    ) {
+        let ping = ping_ms.map(|p| p / 1000.0);
+        self.emit(
+            t,
+            m,
+            Event::ClockSync {
+                synced_time: new_time,
+                latency_estimate: ping.map_or(f64::NAN, |p| p / 2.0),
+            },
+        );
+        if let Some(p) = ping {
+            self.emit(t, m, Event::Rtt { rtt: p });
+        }
+        let jump = old_time.map_or(String::new(), |o| {
+            format!(" (it jumped {:+.6} s)", new_time - o)
+        });
+        self.emit(
+            t,
+            m,
+            Event::Log {
+                level: LogLevel::Warning,
+                text: format!(
+                    "GMC: the client's clock was re-synced with the server's to {new_time:.6} s{jump}: later move timestamps continue from there"
+                ),
+            },
+        );
+    }
+
+    // ---- deviations ----
+
+    fn deviation(&self, msg: &Msg<'_>) -> Option<Deviation> {
+        let Msg::NotValid {
+            name,
+            index,
+            client,
+            server,
+            by,
+        } = *msg
+        else {
+            return None;
+        };
+        let ty = values::value_type(name);
+        let binding = self.naming.label(name, values::type_of(name), index);
+        let predicted = values::parse(ty, client.unwrap_or(""));
+        let authoritative = values::parse(ty, server.unwrap_or(""));
+        let (error, tolerance) = match by {
+            Some((e, tol)) => (e, tol),
+            None => (
+                ty.map_or(f64::NAN, |t| t.distance(&predicted, &authoritative)),
+                f64::NAN,
+            ),
+        };
+        Some(Deviation {
+            move_id: 0,
+            binding: Arc::from(binding.as_str()),
+            predicted,
+            authoritative,
+            error,
+            tolerance,
+        })
+    }
+
+    // ---- the server's copies ----
+
+    fn server_line(&mut self, p: usize, file: usize, t: f64, frame: Option<u16>, msg: &Msg<'_>) {
+        let Some(client) = self.cast.pawns[p].client else {
+            return;
+        };
+        match *msg {
+            Msg::ServerExecuted { ts, delta } => {
+                self.server_executed(p, file, t, frame, client, ts, delta)
+            }
+            Msg::IterationStarted { .. } => {
+                self.pawns[p].iterations = self.pawns[p].iterations.saturating_add(1)
+            }
+            Msg::DumpHeader(Dump::Output) => {
+                self.pawns[p].dump = DumpTarget::Output(SampleKind::Authoritative)
+            }
+            Msg::DumpHeader(_) => self.pawns[p].dump = DumpTarget::Ignored,
+            Msg::DumpValue { name, value } => self.dump_value(p, name, value),
+            Msg::NotValid { .. } => {
+                if let Some(d) = self.deviation(msg) {
+                    self.server_deviation(p, client, d);
+                }
+            }
+            Msg::FailedValidation {
+                side: Side::Server,
+                ts,
+            } => self.server_verdict(p, t, client, ts),
+            Msg::ForcedUpdate { reason } => self.forced(p, t, reason),
+            Msg::Notice(text) => self.notice(p, t, text, Verbosity::Warning),
+            Msg::ServerReceived { .. }
+            | Msg::ServerValidated { .. }
+            | Msg::ServerSavedReply { .. } => self.pawns[p].dump = DumpTarget::Ignored,
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn server_executed(
+        &mut self,
+        p: usize,
+        file: usize,
+        t: f64,
+        frame: Option<u16>,
+        client: u16,
+        ts: Ts,
+        delta: Option<f64>,
+    ) {
+        self.count_server_frame(file, frame, t);
+        let substeps = std::mem::take(&mut self.pawns[p].iterations);
+        let pawn = self.cast.pawns[p].pawn;
+        let c = self.clients.entry(client).or_default();
+        let move_id = c.id_or_new(ts);
+        self.pawns[p].last_verdict = None;
+        self.emit(
+            t,
+            Machine::Server,
+            Event::RemoteMoveExecuted(Arc::new(crate::model::telemetry::RemoteMove {
+                pawn,
+                client,
+                move_id,
+                timestamp: ts.secs(),
+                delta: delta.unwrap_or(f64::NAN),
+                substeps,
+                age: t - ts.secs(),
+            })),
+        );
+    }
+
+    /// Remote moves executed per server frame, counted by the engine's frame counter.
+    fn count_server_frame(&mut self, file: usize, frame: Option<u16>, t: f64) {
+        let Some(f) = frame else {
+            return;
+        };
+        match &mut self.server_frame {
+            Some((ff, cur, n)) if *ff == file && *cur == f => *n = n.saturating_add(1),
+            _ => {
+                self.flush_server_frame(t);
+                self.server_frame = Some((file, f, 1));
+            }
+        }
+    }
+
+    pub fn flush_server_frame(&mut self, t: f64) {
+        if let Some((_, _, n)) = self.server_frame.take() {
+            self.emit(t, Machine::Server, Event::ServerFrame { remote_moves: n });
+        }
+    }
+
+    fn server_deviation(&mut self, p: usize, client: u16, d: Deviation) {
+        match self.pawns[p].last_verdict {
+            // Lines after the verdict line belong to it.
+            Some(ts) => {
+                let entry = self.verdicts.entry((client, ts.micros)).or_default();
+                entry.push(d);
+            }
+            None => self.pawns[p].pending_devs.push(d),
+        }
+    }
+
+    fn server_verdict(&mut self, p: usize, t: f64, client: u16, ts: Ts) {
+        let devs = std::mem::take(&mut self.pawns[p].pending_devs);
+        let n = devs.len();
+        self.pawns[p].last_verdict = Some(ts);
+        self.verdicts.insert((client, ts.micros), devs);
+        self.verdict_order.push_back((client, ts.micros));
+        while self.verdict_order.len() > SERVER_VERDICTS {
+            if let Some(k) = self.verdict_order.pop_front() {
+                self.verdicts.remove(&k);
+            }
+        }
+        let move_id = self.clients.entry(client).or_default().id_or_new(ts);
+        self.emit(
+            t,
+            Machine::Server,
+            Event::CorrectionSent {
+                client,
+                move_id,
+                deviations: u16::try_from(n).unwrap_or(u16::MAX),
+            },
+        );
+    }
+
+    fn forced(&mut self, p: usize, t: f64, reason: &str) {
+        let pawn = self.cast.pawns[p].pawn;
+        self.emit(
+            t,
+            Machine::Server,
+            Event::ForcedUpdate {
+                pawn,
+                binding: Arc::from(reason),
+            },
+        );
+    }
+
+    fn local_line(&mut self, p: usize, t: f64, msg: &Msg<'_>) {
+        match *msg {
+            Msg::DumpHeader(Dump::Output) => {
+                self.pawns[p].dump = DumpTarget::Output(SampleKind::Authoritative)
+            }
+            Msg::DumpHeader(_) => self.pawns[p].dump = DumpTarget::Ignored,
+            Msg::DumpValue { name, value } => self.dump_value(p, name, value),
+            Msg::ForcedUpdate { reason } => self.forced(p, t, reason),
+            Msg::Notice(text) => self.notice(p, t, text, Verbosity::Warning),
+            _ => {}
+        }
+    }
+
+    // ---- proxies ----
+
+    fn proxy_line(&mut self, p: usize, t: f64, msg: &Msg<'_>) {
+        let (m, pawn) = (self.cast.pawns[p].machine, self.cast.pawns[p].pawn);
+        match *msg {
+            Msg::Smoothing { extrapolating, .. } => {
+                let mode = if extrapolating {
+                    DisplayMode::Extrapolating
+                } else {
+                    DisplayMode::Interpolating
+                };
+                if self.pawns[p].display != Some(mode) {
+                    self.pawns[p].display = Some(mode);
+                    self.emit(
+                        t,
+                        m,
+                        Event::ProxyDisplay {
+                            pawn,
+                            delay: f64::NAN,
+                            mode,
+                        },
+                    );
+                }
+            }
+            Msg::DumpHeader(_) => {
+                let kind = self.cast.pawns[p].key.role;
+                self.pawns[p].dump = if kind == Role::SimulatedProxy {
+                    DumpTarget::Output(SampleKind::Displayed)
+                } else {
+                    DumpTarget::Ignored
+                };
+            }
+            Msg::DumpValue { name, value } => self.dump_value(p, name, value),
+            _ => {}
+        }
+    }
+
+    // ---- dumps → the world view ----
+
+    fn dump_value(&mut self, p: usize, name: &str, value: &str) {
+        if !matches!(self.pawns[p].dump, DumpTarget::Output(_)) {
+            return;
+        }
+        let s = &mut self.pawns[p].sample;
+        match name {
+            "ActorLocation" => s.location = vec3(value),
+            "LinearVelocity" => s.velocity = vec3(value),
+            "ActorRotation" => {
+                if let Value::Vec3(r) = values::parse(
+                    Some(crate::model::binding::BoundType::CompressedRotator),
+                    value,
+                ) {
+                    s.yaw = Some(r.y);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The end of a pawn's dump: its location sample, at most one per 50 ms.
+    fn end_dump(&mut self, p: usize, t: f64) {
+        let target = std::mem::replace(&mut self.pawns[p].dump, DumpTarget::None);
+        let sample = std::mem::take(&mut self.pawns[p].sample);
+        let (DumpTarget::Output(kind), Some(location)) = (target, sample.location) else {
+            return;
+        };
+        if t - self.pawns[p].last_sample_t < SAMPLE_EVERY_S {
+            return;
+        }
+        self.pawns[p].last_sample_t = t;
+        let info = &self.cast.pawns[p];
+        let owner = info.client;
+        let event = Event::PawnSample(Arc::new(PawnSample::on_grid(
+            info.pawn,
+            owner,
+            kind,
+            location,
+            sample.velocity.unwrap_or(DVec3::ZERO),
+            sample.yaw.unwrap_or(0.0),
+        )));
+        let m = info.machine;
+        self.emit(t, m, event);
+    }
+
+    /// The end of the logs: open moves closed, pending corrections and batches emitted.
+    pub fn finish(&mut self, t: f64) {
+        for p in 0..self.cast.pawns.len() {
+            self.end_dump(p, t);
+            if self.cast.pawns[p].part == Part::Predicting {
+                self.finish_correction(p, t);
+                self.end_batch(p, t);
+                let m = self.cast.pawns[p].machine;
+                if let Some(e) = self.client_of(p).and_then(ClientPawn::close) {
+                    self.emit(t, m, e);
+                }
+            }
+        }
+        self.flush_server_frame(t);
+    }
+}
+
+fn vec3(text: &str) -> Option<DVec3> {
+    match values::parse(
+        Some(crate::model::binding::BoundType::CompressedVector),
+        text,
+    ) {
+        Value::Vec3(v) => Some(v),
+        _ => None,
+    }
+}

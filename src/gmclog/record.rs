@@ -1,0 +1,135 @@
+//! A game log imported into a `.msrec` recording that every view opens: the header names the
+//! machines the logs hold and, with a component, its binding list; mode `imported`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::import::{ImportError, Imported, Progress, assemble, scan};
+use super::names::Naming;
+use crate::model::binding::Binding;
+use crate::model::telemetry::{Event, Machine, Record};
+use crate::session::preset::Preset;
+use crate::session::recording::{Footer, Header, Recorder, WriteError};
+use crate::session::store::describe_participant;
+
+/// The header's mode for a recording made from game logs.
+pub const MODE: &str = "imported";
+
+/// Why an import into a recording failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ToRecordingError {
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// What to import and where.
+pub struct ImportJob {
+    pub logs: Vec<PathBuf>,
+    pub naming: Naming,
+    /// The component's own binding list, for the header (empty without a component).
+    pub bindings: Vec<Binding>,
+    pub out: PathBuf,
+}
+
+/// Imports `job.logs` into `job.out`. The recording grows in a sibling file and is renamed
+/// into place when complete: a failed or cancelled import leaves nothing behind, and an
+/// existing file is replaced only by a complete new one.
+pub fn to_recording(job: &ImportJob, progress: &Progress) -> Result<Imported, ToRecordingError> {
+    let started = Instant::now();
+    let scanned = scan(&job.logs, progress)?;
+    let header = header(&job.logs, &scanned.cast, &job.bindings);
+    let temp = partial_path(&job.out);
+    let _ = std::fs::remove_file(&temp);
+    let mut rec = Recorder::create(&temp, &header)?;
+    let mut write_error = None;
+    let names: Vec<(u16, String)> = scanned.cast.clients.clone();
+    let t0 = scanned.cast.t_start;
+    for (id, name) in names.iter().filter(|(_, n)| !n.is_empty()) {
+        let what = describe_participant(*id, Some(name));
+        let r = Record {
+            t: t0,
+            machine: Machine::Server,
+            event: Event::SessionChanged { what },
+        };
+        if let Err(e) = rec.push(&r) {
+            write_error.get_or_insert(e);
+        }
+    }
+    let result = assemble(scanned, &job.naming, progress, &mut |r| {
+        if write_error.is_none()
+            && let Err(e) = rec.push(&r)
+        {
+            write_error = Some(e);
+        }
+    });
+    let finish = |rec: Recorder, imported: &Imported| {
+        rec.finish(Footer {
+            simulated_seconds: imported.t_last,
+            wall_seconds: started.elapsed().as_secs_f64(),
+            dropped_records: 0,
+        })
+    };
+    let outcome = match (result, write_error) {
+        (Ok(imported), None) => finish(rec, &imported)
+            .map(|_| imported)
+            .map_err(ToRecordingError::from),
+        (Err(e), _) => Err(e.into()),
+        (Ok(_), Some(e)) => Err(e.into()),
+    };
+    match outcome {
+        Ok(imported) => match std::fs::rename(&temp, &job.out) {
+            Ok(()) => Ok(imported),
+            Err(source) => {
+                let _ = std::fs::remove_file(&temp);
+                Err(WriteError::Io {
+                    path: job.out.clone(),
+                    source,
+                }
+                .into())
+            }
+        },
+        Err(e) => {
+            let _ = std::fs::remove_file(&temp);
+            Err(e)
+        }
+    }
+}
+
+/// Where the recording grows until it is complete.
+pub fn partial_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".importing");
+    out.with_file_name(name)
+}
+
+fn header(logs: &[PathBuf], cast: &super::cast::Cast, bindings: &[Binding]) -> Header {
+    let mut preset = Preset::builtin_default();
+    preset.clients = cast.clients.len() as u16;
+    preset.ai_pawns = 0;
+    let names: Vec<String> = logs
+        .iter()
+        .map(|p| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
+    let mut machines = vec![Machine::Server];
+    machines.extend(cast.clients.iter().map(|(id, _)| Machine::Client(*id)));
+    Header {
+        format: crate::session::recording::FORMAT_VERSION,
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+        mode: MODE.to_string(),
+        preset_name: format!("game log {}", names.join(" + ")),
+        seed: 0,
+        started_unix_ms: 0,
+        machines,
+        bindings: bindings.to_vec(),
+        cursor: None,
+        t_start: cast.t_start,
+        preset,
+    }
+}
