@@ -21,6 +21,8 @@ use crate::model::telemetry::{
 
 /// Server-side deviations kept for the client's correction that follows.
 const SERVER_VERDICTS: usize = 4096;
+/// Seconds a correction the server found waits for the server's lines that name the value.
+const AWAIT_S: f64 = 2.0;
 /// Seconds between a pawn's location samples (the world view's rate).
 const SAMPLE_EVERY_S: f64 = 0.05;
 
@@ -80,6 +82,9 @@ pub struct Assembler {
     pub out: Vec<Record>,
     /// Lines whose pawn is in no machine the logs name.
     pub unplaced: u64,
+    /// Corrections the server found, waiting for the server's own lines naming the value
+    /// (its log's clock may put them a little later): (client, timestamp), deadline, record.
+    awaiting: VecDeque<((u16, i64), f64, Record)>,
 }
 
 impl Assembler {
@@ -98,6 +103,7 @@ impl Assembler {
             server_frame: None,
             out: Vec::new(),
             unplaced: 0,
+            awaiting: VecDeque::new(),
         }
     }
 
@@ -107,6 +113,7 @@ impl Assembler {
 
     /// One GMC line of `file` at session time `t`. Returns whether movescope used it.
     pub fn line(&mut self, file: usize, t: f64, line: &Line<'_>, msg: &Msg<'_>) {
+        self.expire(t);
         let Some(who) = &line.who else {
             return;
         };
@@ -161,7 +168,8 @@ impl Assembler {
         match *msg {
             Msg::Executed { ts, delta } => self.executed(p, t, ts, delta),
             Msg::Sent { index, of, ts } => self.sent(p, t, index, of, ts),
-            Msg::ReplyReceived { ts } | Msg::ReplyComplemented { ts } => self.reply(p, t, ts),
+            Msg::ReplyReceived { ts } => self.reply(p, t, ts, true),
+            Msg::ReplyComplemented { ts } => self.reply(p, t, ts, false),
             Msg::IterationStarted { ts } => self.iteration(p, ts),
             Msg::DumpHeader(Dump::Output) => {
                 self.pawns[p].dump = self.output_dump_of_client(p);
@@ -354,14 +362,14 @@ impl Assembler {
         }
     }
 
-    fn reply(&mut self, p: usize, t: f64, ts: Ts) {
-        let Some(c) = self.client_of(p) else {
-            return;
-        };
-        let same = c.last_reply.is_some_and(|r| r.matches(ts));
-        c.last_reply = Some(ts);
-        if !same {
+    /// A reply from the server: each one received is processed anew (a correction being
+    /// gathered belongs to the previous one); its complement line only names its move.
+    fn reply(&mut self, p: usize, t: f64, ts: Ts, received: bool) {
+        if received {
             self.finish_correction(p, t);
+        }
+        if let Some(c) = self.client_of(p) {
+            c.last_reply = Some(ts);
         }
     }
 
@@ -439,7 +447,6 @@ impl Assembler {
         let Some(x) = c.correction.take() else {
             return;
         };
-        let _ = t_now;
         let source = x.source.or(c.last_reply);
         let move_id = match source {
             Some(ts) => c.id_or_new(ts),
@@ -452,11 +459,13 @@ impl Assembler {
             .or_else(|| source.map(|s| c.newer_than(s)))
             .unwrap_or(0);
         let server = source.and_then(|s| self.verdicts.remove(&(id, s.micros)));
+        let found_by_server = x.detected_by == Some(DetectedBy::Server);
         let detected_by = x.detected_by.unwrap_or(if server.is_some() {
             DetectedBy::Server
         } else {
             DetectedBy::Client
         });
+        let waits = x.deviations.is_empty() && server.is_none() && found_by_server;
         let mut deviations = if x.deviations.is_empty() {
             server.unwrap_or_default()
         } else {
@@ -465,17 +474,72 @@ impl Assembler {
         for d in &mut deviations {
             d.move_id = move_id;
         }
-        self.emit(
-            x.t,
-            m,
-            Event::Correction {
+        let record = Record {
+            t: x.t,
+            machine: m,
+            event: Event::Correction {
                 move_id,
                 detected_by,
                 deviations: deviations.into_boxed_slice(),
                 replay_depth: depth,
                 replayed: !x.not_replayed,
             },
-        );
+        };
+        match source.filter(|_| waits && self.has_server_copy(id)) {
+            Some(ts) => self
+                .awaiting
+                .push_back(((id, ts.micros), t_now + AWAIT_S, record)),
+            None => self.out.push(record),
+        }
+    }
+
+    fn has_server_copy(&self, client: u16) -> bool {
+        self.cast
+            .pawns
+            .iter()
+            .any(|p| p.part == Part::ServerCopy && p.client == Some(client))
+    }
+
+    /// Emits the waiting corrections whose server lines did not come in time.
+    fn expire(&mut self, t: f64) {
+        while self.awaiting.front().is_some_and(|a| a.1 < t) {
+            if let Some((_, _, r)) = self.awaiting.pop_front() {
+                self.out.push(r);
+            }
+        }
+    }
+
+    /// A waiting correction gets the values the server's lines name, and is emitted.
+    fn complete_awaiting(&mut self, client: u16, ts: Ts) {
+        let Some(i) = self
+            .awaiting
+            .iter()
+            .position(|a| a.0 == (client, ts.micros))
+        else {
+            return;
+        };
+        let Some((_, _, mut r)) = self.awaiting.remove(i) else {
+            return;
+        };
+        let devs = self
+            .verdicts
+            .remove(&(client, ts.micros))
+            .unwrap_or_default();
+        if let Event::Correction {
+            move_id,
+            deviations,
+            ..
+        } = &mut r.event
+        {
+            *deviations = devs
+                .into_iter()
+                .map(|mut d| {
+                    d.move_id = *move_id;
+                    d
+                })
+                .collect();
+        }
+        self.out.push(r);
     }
 
     fn clock_synced(
@@ -658,6 +722,7 @@ impl Assembler {
             }
         }
         let move_id = self.clients.entry(client).or_default().id_or_new(ts);
+        self.complete_awaiting(client, ts);
         self.emit(
             t,
             Machine::Server,
@@ -792,6 +857,7 @@ impl Assembler {
             }
         }
         self.flush_server_frame(t);
+        self.expire(f64::INFINITY);
     }
 }
 

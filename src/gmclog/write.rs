@@ -86,6 +86,8 @@ struct ClientState {
     sent: VecDeque<u32>,
     /// The newest output values of each move's newest execution (value trace).
     outputs: HashMap<u32, (PawnValues, PawnValues)>,
+    /// The client's synchronized clock minus the server's (session time), newest.
+    offset: Option<f64>,
 }
 
 /// Turns records into GMC log lines, one file per machine.
@@ -99,8 +101,11 @@ pub struct GmcLogWriter {
     listen: bool,
     outs: HashMap<Machine, Out>,
     clients: HashMap<u16, ClientState>,
-    /// Server verdicts waiting for the values (client, move id) → (time, held key).
+    /// Server verdicts waiting for the values (client, move id) → time of the verdict.
     verdicts: HashMap<(u16, u32), f64>,
+    /// Or the values waiting for the verdict (a client's record can come first in the
+    /// stream): (client, move id) → (timestamp, deviations).
+    values_first: HashMap<(u16, u32), (f64, Vec<Deviation>)>,
     /// Each client's pawn on the server (from `Joined`).
     pawn_of: BTreeMap<u16, u16>,
     order: u64,
@@ -140,6 +145,7 @@ impl GmcLogWriter {
             outs: HashMap::new(),
             clients: HashMap::new(),
             verdicts: HashMap::new(),
+            values_first: HashMap::new(),
             pawn_of: BTreeMap::new(),
             order: 0,
             now: 0.0,
@@ -260,6 +266,9 @@ impl GmcLogWriter {
                     self.world_time(r.t)?;
                 }
             }
+            (Event::ClockOffset { offset }, Machine::Client(c)) => {
+                self.clients.entry(c).or_default().offset = Some(*offset);
+            }
             (Event::Joined { client, pawn, .. }, Machine::Server) => {
                 self.pawn_of.insert(*client, *pawn);
             }
@@ -302,9 +311,12 @@ impl GmcLogWriter {
                     client, move_id, ..
                 },
                 Machine::Server,
-            ) => {
-                self.verdicts.insert((*client, *move_id), r.t);
-            }
+            ) => match self.values_first.remove(&(*client, *move_id)) {
+                Some((ts, devs)) => self.server_lines(*client, r.t, ts, &devs)?,
+                None => {
+                    self.verdicts.insert((*client, *move_id), r.t);
+                }
+            },
             (
                 Event::Correction {
                     move_id,
@@ -388,6 +400,9 @@ impl GmcLogWriter {
             return Ok(());
         }
         let who = self.who(Machine::Client(c), c, Some(c));
+        // A version was executed when the client's clock read its timestamp (the move may
+        // be closed a frame later, when the next one opens).
+        let offset = self.clients.get(&c).and_then(|s| s.offset);
         let n = frames.max(1);
         let start = ts - delta;
         for j in 1..=n {
@@ -398,7 +413,10 @@ impl GmcLogWriter {
                 (ts_j * 1e5).round() / 1e5
             };
             let d_j = ts_j - start;
-            let t_j = t - (ts - ts_j);
+            let t_j = match offset {
+                Some(off) => (ts_j - off).min(t),
+                None => t - (ts - ts_j),
+            };
             if self.switches.iterations {
                 for _ in 0..substeps.max(1) {
                     let text = format!(
@@ -651,7 +669,8 @@ impl GmcLogWriter {
         Ok(())
     }
 
-    /// The server's lines for a move it found wrong, at the time it found it.
+    /// The server's lines for a move it found wrong, at the time it found it (now if the
+    /// verdict came first in the stream, else when it comes).
     fn server_verdict(
         &mut self,
         c: u16,
@@ -659,9 +678,25 @@ impl GmcLogWriter {
         ts: f64,
         devs: &[Deviation],
     ) -> Result<(), WriteLogError> {
-        let Some(t) = self.verdicts.remove(&(c, id)) else {
-            return Ok(());
-        };
+        match self.verdicts.remove(&(c, id)) {
+            Some(t) => self.server_lines(c, t, ts, devs),
+            None => {
+                self.values_first.insert((c, id), (ts, devs.to_vec()));
+                if self.values_first.len() > REMEMBERED {
+                    self.values_first.clear();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn server_lines(
+        &mut self,
+        c: u16,
+        t: f64,
+        ts: f64,
+        devs: &[Deviation],
+    ) -> Result<(), WriteLogError> {
         let pawn = self.pawn_of.get(&c).copied().unwrap_or(c);
         let who = self.who(Machine::Server, pawn, Some(c));
         for d in devs {

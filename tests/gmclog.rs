@@ -1,0 +1,437 @@
+//! Game logs: the round trip (a simulated session written as GMC would log it, imported back:
+//! the same moves, corrections, replay depths and first deviating values, nothing invented)
+//! and hand-written logs of what the simulator cannot produce (tests/gmclog/).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::TempDir;
+use movescope::analysis::lint::{self, Rates};
+use movescope::gmclog::import::{CUT_OFF, OTHER_CATEGORY, UNKNOWN_GMC};
+use movescope::gmclog::write::{GmcLogWriter, Switches};
+use movescope::gmclog::{Imported, Naming, Progress, assemble, names, scan, values};
+use movescope::model::binding::{Binding, Value};
+use movescope::model::telemetry::{Event, Machine, Record};
+use movescope::session::preset::Preset;
+use movescope::sim::run_deterministic;
+
+/// A correction as a user compares it: client, GMC timestamp (µs), replay depth, and the
+/// first deviating value's name with both values as GMC prints them.
+type Seen = (u16, i64, u16, String, String, String);
+
+fn run(name: &str, seconds: f64) -> (Preset, Vec<Record>) {
+    let (mut p, _) = Preset::find(name).expect("shipped preset");
+    p.value_trace = true;
+    let mut records = Vec::new();
+    run_deterministic(&p, name, seconds, &mut |r| records.push(r.clone())).expect("runs");
+    (p, records)
+}
+
+fn write_logs(p: &Preset, records: &[Record], dir: &Path, switches: Switches) -> Vec<PathBuf> {
+    let list = p.checked_bindings().expect("valid").list().to_vec();
+    let listen = p.net_mode == movescope::model::settings::NetMode::Listen;
+    let mut w =
+        GmcLogWriter::create(dir, 1_767_225_600_000, &list, listen, switches).expect("log folder");
+    for r in records {
+        w.push(r).expect("writes");
+    }
+    w.finish().expect("finishes")
+}
+
+/// A component written for the test: it binds the session's values in its order, as GMC's
+/// Bind functions, in a class deriving from a GMC class that binds nothing itself.
+fn component_for(list: &[Binding], dir: &Path) -> PathBuf {
+    let mut cpp = String::from(
+        "#include \"TestMoveCmp.h\"\n\nvoid UTestMoveCmp::BindReplicationData_Implementation()\n{\n    Super::BindReplicationData_Implementation();\n",
+    );
+    for b in list {
+        cpp += &format!(
+            "    {}({}, EGMC_PredictionMode::{:?}, EGMC_CombineMode::{:?}, EGMC_SimulationMode::{:?}, EGMC_InterpolationFunction::{:?});\n",
+            b.ty.gmc_function(),
+            b.name,
+            b.prediction,
+            b.combine,
+            b.simulation,
+            b.interpolation
+        );
+    }
+    cpp += "}\n";
+    let header = "#pragma once\n#include \"Components/GMCMovementUtilityComponent.h\"\n#include \"TestMoveCmp.generated.h\"\n\nUCLASS()\nclass UTestMoveCmp : public UGMC_MovementUtilityCmp\n{\n    GENERATED_BODY()\npublic:\n    virtual void BindReplicationData_Implementation() override;\n    FVector2D input_move;\n    bool input_dash;\n    FVector location;\n    FRotator rotation;\n    FVector velocity;\n    float dash_cooldown;\n    uint8 dash_count;\n    float stride;\n    float move_ramp;\n    uint8 team;\n};\n";
+    let h = dir.join("TestMoveCmp.h");
+    std::fs::write(&h, header).expect("writes");
+    std::fs::write(dir.join("TestMoveCmp.cpp"), cpp).expect("writes");
+    dir.to_path_buf()
+}
+
+fn naming_from(component: &Path) -> Naming {
+    let report = lint::lint_paths(&[component.to_path_buf()], Rates::of(&Preset::default()));
+    let c = report
+        .components
+        .iter()
+        .find(|c| !c.bindings.is_empty())
+        .expect("the test component binds values");
+    let (list, source) = names::component_list(c);
+    Naming::from_list(&list, source)
+}
+
+fn import(logs: &[PathBuf], naming: &Naming) -> (Imported, Vec<Record>) {
+    let progress = Progress::default();
+    let s = scan(logs, &progress).expect("scans");
+    let mut out = Vec::new();
+    let imported = assemble(s, naming, &progress, &mut |r| out.push(r)).expect("imports");
+    (imported, out)
+}
+
+/// Each client's move timestamps by move id (from its closed moves).
+fn stamps(records: &[Record]) -> BTreeMap<(u16, u32), i64> {
+    records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (
+                Machine::Client(c),
+                Event::MoveClosed {
+                    move_id, timestamp, ..
+                },
+            ) => Some(((*c, *move_id), (timestamp * 1e6).round() as i64)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn corrections(
+    records: &[Record],
+    list: &[Binding],
+    names_of: &dyn Fn(&str) -> String,
+) -> Vec<Seen> {
+    let ts = stamps(records);
+    let mut out: Vec<Seen> = records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (
+                Machine::Client(c),
+                Event::Correction {
+                    move_id,
+                    deviations,
+                    replay_depth,
+                    ..
+                },
+            ) => {
+                let d = deviations.first()?;
+                let ty = list
+                    .iter()
+                    .find(|b| names_of(&b.name) == names_of(&d.binding))?
+                    .ty;
+                Some((
+                    *c,
+                    *ts.get(&(*c, *move_id))?,
+                    *replay_depth,
+                    names_of(&d.binding),
+                    values::format(ty, &d.predicted),
+                    values::format(ty, &d.authoritative),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn server_moves(records: &[Record]) -> Vec<(u16, i64)> {
+    let mut v: Vec<(u16, i64)> = records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::RemoteMoveExecuted(x) => Some((x.client, (x.timestamp * 1e6).round() as i64)),
+            _ => None,
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn moves(records: &[Record]) -> Vec<(u16, i64, u16)> {
+    let mut v: Vec<(u16, i64, u16)> = records
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (
+                Machine::Client(c),
+                Event::MoveClosed {
+                    timestamp, frames, ..
+                },
+            ) => Some((*c, (timestamp * 1e6).round() as i64, *frames)),
+            _ => None,
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Equal lists, or a failure naming the first difference (never the whole lists).
+fn same_lists<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+    if let Some(i) = (0..got.len().max(want.len())).find(|i| got.get(*i) != want.get(*i)) {
+        panic!(
+            "{what}: {} imported against {} simulated; first difference at {i}: imported {:?}, simulated {:?}",
+            got.len(),
+            want.len(),
+            got.get(i),
+            want.get(i)
+        );
+    }
+}
+
+/// The round trip of one scenario.
+fn round_trip(name: &str, seconds: f64, expect_corrections: bool) {
+    let dir = TempDir::new(&format!("gmclog-{name}"));
+    let (p, sim) = run(name, seconds);
+    let logs = write_logs(&p, &sim, &dir.join("logs"), Switches::ALL);
+    let list = p.checked_bindings().expect("valid").list().to_vec();
+    std::fs::create_dir_all(dir.join("src")).expect("folder");
+    let naming = naming_from(&component_for(&list, &dir.join("src")));
+    let (imported, got) = import(&logs, &naming);
+    assert_eq!(
+        imported.scan.cast.clients.len() as u16,
+        p.network_clients().len() as u16
+    );
+    let same = |s: &str| s.to_string();
+    let want = corrections(&sim, &list, &same);
+    let have = corrections(&got, &list, &same);
+    let all = sim
+        .iter()
+        .filter(|r| matches!(r.event, Event::Correction { .. }))
+        .count();
+    assert_eq!(
+        want.is_empty(),
+        !expect_corrections,
+        "{name}: the scenario's corrections ({all} in all)"
+    );
+    same_lists(&have, &want, &format!("{name}: corrections"));
+    same_lists(
+        &moves(&got),
+        &moves(&sim),
+        &format!("{name}: moves, their timestamps and frames"),
+    );
+    same_lists(
+        &server_moves(&got),
+        &server_moves(&sim),
+        &format!("{name}: server executions"),
+    );
+    assert_eq!(
+        imported.skipped.total(),
+        0,
+        "{name}: every written line is read"
+    );
+}
+
+#[test]
+fn pitfall_01_round_trip() {
+    round_trip("pitfall-01-unbound-member", 12.0, true);
+}
+
+/// Pitfalls 3 and 4 make no correction in their shipped presets (a one-shot raised twice, a
+/// press lost in a combined move: the server agrees with what the client sent); their round
+/// trip is the combined moves (3.8 frames per move at 120 fps) and the server's executions.
+#[test]
+fn pitfall_03_round_trip() {
+    round_trip("pitfall-03-one-shot-not-sealed", 30.0, false);
+}
+
+#[test]
+fn pitfall_04_round_trip() {
+    round_trip("pitfall-04-dash-always-combine", 30.0, false);
+}
+
+#[test]
+fn pitfall_10_round_trip() {
+    round_trip("pitfall-10-binding-mismatch", 12.0, true);
+}
+
+#[test]
+fn a_clean_session_imports_with_no_correction() {
+    round_trip("default", 12.0, false);
+}
+
+/// Without the Verbose lines the log does not say which value deviated: the import keeps the
+/// corrections (from the replay blocks) and invents no value.
+#[test]
+fn without_verbose_no_value_is_invented() {
+    let dir = TempDir::new("gmclog-quiet");
+    let (p, sim) = run("pitfall-01-unbound-member", 8.0);
+    let quiet = Switches::ALL.without("verbose").expect("a switch");
+    let logs = write_logs(&p, &sim, &dir.join("logs"), quiet);
+    let (_, got) = import(&logs, &Naming::none());
+    let sim_n = sim
+        .iter()
+        .filter(|r| matches!(r.event, Event::Correction { .. }))
+        .count();
+    let mut n = 0;
+    for r in &got {
+        if let Event::Correction { deviations, .. } = &r.event {
+            n += 1;
+            assert!(
+                deviations.is_empty(),
+                "no deviation without the Verbose lines"
+            );
+        }
+    }
+    assert_eq!(n, sim_n);
+}
+
+// ---- hand-written logs ----
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/gmclog")
+        .join(name)
+}
+
+fn corrections_of(records: &[Record]) -> Vec<(Machine, u32, u16, Vec<(String, Value, Value)>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Correction {
+                move_id,
+                deviations,
+                replay_depth,
+                ..
+            } => Some((
+                r.machine,
+                *move_id,
+                *replay_depth,
+                deviations
+                    .iter()
+                    .map(|d| {
+                        (
+                            d.binding.to_string(),
+                            d.predicted.clone(),
+                            d.authoritative.clone(),
+                        )
+                    })
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One PIE log: a listen server and two clients, a component deriving from GMC's organic
+/// component, unknown lines, another category, a clock re-sync and a correction found by
+/// the server.
+#[test]
+fn a_pie_log_with_a_listen_server_and_two_clients() {
+    let naming = naming_from(&fixture("sprint"));
+    let (imported, got) = import(&[fixture("pie-listen-two-clients.log")], &naming);
+    let cast = &imported.scan.cast;
+    assert_eq!(cast.clients.len(), 2, "{:?}", cast.clients);
+    let names: Vec<&str> = cast.clients.iter().map(|(_, n)| n.as_str()).collect();
+    // Numbered by first appearance: Ben's first move comes first.
+    assert_eq!(names, ["Ben", "Ana"]);
+    let c = corrections_of(&got);
+    assert_eq!(c.len(), 1, "{c:?}");
+    let (machine, _, depth, devs) = &c[0];
+    assert_eq!(*machine, Machine::Client(0), "Ben's pawn was corrected");
+    assert_eq!(*depth, 3);
+    assert_eq!(
+        devs[0].0, "Stamina",
+        "SinglePrecisionFloat[2] after the organic component's two"
+    );
+    assert_eq!(devs[0].1, Value::Float(42.5));
+    assert_eq!(devs[0].2, Value::Float(40.0));
+    // Moves are the move trace's, each client's own; the server executed Ben's.
+    let ben_moves = got
+        .iter()
+        .filter(|r| r.machine == Machine::Client(0) && matches!(r.event, Event::MoveClosed { .. }))
+        .count();
+    assert_eq!(ben_moves, 5);
+    assert!(
+        got.iter()
+            .any(|r| matches!(&r.event, Event::RemoteMoveExecuted(x) if x.client == 0))
+    );
+    assert!(
+        got.iter()
+            .any(|r| matches!(r.event, Event::ClockSync { .. }))
+    );
+    let skipped = &imported.skipped.kinds;
+    assert!(
+        skipped.get(UNKNOWN_GMC).is_some_and(|k| k.count == 2),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped.get(OTHER_CATEGORY).is_some_and(|k| k.line == 1),
+        "{skipped:?}"
+    );
+}
+
+/// GMC 1.x: a client's and a server's log, moves by TrackClientMove, the replay by
+/// ClientReplayLog (3-decimal timestamps), the deviating value by "Bound data deviates".
+#[test]
+fn v1_logs_from_a_client_and_a_server() {
+    let (imported, got) = import(
+        &[fixture("v1-server.log"), fixture("v1-client.log")],
+        &Naming::none(),
+    );
+    assert_eq!(imported.scan.v1_lines, imported.scan.gmc_lines);
+    assert_eq!(
+        imported.scan.cast.clients.len(),
+        1,
+        "the server's copy is paired"
+    );
+    let c = corrections_of(&got);
+    assert_eq!(c.len(), 1, "{c:?}");
+    let (machine, move_id, depth, devs) = &c[0];
+    assert_eq!(*machine, Machine::Client(0));
+    assert_eq!(*depth, 2, "two Replaying lines");
+    assert_eq!(devs[0].0, "Float1");
+    assert_eq!(devs[0].1, Value::Float(2.0), "the client's value");
+    assert_eq!(devs[0].2, Value::Float(1.5), "the server's value");
+    let ts = stamps(&got);
+    assert_eq!(
+        ts.get(&(0, *move_id)),
+        Some(&12_100_000),
+        "the 3-decimal source matched"
+    );
+}
+
+/// A log cut off mid-line: everything before it is read, the cut line is counted, not read
+/// as a short number.
+#[test]
+fn a_log_cut_off_mid_line() {
+    let (imported, got) = import(&[fixture("cut-off.log")], &Naming::none());
+    let cut = imported
+        .skipped
+        .kinds
+        .get(CUT_OFF)
+        .expect("the cut line is counted");
+    assert_eq!(cut.count, 1);
+    let moves = got
+        .iter()
+        .filter(|r| matches!(r.event, Event::MoveClosed { .. }))
+        .count();
+    assert_eq!(moves, 3);
+}
+
+#[test]
+fn a_binary_file_is_named_as_such() {
+    let dir = TempDir::new("gmclog-binary");
+    let f = dir.join("game.log");
+    std::fs::write(&f, [0u8, 159, 146, 150, 0, 1, 2, 3]).expect("writes");
+    let err = scan(&[f], &Progress::default()).err().expect("refused");
+    assert!(err.to_string().contains("binary"), "{err}");
+}
+
+#[test]
+fn a_log_without_gmc_lines_says_what_to_turn_on() {
+    let dir = TempDir::new("gmclog-empty");
+    let f = dir.join("game.log");
+    std::fs::write(
+        &f,
+        "[2026.01.01-00.00.00:000][  0]LogInit: Display: hello\n",
+    )
+    .expect("writes");
+    let err = scan(&[f], &Progress::default()).err().expect("refused");
+    assert!(
+        err.to_string().contains("gmc.LogClientMoveTrace 1"),
+        "{err}"
+    );
+}
