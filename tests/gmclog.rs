@@ -286,7 +286,10 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn corrections_of(records: &[Record]) -> Vec<(Machine, u32, u16, Vec<(String, Value, Value)>)> {
+/// A correction's machine, move id, replay depth and deviating values (name, client's, server's).
+type Found = (Machine, u32, u16, Vec<(String, Value, Value)>);
+
+fn corrections_of(records: &[Record]) -> Vec<Found> {
     records
         .iter()
         .filter_map(|r| match &r.event {
