@@ -83,6 +83,7 @@ fn main() -> ExitCode {
             screenshot_after,
             whatif,
             cli.app.windows.clone(),
+            cli.app.component.clone(),
         ),
         Some(Command::Inspect {
             file,

@@ -193,7 +193,12 @@ impl MovescopeApp {
         let preset = self.shown_preset();
         let mut running = self.status_jobs.running();
         if let Some((job, _)) = &self.shown.opening {
-            running.push(job.what.clone());
+            let p = job.progress();
+            running.push(if p > 0.0 {
+                format!("{} ({:.0} %)", job.what, p * 100.0)
+            } else {
+                job.what.clone()
+            });
         }
         let view = top_bar::TopView {
             title: &preset.title,

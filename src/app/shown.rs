@@ -200,10 +200,31 @@ impl MovescopeApp {
     /// Stops any live session once `path` is open, and loads it in the background. Opening
     /// (which may scan a damaged file) runs on a job thread.
     pub fn open_recording(&mut self, path: &Path, at: Option<f64>) {
+        if crate::gmclog::record::is_game_log(path) {
+            return self.open_game_log(path, at);
+        }
         let shown = path.to_path_buf();
         match Job::spawn(format!("opening {}", path.display()), move |_| {
             Recording::open(&shown).map_err(|e| e.to_string())
         }) {
+            Ok(job) => {
+                self.status.set(job.what.clone());
+                self.shown.opening = Some((job, at));
+            }
+            Err(e) => self.status.set(format!("error: {e}")),
+        }
+    }
+
+    /// A game log: imported on a job (progress in the top bar, cancelled with the job) into a
+    /// recording in the temporary folder, which then opens as any recording does.
+    fn open_game_log(&mut self, path: &Path, at: Option<f64>) {
+        let log = path.to_path_buf();
+        let what = format!(
+            "importing the game log {}",
+            path.file_name()
+                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+        );
+        match Job::spawn(what, move |ctx| import_game_log(&log, ctx)) {
             Ok(job) => {
                 self.status.set(job.what.clone());
                 self.shown.opening = Some((job, at));
@@ -468,4 +489,36 @@ impl MovescopeApp {
             o.damage = damage;
         }
     }
+}
+
+/// Imports a game log (values as GMC prints them: the app has no component for it) and
+/// opens the recording it made, reporting the import's progress to the job.
+fn import_game_log(log: &Path, ctx: &super::jobs::JobCtx) -> Result<Recording, String> {
+    use crate::gmclog::record::{ImportJob, imported_path, to_recording};
+    use crate::gmclog::{Naming, Progress};
+    use std::sync::atomic::Ordering;
+    let job = ImportJob {
+        logs: vec![log.to_path_buf()],
+        naming: Naming::none(),
+        bindings: Vec::new(),
+        out: imported_path(log),
+    };
+    let progress = Progress::default();
+    let result = std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            while !progress.cancel.load(Ordering::Relaxed) {
+                ctx.set_progress(progress.fraction());
+                if ctx.is_cancelled() {
+                    progress.cancel.store(true, Ordering::Relaxed);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let r = to_recording(&job, &progress);
+        progress.cancel.store(true, Ordering::Relaxed);
+        let _ = watcher.join();
+        r
+    });
+    result.map_err(|e| e.to_string())?;
+    Recording::open(&job.out).map_err(|e| e.to_string())
 }

@@ -144,9 +144,15 @@ pub(crate) fn open_recording(
     screenshot_after: f64,
     whatif: Vec<String>,
     windows: Vec<String>,
+    component: Vec<PathBuf>,
 ) -> Result<(), String> {
     check_windows(&windows)?;
     check_outputs(&[("--screenshot", screenshot.as_deref())], &[&file])?;
+    let file = if movescope::gmclog::record::is_game_log(&file) {
+        import_for_opening(&file, &component)?
+    } else {
+        file
+    };
     let rec = open_recording_file(&file)?;
     let preset = rec.header.preset.clone();
     let name = rec.header.preset_name.clone();
@@ -156,4 +162,28 @@ pub(crate) fn open_recording(
         whatif,
         ..options(preset, name, Source::Recording { path: file, at })
     })
+}
+
+/// `open game.log`: the log imported first (progress on the terminal) into the temporary
+/// folder, its values named by the app's `--component` when given.
+fn import_for_opening(log: &std::path::Path, component: &[PathBuf]) -> Result<PathBuf, String> {
+    use movescope::gmclog::record::{ImportJob, imported_path, to_recording};
+    let (naming, bindings) = crate::cli::import::naming_for(component, None)?;
+    let job = ImportJob {
+        logs: vec![log.to_path_buf()],
+        naming,
+        bindings,
+        out: imported_path(log),
+    };
+    let imported = crate::cli::import::with_progress(|p| to_recording(&job, p))?;
+    eprintln!(
+        "imported {} GMC line(s) of {} into {}",
+        imported.scan.gmc_lines,
+        log.display(),
+        job.out.display()
+    );
+    for hint in crate::cli::import::missing(&imported) {
+        eprintln!("missing: {hint}");
+    }
+    Ok(job.out)
 }

@@ -138,6 +138,7 @@ pub(crate) fn report(
         1.0,
         Vec::new(),
         Vec::new(),
+        Vec::new(),
     )
     .map_err(|e| format!("the picture needs a display ({e}); the other files are written"))?;
     println!("wrote {}", files.picture.display());

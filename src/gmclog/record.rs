@@ -97,6 +97,42 @@ pub fn to_recording(job: &ImportJob, progress: &Progress) -> Result<Imported, To
     }
 }
 
+/// Whether `path` is a game log rather than a recording: its start is not a recording's
+/// first line, and it names itself a log (`.log`, `.txt`) or its first line reads as an
+/// Unreal log line.
+pub fn is_game_log(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 512];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let head = &head[..n];
+    if head.starts_with(b"MOVESCOPE-RECORDING") {
+        return false;
+    }
+    let named = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("log") || e.eq_ignore_ascii_case("txt"));
+    let first = head.split(|b| *b == b'\n').next().unwrap_or(&[]);
+    let reads = std::str::from_utf8(first)
+        .ok()
+        .is_some_and(|l| super::line::parse(l.trim_end()).is_ok());
+    named || reads
+}
+
+/// Where a game log opened in the app is imported to: the system's temporary folder, named by
+/// the log and the time.
+pub fn imported_path(log: &Path) -> PathBuf {
+    let stem = log
+        .file_stem()
+        .map_or_else(|| "game-log".into(), |s| s.to_string_lossy().into_owned());
+    std::env::temp_dir().join(format!(
+        "movescope-{stem}-{}.msrec",
+        crate::support::stamp::now_utc()
+    ))
+}
+
 /// Where the recording grows until it is complete.
 pub fn partial_path(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap_or_default().to_os_string();
