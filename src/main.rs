@@ -6,6 +6,7 @@ mod bench;
 mod cli;
 
 use crate::bench::bench_seconds;
+use crate::bench::import::bench_import;
 use crate::bench::lint::bench_lint;
 use crate::bench::live::bench_live;
 use crate::bench::participants::bench_participants;
@@ -49,6 +50,9 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             lint: Some(lines), ..
         }) => bench_lint(lines),
+        Some(Command::Bench {
+            import: Some(mb), ..
+        }) => bench_import(mb),
         Some(Command::Bench { live: true, .. }) => bench_live(),
         Some(Command::Bench {
             participants: Some(list),

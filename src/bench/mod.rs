@@ -4,6 +4,7 @@
 //!
 //! May use every library layer.
 
+pub(crate) mod import;
 pub(crate) mod lint;
 pub(crate) mod live;
 pub(crate) mod participants;

@@ -121,6 +121,11 @@ pub(crate) enum Command {
         /// (100000 for the goal), linted three times.
         #[arg(long, value_name = "LINES")]
         lint: Option<usize>,
+        /// Measure `movescope import` instead: game logs of about MB megabytes (the logs GMC
+        /// would write for the default preset), imported at a quarter and at the whole size:
+        /// time, MB/s and peak memory (1000 for the goal).
+        #[arg(long, value_name = "MB")]
+        import: Option<f64>,
         /// Length of the long recording `--recording` opens and seeks in.
         #[arg(long, default_value_t = 3600.0)]
         hour_seconds: f64,
