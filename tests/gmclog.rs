@@ -438,3 +438,21 @@ fn a_log_without_gmc_lines_says_what_to_turn_on() {
         "{err}"
     );
 }
+
+/// Where the component's table binds fewer values of a type than the log prints, the import
+/// says so (and those values keep GMC's own name).
+#[test]
+fn a_table_that_binds_fewer_values_than_the_log_prints_is_named() {
+    use movescope::model::binding::BoundType;
+    let naming = Naming::from_list(&[("Stamina".to_string(), BoundType::Float)], "test".into());
+    let (imported, got) = import(&[fixture("pie-listen-two-clients.log")], &naming);
+    assert_eq!(imported.beyond_table.get("SinglePrecisionFloat"), Some(&2));
+    assert_eq!(imported.beyond_table.get("Bool"), Some(&3));
+    let c = corrections_of(&got);
+    assert_eq!(c[0].3[0].0, "SinglePrecisionFloat[2]");
+    let (right, _) = import(
+        &[fixture("pie-listen-two-clients.log")],
+        &naming_from(&fixture("sprint")),
+    );
+    assert!(right.beyond_table.is_empty(), "{:?}", right.beyond_table);
+}

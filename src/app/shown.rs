@@ -221,8 +221,10 @@ impl MovescopeApp {
         let log = path.to_path_buf();
         let what = format!(
             "importing the game log {}",
-            path.file_name()
-                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+            path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned()
+            )
         );
         match Job::spawn(what, move |ctx| import_game_log(&log, ctx)) {
             Ok(job) => {

@@ -32,7 +32,10 @@ fn run_in(dir: &Path, megabytes: f64) -> Result<(), String> {
     let full = write_logs(&dir.join("full"), seconds)?;
     let quarter = write_logs(&dir.join("quarter"), (seconds / 4.0).ceil())?;
     for (name, logs) in [("a quarter", &quarter), ("the whole", &full)] {
-        let bytes: u64 = logs.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
+        let bytes: u64 = logs
+            .iter()
+            .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+            .sum();
         let out = dir.join(format!("{}.msrec", name.replace(' ', "-")));
         let (secs, peak_kb) = import_child(logs, &out)?;
         println!(
@@ -49,7 +52,10 @@ fn run_in(dir: &Path, megabytes: f64) -> Result<(), String> {
 /// Bytes the logs take per simulated second of the default preset.
 fn bytes_per_second(dir: &Path) -> Result<f64, String> {
     let logs = write_logs(dir, 20.0)?;
-    let bytes: u64 = logs.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
+    let bytes: u64 = logs
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .sum();
     let _ = std::fs::remove_dir_all(dir);
     Ok((bytes as f64 / 20.0).max(1.0))
 }
@@ -57,7 +63,11 @@ fn bytes_per_second(dir: &Path) -> Result<f64, String> {
 fn write_logs(dir: &Path, seconds: f64) -> Result<Vec<PathBuf>, String> {
     let mut p = Preset::builtin_default();
     p.value_trace = true;
-    let list = p.checked_bindings().map_err(|e| e.to_string())?.list().to_vec();
+    let list = p
+        .checked_bindings()
+        .map_err(|e| e.to_string())?
+        .list()
+        .to_vec();
     let mut w = GmcLogWriter::create(dir, 1_767_225_600_000, &list, false, Switches::ALL)
         .map_err(|e| e.to_string())?;
     let mut error = None;

@@ -160,6 +160,15 @@ fn print_report(imported: &Imported, job: &ImportJob, out: &Path) {
         println!("values: as GMC prints them (Type[index]); --component names them");
     } else {
         println!("values named from {}", job.naming.source);
+        for (ty, last) in &imported.beyond_table {
+            println!(
+                "  the log and the component disagree: it prints {ty}[{last}], the component binds {} {ty} value(s) (GMC's or a plugin's own bindings the table does not know, or another version of the component); those values keep GMC's name",
+                job.naming.count(
+                    movescope::gmclog::values::type_of(ty)
+                        .unwrap_or(movescope::model::binding::BoundType::Bool)
+                )
+            );
+        }
     }
     if imported.skipped.total() > 0 {
         println!("not used:");

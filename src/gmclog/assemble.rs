@@ -85,6 +85,8 @@ pub struct Assembler {
     /// Corrections the server found, waiting for the server's own lines naming the value
     /// (its log's clock may put them a little later): (client, timestamp), deadline, record.
     awaiting: VecDeque<((u16, i64), f64, Record)>,
+    /// Types the log prints more values of than the component binds: type → highest index.
+    pub beyond_table: std::collections::BTreeMap<String, u16>,
 }
 
 impl Assembler {
@@ -104,6 +106,7 @@ impl Assembler {
             out: Vec::new(),
             unplaced: 0,
             awaiting: VecDeque::new(),
+            beyond_table: std::collections::BTreeMap::new(),
         }
     }
 
@@ -127,6 +130,7 @@ impl Assembler {
         if !matches!(msg, Msg::DumpValue { .. }) {
             self.end_dump(p, t);
         }
+        self.check_against_table(msg);
         if matches!(line.verbosity, Verbosity::Warning | Verbosity::Error) {
             self.notice(p, t, line.msg, line.verbosity);
         }
@@ -136,6 +140,35 @@ impl Assembler {
             Part::ServerLocal => self.local_line(p, t, msg),
             Part::Proxy => self.proxy_line(p, t, msg),
             Part::Unplaced => {}
+        }
+    }
+
+    /// Notes a bound value the component's table has no binding for (its index is past the
+    /// values of its type the table binds).
+    fn check_against_table(&mut self, msg: &Msg<'_>) {
+        if self.naming.is_empty() {
+            return;
+        }
+        let mut note = |name: &str, i: u16| {
+            if let Some(ty) = values::type_of(name)
+                && i >= self.naming.count(ty)
+            {
+                let e = self.beyond_table.entry(name.to_string()).or_insert(i);
+                *e = (*e).max(i);
+            }
+        };
+        match *msg {
+            Msg::DumpValue { name, value } if values::type_of(name).is_some() => {
+                if let Some(last) = values::entries(value).map(|(i, _)| i).max() {
+                    note(name, last);
+                }
+            }
+            Msg::NotValid {
+                name,
+                index: Some(i),
+                ..
+            } => note(name, i),
+            _ => {}
         }
     }
 

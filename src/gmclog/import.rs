@@ -167,6 +167,9 @@ pub struct Imported {
     pub t_last: f64,
     /// Lines of pawns on no known machine (proxies of a process with no predicting pawn).
     pub unplaced: u64,
+    /// Where the component's table and the log disagree: types the log prints more values
+    /// of than the table binds (type → highest index printed).
+    pub beyond_table: std::collections::BTreeMap<String, u16>,
 }
 
 fn open(path: &Path) -> Result<LineReader<File>, ImportError> {
@@ -406,6 +409,7 @@ pub fn assemble(
     }
     Ok(Imported {
         unplaced: a.unplaced,
+        beyond_table: std::mem::take(&mut a.beyond_table),
         scan,
         skipped,
         records,
