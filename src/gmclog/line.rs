@@ -175,10 +175,11 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// `LogGMCReplication: rest`: a category is one word of letters, digits and underscores.
 fn category(s: &str) -> Option<(&str, &str)> {
-    let colon = s.find(": ")?;
-    let name = &s[..colon];
-    let ok = !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
-    ok.then(|| (name, &s[colon + 2..]))
+    let b = s.as_bytes();
+    let end = b
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))?;
+    (end > 0 && b[end..].starts_with(b": ")).then(|| (&s[..end], &s[end + 2..]))
 }
 
 fn verbosity(s: &str) -> (Verbosity, &str) {
@@ -210,19 +211,19 @@ fn gmc_prefix(s: &str) -> Option<(Option<f64>, Option<Who<'_>>, &str)> {
             return Some((None, None, msg));
         }
     }
-    let space = s.find(' ')?;
+    let space = memchr::memchr(b' ', s.as_bytes())?;
     let time = time_of_day(&s[..space])?;
     let rest = &s[space + 1..];
     let (close, role) = prefix_end(rest)?;
-    let open = rest[..close].rfind(" (")?;
+    let open = find_back(&rest.as_bytes()[..close], b'(', b' ')?;
     let player = rest[..open].trim_end();
     let inner = &rest[open + 2..close];
-    let (actor, net_mode) = match inner.rfind(" | ") {
-        Some(bar) => {
+    let (actor, net_mode) = match find_back(inner.as_bytes(), b'|', b' ') {
+        Some(bar) if inner.as_bytes().get(bar + 2) == Some(&b' ') => {
             let (actor, mode) = inner[..bar].rsplit_once(": ")?;
             (actor, Some(NetMode::parse(mode.trim_end())))
         }
-        None => (inner.rsplit_once(": ")?.0, None),
+        _ => (inner.rsplit_once(": ")?.0, None),
     };
     let who = Who {
         player,
@@ -233,20 +234,35 @@ fn gmc_prefix(s: &str) -> Option<(Option<f64>, Option<Who<'_>>, &str)> {
     Some((Some(time), Some(who), &rest[close + 3..]))
 }
 
+/// The last `before` + `c` in `b`: the index of `before`.
+fn find_back(b: &[u8], c: u8, before: u8) -> Option<usize> {
+    let mut end = b.len();
+    while let Some(i) = memchr::memrchr(c, &b[..end]) {
+        if i > 0 && b[i - 1] == before {
+            return Some(i - 1);
+        }
+        end = i;
+    }
+    None
+}
+
 /// The first `): ` that closes GMC's prefix: the text before it ends in a role (padded).
 fn prefix_end(s: &str) -> Option<(usize, Role)> {
+    let b = s.as_bytes();
     let mut from = 0;
-    while let Some(i) = s[from..].find("): ") {
+    while let Some(i) = memchr::memchr(b')', &b[from..]) {
         let at = from + i;
-        let before = s[..at].trim_end();
-        let role_start = before
-            .rfind(['|', ':'])
-            .map_or(0, |p| p + 1)
-            .min(before.len());
-        if let Some(role) = Role::parse(before[role_start..].trim_start()) {
-            return Some((at, role));
+        if b[at + 1..].starts_with(b": ") {
+            let before = s[..at].trim_end();
+            let role_start = before
+                .rfind(['|', ':'])
+                .map_or(0, |p| p + 1)
+                .min(before.len());
+            if let Some(role) = Role::parse(before[role_start..].trim_start()) {
+                return Some((at, role));
+            }
         }
-        from = at + 3;
+        from = at + 1;
     }
     None
 }
