@@ -224,8 +224,8 @@ impl DoctorWindow {
                             }
                             ui.vertical(|ui| {
                                 let head = format!(
-                                    "{:8.3} s  client {} move {}, found by the {}, replayed {}: {} ({:?})",
-                                    d.t, d.client, d.move_id, d.found_by, d.replay_depth, d.cause.title(), d.cause
+                                    "{:8.3} s  client {} move {}{}, found by the {}, replayed {}: {} ({:?})",
+                                    d.t, d.client, d.move_id, d.move_details(), d.found_by, d.replay_depth, d.cause.title(), d.cause
                                 );
                                 if ui
                                     .selectable_label(false, head)

@@ -112,7 +112,7 @@ pub struct Cast {
     pub clocks: Vec<FileClock>,
     /// Clients by number (from 0), with the player name their lines give.
     pub clients: Vec<(u16, String)>,
-    /// The session time of the first line of any file.
+    /// The session time of the first GMC line of any file.
     pub t_start: f64,
 }
 
@@ -137,6 +137,8 @@ struct ClockSamples {
     client: Vec<f64>,
     server_max: Option<f64>,
     first_wall: Option<f64>,
+    /// The first GMC line's wall time (where the recording starts).
+    first_gmc_wall: Option<f64>,
     first_ts: Option<f64>,
     any_wall: bool,
 }
@@ -156,6 +158,7 @@ impl CastBuilder {
             }
         }
         if let Some(w) = wall {
+            self.files[file].first_gmc_wall.get_or_insert(w);
             self.clock(file, w, who.role, msg);
         }
     }
@@ -215,7 +218,7 @@ impl CastBuilder {
             .iter()
             .zip(&clocks)
             .filter_map(|(f, c)| match c.offset {
-                Some(off) => f.first_wall.map(|w| w + off),
+                Some(off) => f.first_gmc_wall.or(f.first_wall).map(|w| w + off),
                 None => f.first_ts,
             })
             .fold(f64::INFINITY, f64::min);

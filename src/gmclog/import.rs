@@ -404,6 +404,7 @@ pub fn assemble(
     a.finish(t_end);
     for r in a.out.drain(..) {
         t_first = t_first.min(r.t);
+        t_last = t_last.max(r.t);
         records += 1;
         sink(r);
     }
@@ -414,7 +415,7 @@ pub fn assemble(
         skipped,
         records,
         t_first: if t_first.is_finite() { t_first } else { 0.0 },
-        t_last: t_end,
+        t_last: if t_last.is_finite() { t_last } else { 0.0 },
     })
 }
 

@@ -88,7 +88,12 @@ pub(super) fn examine_with(
     let mut first_batch: BTreeMap<u16, Vec<(f64, u32)>> = BTreeMap::new();
     for r in records {
         match (&r.machine, &r.event) {
-            (_, Event::SessionChanged { what }) => session_changes.push((r.t, what.clone())),
+            // A participant's name names a client; it changes nothing.
+            (_, Event::SessionChanged { what })
+                if crate::session::store::participant_named(what).is_none() =>
+            {
+                session_changes.push((r.t, what.clone()))
+            }
             (Machine::Server, Event::Log { level, text }) => {
                 if *level == LogLevel::Error
                     && text.contains("bound a different binding list")

@@ -42,6 +42,27 @@ impl DeviationReport {
     }
 }
 
+impl Diagnosis {
+    /// ` (GMC timestamp 52.150000 s, 2 frames, 1 sub-steps)`: what is known of the move.
+    pub fn move_details(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(ts) = self.timestamp {
+            parts.push(format!("GMC timestamp {ts:.6} s"));
+        }
+        if let Some(f) = self.frames {
+            parts.push(format!("{f} frames"));
+        }
+        if let Some(k) = self.substeps {
+            parts.push(format!("{k} sub-steps"));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        }
+    }
+}
+
 /// One correction, explained.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Diagnosis {
@@ -173,17 +194,11 @@ impl Report {
         }
         for d in self.diagnoses.iter().take(max_listed) {
             s += &format!(
-                "  {:.3} s  client {} move {}{}{}, found by the {}, replayed {}: {:?}\n",
+                "  {:.3} s  client {} move {}{}, found by the {}, replayed {}: {:?}\n",
                 d.t,
                 d.client,
                 d.move_id,
-                d.timestamp
-                    .map_or(String::new(), |ts| format!(" (GMC timestamp {ts:.6} s)")),
-                match (d.frames, d.substeps) {
-                    (Some(f), Some(k)) => format!(" ({f} frames, {k} sub-steps)"),
-                    (Some(f), None) => format!(" ({f} frames)"),
-                    _ => String::new(),
-                },
+                d.move_details(),
                 d.found_by,
                 d.replay_depth,
                 d.cause
