@@ -265,7 +265,7 @@ pub fn trace(
             t_close,
             me,
             format!(
-                "closed: {n} frame(s) merged (frames at {}), timestamp {timestamp:.4} s, delta {:.1} ms, {substeps} sub-step(s)",
+                "closed: {n} frame(s) merged (frames at {}), timestamp {timestamp:.6} s, delta {:.1} ms, {substeps} sub-step(s)",
                 frames
                     .iter()
                     .map(|t| format!("{t:.3}"))
@@ -293,10 +293,17 @@ pub fn trace(
         steps.push(step(
             r.t,
             me,
-            format!(
-                "sent in a batch of {new_moves} new move(s) and {resent_moves} resent, {bytes} bytes, {}",
-                if *reliable { "reliable" } else { "unreliable (sent again in later batches until acknowledged)" }
-            ),
+            if *bytes == 0 {
+                // A game log's batch: GMC logs the moves, not the datagram.
+                format!(
+                    "sent in a batch of {new_moves} new move(s) and {resent_moves} resent (the log gives no bytes or channel)"
+                )
+            } else {
+                format!(
+                    "sent in a batch of {new_moves} new move(s) and {resent_moves} resent, {bytes} bytes, {}",
+                    if *reliable { "reliable" } else { "unreliable (sent again in later batches until acknowledged)" }
+                )
+            },
             true,
         ));
         // That datagram's fate: sends and deliveries of Moves datagrams on this link, in order.

@@ -153,6 +153,11 @@ impl eframe::App for MovescopeApp {
                 self.panes.controls.question_open = self.windows.lessons.asking();
                 let presenter = self.windows.lessons.open && self.windows.lessons.presenter;
                 self.panes.plots.only = presenter.then(|| self.windows.lessons.presenter_plots());
+                self.panes.plots.from_game_log =
+                    self.shown.session.is_none()
+                        && self.shown.opened.as_ref().is_some_and(|o| {
+                            o.recording.header.mode == crate::gmclog::record::MODE
+                        });
                 self.panes.plots.server_elsewhere = self
                     .shown
                     .session

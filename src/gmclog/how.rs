@@ -88,3 +88,33 @@ pub fn text() -> String {
     );
     s
 }
+
+/// What would fill a plot that a game log left empty (`None`: the log gives it whenever it
+/// gives moves).
+pub fn silent_plot(metric: crate::session::store::Metric) -> &'static str {
+    use crate::session::store::Metric as M;
+    match metric {
+        M::MoveTimestampOffset | M::MoveDelta | M::FramesPerMove | M::MoveAge => {
+            "Not in this game log: the move trace gives it (gmc.LogClientMoveTrace 1; move age also needs the server's log)."
+        }
+        M::RemoteMovesPerFrame => {
+            "Not in this game log: the server's move trace gives it (gmc.LogClientMoveTrace 1 on the server)."
+        }
+        M::Substeps => {
+            "Not in this game log: sub-steps need each iteration's line (Log LogGMCMovement VeryVerbose)."
+        }
+        M::ReplayDepth | M::CorrectionError => {
+            "No correction in this game log (a replay shows with gmc.LogClientReplay 1 or Log LogGMCReplication Verbose)."
+        }
+        M::Rtt => {
+            "Not in this game log: the round trip comes with clock re-syncs (Log LogGMCController VeryVerbose) or 1.x's world-time lines."
+        }
+        M::ClockOffset => {
+            "A game log gives no clock offset: movescope measures it only in sessions it simulates (clock re-syncs show in the event log)."
+        }
+        M::InterpDelay => {
+            "A game log gives no display delay of proxies (gmc.LogSmoothing 1 shows interpolating and extrapolating in the buffer view)."
+        }
+        M::BytesSent => "A game log gives no bytes on the wire.",
+    }
+}

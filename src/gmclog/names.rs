@@ -140,11 +140,16 @@ pub fn component_list(c: &ComponentReport) -> (Vec<(String, BoundType)>, String)
     let mut list = own[..at].to_vec();
     list.extend(parents.iter().cloned());
     list.extend(own[at..].iter().cloned());
-    let source = if parents.is_empty()
-        && !matches!(
-            parent.as_str(),
-            "UGMC_ReplicationCmp" | "UGMC_MovementUtilityCmp"
-        ) {
+    let binds_nothing = matches!(
+        parent.as_str(),
+        "UGMC_ReplicationCmp" | "UGMC_MovementUtilityCmp"
+    );
+    let source = if binds_nothing {
+        format!(
+            "{at_file}, {} bindings ({parent} binds nothing itself)",
+            c.bindings.len()
+        )
+    } else if parents.is_empty() {
         format!(
             "{at_file}, {} bindings; {parent}'s own bindings are not known to movescope, so its values may be numbered before these and indexes can be off",
             c.bindings.len()

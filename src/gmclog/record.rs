@@ -144,6 +144,7 @@ fn header(logs: &[PathBuf], cast: &super::cast::Cast, bindings: &[Binding]) -> H
     let mut preset = Preset::builtin_default();
     preset.clients = cast.clients.len() as u16;
     preset.ai_pawns = 0;
+    preset.lesson = None;
     let names: Vec<String> = logs
         .iter()
         .map(|p| {
@@ -153,6 +154,11 @@ fn header(logs: &[PathBuf], cast: &super::cast::Cast, bindings: &[Binding]) -> H
             )
         })
         .collect();
+    preset.title = format!("Game log: {}", names.join(" + "));
+    preset.description = format!(
+        "Imported from GMC's Unreal log ({}): moves, corrections and values as the game logged them. The settings panes show movescope's defaults: a log does not say what the game ran with (docs/gmc-logs.md).",
+        names.join(", ")
+    );
     let mut machines = vec![Machine::Server];
     machines.extend(cast.clients.iter().map(|(id, _)| Machine::Client(*id)));
     Header {

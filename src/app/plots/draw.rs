@@ -49,6 +49,23 @@ impl PlotsPanel {
         } else {
             ui.label(RichText::new(title).strong()).on_hover_ui(explain);
         }
+        if self.from_game_log && store.machines_with(spec.metric).is_empty() {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(width, height), egui::Sense::hover());
+            ui.painter().rect_stroke(
+                rect,
+                2.0,
+                ui.visuals().widgets.noninteractive.bg_stroke,
+                egui::StrokeKind::Inside,
+            );
+            ui.put(
+                rect.shrink(12.0),
+                egui::Label::new(
+                    RichText::new(crate::gmclog::how::silent_plot(spec.metric)).weak(),
+                )
+                .wrap(),
+            );
+            return None;
+        }
         let width_px = ui.available_width().max(100.0) as usize;
         let (d0, d1, range_px) = decimated_range(view.t0, view.t1, width_px);
         let discrete = spec.discrete();

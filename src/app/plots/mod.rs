@@ -50,6 +50,9 @@ pub struct PlotsPanel {
     /// A participant's window: the server's records stay on the host, so plots only the
     /// server measures stay empty here; they are left out, and a note says where they are.
     pub server_elsewhere: bool,
+    /// A recording imported from a game log: a plot the log left empty says what would fill
+    /// it instead of drawing empty axes.
+    pub from_game_log: bool,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
     cache: std::collections::HashMap<(Metric, Machine, bool), Cached>,
     /// Where each plot drawn last frame put its values on screen (by title; for tests and
@@ -68,6 +71,7 @@ impl Default for PlotsPanel {
             only: None,
             overlay: None,
             server_elsewhere: false,
+            from_game_log: false,
             cache: std::collections::HashMap::new(),
             transforms: std::collections::HashMap::new(),
         }

@@ -477,7 +477,9 @@ impl Store {
                 let (done, cur) = self.sent.entry(m).or_default().at(r.t);
                 cur.moves += u64::from(*new_moves) + u64::from(*resent_moves);
                 cur.value_bits += u64::from(*value_bits);
-                if let Some(d) = done {
+                // A second with moves but no datagram seen: its bytes are not known (a game
+                // log's batches), not zero.
+                if let Some(d) = done.filter(|d| d.bytes > 0 || d.move_datagrams > 0) {
                     self.point(m, Metric::BytesSent, d.start + 0.5, d.bytes as f64);
                 }
             }
