@@ -90,6 +90,34 @@ fn one_hour(dir: &Path) -> PathBuf {
     path
 }
 
+/// A client's game log of the default preset (the log GMC would write, every trace on), about
+/// 200 MB (written once, kept in `target/`).
+fn game_log(dir: &Path) -> PathBuf {
+    let logs = dir.join("game-logs");
+    let path = logs.join("client-0.log");
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > 100 << 20) {
+        return path;
+    }
+    let mut preset = Preset::builtin_default();
+    preset.value_trace = true;
+    let list = preset.checked_bindings().expect("valid").list().to_vec();
+    let switches = movescope::gmclog::write::Switches::ALL;
+    let mut w = movescope::gmclog::write::GmcLogWriter::create(
+        &logs,
+        1_767_225_600_000,
+        &list,
+        false,
+        switches,
+    )
+    .expect("log folder");
+    movescope::sim::run_deterministic(&preset, "default", 1200.0, &mut |r| {
+        w.push(r).expect("write");
+    })
+    .expect("run");
+    w.finish().expect("finish");
+    path
+}
+
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/ui-bench");
     std::fs::create_dir_all(&dir).expect("target/ui-bench");
@@ -157,6 +185,17 @@ fn main() {
         "{}",
         h.state().status()
     );
+    // A game log dropped on the window: imported on a job, then opened.
+    let log = game_log(&dir);
+    let log_mb = std::fs::metadata(&log).map_or(0, |m| m.len() >> 20);
+    h.state_mut().open_recording(&log, None);
+    phases.push(frames_until(
+        &mut h,
+        "importing a game log",
+        Duration::from_secs(300),
+        |a| !a.is_opening() && !a.is_loading() && a.status().contains("loaded"),
+    ));
+    println!("(the game log: {log_mb} MB)");
     println!("UI frames (headless egui_kittest, 1280×800; aim: every frame ≤ 20 ms)");
     for p in &phases {
         p.print();

@@ -460,7 +460,7 @@ pub(super) fn examine_with(
                         if demo_pawn {
                             "the binding lists agree and every member the tick writes is bound"
                         } else {
-                            "the binding lists agree as far as the records show"
+                            "the binding lists agree as far as the records show (a game log cannot show a member the tick writes but does not bind: pitfall 1 looks the same)"
                         },
                         crowded_share.map_or(String::new(), |s| format!(
                             " ({:.0} % of these corrections near another pawn, {:.0} % of the time overall)",
