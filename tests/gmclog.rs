@@ -456,3 +456,24 @@ fn a_table_that_binds_fewer_values_than_the_log_prints_is_named() {
     );
     assert!(right.beyond_table.is_empty(), "{:?}", right.beyond_table);
 }
+
+/// The event log names a corrected move by GMC's timestamp too, so the lines can be found
+/// again in the game's log.
+#[test]
+fn the_event_log_gives_a_corrected_moves_gmc_timestamp() {
+    let (_, got) = import(
+        &[fixture("pie-listen-two-clients.log")],
+        &naming_from(&fixture("sprint")),
+    );
+    let mut store = movescope::session::store::Store::new(None);
+    for r in &got {
+        store.ingest(r);
+    }
+    let row = store
+        .log()
+        .iter()
+        .find(|e| e.text.contains("corrected"))
+        .expect("the correction's row");
+    assert!(row.text.starts_with("move 3 corrected: Stamina"), "{}", row.text);
+    assert!(row.text.ends_with("GMC timestamp 52.150000 s"), "{}", row.text);
+}

@@ -43,7 +43,8 @@ pub struct Store {
     frames: BTreeMap<Machine, Vec<f64>>,
     /// Each client's moves by (client, executed on the server?): when it closed on the client
     /// or executed on the server, and its id (to name a plotted move).
-    move_ids: BTreeMap<(Machine, bool), Vec<(f64, u32)>>,
+    /// Per client (closed on it / executed on the server): (time, move id, GMC timestamp).
+    move_ids: BTreeMap<(Machine, bool), Vec<(f64, u32, f64)>>,
     earliest: Option<f64>,
     records: u64,
     growing: bool,
@@ -258,6 +259,18 @@ impl Store {
         neighbour(self.frames.get(&machine)?, t, forward)
     }
 
+    /// The timestamp of client `machine`'s move `id` (one of its last 512 closed moves).
+    pub fn move_timestamp(&self, machine: Machine, id: Option<u32>) -> Option<f64> {
+        let id = id?;
+        self.move_ids
+            .get(&(machine, false))?
+            .iter()
+            .rev()
+            .take(512)
+            .find(|m| m.1 == id)
+            .map(|m| m.2)
+    }
+
     /// The ids of client `machine`'s moves whose points are nearest `t` (within `within` s):
     /// closed on the client, or executed on the server (`on_server`; the server executes
     /// several moves of a client in one frame, at one time). Empty when none is that near.
@@ -272,7 +285,7 @@ impl Store {
             .filter_map(|k| v.get(k))
             .filter(|m| (m.0 - t).abs() <= within)
             .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()));
-        let Some(&(at, _)) = nearest else {
+        let Some(&(at, _, _)) = nearest else {
             return Vec::new();
         };
         let from = v.partition_point(|m| m.0 < at);
@@ -312,7 +325,13 @@ impl Store {
         self.earliest = Some(self.earliest.map_or(r.t, |e| e.min(r.t)));
         self.records += 1;
         let m = r.machine;
-        if let Some(entry) = LogEntry::from_record(r) {
+        if let Some(mut entry) = LogEntry::from_record(r) {
+            if let (Event::Correction { move_id, .. }, Some(ts)) =
+                (&r.event, self.move_timestamp(m, entry.move_id))
+            {
+                // GMC's identity of the move (what its log prints), after what deviated.
+                entry.text = format!("{}; move {move_id} has GMC timestamp {ts:.6} s", entry.text);
+            }
             let i = self.log.partition_point(|e| e.t <= entry.t);
             self.log.insert(i, entry);
         }
@@ -332,7 +351,7 @@ impl Store {
                 self.move_ids
                     .entry((m, false))
                     .or_default()
-                    .push((r.t, *move_id));
+                    .push((r.t, *move_id, *timestamp));
                 self.point(m, Metric::MoveDelta, r.t, *delta);
                 self.point(m, Metric::FramesPerMove, r.t, f64::from(*frames));
                 self.point(m, Metric::Substeps, r.t, f64::from(*substeps));
@@ -344,13 +363,14 @@ impl Store {
                     client,
                     age,
                     move_id,
+                    timestamp,
                     ..
                 } = &**x;
                 self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
                 self.move_ids
                     .entry((Machine::Client(*client), true))
                     .or_default()
-                    .push((r.t, *move_id));
+                    .push((r.t, *move_id, *timestamp));
             }
             Event::ProxyState {
                 pawn,
