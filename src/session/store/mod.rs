@@ -20,6 +20,9 @@ pub use self::pawns::{
 };
 use self::pawns::{PawnSampleAt, PawnTrack, view_at};
 use self::sent::SentTally;
+
+/// A move's point: session time, move id, the move's timestamp.
+type MoveAt = (f64, u32, f64);
 pub use self::sent::{SentRates, SentSecond};
 pub use self::series::{Metric, Series};
 
@@ -44,7 +47,7 @@ pub struct Store {
     /// Each client's moves by (client, executed on the server?): when it closed on the client
     /// or executed on the server, and its id (to name a plotted move).
     /// Per client (closed on it / executed on the server): (time, move id, GMC timestamp).
-    move_ids: BTreeMap<(Machine, bool), Vec<(f64, u32, f64)>>,
+    move_ids: BTreeMap<(Machine, bool), Vec<MoveAt>>,
     earliest: Option<f64>,
     records: u64,
     growing: bool,
