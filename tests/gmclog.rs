@@ -474,6 +474,14 @@ fn the_event_log_gives_a_corrected_moves_gmc_timestamp() {
         .iter()
         .find(|e| e.text.contains("corrected"))
         .expect("the correction's row");
-    assert!(row.text.starts_with("move 3 corrected: Stamina"), "{}", row.text);
-    assert!(row.text.ends_with("GMC timestamp 52.150000 s"), "{}", row.text);
+    assert!(
+        row.text.starts_with("move 3 corrected: Stamina"),
+        "{}",
+        row.text
+    );
+    assert!(
+        row.text.ends_with("GMC timestamp 52.150000 s"),
+        "{}",
+        row.text
+    );
 }

@@ -124,7 +124,10 @@ impl MovescopeApp {
         self.panes.plots.clear_cache();
         self.windows.whatif.result = None;
         self.windows.doctor.reset();
-        self.shown.store = Store::new(self.options.retention);
+        retire(std::mem::replace(
+            &mut self.shown.store,
+            Store::new(self.options.retention),
+        ));
         self.shown.recent.clear();
         self.shown.binding_epochs.clear();
         self.view.plot_window = None;
@@ -266,7 +269,7 @@ impl MovescopeApp {
         self.reset_view();
         self.panes.controls.session_changed();
         self.shown.feedback.clear();
-        self.shown.store = Store::new(None);
+        retire(std::mem::replace(&mut self.shown.store, Store::new(None)));
         self.shown.store.set_growing(true);
         self.options.preset_name = recording.header.preset_name.clone();
         self.options.reopened = false;
@@ -523,4 +526,15 @@ fn import_game_log(log: &Path, ctx: &super::jobs::JobCtx) -> Result<Recording, S
     });
     result.map_err(|e| e.to_string())?;
     Recording::open(&job.out).map_err(|e| e.to_string())
+}
+
+/// Frees a store that is no longer shown on a thread of its own: an hour of records takes tens
+/// of milliseconds to free, a frame's worth of time the UI thread does not have.
+fn retire(store: Store) {
+    if store.records() < 100_000 {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("free a store".into())
+        .spawn(move || drop(store));
 }
