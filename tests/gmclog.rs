@@ -485,3 +485,75 @@ fn the_event_log_gives_a_corrected_moves_gmc_timestamp() {
         row.text
     );
 }
+
+/// A cancelled import leaves nothing behind: no recording, no partial file.
+#[test]
+fn a_cancelled_import_leaves_nothing_behind() {
+    use movescope::gmclog::record::{ImportJob, partial_path, to_recording};
+    let dir = TempDir::new("gmclog-cancel");
+    let out = dir.join("cancelled.msrec");
+    let job = ImportJob {
+        logs: vec![fixture("pie-listen-two-clients.log")],
+        naming: Naming::none(),
+        bindings: Vec::new(),
+        out: out.clone(),
+    };
+    let progress = Progress::default();
+    progress
+        .cancel
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let err = to_recording(&job, &progress).err().expect("cancelled");
+    assert!(err.to_string().contains("cancelled"), "{err}");
+    assert!(!out.exists());
+    assert!(!partial_path(&out).exists());
+}
+
+/// The command line end to end: the logs `run --gmc-log` writes, imported with the demo
+/// pawn's component, opened by `inspect` and explained by `doctor`.
+#[test]
+fn run_gmc_log_then_import_and_doctor() {
+    let dir = TempDir::new("gmclog-cli");
+    let logs = dir.join("logs");
+    let rec = dir.join("imported.msrec");
+    let logs_s = logs.to_string_lossy().to_string();
+    common::movescope_ok(&[
+        "run",
+        "--preset",
+        "pitfall-01-unbound-member",
+        "--seconds",
+        "6",
+        "--gmc-log",
+        &logs_s,
+    ]);
+    let mut args: Vec<String> = vec!["import".into()];
+    for f in ["server.log", "client-0.log", "client-1.log", "client-2.log"] {
+        args.push(logs.join(f).to_string_lossy().to_string());
+    }
+    args.extend(
+        [
+            "--component",
+            "tests/gmclog/demo",
+            "--out",
+            &rec.to_string_lossy(),
+        ]
+        .map(String::from),
+    );
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = common::movescope_ok(&argv);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the server's copy of client 2's pawn"),
+        "{text}"
+    );
+    assert!(
+        text.contains("values named from UMovescopePawnCmp"),
+        "{text}"
+    );
+    let out = common::movescope_ok(&["doctor", &rec.to_string_lossy(), "--list", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("GMC timestamp"), "{text}");
+    assert!(
+        text.contains("velocity predicted") || text.contains("location predicted"),
+        "{text}"
+    );
+}

@@ -205,6 +205,9 @@ pub fn scan(paths: &[PathBuf], progress: &Progress) -> Result<Scan, ImportError>
     let (mut lines, mut gmc, mut v1, mut v2) = (0, 0, 0, 0);
     let mut seen = Seen::default();
     for (i, path) in paths.iter().enumerate() {
+        if progress.cancelled() {
+            return Err(ImportError::Cancelled);
+        }
         let mut r = open(path)?;
         let mut last_done = 0;
         loop {
@@ -373,6 +376,9 @@ pub fn assemble(
         };
         c.advance(path)?;
         cursors.push(c);
+    }
+    if progress.cancelled() {
+        return Err(ImportError::Cancelled);
     }
     let mut a = Assembler::new(scan.cast.clone(), naming.clone());
     let mut skipped = Skipped::default();
