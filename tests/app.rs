@@ -1089,3 +1089,34 @@ fn the_controls_pane_clips_no_box() {
     }
     assert!(checked > 5, "boxes checked: {checked}");
 }
+
+/// A game log opened in the app (dropped, or chosen in Open…) is imported on a job and shown
+/// as a recording: its moves, its correction with the move's GMC timestamp.
+#[test]
+fn a_game_log_opens_imported() {
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/gmclog/pie-listen-two-clients.log");
+    let mut h = opened_stepping(log, 0.25);
+    step_until(&mut h, "the game log imported and loaded", |a| {
+        !a.is_opening() && !a.is_loading() && a.store().records() > 0
+    });
+    let app = h.state();
+    assert!(app.status().contains("loaded"), "{}", app.status());
+    let row = app
+        .store()
+        .log()
+        .iter()
+        .find(|e| e.text.contains("corrected"))
+        .expect("the correction's row");
+    assert!(
+        row.text.ends_with("GMC timestamp 52.150000 s"),
+        "{}",
+        row.text
+    );
+    h.run_steps(2);
+    // A plot the log left empty says what would fill it.
+    assert!(
+        h.query_by_label_contains("A game log gives no clock offset")
+            .is_some()
+    );
+}

@@ -240,7 +240,12 @@ impl PlotsPanel {
                         let ids = store.moves_at(*m, position.x, on_server, MOVE_POINT_WITHIN);
                         match ids.as_slice() {
                             [] => {}
-                            [id] => text.push_str(&format!("\nmove {id}")),
+                            [id] => {
+                                text.push_str(&format!("\nmove {id}"));
+                                if let Some(ts) = store.move_timestamp(*m, Some(*id)) {
+                                    text.push_str(&format!(" (GMC timestamp {ts:.6} s)"));
+                                }
+                            }
                             [first, .., last] => text.push_str(&format!(
                                 "\nmoves {first}–{last} (the server executed them in one frame)"
                             )),
