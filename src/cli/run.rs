@@ -48,6 +48,8 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
         None => None,
     };
     let summary = recorded(recorder, |on_record| {
+        // Without --gmc-log the records go straight to the recorder and summary (no extra
+        // call per record).
         let mut both = |r: &movescope::model::telemetry::Record| {
             on_record(r);
             if let Some(w) = gmc_log.as_mut()
@@ -56,18 +58,18 @@ pub(crate) fn run(args: RunArgs) -> Result<(), String> {
                 gmc_log_error.get_or_insert(e);
             }
         };
+        let sink: &mut dyn FnMut(&movescope::model::telemetry::Record) = if args.gmc_log.is_some() {
+            &mut both
+        } else {
+            on_record
+        };
         if args.live {
             let seconds = args.seconds.unwrap_or(10.0);
             Ok(movescope::net::live::run_live(
-                &preset, &name, seconds, &mut both,
+                &preset, &name, seconds, sink,
             )?)
         } else {
-            Ok(run_deterministic(
-                &preset,
-                &name,
-                preset.seconds,
-                &mut both,
-            )?)
+            Ok(run_deterministic(&preset, &name, preset.seconds, sink)?)
         }
     })?;
     if let Some(e) = gmc_log_error {
