@@ -5,6 +5,8 @@
 //! binding list, not by this struct: a member missing from the list is an unbound member, which
 //! resets and replays do not restore (pitfall 1).
 
+use std::sync::Arc;
+
 use glam::{DVec2, DVec3};
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +58,56 @@ pub struct PawnValues {
     /// (no allocation). Not written to recordings: a recording of an imported layout keeps
     /// the demo members only (docs/lint.md).
     #[serde(skip)]
-    pub custom: Vec<Value>,
+    pub custom: CustomValues,
+}
+
+/// The values of an imported layout's own members: shared until written (copy on write), so
+/// cloning a [`PawnValues`] — several times per move and per frame — copies a pointer, and for
+/// the demo pawn (no custom values) nothing at all.
+#[derive(Clone, Debug, Default)]
+pub struct CustomValues(Option<Arc<Vec<Value>>>);
+
+impl CustomValues {
+    pub fn as_slice(&self) -> &[Value] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    pub fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Value> {
+        self.as_slice().get(i)
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Value> {
+        self.as_slice().iter()
+    }
+
+    /// Writes slot `i`, growing the list with zeros; copies the list first if it is shared.
+    pub fn set(&mut self, i: usize, v: &Value) {
+        let list = Arc::make_mut(self.0.get_or_insert_with(Default::default));
+        if list.len() <= i {
+            list.resize(i + 1, Value::Int(0));
+        }
+        list[i] = v.clone();
+    }
+}
+
+impl PartialEq for CustomValues {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl From<Vec<Value>> for CustomValues {
+    fn from(v: Vec<Value>) -> Self {
+        CustomValues((!v.is_empty()).then(|| Arc::new(v)))
+    }
 }
 
 impl PawnValues {
@@ -102,13 +153,7 @@ impl PawnValues {
             (Field::Stride, Value::Float(x)) => self.stride = *x,
             (Field::MoveRamp, Value::Float(x)) => self.move_ramp = *x,
             (Field::Team, Value::Byte(x)) => self.team = *x,
-            (Field::Custom(i), v) => {
-                let i = usize::from(i);
-                if self.custom.len() <= i {
-                    self.custom.resize(i + 1, Value::Int(0));
-                }
-                self.custom[i] = v.clone();
-            }
+            (Field::Custom(i), v) => self.custom.set(usize::from(i), v),
             _ => {}
         }
     }
@@ -170,45 +215,43 @@ impl PawnValues {
     /// Quantizes the members in the binding list to their wire precision.
     pub fn quantized(&self, bindings: &[Binding], mask: FieldMask) -> PawnValues {
         let mut out = self.clone();
-        for b in bindings {
-            if mask.contains(b.field) {
-                out.quantize_member(b.field, b.ty, self);
-            }
-        }
+        out.quantize(bindings, mask);
         out
     }
 
-    /// `self.set(f, &ty.quantize(&src.get(f)))`, without a `Value` for the usual types. Out of
+    /// [`PawnValues::quantized`] in place (no copy when the caller owns the values).
+    pub fn quantize(&mut self, bindings: &[Binding], mask: FieldMask) {
+        for b in bindings {
+            if mask.contains(b.field) {
+                self.quantize_member(b.field, b.ty);
+            }
+        }
+    }
+
+    /// `self.set(f, &ty.quantize(&self.get(f)))`, without a `Value` for the usual types. Out of
     /// line: inlined, the compiler quantizes every member up front, bound or not.
     #[inline(never)]
-    fn quantize_member(&mut self, f: Field, ty: BoundType, src: &PawnValues) {
+    fn quantize_member(&mut self, f: Field, ty: BoundType) {
         use BoundType as T;
-        let v3 = |v: DVec3| DVec3::new(round2(v.x), round2(v.y), round2(v.z));
-        let f32q = |x: f32| (round_half_away(f64::from(x) * 100.0) / 100.0) as f32;
+        let v3 = |v: &mut DVec3| *v = DVec3::new(round2(v.x), round2(v.y), round2(v.z));
+        let f32q = |x: &mut f32| *x = (round_half_away(f64::from(*x) * 100.0) / 100.0) as f32;
         match (ty, f) {
-            (T::CompressedVector | T::CompressedRotator, Field::Location) => {
-                self.location = v3(src.location);
-            }
-            (T::CompressedVector | T::CompressedRotator, Field::Rotation) => {
-                self.rotation = v3(src.rotation);
-            }
-            (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
-                self.velocity = v3(src.velocity);
-            }
+            (T::CompressedVector | T::CompressedRotator, Field::Location) => v3(&mut self.location),
+            (T::CompressedVector | T::CompressedRotator, Field::Rotation) => v3(&mut self.rotation),
+            (T::CompressedVector | T::CompressedRotator, Field::Velocity) => v3(&mut self.velocity),
             (T::CompressedVector2D, Field::InputMove) => {
-                self.input_move = DVec2::new(round2(src.input_move.x), round2(src.input_move.y));
+                self.input_move = DVec2::new(round2(self.input_move.x), round2(self.input_move.y));
             }
-            (T::CompressedFloat, Field::DashCooldown) => {
-                self.dash_cooldown = f32q(src.dash_cooldown)
+            (T::CompressedFloat, Field::DashCooldown) => f32q(&mut self.dash_cooldown),
+            (T::CompressedFloat, Field::Stride) => f32q(&mut self.stride),
+            (T::CompressedFloat, Field::MoveRamp) => f32q(&mut self.move_ramp),
+            (T::HalfByte, Field::DashCount) => self.dash_count &= 0x0F,
+            (T::HalfByte, Field::Team) => self.team &= 0x0F,
+            (T::Byte, Field::DashCount | Field::Team) | (T::Bool, Field::InputDash) => {}
+            _ => {
+                let q = ty.quantize(&self.get(f));
+                self.set(f, &q);
             }
-            (T::CompressedFloat, Field::Stride) => self.stride = f32q(src.stride),
-            (T::CompressedFloat, Field::MoveRamp) => self.move_ramp = f32q(src.move_ramp),
-            (T::HalfByte, Field::DashCount) => self.dash_count = src.dash_count & 0x0F,
-            (T::HalfByte, Field::Team) => self.team = src.team & 0x0F,
-            (T::Byte, Field::DashCount) => self.dash_count = src.dash_count,
-            (T::Byte, Field::Team) => self.team = src.team,
-            (T::Bool, Field::InputDash) => self.input_dash = src.input_dash,
-            _ => self.set(f, &ty.quantize(&src.get(f))),
         }
     }
 
@@ -637,16 +680,16 @@ mod tests {
                 stride: (xs[0] / 1e3) as f32,
                 move_ramp: (xs[1] / 1e6) as f32,
                 team: bytes[1],
-                custom: Vec::new(),
+                custom: CustomValues::default(),
             };
             for f in Field::ALL {
                 for ty in BoundType::ALL {
                     if !f.accepts(ty) {
                         continue;
                     }
-                    let mut fast = PawnValues::default();
-                    fast.quantize_member(f, ty, &v);
-                    let mut slow = PawnValues::default();
+                    let mut fast = v.clone();
+                    fast.quantize_member(f, ty);
+                    let mut slow = v.clone();
                     slow.set(f, &ty.quantize(&v.get(f)));
                     proptest::prop_assert_eq!(fast, slow, "{:?} {:?}", f, ty);
                     proptest::prop_assert_eq!(
@@ -692,7 +735,7 @@ mod tests {
                 stride: 12.0,
                 move_ramp: 0.25,
                 team: 2,
-                custom: Vec::new(),
+                custom: CustomValues::default(),
             };
             v.set(f, &val.get(f));
             assert_eq!(v.get(f), val.get(f));

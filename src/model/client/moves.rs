@@ -40,7 +40,8 @@ impl Client {
             let phase = f64::from(self.cfg.id) * IMPORTED_PHASE_S;
             imported::write_inputs(&mut frame_input, b.imported_inputs(), &raw, now, dt, phase);
         }
-        let frame_input = frame_input.quantized(b.list(), b.input);
+        frame_input.quantize(b.list(), b.input);
+        let frame_input = frame_input;
 
         let merge = match &self.current {
             Some(cur) => {

@@ -385,7 +385,7 @@ impl Server {
             let phase = f64::from(pawn_id) * IMPORTED_PHASE_S;
             imported::write_inputs(&mut input, b.imported_inputs(), &raw, now, delta, phase);
         }
-        let input = input.quantized(b.list(), b.input);
+        input.quantize(b.list(), b.input);
         p.values.copy_fields(&input, b.input);
         if self.hook_trace {
             self.telemetry.push((

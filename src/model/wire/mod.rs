@@ -172,7 +172,7 @@ mod tests {
             stride: 149.99,
             move_ramp: 0.5,
             team: 1,
-            custom: Vec::new(),
+            custom: Default::default(),
         }
     }
 

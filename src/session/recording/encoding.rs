@@ -31,8 +31,8 @@ fn exact_units(t: f64) -> Option<i64> {
 /// The previous move (id, timestamp units) of each client, for the move tags.
 #[derive(Default)]
 pub(super) struct MovePrev {
-    closed: std::collections::HashMap<Machine, (u32, i64)>,
-    remote: std::collections::HashMap<u16, (u32, i64)>,
+    closed: rustc_hash::FxHashMap<Machine, (u32, i64)>,
+    remote: rustc_hash::FxHashMap<u16, (u32, i64)>,
 }
 
 fn put_move(raw: &mut Vec<u8>, prev: &mut (u32, i64), id: u32, ts: i64, delta: i64) {
@@ -104,6 +104,18 @@ fn kind_byte(k: SampleKind) -> u8 {
     }
 }
 
+/// A machine as postcard writes it (the variant index, then a client's id, both varints),
+/// without serde's machinery: the packed tags write one per record.
+fn put_machine(out: &mut Vec<u8>, m: Machine) {
+    match m {
+        Machine::Server => out.push(0),
+        Machine::Client(c) => {
+            out.push(1);
+            put_varint(out, u64::from(c));
+        }
+    }
+}
+
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -137,7 +149,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, postcard::Er
     let times: Vec<f64> = records.iter().map(|r| r.t).collect();
     let mut raw = time_planes(&times);
     raw.reserve(records.len() * 24);
-    let mut last: std::collections::HashMap<SampleKey, SamplePrev> = Default::default();
+    let mut last: rustc_hash::FxHashMap<SampleKey, SamplePrev> = Default::default();
     let mut moves = MovePrev::default();
     // Most records fit a small stack buffer (encoding into a slice is the fast path).
     let mut buf = [0u8; 256];
@@ -146,8 +158,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, postcard::Er
             && let Some(steps) = sample_steps(s)
         {
             raw.push(TAG_SAMPLE);
-            let m = postcard::to_slice(&r.machine, &mut buf)?;
-            raw.extend_from_slice(m);
+            put_machine(&mut raw, r.machine);
             put_varint(&mut raw, u64::from(s.pawn));
             put_varint(&mut raw, s.owner.map_or(0, |o| u64::from(o) + 1));
             let kind = kind_byte(s.kind);
@@ -172,8 +183,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, postcard::Er
             && let (Some(ts), Some(d)) = (exact_units(*timestamp), exact_units(*delta))
         {
             raw.push(TAG_MOVE_CLOSED);
-            let m = postcard::to_slice(&r.machine, &mut buf)?;
-            raw.extend_from_slice(m);
+            put_machine(&mut raw, r.machine);
             let prev = moves.closed.entry(r.machine).or_insert((0, 0));
             put_move(&mut raw, prev, *move_id, ts, d);
             put_varint(&mut raw, u64::from(*frames));
@@ -184,8 +194,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, postcard::Er
             && let (Some(ts), Some(d)) = (exact_units(x.timestamp), exact_units(x.delta))
         {
             raw.push(TAG_REMOTE_MOVE);
-            let m = postcard::to_slice(&r.machine, &mut buf)?;
-            raw.extend_from_slice(m);
+            put_machine(&mut raw, r.machine);
             put_varint(&mut raw, u64::from(x.client));
             put_varint(&mut raw, u64::from(x.pawn));
             let prev = moves.remote.entry(x.client).or_insert((0, 0));
@@ -210,7 +219,7 @@ pub(super) fn encode_records(records: &[Record]) -> Result<Vec<u8>, postcard::Er
 pub(super) fn take_tagged(
     rest: &mut &[u8],
     t: f64,
-    last: &mut std::collections::HashMap<SampleKey, SamplePrev>,
+    last: &mut rustc_hash::FxHashMap<SampleKey, SamplePrev>,
     moves: &mut MovePrev,
 ) -> Result<(Machine, Event), String> {
     let (&tag, tail) = rest.split_first().ok_or("the record ends before its tag")?;
@@ -352,4 +361,26 @@ pub(super) fn read_time_planes(raw: &[u8], n: usize) -> Option<Vec<f64>> {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machines_are_written_as_postcard_writes_them() {
+        for m in [
+            Machine::Server,
+            Machine::Client(0),
+            Machine::Client(1),
+            Machine::Client(127),
+            Machine::Client(128),
+            Machine::Client(u16::MAX),
+        ] {
+            let mut ours = Vec::new();
+            put_machine(&mut ours, m);
+            let theirs = postcard::to_stdvec(&m).expect("a machine serializes");
+            assert_eq!(ours, theirs, "{m:?}");
+        }
+    }
 }

@@ -418,7 +418,7 @@ impl Recording {
         // Capacity from what the chunk can hold, not from what its frame claims.
         let mut out = Vec::with_capacity(n.min(raw.len() / 10 + 1).min(1 << 16));
         let mut rest: &[u8] = &raw[8 * n..];
-        let mut last = std::collections::HashMap::new();
+        let mut last = rustc_hash::FxHashMap::default();
         let mut moves = MovePrev::default();
         while !rest.is_empty() {
             let Some(&t) = times.get(out.len()) else {
