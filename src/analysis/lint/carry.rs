@@ -38,7 +38,7 @@ pub(super) fn unbound_state(
             EventKind::Write { target, rhs, .. } if is_normalization(target, rhs) => continue,
             EventKind::Write { target, plain, rhs } => {
                 // Only writes that run on the owner's re-executions carry state into a replay.
-                if !is_reset(rhs) && !cx.guarded(s, false) {
+                if !is_reset(rhs) && !cx.not_replayed(s) {
                     changed.insert(target.as_str());
                 }
                 (
@@ -65,7 +65,7 @@ pub(super) fn unbound_state(
         let unconditional = p.conds(s).is_empty();
         if write {
             // Server-only or live-only state is never replayed.
-            let guarded = cx.guarded(s, false);
+            let guarded = cx.not_replayed(s);
             first_write.entry(key).or_insert((s.clone(), guarded));
             if plain && unconditional && !carried_read.contains_key(key) {
                 fresh.insert(key);

@@ -1,9 +1,7 @@
 //! What every check shares: a [`Finding`], and the context a check runs in (the program,
 //! the findings so far, and whether a step runs only on a live move or on one machine).
 
-use std::collections::HashSet;
-
-use super::gmc;
+use super::guard::{self, World};
 use super::program::{BindingRow, Program, Step};
 use super::syntax::{CondKind, EventKind, Pos};
 use super::table::{Rule, Severity};
@@ -68,81 +66,235 @@ impl Ctx<'_> {
         &self.p.funcs[s.func].events[s.event].kind
     }
 
-    /// Local names whose initial value is a live-move guard (`const bool bLive = !CL_IsReplaying() …`).
-    fn guard_words(&self, func: usize) -> HashSet<String> {
+    /// The initialiser of local `name` in `func` (`const bool bLive = !CL_IsReplaying() …`).
+    fn local_init(&self, func: usize, name: &str) -> Option<String> {
         self.p.funcs[func]
             .events
             .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::Local { name, init, .. } if gmc::is_live_guard(init) => {
-                    Some(name.clone())
+            .find_map(|e| match &e.kind {
+                EventKind::Local { name: n, init, .. } if n == name && !init.is_empty() => {
+                    Some(init.clone())
                 }
                 _ => None,
             })
-            .collect()
     }
 
-    /// The step runs only on a live move (or on one machine): under a guard, or after an early
-    /// return under one in the same function or a caller.
-    pub(super) fn guarded(&self, s: &Step, replay_only: bool) -> bool {
-        let test = |text: &str, func: usize| {
-            let direct = if replay_only {
-                is_replay_guard(text)
-            } else {
-                gmc::is_live_guard(text)
-            };
-            direct || {
-                let g = self.guard_words(func);
-                gmc::words(text).any(|w| g.contains(w))
+    /// Where step `s` can run: per world, false only when a condition around it (in its
+    /// function or at a call site) or an early return before it rules that world out.
+    pub(super) fn can_run(&self, s: &Step) -> [bool; 5] {
+        let mut runs = [true; 5];
+        let mut rule_out = |text: &str, func: usize, want: bool| {
+            let local = |n: &str| self.local_init(func, n);
+            let t = guard::truth(text, &local);
+            for (r, v) in runs.iter_mut().zip(t) {
+                if v == Some(!want) {
+                    *r = false;
+                }
             }
         };
-        if self
-            .p
-            .conds(s)
-            .iter()
-            .any(|(k, t, f, _)| *k != CondKind::Loop && test(t, *f))
-        {
-            return true;
+        for (func, k) in self.cond_chain(s) {
+            let c = &self.p.funcs[func].conds[k as usize];
+            match c.kind {
+                // Runs once, the first time: never in a replay of a later move.
+                CondKind::If if self.is_latch(func, k) => rule_out("CL_IsReplaying()", func, false),
+                CondKind::If | CondKind::Preproc => rule_out(&c.text, func, true),
+                CondKind::Else => rule_out(&c.text, func, false),
+                _ => {}
+            }
         }
         // Early returns: `if (CL_IsReplaying()) return;` before this event, in this function or
-        // before the call site in a caller.
+        // before the call site in a caller: what follows runs where the return's conditions
+        // do not all hold.
         let mut sites = vec![(s.func, s.event)];
         let mut at = s.via.clone();
         while let Some(site) = at {
             sites.push((site.func, site.event));
             at = site.parent.clone();
         }
-        sites.iter().any(|&(func, upto)| {
+        for (func, upto) in sites {
             let f = &self.p.funcs[func];
-            f.events[..upto].iter().any(|e| {
-                e.kind == EventKind::Return && f.conds_of(e.cond).any(|c| test(&c.text, func))
-            })
+            for e in f.events[..upto]
+                .iter()
+                .filter(|e| e.kind == EventKind::Return)
+            {
+                let local = |n: &str| self.local_init(func, n);
+                // The return runs where every condition around it holds.
+                let mut returns = [Some(true); 5];
+                for c in f.conds_of(e.cond) {
+                    let t = guard::truth(&c.text, &local);
+                    for (r, v) in returns.iter_mut().zip(t) {
+                        let v = match c.kind {
+                            CondKind::If | CondKind::Preproc => v,
+                            CondKind::Else => v.map(|x| !x),
+                            _ => None,
+                        };
+                        *r = match (*r, v) {
+                            (Some(false), _) | (_, Some(false)) => Some(false),
+                            (Some(true), Some(true)) => Some(true),
+                            _ => None,
+                        };
+                    }
+                }
+                if e.cond.is_none() {
+                    continue;
+                }
+                for (r, v) in runs.iter_mut().zip(returns) {
+                    if v == Some(true) {
+                        *r = false;
+                    }
+                }
+            }
+        }
+        runs
+    }
+
+    /// The conditions around a step, innermost first, as (function, condition index): its
+    /// own, then each call site's.
+    fn cond_chain(&self, s: &Step) -> Vec<(usize, u32)> {
+        let mut out = Vec::new();
+        let mut push = |func: usize, event: usize| {
+            let f = &self.p.funcs[func];
+            let mut at = f.events[event].cond;
+            while let Some(k) = at {
+                if out.len() > 256 {
+                    return;
+                }
+                out.push((func, k));
+                at = f.conds.get(k as usize).and_then(|c| c.parent);
+            }
+        };
+        push(s.func, s.event);
+        let mut site = s.via.clone();
+        while let Some(cs) = site {
+            push(cs.func, cs.event);
+            site = cs.parent.clone();
+        }
+        out
+    }
+
+    /// A set-once latch: `if (!bInit) { …; bInit = true; }` (or `if (bFirst) { …; bFirst =
+    /// false; }`): the branch, or a function of the class it calls, writes the flag the
+    /// condition tests to the value that makes the condition false, and nothing else in the
+    /// condition changes. Work under it runs once, not on every move.
+    pub(super) fn is_latch(&self, func: usize, k: u32) -> bool {
+        let f = &self.p.funcs[func];
+        let text: String = f.conds[k as usize].text.split_whitespace().collect();
+        conjuncts(&text)
+            .into_iter()
+            .filter_map(latch_flag)
+            .any(|(flag, set_to)| self.branch_sets(func, k, flag, set_to))
+    }
+
+    /// Whether the branch of condition `k` (or a function of the class it calls) writes
+    /// `flag = set_to`.
+    fn branch_sets(&self, func: usize, k: u32, flag: &str, set_to: &str) -> bool {
+        let f = &self.p.funcs[func];
+        let sets = |e: &super::syntax::Event| {
+            matches!(&e.kind, EventKind::Write { target, plain: true, rhs }
+                if target == flag && rhs.trim() == set_to)
+        };
+        let cond = &f.conds[k as usize];
+        let inside = |c: Option<u32>| f.conds_of(c).any(|x| std::ptr::eq(x, cond));
+        f.events.iter().filter(|e| inside(e.cond)).any(|e| {
+            if sets(e) {
+                return true;
+            }
+            // A helper the branch calls (`if (!bInit) { Init(); }`, `Init` setting the flag).
+            let EventKind::Call {
+                name,
+                receiver: None,
+                ..
+            } = &e.kind
+            else {
+                return false;
+            };
+            self.p
+                .lookup(f.class.as_deref(), name, 0)
+                .into_iter()
+                .any(|g| self.p.funcs[g].events.iter().any(sets))
         })
+    }
+
+    /// The step is kept off the owner's replays (by `!CL_IsReplaying()`, `IsLocalMove()`, or
+    /// a machine that does not replay, `HasAuthority()`): what the side-effect rule accepts
+    /// as a guard, and state it writes is not carried into a replay. Simulated executions
+    /// (`IsSimulatedMove()`) happen only in some smoothing modes and in rollback, so a guard
+    /// that leaves them out is not reported (docs/lint.md, "Guards").
+    pub(super) fn not_replayed(&self, s: &Step) -> bool {
+        !self.can_run(s)[guard::index(World::OwnerReplay)]
+    }
+
+    /// For the rules about values a move computes (clock, frame delta, random): the step is
+    /// kept to the owner's live moves, or to simulated proxies (where the path is not the
+    /// move's).
+    pub(super) fn value_guarded(&self, s: &Step) -> bool {
+        let r = self.can_run(s);
+        let i = guard::index;
+        let owner_live_only = r[i(World::OwnerLive)] && !r[i(World::OwnerReplay)];
+        let proxy_only = !r[i(World::OwnerLive)]
+            && !r[i(World::OwnerReplay)]
+            && !r[i(World::ServerRemote)]
+            && !r[i(World::ServerLocal)];
+        owner_live_only || proxy_only
     }
 }
 
-/// A guard that keeps code off the owner's and the server's re-executions: the live-move
-/// checks, or a positive test for a simulated proxy (where the prediction path is not the
-/// move's).
-fn is_replay_guard(text: &str) -> bool {
-    let proxy_only = ["IsSimulatedProxy()", "ROLE_SimulatedProxy"]
-        .iter()
-        .any(|w| {
-            text.match_indices(w).any(|(i, _)| {
-                let before = text[..i].trim_end();
-                !before.ends_with('!') && !before.ends_with("!=")
-            })
-        })
-        && !text.contains("!=");
-    proxy_only
-        || gmc::words(text).any(|w| {
-            matches!(
-                w,
-                "CL_IsReplaying"
-                    | "IsSimulatedMove"
-                    | "IsLocalMove"
-                    | "IsReplaying"
-                    | "bIsReplaying"
-            )
-        })
+/// The top-level `&&` parts of a condition (blanks removed), outer parentheses dropped.
+fn conjuncts(text: &str) -> Vec<&str> {
+    let mut t = text;
+    while t.starts_with('(') && t.ends_with(')') && closes_at_end(t) {
+        t = &t[1..t.len() - 1];
+    }
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'|' if depth == 0 && b.get(i + 1) == Some(&b'|') => return Vec::new(),
+            b'&' if depth == 0 && b.get(i + 1) == Some(&b'&') => {
+                out.push(&t[start..i]);
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(&t[start..]);
+    out
+}
+
+/// Whether the `(` at the start of `t` closes at its end.
+fn closes_at_end(t: &str) -> bool {
+    let mut depth = 0i32;
+    for (i, c) in t.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i == t.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A conjunct that tests a plain flag: (the flag, the value that makes the test false).
+fn latch_flag(c: &str) -> Option<(&str, &'static str)> {
+    let c = c.strip_prefix("this->").unwrap_or(c);
+    let (flag, set_to) = if let Some(x) = c.strip_prefix('!') {
+        (x.strip_prefix("this->").unwrap_or(x), "true")
+    } else if let Some(x) = c.strip_suffix("==false") {
+        (x, "true")
+    } else {
+        (c, "false")
+    };
+    (!flag.is_empty() && flag.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then_some((flag, set_to))
 }

@@ -5,40 +5,107 @@
 use crate::model::binding::{CombineMode, InterpolationFunction, PredictionMode, SimulationMode};
 
 /// The prediction path in the order GMC runs it for one move: `GenPredictionTick` (its code
-/// before `Super::` runs first, its code after last), and the hooks `UGMC_OrganicMovementCmp`
-/// calls from `PerformMovement` (GMCOrganicMovementComponent.cpp), in that order. A user's
-/// override is named with or without `_Implementation` (BlueprintNativeEvents).
-pub const PREDICTION_HOOKS: [&str; 30] = [
+/// before `Super::` runs first, its code after last), then every overridable function
+/// `UGMC_OrganicMovementCmp` calls during the move, `PerformMovement`'s steps first, in
+/// their order, then what they call (floor, air, fluid, hits, based movement, root motion).
+/// Read in GMC 2.0.0p's `GMCOrganicMovementComponent.cpp`, `GMCMovementUtilityComponent.cpp`
+/// and `GMCReplicationComponent.cpp`; the list and its sources are in
+/// docs/research/gmc-move-hooks.md. A user's override is named with or without
+/// `_Implementation` (BlueprintNativeEvents).
+pub const PREDICTION_HOOKS: &[&str] = &[
+    "PreProcessMoveDeltaTime",
+    "ShouldSkipUpdate",
+    "PhysicsSimulationUpdate",
+    "PerformMovement",
+    // PerformMovement, in order.
     "PreMovementUpdate",
+    "ClampToValidValues",
+    "UpdateBasedMovementRelative",
+    "UpdateBasedMovementVelocity",
+    "UpdateBasedMovementNone",
+    "UpdateImmersionDepth",
     "CanMove",
+    "HaltMovement",
     "UpdateMovementModeDynamic",
     "UpdateMovementModeStatic",
     "OnMovementModeChanged",
     "OnMovementModeUpdated",
     "PreProcessInputVector",
+    "RoundInputVector",
     "RunPhysics",
     "PrePhysicsUpdate",
     "PhysicsGrounded",
     "PhysicsAirborne",
     "PhysicsBuoyant",
     "PhysicsCustom",
-    "CalculateVelocity",
-    "CalculateVelocityCustom",
-    "ApplyInputVelocity",
-    "ApplyRotation",
-    "ApplyExternalForces",
-    "ApplyDeceleration",
-    "PostProcessPawnVelocity",
-    "ComputeInputAcceleration",
-    "GetInputAccelerationCustom",
-    "OnLanded",
-    "ProcessLanded",
     "PostPhysicsUpdate",
     "MovementUpdate",
     "MontageUpdate",
-    "PhysicsSimulationUpdate",
     "PostMovementUpdate",
-    "PerformMovement",
+    // Modes and landing.
+    "RaiseFromGround",
+    "CheckLeaveFluid",
+    "MaintainDistanceToFloor",
+    "HitWalkableFloor",
+    "ProcessLanded",
+    "OnLanded",
+    "PostProcessVelocityToImpart",
+    // Velocity.
+    "CalculateVelocity",
+    "ShouldPerformDirectMove",
+    "BotDirectMove",
+    "ApplyInputVelocity",
+    "ComputeInputAcceleration",
+    "GetInputAcceleration",
+    "GetInputAccelerationCustom",
+    "ApplyFallControl",
+    "ApplyRotation",
+    "ApplyExternalForces",
+    "ApplyLedgeFallOffAcceleration",
+    "ComputeBuoyantForce",
+    "CalculateVelocityCustom",
+    "ApplyDeceleration",
+    "GetBrakingDeceleration",
+    "GetBrakingDecelerationCustom",
+    "LimitSpeed",
+    "GetOverMaxSpeedDecelerationCustom",
+    "GetMaxSpeed",
+    "ComputeInputModifier",
+    "CalculateAvoidanceVelocity",
+    "PostProcessAvoidanceVelocity",
+    "PostProcessPawnVelocity",
+    // Floor, steps, slides, air, fluid, hits.
+    "MoveAlongFloor",
+    "StepUp",
+    "UpdateFloor",
+    "AdjustVelocityFromHit",
+    "MoveThroughAir",
+    "AdjustVelocityFromHitAirborne",
+    "MoveThroughFluid",
+    "Swim",
+    "ProcessLeftFluid",
+    "HandleImpact",
+    "OnStuckInGeometry",
+    "ApplyDownwardForce",
+    "ApplyRepulsionForce",
+    // Based movement inside the move.
+    "MoveWithBaseVelocity",
+    "FindActorBase",
+    "TraceForActorBase",
+    "HandleActorBaseChange",
+    "OnActorBaseChanged",
+    // Root motion and montages (from MontageUpdate).
+    "PreProcessRootMotion",
+    "CalculateAnimRootMotionVelocity",
+    "PostProcessAnimRootMotionVelocity",
+    "ApplyAnimRootMotionRotation",
+    "CallMontageEvents",
+    "OnMontageStarted",
+    "OnMontageBlendIn",
+    "OnMontageBlendOut",
+    "OnMontageNotifyBegin",
+    "OnMontageNotifyEnd",
+    "OnMontageCompleted",
 ];
 
 /// The entry of the prediction path.

@@ -14,6 +14,7 @@
 mod carry;
 mod ctx;
 pub mod gmc;
+pub mod guard;
 mod nodes;
 pub mod program;
 pub mod render;

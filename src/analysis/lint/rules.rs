@@ -302,7 +302,7 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 receiver,
                 args,
             } => {
-                if gmc::is_world_time_call(&cp, &name, receiver.as_deref()) && !cx.guarded(s, true)
+                if gmc::is_world_time_call(&cp, &name, receiver.as_deref()) && !cx.value_guarded(s)
                 {
                     cx.add(
                         WORLD_TIME,
@@ -313,7 +313,7 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                         format!("`{cp}()` reads the clock on the prediction path"),
                     );
                 }
-                if gmc::is_frame_delta_call(&cp, &name) && !cx.guarded(s, true) {
+                if gmc::is_frame_delta_call(&cp, &name) && !cx.value_guarded(s) {
                     cx.add(
                         FRAME_DELTA,
                         Severity::Warning,
@@ -323,7 +323,7 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                         format!("`{cp}()` is this machine's frame delta, not the move's"),
                     );
                 }
-                if gmc::is_unseeded_random_call(&cp, &name) && !cx.guarded(s, true) {
+                if gmc::is_unseeded_random_call(&cp, &name) && !cx.value_guarded(s) {
                     cx.add(
                         RANDOM,
                         Severity::Warning,
@@ -349,14 +349,14 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                     } else if is_stream
                         && gmc::is_stream_draw(&name)
                         && !stream_seeded.contains(r)
-                        && !cx.guarded(s, true)
+                        && !cx.value_guarded(s)
                     {
                         cx.add(RANDOM, Severity::Warning, &c.class, at, func, format!(
                             "`{r}` is an FRandomStream member that draws here without being seeded from bound state in this move"));
                     }
                 }
                 let rpc = receiver.is_none() && p.rpcs.contains(&name);
-                if (gmc::is_side_effect_call(&cp, &name) || rpc) && !cx.guarded(s, false) {
+                if (gmc::is_side_effect_call(&cp, &name) || rpc) && !cx.not_replayed(s) {
                     let what = if rpc {
                         format!("the RPC `{name}`")
                     } else {
@@ -367,7 +367,7 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 }
             }
             EventKind::Field { path: fp, name } => {
-                if gmc::is_world_time_field(&name) && !cx.guarded(s, true) {
+                if gmc::is_world_time_field(&name) && !cx.value_guarded(s) {
                     cx.add(
                         WORLD_TIME,
                         Severity::Warning,
@@ -377,7 +377,7 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                         format!("`{fp}` is the world clock, read on the prediction path"),
                     );
                 }
-                if gmc::is_frame_delta_field(&name) && !cx.guarded(s, true) {
+                if gmc::is_frame_delta_field(&name) && !cx.value_guarded(s) {
                     cx.add(
                         FRAME_DELTA,
                         Severity::Warning,

@@ -460,7 +460,8 @@ fn write_chunks(
         match msg {
             ToWriter::Chunk(job) => {
                 let raw = encode_records(&job.records).map_err(encode)?;
-                let at = write_chunk(&mut file, &mut offset, &mut zstd, job.frame, &raw).map_err(err)?;
+                let at =
+                    write_chunk(&mut file, &mut offset, &mut zstd, job.frame, &raw).map_err(err)?;
                 chunks.push(ChunkInfo {
                     offset: at,
                     seq: job.frame.seq,
@@ -486,7 +487,8 @@ fn write_chunks(
                         chunks.last().map_or(0.0, |c| c.t_last),
                     ),
                 );
-                let at = write_chunk(&mut file, &mut offset, &mut zstd, frame, &body).map_err(err)?;
+                let at =
+                    write_chunk(&mut file, &mut offset, &mut zstd, frame, &body).map_err(err)?;
                 let mut trailer = [0u8; TRAILER_BYTES as usize];
                 trailer[..8].copy_from_slice(&TRAILER_MAGIC);
                 trailer[8..].copy_from_slice(&at.to_le_bytes());

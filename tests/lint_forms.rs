@@ -1,0 +1,181 @@
+//! Each lint rule on forms of its mistake written differently from the one the rule was first
+//! written from, and on correct forms that look alike: `tests/lint/forms/<rule-id>/` holds
+//! `bad-*` and `good-*` cases, each a `.cpp`/`.h` file or a folder (a header and a `.cpp`, a
+//! helper in another file, a `.cpp` alone). In a bad case every expected finding is marked on
+//! its line with `// expect: <rule-id>` (in any of its files); the lint must find exactly
+//! those, and nothing else. A good case must give no finding at all. Together with the rule's
+//! `<rule-id>.bad.cpp` and `.good.cpp` in tests/lint/, every rule has at least three wrong
+//! forms and two right ones.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use movescope::analysis::lint::{self, RULES, Rates, render};
+use movescope::session::preset::Preset;
+
+fn forms() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint/forms")
+}
+
+fn lint(p: &Path) -> lint::LintReport {
+    lint::lint_paths(&[p.to_path_buf()], Rates::of(&Preset::default()))
+}
+
+/// The cases of one rule: (path, bad?).
+fn cases(rule: &str) -> Vec<(PathBuf, bool)> {
+    let Ok(entries) = std::fs::read_dir(forms().join(rule)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, bool)> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            if name.starts_with("bad-") {
+                Some((p, true))
+            } else if name.starts_with("good-") {
+                Some((p, false))
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn files_of(p: &Path) -> Vec<PathBuf> {
+    if p.is_file() {
+        return vec![p.to_path_buf()];
+    }
+    let mut v: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![p.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let q = e.path();
+            if q.is_dir() {
+                stack.push(q);
+            } else {
+                v.push(q);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// (file, line, rule) of every `// expect: rule` marker of a case.
+fn expected(case: &Path) -> BTreeSet<(String, u32, String)> {
+    let mut out = BTreeSet::new();
+    for f in files_of(case) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, l) in text.lines().enumerate() {
+            if let Some(r) = l.split("// expect: ").nth(1) {
+                out.insert((file_name(&f), i as u32 + 1, r.trim().to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn found(r: &lint::LintReport) -> BTreeSet<(String, u32, String)> {
+    r.findings
+        .iter()
+        .map(|f| {
+            (
+                file_name(&r.files[f.file].path),
+                f.pos.line,
+                f.rule.id.to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_rule_has_three_wrong_forms_and_two_right_ones() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint");
+    let mut short = Vec::new();
+    for rule in RULES {
+        let c = cases(rule.id);
+        let bad = c.iter().filter(|(_, b)| *b).count()
+            + usize::from(base.join(format!("{}.bad.cpp", rule.id)).exists());
+        let good = c.iter().filter(|(_, b)| !*b).count()
+            + usize::from(base.join(format!("{}.good.cpp", rule.id)).exists());
+        if bad < 3 || good < 2 {
+            short.push(format!("{}: {bad} wrong, {good} right", rule.id));
+        }
+    }
+    assert!(
+        short.is_empty(),
+        "rules without enough forms:\n{}",
+        short.join("\n")
+    );
+}
+
+#[test]
+fn wrong_forms_are_found_on_their_lines_and_nowhere_else() {
+    let mut failures = Vec::new();
+    for rule in RULES {
+        for (case, bad) in cases(rule.id) {
+            if !bad {
+                continue;
+            }
+            let want = expected(&case);
+            assert!(
+                want.iter().any(|(_, _, r)| r == rule.id),
+                "{} marks no `{}` finding",
+                case.display(),
+                rule.id
+            );
+            let r = lint(&case);
+            assert!(
+                r.problems.is_empty(),
+                "{}: {:?}",
+                case.display(),
+                r.problems
+            );
+            let got = found(&r);
+            if got != want {
+                failures.push(format!(
+                    "{}\n  expected {:?}\n  found    {:?}\n{}",
+                    case.display(),
+                    want.difference(&got).collect::<Vec<_>>(),
+                    got.difference(&want).collect::<Vec<_>>(),
+                    render::text(&r, false)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn right_forms_lint_clean() {
+    let mut failures = Vec::new();
+    for rule in RULES {
+        for (case, bad) in cases(rule.id) {
+            if bad {
+                continue;
+            }
+            let r = lint(&case);
+            assert!(
+                r.problems.is_empty(),
+                "{}: {:?}",
+                case.display(),
+                r.problems
+            );
+            assert!(
+                !r.components.is_empty(),
+                "{}: no component found",
+                case.display()
+            );
+            if !r.findings.is_empty() {
+                failures.push(format!("{}\n{}", case.display(), render::text(&r, false)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
