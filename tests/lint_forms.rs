@@ -17,8 +17,19 @@ fn forms() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint/forms")
 }
 
+/// Lints a case: the whole file or folder, or only the paths its `LINT` file lists (a `.cpp`
+/// named alone, its header to be found).
 fn lint(p: &Path) -> lint::LintReport {
-    lint::lint_paths(&[p.to_path_buf()], Rates::of(&Preset::default()))
+    let only = p.join("LINT");
+    let paths: Vec<PathBuf> = match std::fs::read_to_string(&only) {
+        Ok(list) => list
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| p.join(l.trim()))
+            .collect(),
+        Err(_) => vec![p.to_path_buf()],
+    };
+    lint::lint_paths(&paths, Rates::of(&Preset::default()))
 }
 
 /// The cases of one rule: (path, bad?).

@@ -15,6 +15,7 @@ mod carry;
 mod ctx;
 pub mod gmc;
 pub mod guard;
+mod headers;
 mod nodes;
 pub mod program;
 pub mod render;
@@ -142,7 +143,8 @@ impl LintReport {
 
 /// Lints the files and folders named.
 pub fn lint_paths(paths: &[PathBuf], rates: Rates) -> LintReport {
-    let (names, mut problems) = source::collect(paths);
+    let (mut names, mut problems) = source::collect(paths);
+    names.extend(headers::companions(&names));
     let mut files = Vec::new();
     for p in names {
         match source::read(&p) {

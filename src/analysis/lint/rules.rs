@@ -24,9 +24,34 @@ pub fn check(p: &Program, comps: &[Component]) -> Vec<Finding> {
         }
         sync_applied(&mut cx, c);
         not_simulated(&mut cx, c, comps);
+        header_missing(&mut cx, c);
     }
     anim_reads(&mut cx, comps);
     cx.out
+}
+
+/// A component whose functions were read but whose class declaration was not.
+fn header_missing(cx: &mut Ctx, c: &Component) {
+    let p = cx.p;
+    if p.class(&c.class).is_some() {
+        return;
+    }
+    let Some(first) = p.funcs.iter().position(|f| f.class.as_deref() == Some(c.class.as_str()))
+    else {
+        return;
+    };
+    let f = &p.funcs[first];
+    cx.add(
+        HEADER_MISSING,
+        Severity::Note,
+        &c.class,
+        (f.file, f.pos),
+        Some(first),
+        format!(
+            "no declaration of `{}` was read (looked next to this file, at its #include and in the module's folders): the rules about members ran without its member types",
+            c.class
+        ),
+    );
 }
 
 fn outside_bindings(cx: &mut Ctx, comps: &[Component]) {

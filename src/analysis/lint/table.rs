@@ -106,6 +106,10 @@ rules! {
         "bindings are made through a pointer in a function no BindReplicationData_Implementation in these files calls",
         "an ability component binds through the movement component; the lint cannot see where that function is called, and it must be called from BindReplicationData_Implementation, after everything else",
         "call it from the movement component's BindReplicationData_Implementation, last (or lint that file too)";
+    HEADER_MISSING = "header-not-found", Note, None,
+        "a component's class declaration was not read",
+        "the rules about members need the class declaration (which names are members and of what type): without it, unbound-state-in-tick, input-written-in-tick for members and frame-delta-in-tick for stored deltas cannot tell a member from anything else and find nothing",
+        "lint the header too (name the folder that holds both), or keep the header where its #include says";
     MODE_UNKNOWN = "mode-not-literal", Note, None,
         "a binding's mode is not written as an enumerator",
         "the lint cannot tell the mode, so the binding table shows it as unknown and the rules that need it skip the binding",
