@@ -19,6 +19,7 @@ void UClockMovement::MovementUpdate_Implementation(float DeltaSeconds)
 	if (bInputDash && Now > DashEndTime)
 	{
 		DashEndTime = Now + 0.5;
+		CL_DoNotCombineNextMove();
 	}
 	const double Wall = FPlatformTime::Seconds(); // expect: world-time-in-tick
 	if (GetWorld()->TimeSeconds > Wall) {} // expect: world-time-in-tick

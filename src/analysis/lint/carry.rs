@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::ctx::Ctx;
 use super::gmc;
 use super::program::{BindingRow, Component, Program, Step};
-use super::syntax::EventKind;
+use super::syntax::{CondKind, EventKind};
 use super::table::{NOT_SEALED, Severity, UNBOUND_STATE};
 use crate::model::binding::PredictionMode;
 
@@ -136,6 +136,7 @@ fn is_reset(rhs: &str) -> bool {
 /// and fires it again. A bound flag raised without an event is idempotent and not reported.
 pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
     let p = cx.p;
+    let fields: HashMap<String, String> = p.fields(&c.class).into_iter().collect();
     let bound: HashSet<&str> = c
         .bindings
         .iter()
@@ -153,22 +154,45 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
     for s in path {
         let f = &p.funcs[s.func];
         let e = &f.events[s.event];
+        // The branches the step sits in: its own conditions, then each call site's (a helper
+        // called from a branch belongs to that branch).
         let own = || {
-            let mut at = e.cond;
-            let mut v = Vec::new();
-            while let Some(k) = at {
-                if v.len() > 64 {
-                    break;
+            let mut keys = Vec::new();
+            let mut push = |func: usize, event: usize| {
+                let cf = &p.funcs[func];
+                let mut at = cf.events[event].cond;
+                while let Some(k) = at {
+                    if keys.len() > 256 {
+                        break;
+                    }
+                    keys.push((func, k));
+                    at = cf.conds.get(k as usize).and_then(|c| c.parent);
                 }
-                v.push((s.func, k));
-                at = f.conds.get(k as usize).and_then(|c| c.parent);
+            };
+            push(s.func, s.event);
+            let mut site = s.via.clone();
+            while let Some(cs) = site {
+                push(cs.func, cs.event);
+                site = cs.parent.clone();
             }
-            v
+            keys
         };
         match &e.kind {
-            EventKind::Write { target, .. }
+            EventKind::Write { target, plain, rhs }
                 if bound.contains(target.as_str()) && !f.locals.contains(target) =>
             {
+                // A bound counter raised or lowered by a whole number (a shot fired, ammo
+                // spent), or a bound timer re-armed in a branch that tests it (a cooldown
+                // set to its duration): the event itself, fired again by a combined re-run.
+                let event = is_count_step(target, *plain, rhs)
+                    || (*plain
+                        && fields.get(target.as_str()).is_some_and(|t| is_number(t))
+                        && !is_reset(rhs)
+                        && !gmc::words(rhs).any(|w| f.params.iter().any(|p| p == w) || w == target)
+                        && own().into_iter().any(|(func, k)| {
+                            let c = &p.funcs[func].conds[k as usize];
+                            c.kind == CondKind::If && gmc::words(&c.text).any(|w| w == target)
+                        }));
                 for key in own() {
                     let entry = branches.entry(key).or_insert_with(|| {
                         order.push(key);
@@ -177,6 +201,7 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
                     if entry.0.is_none() {
                         entry.0 = Some((s.clone(), target.clone()));
                     }
+                    entry.1 |= event;
                 }
             }
             EventKind::Call {
@@ -185,20 +210,7 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 receiver,
                 ..
             } if is_event_call(p, cp, name, receiver.as_deref()) => {
-                let mut keys = own();
-                let mut site = s.via.clone();
-                while let Some(cs) = site {
-                    let cf = &p.funcs[cs.func];
-                    let mut at = cf.events[cs.event].cond;
-                    while let Some(k) = at {
-                        if keys.len() > 256 {
-                            break;
-                        }
-                        keys.push((cs.func, k));
-                        at = cf.conds.get(k as usize).and_then(|c| c.parent);
-                    }
-                    site = cs.parent.clone();
-                }
+                let keys = own();
                 for key in keys {
                     branches
                         .entry(key)
@@ -224,6 +236,27 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
         cx.add(NOT_SEALED, Severity::Warning, &c.class, at, Some(s.func), format!(
             "`{name}` changes in a branch that fires an event, and nothing on the prediction path calls CL_DoNotCombineNextMove()"));
     }
+}
+
+/// `X++`, `X -= 1`, `X = X + 1`: a count changed by a whole number.
+fn is_count_step(target: &str, plain: bool, rhs: &str) -> bool {
+    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
+    let whole = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
+    if !plain {
+        return r.is_empty() || whole(&r);
+    }
+    [format!("{target}+"), format!("{target}-")]
+        .iter()
+        .any(|p| r.strip_prefix(p.as_str()).is_some_and(whole))
+}
+
+/// A numeric member type (a timer or a count).
+fn is_number(ty: &str) -> bool {
+    matches!(
+        ty.trim_start_matches("const ").trim(),
+        "float" | "double" | "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16"
+            | "uint32" | "uint64"
+    )
 }
 
 /// A branch of [`one_shots`]: the first bound write under it, and whether an event fires.
