@@ -203,6 +203,7 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
             !c.bindings.is_empty()
                 || !c.bind_funcs.is_empty()
                 || !prog.prediction_path(&c.class).is_empty()
+                || !prog.path_of(&c.class, gmc::SYNC_APPLIED).is_empty()
         })
         .map(|c| ComponentReport {
             class: c.class.clone(),

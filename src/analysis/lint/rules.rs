@@ -446,7 +446,11 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
     }
 }
 
-/// Pitfall 8: an `if` in OnSyncDataApplied that compares a bound value with a previous copy.
+/// Pitfall 8: an `if` in OnSyncDataApplied (or what it calls) that compares a bound value with
+/// a copy kept across calls: a `Last*`/`Prev*`/`Was*` member, or any member the class sets
+/// from that value (`bWasDead = bIsDead`, inside the branch or after it). When the class's
+/// bindings are not in the files (a parent binds them), any member compared with such a copy
+/// counts.
 fn sync_applied(cx: &mut Ctx, c: &Component) {
     let p = cx.p;
     let path = p.path_of(&c.class, gmc::SYNC_APPLIED);
@@ -454,37 +458,68 @@ fn sync_applied(cx: &mut Ctx, c: &Component) {
         return;
     }
     let bound = bound_names(c);
+    let fields: HashSet<String> = p.fields(&c.class).into_iter().map(|(n, _)| n).collect();
+    let copies = kept_copies(p, &c.class);
+    let mut funcs: Vec<usize> = path.iter().map(|s| s.func).collect();
+    funcs.dedup();
     let mut seen = HashSet::new();
-    for s in &path {
-        let f = &p.funcs[s.func];
-        let e = &f.events[s.event];
-        // The writes inside each condition's branch.
-        let EventKind::Write { target, rhs, .. } = &e.kind else {
-            continue;
-        };
-        let Some(ci) = e.cond else { continue };
-        let cond = &f.conds[ci as usize];
-        if cond.kind != CondKind::If || !seen.insert((s.func, ci)) {
+    for func in funcs {
+        if !seen.insert(func) {
             continue;
         }
-        let words: Vec<&str> = gmc::words(&cond.text).collect();
-        let reads_bound = words.iter().any(|w| bound.contains(*w));
-        let copy = words.iter().any(|w| gmc::is_previous_copy(w))
-            || (words.contains(&target.as_str()) && gmc::words(rhs).any(|w| bound.contains(w)));
-        if reads_bound && copy {
-            cx.add(
-                SYNC_APPLIED,
-                Severity::Warning,
-                &c.class,
-                (f.file, cond.pos),
-                Some(s.func),
-                format!(
-                    "`if {}` detects a change of a bound value in OnSyncDataApplied",
-                    cond.text
-                ),
-            );
+        let f = &p.funcs[func];
+        for cond in f.conds.iter().filter(|k| k.kind == CondKind::If) {
+            let words: Vec<&str> = gmc::words(&cond.text).collect();
+            let is_value = |w: &str| {
+                !f.locals.contains(w)
+                    && (bound.contains(w) || (bound.is_empty() && fields.contains(w)))
+            };
+            let transition = words.iter().any(|&v| {
+                is_value(v)
+                    && words.iter().any(|&k| {
+                        k != v
+                            && !f.locals.contains(k)
+                            && (gmc::is_previous_copy(k)
+                                || copies.get(k).is_some_and(|from| from.contains(v)))
+                    })
+            });
+            if transition {
+                cx.add(
+                    SYNC_APPLIED,
+                    Severity::Warning,
+                    &c.class,
+                    (f.file, cond.pos),
+                    Some(func),
+                    format!(
+                        "`if {}` detects a change of a bound value in OnSyncDataApplied",
+                        cond.text
+                    ),
+                );
+            }
         }
     }
+}
+
+/// Members the class's functions set from other values: copy → the names its right sides read.
+fn kept_copies(p: &Program, class: &str) -> HashMap<String, HashSet<String>> {
+    let chain = p.chain(class);
+    let mut out: HashMap<String, HashSet<String>> = HashMap::new();
+    for f in p.funcs.iter().filter(|f| {
+        f.class
+            .as_ref()
+            .is_some_and(|c| chain.iter().any(|k| k == c))
+    }) {
+        for e in &f.events {
+            if let EventKind::Write { target, plain: true, rhs } = &e.kind
+                && !f.locals.contains(target)
+            {
+                out.entry(target.clone())
+                    .or_default()
+                    .extend(gmc::words(rhs).map(str::to_string));
+            }
+        }
+    }
+    out
 }
 
 fn none_bound(c: &Component) -> HashMap<&str, &BindingRow> {
