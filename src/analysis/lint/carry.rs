@@ -36,7 +36,7 @@ pub(super) fn unbound_state(
             EventKind::Read { name } => (name.as_str(), false, false),
             // `X = FMath::Clamp(X, …)` keeps a setting in range: the same every move.
             EventKind::Write { target, rhs, .. } if is_normalization(target, rhs) => continue,
-            EventKind::Write { target, plain, rhs } => {
+            EventKind::Write { target, plain, rhs, .. } => {
                 // Only writes that run on the owner's re-executions carry state into a replay.
                 if !is_reset(rhs) && !cx.not_replayed(s) {
                     changed.insert(target.as_str());
@@ -178,7 +178,7 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
             keys
         };
         match &e.kind {
-            EventKind::Write { target, plain, rhs }
+            EventKind::Write { target, plain, rhs, .. }
                 if bound.contains(target.as_str()) && !f.locals.contains(target) =>
             {
                 // A bound counter raised or lowered by a whole number (a shot fired, ammo

@@ -190,7 +190,7 @@ impl Ctx<'_> {
     fn branch_sets(&self, func: usize, k: u32, flag: &str, set_to: &str) -> bool {
         let f = &self.p.funcs[func];
         let sets = |e: &super::syntax::Event| {
-            matches!(&e.kind, EventKind::Write { target, plain: true, rhs }
+            matches!(&e.kind, EventKind::Write { target, plain: true, rhs, .. }
                 if target == flag && rhs.trim() == set_to)
         };
         let cond = &f.conds[k as usize];

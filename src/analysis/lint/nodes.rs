@@ -114,8 +114,11 @@ pub(super) fn written_name(text: &str, n: Node) -> Option<String> {
                         .map(str::to_string);
                 }
                 if is_arrow {
-                    // A write through a pointer changes the pointee, not a member here.
-                    return None;
+                    // A write through a pointer changes the pointee, not a member here: its
+                    // target is the whole path (`Data->bJump`), which matches a binding made
+                    // through the same pointer and no member of the class.
+                    let t: String = text.get(n.byte_range())?.split_whitespace().collect();
+                    return Some(t.trim_start_matches("this->").to_string());
                 }
                 n = arg;
             }

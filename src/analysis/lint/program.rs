@@ -188,10 +188,18 @@ impl Program {
         else {
             return Vec::new();
         };
-        if receiver.is_some() || BoundType::from_gmc_function(name).is_some() {
+        if receiver.is_some() {
             return Vec::new();
         }
         let class = f.class.as_deref();
+        // A call named like GMC's bind functions is GMC's, unless the class defines it (its
+        // own helper that forwards to the movement component).
+        if BoundType::from_gmc_function(name).is_some() && !path.contains("::") {
+            return self.lookup(class, name, 0);
+        }
+        if BoundType::from_gmc_function(name).is_some() {
+            return Vec::new();
+        }
         match path.rsplit_once("::") {
             None => self.lookup(class, name, 0),
             Some((scope, _)) if scope == "Super" || scope.ends_with("::Super") => {
@@ -333,20 +341,88 @@ impl Program {
             return None;
         };
         let ty = BoundType::from_gmc_function(name)?;
-        let arg = |i: usize| args.get(i).map_or("", String::as_str);
-        let member = arg(0).trim().trim_start_matches("this->").to_string();
+        if receiver.is_none() && !self.callee(s.func, s.event).is_empty() {
+            // The class's own helper: its forwarded call is the binding.
+            return None;
+        }
+        let arg = |i: usize| self.resolve_param(s, args.get(i).map_or("", String::as_str));
+        let member = bound_member(&arg(0));
+        if f.params.iter().any(|p| root_of(&member) == p) {
+            // A parameter the call site did not give (a helper no one here calls).
+            return None;
+        }
         Some(BindingRow {
             member,
             bind: name.clone(),
             ty,
-            prediction: gmc::prediction(arg(1)),
-            combine: gmc::combine(arg(2)),
-            simulation: gmc::simulation(arg(3)),
-            interpolation: gmc::interpolation(arg(4)),
+            prediction: gmc::prediction(&arg(1)),
+            combine: gmc::combine(&arg(2)),
+            simulation: gmc::simulation(&arg(3)),
+            interpolation: gmc::interpolation(&arg(4)),
             file: f.file,
             pos: e.pos,
             through: receiver.clone(),
             step: s.clone(),
+        })
+    }
+
+    /// `text` with a leading parameter of the step's function replaced by the argument its
+    /// call site gave (`Value` in a helper called as `BindHelper(Stamina)` → `Stamina`),
+    /// through nested helpers.
+    fn resolve_param(&self, s: &Step, text: &str) -> String {
+        let mut text = text.trim().to_string();
+        let mut func = s.func;
+        let mut site = s.via.clone();
+        for _ in 0..MAX_CALL_DEPTH {
+            let stripped = bound_member(&text);
+            let root = root_of(&stripped).to_string();
+            let Some(i) = self.funcs[func].params.iter().position(|p| *p == root) else {
+                break;
+            };
+            let Some(cs) = site else { break };
+            let EventKind::Call { args, .. } = &self.funcs[cs.func].events[cs.event].kind else {
+                break;
+            };
+            let Some(given) = args.get(i) else { break };
+            text = format!("{}{}", given.trim(), &stripped[root.len()..]);
+            func = cs.func;
+            site = cs.parent.clone();
+        }
+        text
+    }
+
+    /// A `Bind*` call of a parameter of its function: a helper forwarding a binding, which is
+    /// made (and reported) where the helper is called.
+    pub fn binds_parameter(&self, func: usize, event: usize) -> bool {
+        let f = &self.funcs[func];
+        let EventKind::Call { args, .. } = &f.events[event].kind else {
+            return false;
+        };
+        is_bind_call(&f.events[event].kind, true)
+            && args.first().is_some_and(|a| {
+                let m = bound_member(a);
+                f.params.iter().any(|p| root_of(&m) == p)
+            })
+    }
+
+    /// For a call to the class's own binding helper: what its forwarded `Bind*` call goes
+    /// through (`Some(None)`: the component itself, `Some(Some("MovementComponent"))`: a
+    /// pointer). `None` when the call is not to such a helper.
+    pub fn helper_binding(&self, func: usize, event: usize) -> Option<Option<String>> {
+        let EventKind::Call { receiver: None, .. } = &self.funcs[func].events[event].kind else {
+            return None;
+        };
+        self.callee(func, event).into_iter().find_map(|h| {
+            self.flow(h).into_iter().find_map(|s| {
+                match &self.funcs[s.func].events[s.event].kind {
+                    EventKind::Call { receiver, .. }
+                        if self.binds_parameter(s.func, s.event) =>
+                    {
+                        Some(receiver.clone())
+                    }
+                    _ => None,
+                }
+            })
         })
     }
 
@@ -410,21 +486,23 @@ impl Program {
             if !c.bind_funcs.is_empty() {
                 continue;
             }
+            let mut seen = HashSet::new();
             for (fi, f) in self.funcs.iter().enumerate() {
                 if f.class.as_deref() != Some(c.class.as_str()) {
                     continue;
                 }
-                for (ei, e) in f.events.iter().enumerate() {
-                    if is_bind_call(&e.kind, true) && !reached.contains(&(fi, ei)) {
-                        let s = Step {
-                            func: fi,
-                            event: ei,
-                            via: None,
-                        };
-                        if let Some(row) = self.binding_row(&s) {
-                            c.bindings.push(row);
-                            c.through_pointer = true;
-                        }
+                // Each function as a root, so a helper's forwarded call is resolved from its
+                // callers (as a root itself it binds a parameter, which gives no row).
+                for s in self.flow(fi) {
+                    let e = &self.funcs[s.func].events[s.event];
+                    if !is_bind_call(&e.kind, true) || reached.contains(&(s.func, s.event)) {
+                        continue;
+                    }
+                    if let Some(row) = self.binding_row(&s)
+                        && seen.insert((s.func, s.event, row.member.clone()))
+                    {
+                        c.bindings.push(row);
+                        c.through_pointer = true;
                     }
                 }
             }
@@ -505,3 +583,50 @@ pub fn is_super_call(k: &EventKind, name: &str) -> bool {
     matches!(k, EventKind::Call { path, name: n, .. }
         if path.contains("::") && gmc::hook_base(n) == name)
 }
+
+/// The member a `Bind*` argument names: `this->`, casts (`reinterpret_cast<uint8&>(Mode)`,
+/// `static_cast<…>(…)`, `(uint8&)Mode`), `*` and `&` and parentheses removed.
+pub fn bound_member(arg: &str) -> String {
+    let mut t: String = arg.split_whitespace().collect();
+    for _ in 0..8 {
+        let before = t.clone();
+        t = t.trim_start_matches("this->").to_string();
+        if let Some(rest) = t.strip_prefix('*').or_else(|| t.strip_prefix('&')) {
+            t = rest.to_string();
+        }
+        for cast in ["static_cast<", "reinterpret_cast<", "const_cast<", "StaticCast<"] {
+            if t.starts_with(cast)
+                && let Some(open) = t.find(">(")
+                && t.ends_with(')')
+            {
+                t = t[open + 2..t.len() - 1].to_string();
+            }
+        }
+        // `(uint8&)Mode` and `(Mode)`.
+        if t.starts_with('(')
+            && let Some(close) = t.find(')')
+        {
+            let (inner, after) = (&t[1..close], &t[close + 1..]);
+            if after.is_empty() {
+                t = inner.to_string();
+            } else if after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '*' || c == '&')
+                && !inner.contains(['(', ','])
+            {
+                t = after.to_string();
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    t
+}
+
+/// The first name of a member path (`Input` of `Input.bJump`, `Data` of `Data->X`).
+pub fn root_of(member: &str) -> &str {
+    member
+        .split(['.', '-', '['])
+        .next()
+        .unwrap_or(member)
+}
+

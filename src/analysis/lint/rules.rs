@@ -74,7 +74,7 @@ fn outside_bindings(cx: &mut Ctx, comps: &[Component]) {
             continue;
         }
         for (ei, e) in f.events.iter().enumerate() {
-            if reached.contains(&(fi, ei)) || !is_bind_call(&e.kind, true) {
+            if reached.contains(&(fi, ei)) || p.binds_parameter(fi, ei) {
                 continue;
             }
             let EventKind::Call {
@@ -86,6 +86,12 @@ fn outside_bindings(cx: &mut Ctx, comps: &[Component]) {
             else {
                 continue;
             };
+            // A call to the class's own helper binds what its forwarded call binds.
+            let helper = p.helper_binding(fi, ei);
+            if helper.is_none() && !is_bind_call(&e.kind, true) {
+                continue;
+            }
+            let receiver = helper.as_ref().unwrap_or(receiver);
             let member = args.first().map_or("", String::as_str);
             match receiver {
                 None => cx.add(
@@ -290,11 +296,11 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
     let p = cx.p;
     let fields: HashMap<String, String> = p.fields(&c.class).into_iter().collect();
     let bound = bound_names(c);
-    let inputs: HashSet<&str> = c
+    let inputs: Vec<&str> = c
         .bindings
         .iter()
         .filter(|b| b.prediction.value() == Some(PredictionMode::ClientAuth_Input))
-        .map(BindingRow::member_name)
+        .map(|b| b.member.as_str())
         .collect();
     // Members TickComponent fills from its frame delta.
     let mut delta_members: HashMap<String, u32> = HashMap::new();
@@ -422,20 +428,30 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                     delta_members.remove(&name);
                 }
             }
-            EventKind::Write { target, .. }
-                if inputs.contains(target.as_str())
-                    && !p.funcs[s.func].locals.contains(&target) =>
+            EventKind::Write { target, path, .. }
+                if !p.funcs[s.func].locals.contains(&target) =>
             {
-                cx.add(
-                    INPUT_WRITTEN,
-                    Severity::Warning,
-                    &c.class,
-                    at,
-                    func,
+                let hit: Vec<&str> = inputs
+                    .iter()
+                    .copied()
+                    .filter(|m| writes_member(&path, m))
+                    .collect();
+                if hit.is_empty() {
+                    continue;
+                }
+                // A struct holding inputs (`Input = {}`) names them; a member or a part of one
+                // is named itself.
+                let what = if hit.len() == 1 && hit[0].len() <= path.len() {
+                    format!("`{path}` is a ClientAuth_Input input")
+                } else {
                     format!(
-                        "`{target}` is a ClientAuth_Input input, but the prediction path writes it"
-                    ),
-                );
+                        "`{path}` holds the ClientAuth_Input input{} {}",
+                        if hit.len() > 1 { "s" } else { "" },
+                        hit.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                    )
+                };
+                cx.add(INPUT_WRITTEN, Severity::Warning, &c.class, at, func, format!(
+                    "{what}, but the prediction path writes it"));
             }
             _ => {}
         }
@@ -444,6 +460,17 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
     if !sealed {
         super::carry::one_shots(cx, c, path);
     }
+}
+
+/// Whether a write to `target` (a member, a struct's root, or a path through a pointer)
+/// changes the bound member `member` (`bJump`, `Input.bJump`, `Data->bJump`): the member
+/// itself, a part of it, or a struct that holds it.
+fn writes_member(target: &str, member: &str) -> bool {
+    let under = |whole: &str, part: &str| {
+        part.strip_prefix(whole)
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with("->") || rest.starts_with('['))
+    };
+    target == member || under(member, target) || under(target, member)
 }
 
 /// Pitfall 8: an `if` in OnSyncDataApplied (or what it calls) that compares a bound value with
@@ -510,7 +537,7 @@ fn kept_copies(p: &Program, class: &str) -> HashMap<String, HashSet<String>> {
             .is_some_and(|c| chain.iter().any(|k| k == c))
     }) {
         for e in &f.events {
-            if let EventKind::Write { target, plain: true, rhs } = &e.kind
+            if let EventKind::Write { target, plain: true, rhs, .. } = &e.kind
                 && !f.locals.contains(target)
             {
                 out.entry(target.clone())

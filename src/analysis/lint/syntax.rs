@@ -74,6 +74,8 @@ pub enum EventKind {
         target: String,
         plain: bool,
         rhs: String,
+        /// The written expression, blanks and `this->` removed (`Input.bJump`).
+        path: String,
     },
     /// A name read (a plain identifier or `this->name`).
     Read {
@@ -521,6 +523,7 @@ impl<'a> Extractor<'a> {
                                 target: t,
                                 plain: false,
                                 rhs: String::new(),
+                                path: tight(self.src(a)).trim_start_matches("this->").to_string(),
                             },
                             a,
                             cur,
@@ -685,6 +688,7 @@ impl<'a> Extractor<'a> {
                     target: t,
                     plain: plain_op && whole,
                     rhs,
+                    path: tight(self.src(left)).trim_start_matches("this->").to_string(),
                 },
                 left,
                 cur,
