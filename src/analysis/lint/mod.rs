@@ -16,6 +16,7 @@ mod ctx;
 pub mod gmc;
 pub mod guard;
 mod headers;
+mod units;
 mod nodes;
 pub mod program;
 pub mod render;
@@ -186,6 +187,8 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
             }),
         }
     }
+    let paths: Vec<PathBuf> = kept.iter().map(|f| f.path.clone()).collect();
+    units::separate(&mut syn, &paths);
     let rpcs: HashSet<String> = kept.iter().flat_map(|f| f.rpcs.iter().cloned()).collect();
     let prog = program::Program::new(syn, rpcs);
     let comps = prog.components();

@@ -301,7 +301,7 @@ impl Program {
         for c in &self.classes {
             if self.chain(&c.name)[1..]
                 .iter()
-                .any(|b| gmc::GMC_CLASSES.contains(&b.as_str()) || set.contains(b))
+                .any(|b| gmc::GMC_CLASSES.contains(&super::units::base_name(b)) || set.contains(b))
             {
                 add(&mut set, &c.name);
             }
@@ -467,7 +467,8 @@ impl Program {
             let gmc_parent = self
                 .chain(&class)
                 .into_iter()
-                .find(|c| gmc::GMC_CLASSES.contains(&c.as_str()))
+                .find(|c| gmc::GMC_CLASSES.contains(&super::units::base_name(c)))
+                .map(|c| super::units::base_name(&c).to_string())
                 .zip(gmc_parent_at);
             out.push(Component {
                 class,
