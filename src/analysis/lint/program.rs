@@ -188,10 +188,10 @@ impl Program {
         else {
             return Vec::new();
         };
-        if receiver.is_some() {
-            return Vec::new();
-        }
         let class = f.class.as_deref();
+        if let Some(r) = receiver {
+            return self.binding_call_through(class, r, name);
+        }
         // A call named like GMC's bind functions is GMC's, unless the class defines it (its
         // own helper that forwards to the movement component).
         if BoundType::from_gmc_function(name).is_some() && !path.contains("::") {
@@ -214,6 +214,41 @@ impl Program {
                 }
             }
         }
+    }
+
+    /// `Perks->BindPerks()` from a component whose member `Perks` points to a class in the
+    /// files: that class's function, when it makes bindings (an ability component's binding
+    /// function called from BindReplicationData). Other calls through pointers are not
+    /// followed.
+    fn binding_call_through(&self, class: Option<&str>, receiver: &str, name: &str) -> Vec<usize> {
+        let Some(class) = class else {
+            return Vec::new();
+        };
+        let member = receiver.trim_start_matches("this->");
+        let Some(ty) = self
+            .fields(class)
+            .into_iter()
+            .find_map(|(n, t)| (n == member).then_some(t))
+        else {
+            return Vec::new();
+        };
+        let target = ty
+            .trim_start_matches("TObjectPtr<")
+            .trim_start_matches("TWeakObjectPtr<")
+            .trim_end_matches(['*', '>', ' '])
+            .trim();
+        if self.class(target).is_none() {
+            return Vec::new();
+        }
+        self.lookup(Some(target), name, 0)
+            .into_iter()
+            .filter(|&g| {
+                self.funcs[g]
+                    .events
+                    .iter()
+                    .any(|e| is_bind_call(&e.kind, true))
+            })
+            .collect()
     }
 
     /// Every event of `root` in order, calls into the files' functions followed where they
@@ -277,6 +312,27 @@ impl Program {
             at = site.parent.clone();
             if out.len() > 256 {
                 break;
+            }
+        }
+        out
+    }
+
+    /// The conditions of `return`s before a step (in its function, and before each call site
+    /// in the callers): what follows runs only when they do not hold.
+    pub fn early_returns(&self, s: &Step) -> Vec<(CondKind, String, usize, Pos)> {
+        let mut out = Vec::new();
+        let mut sites = vec![(s.func, s.event)];
+        let mut at = s.via.clone();
+        while let Some(site) = at {
+            sites.push((site.func, site.event));
+            at = site.parent.clone();
+        }
+        for (func, upto) in sites {
+            let f = &self.funcs[func];
+            for e in f.events[..upto].iter().filter(|e| e.kind == EventKind::Return) {
+                if let Some(c) = f.conds_of(e.cond).next() {
+                    out.push((c.kind, c.text.clone(), func, c.pos));
+                }
             }
         }
         out

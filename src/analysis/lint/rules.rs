@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::gmc::{self, Arg};
 use super::program::{BindingRow, Component, Program, Step, is_bind_call};
-use super::syntax::{CondKind, EventKind};
+use super::syntax::{CondKind, EventKind, Pos};
 use crate::model::binding::{CombineMode, PredictionMode, SimulationMode};
 
 pub use super::ctx::Finding;
@@ -160,6 +160,10 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
         }
     }
     let mut first_at: HashMap<&str, &BindingRow> = HashMap::new();
+    // Bindings under one condition, reported once: (function, line, column) of the condition.
+    type Group<'r> = ((String, Pos, bool), Vec<&'r BindingRow>);
+    let mut grouped: HashMap<(usize, u32, u32), Group> = HashMap::new();
+    let mut order = Vec::new();
     for b in &c.bindings {
         // A binding of something a local names (`Variable->CurrentValue` for each entry of a
         // registry) is a different value at each call: it is not compared by its text, and a
@@ -188,44 +192,17 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
         } else {
             first_at.insert(&b.member, b);
         }
-        let conds = p.conds(&b.step);
-        let conds: Vec<_> = conds
-            .iter()
-            .filter(|(k, ..)| *k != CondKind::Loop)
-            .filter(|(_, t, ..)| !(local_root && gmc::words(t).any(|w| w == root)))
-            .collect();
-        if let Some((k, text, _, pos)) = conds
-            .iter()
-            .find(|(_, t, ..)| gmc::is_machine_condition(t))
-            .or(conds.first())
-            .copied()
-        {
-            let machine = gmc::is_machine_condition(text);
-            let shown = if *k == CondKind::Else {
-                format!("the else of {text}")
-            } else {
-                text.clone()
-            };
-            cx.on_binding(
-                CONDITIONAL,
-                if machine {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                },
-                &c.class,
-                b,
-                format!(
-                    "`{}` is bound only when {shown} (line {}){}",
-                    b.member,
-                    pos.line,
-                    if machine {
-                        ": that differs between server and client"
-                    } else {
-                        ": unless that is the same on every machine, the layouts differ"
-                    }
-                ),
-            );
+        if let Some(cond) = binding_condition(p, b, local_root.then_some(root)) {
+            let (_, pos, _) = &cond;
+            let key = (b.step.func, pos.line, pos.col);
+            grouped
+                .entry(key)
+                .or_insert_with(|| {
+                    order.push(key);
+                    (cond.clone(), Vec::new())
+                })
+                .1
+                .push(b);
         }
         if let Some(PredictionMode::ClientAuth_Input) = b.prediction.value() {
             let bad = match b.combine.value() {
@@ -276,6 +253,36 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
                 ),
             );
         }
+    }
+    for key in order {
+        let Some(((text, pos, machine), rows)) = grouped.remove(&key) else {
+            continue;
+        };
+        let names: Vec<String> = rows.iter().map(|r| format!("`{}`", r.member)).collect();
+        let what = if names.len() == 1 {
+            format!("{} is bound", names[0])
+        } else {
+            format!("{} bindings ({}) are made", names.len(), names.join(", "))
+        };
+        cx.on_binding(
+            CONDITIONAL,
+            if machine {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            &c.class,
+            rows[0],
+            format!(
+                "{what} only when {text} (line {}){}",
+                pos.line,
+                if machine {
+                    ": that differs between server and client"
+                } else {
+                    ": unless that is the same on every machine, the layouts differ"
+                }
+            ),
+        );
     }
 }
 
@@ -460,6 +467,36 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
     if !sealed {
         super::carry::one_shots(cx, c, path);
     }
+}
+
+/// The condition a binding is made under, if any: one around it or its helper's call, or an
+/// early return before it (`if (!HasAuthority()) return;`); a machine condition first. Returns
+/// (shown text, position, machine?). Loops, and tests of a local the binding is made through,
+/// do not count.
+fn binding_condition(
+    p: &Program,
+    b: &BindingRow,
+    local: Option<&str>,
+) -> Option<(String, Pos, bool)> {
+    let mut conds = p.conds(&b.step);
+    conds.extend(p.early_returns(&b.step));
+    let conds: Vec<_> = conds
+        .into_iter()
+        .filter(|(k, ..)| *k != CondKind::Loop)
+        .filter(|(_, t, ..)| local.is_none_or(|root| !gmc::words(t).any(|w| w == root)))
+        .collect();
+    let (k, text, _, pos) = conds
+        .iter()
+        .find(|(_, t, ..)| gmc::is_machine_condition(t))
+        .or(conds.first())?
+        .clone();
+    let machine = gmc::is_machine_condition(&text);
+    let shown = if k == CondKind::Else {
+        format!("the else of {text}")
+    } else {
+        text
+    };
+    Some((shown, pos, machine))
 }
 
 /// Whether a write to `target` (a member, a struct's root, or a path through a pointer)
