@@ -190,3 +190,44 @@ fn right_forms_lint_clean() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[test]
+fn the_table_marks_conditional_bindings_and_costs_aims_as_angles() {
+    let src = r#"
+class UAimMovement : public UGMC_OrganicMovementCmp
+{
+	GENERATED_BODY()
+	FRotator AimRotation;
+	FVector MoveDirectionInput;
+	FVector TargetLocation;
+	bool bUseTarget = false;
+};
+
+void UAimMovement::BindReplicationData_Implementation()
+{
+	Super::BindReplicationData_Implementation();
+	BindCompressedRotator(AimRotation, EGMC_PredictionMode::ClientAuth_Input, EGMC_CombineMode::CombineIfUnchanged, EGMC_SimulationMode::None, EGMC_InterpolationFunction::NearestNeighbour);
+	BindCompressedVector(MoveDirectionInput, EGMC_PredictionMode::ClientAuth_Input, EGMC_CombineMode::CombineIfUnchanged, EGMC_SimulationMode::None, EGMC_InterpolationFunction::NearestNeighbour);
+	if (bUseTarget)
+	{
+		BindCompressedVector(TargetLocation, EGMC_PredictionMode::ClientAuth_Input, EGMC_CombineMode::CombineIfUnchanged, EGMC_SimulationMode::None, EGMC_InterpolationFunction::NearestNeighbour);
+	}
+}
+"#;
+    let r = lint::lint_sources(
+        vec![lint::SourceFile::new(
+            PathBuf::from("aim.cpp"),
+            src.to_string(),
+            None,
+        )],
+        Rates::of(&Preset::default()),
+    );
+    let c = &r.components[0];
+    let bits: Vec<u32> = c.bindings.iter().map(lint::row_bits).collect();
+    // An aim is angles (180° per component), a direction an axis, a location a magnitude.
+    assert_eq!(bits, vec![54, 30, 60], "{bits:?}");
+    let table = render::table_text(c);
+    assert!(table.contains("TargetLocation †"), "{table}");
+    assert!(!table.contains("AimRotation †"), "{table}");
+    assert!(table.contains("† made only when a condition holds"), "{table}");
+}

@@ -90,10 +90,11 @@ pub(super) fn unbound_state(
         .collect();
     found.sort_by_key(|(_, (s, _))| (s.func, s.event));
     for (name, (s, _)) in found {
-        let (line, _) = carried_read[name];
+        let (line, file) = carried_read[name];
         let at = cx.at(s);
+        let cited = cx.line_ref(at.0, file, line);
         cx.add(UNBOUND_STATE, Severity::Warning, &c.class, at, Some(s.func), format!(
-            "`{name}` is written on the prediction path and read on the next move (line {line} reads it before the move sets it), but it is not bound"));
+            "`{name}` is written on the prediction path and read on the next move ({cited} reads it before the move sets it), but it is not bound"));
     }
 }
 
@@ -106,7 +107,7 @@ fn is_normalization(target: &str, rhs: &str) -> bool {
 }
 
 /// A constant a member is cleared to.
-fn is_reset(rhs: &str) -> bool {
+pub(super) fn is_reset(rhs: &str) -> bool {
     let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
     matches!(
         r.as_str(),

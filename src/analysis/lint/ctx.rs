@@ -57,6 +57,14 @@ impl Ctx<'_> {
         self.add(rule, sev, comp, (b.file, b.pos), Some(b.step.func), message);
     }
 
+    /// "line N" for a line of the finding's own file, "`File.cpp` line N" for another's.
+    pub(super) fn line_ref(&self, from: usize, file: usize, line: u32) -> String {
+        match self.p.file_names.get(file) {
+            Some(name) if file != from => format!("`{name}` line {line}"),
+            _ => format!("line {line}"),
+        }
+    }
+
     pub(super) fn at(&self, s: &Step) -> (usize, Pos) {
         let f = &self.p.funcs[s.func];
         (f.file, f.events[s.event].pos)

@@ -190,7 +190,15 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
     let paths: Vec<PathBuf> = kept.iter().map(|f| f.path.clone()).collect();
     units::separate(&mut syn, &paths);
     let rpcs: HashSet<String> = kept.iter().flat_map(|f| f.rpcs.iter().cloned()).collect();
-    let prog = program::Program::new(syn, rpcs);
+    let mut prog = program::Program::new(syn, rpcs);
+    prog.file_names = kept
+        .iter()
+        .map(|f| {
+            f.path
+                .file_name()
+                .map_or_else(|| f.path.display().to_string(), |n| n.to_string_lossy().into_owned())
+        })
+        .collect();
     let comps = prog.components();
     let mut findings = rules::check(&prog, &comps);
     let before = findings.len();
@@ -315,8 +323,10 @@ fn allows_rule(line: &str, id: &str) -> bool {
 /// Wire totals of a binding list at `rates`.
 pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
     totals_of(
-        rows.iter()
-            .map(|b| (b.ty, b.prediction.value(), b.simulation.value())),
+        rows.iter().map(|b| {
+            let p = b.prediction.value();
+            (b.ty, p, b.simulation.value(), is_axis(b.ty, p, b.member_name()))
+        }),
         rates,
     )
 }
@@ -325,8 +335,10 @@ pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
 /// send (built-ins included when the list has them).
 pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
     totals_of(
-        list.iter()
-            .map(|b| (b.ty, Some(b.prediction), Some(b.simulation))),
+        list.iter().map(|b| {
+            let p = Some(b.prediction);
+            (b.ty, p, Some(b.simulation), is_axis(b.ty, p, &b.name))
+        }),
         rates,
     )
 }
@@ -334,15 +346,15 @@ pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
 /// Wire totals of values given as (type, prediction, simulation); a mode that could not be
 /// read (`None`) leaves the value out and counts it as unknown.
 fn totals_of(
-    rows: impl Iterator<Item = (BoundType, Option<PredictionMode>, Option<SimulationMode>)>,
+    rows: impl Iterator<Item = (BoundType, Option<PredictionMode>, Option<SimulationMode>, bool)>,
     rates: Rates,
 ) -> Totals {
     let mut move_bits = 0;
     let mut state_bits = 0;
     let mut proxy_bits = 0;
     let mut unknown = 0;
-    for (ty, p, s) in rows {
-        let bits = ty.nominal_bits_as(p.is_some_and(PredictionMode::is_input));
+    for (ty, p, s, axis) in rows {
+        let bits = ty.nominal_bits_as(axis);
         let (Some(p), Some(s)) = (p, s) else {
             unknown += 1;
             continue;
@@ -427,7 +439,27 @@ pub fn client_bytes_at(move_bits: u32, moves_per_s: f64, datagrams_per_s: f64) -
 /// The bits the table states for a binding: its type's nominal size, an input's continuous
 /// values as an axis (docs/lint.md).
 pub fn row_bits(b: &BindingRow) -> u32 {
-    b.ty.nominal_bits_as(b.prediction.value().is_some_and(PredictionMode::is_input))
+    b.ty.nominal_bits_as(is_axis(b.ty, b.prediction.value(), b.member_name()))
+}
+
+/// Whether a binding's value is costed as an input axis (1 per component): an input float or
+/// 2D vector (a stick, a trigger), or an input vector named as a direction (`InputVector`,
+/// `MoveDirection`, `Axis`…). A rotator bound as an input is an aim (angles, as an output
+/// rotator is costed), and another input vector a position or a velocity.
+pub fn is_axis(ty: BoundType, p: Option<PredictionMode>, name: &str) -> bool {
+    if !p.is_some_and(PredictionMode::is_input) {
+        return false;
+    }
+    match ty {
+        BoundType::CompressedRotator => false,
+        BoundType::CompressedVector => {
+            let n = name.to_ascii_lowercase();
+            ["input", "direction", "dir", "axis", "stick", "move"]
+                .iter()
+                .any(|w| n.contains(w))
+        }
+        _ => true,
+    }
 }
 
 #[cfg(test)]

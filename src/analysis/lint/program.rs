@@ -48,6 +48,9 @@ pub struct BindingRow {
     pub pos: Pos,
     /// What the call went through (`MovementComponent` for `MovementComponent->BindInt`).
     pub through: Option<String>,
+    /// The condition it is made under (around it, around a helper's call, or an early return
+    /// before it), if any: the binding table marks it.
+    pub condition: Option<String>,
     pub step: Step,
 }
 
@@ -84,6 +87,8 @@ pub struct Program {
     pub funcs: Vec<Func>,
     pub classes: Vec<ClassDecl>,
     pub rpcs: HashSet<String>,
+    /// The files' names (for citing a line of another file), set by the caller.
+    pub file_names: Vec<String>,
     by_member: HashMap<(String, String), Vec<usize>>,
     free: HashMap<String, Vec<usize>>,
     class_idx: HashMap<String, usize>,
@@ -116,6 +121,7 @@ impl Program {
             funcs,
             classes,
             rpcs,
+            file_names: Vec::new(),
             by_member,
             free,
             class_idx,
@@ -317,6 +323,20 @@ impl Program {
         out
     }
 
+    /// The first condition (not a loop, not a test of a local the member is reached through)
+    /// a binding is made under, or an early return before it.
+    fn layout_condition(&self, s: &Step, member: &str) -> Option<String> {
+        let root = root_of(member);
+        let local = self.funcs[s.func].locals.contains(root);
+        let mut conds = self.conds(s);
+        conds.extend(self.early_returns(s));
+        conds
+            .into_iter()
+            .filter(|(k, ..)| *k != CondKind::Loop)
+            .find(|(_, t, ..)| !(local && gmc::words(t).any(|w| w == root)))
+            .map(|(_, t, ..)| t)
+    }
+
     /// The conditions of `return`s before a step (in its function, and before each call site
     /// in the callers): what follows runs only when they do not hold.
     pub fn early_returns(&self, s: &Step) -> Vec<(CondKind, String, usize, Pos)> {
@@ -407,6 +427,7 @@ impl Program {
             // A parameter the call site did not give (a helper no one here calls).
             return None;
         }
+        let condition = self.layout_condition(s, &member);
         Some(BindingRow {
             member,
             bind: name.clone(),
@@ -418,6 +439,7 @@ impl Program {
             file: f.file,
             pos: e.pos,
             through: receiver.clone(),
+            condition,
             step: s.clone(),
         })
     }

@@ -96,6 +96,7 @@ pub fn table_text(c: &ComponentReport) -> String {
         "line".into(),
     ]];
     let mut any_default = false;
+    let mut any_conditional = false;
     for (i, b) in c.bindings.iter().enumerate() {
         let mark = |a: (String, bool), any: &mut bool| {
             if a.1 {
@@ -107,9 +108,17 @@ pub fn table_text(c: &ComponentReport) -> String {
         };
         rows.push([
             (i + 1).to_string(),
-            match &b.through {
-                Some(t) => format!("{t}->{}", b.member),
-                None => b.member.clone(),
+            {
+                let m = match &b.through {
+                    Some(t) => format!("{t}->{}", b.member),
+                    None => b.member.clone(),
+                };
+                if b.condition.is_some() {
+                    any_conditional = true;
+                    format!("{m} †")
+                } else {
+                    m
+                }
             },
             b.bind.clone(),
             super::row_bits(b).to_string(),
@@ -137,6 +146,9 @@ pub fn table_text(c: &ComponentReport) -> String {
     }
     if any_default {
         s.push_str("  * GMC's enumerator 0: the argument is `{}` or left out\n");
+    }
+    if any_conditional {
+        s.push_str("  † made only when a condition holds (binding-under-condition)\n");
     }
     s.push_str(&totals_text(&c.totals));
     s
@@ -247,6 +259,7 @@ fn binding_json(c: &ComponentReport, b: &BindingRow, files: &LintReport) -> Json
     json!({
         "component": c.class,
         "name": b.member,
+        "condition": b.condition,
         "through": b.through,
         "bind": b.bind,
         "type": format!("{:?}", b.ty),

@@ -185,8 +185,10 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
                 &c.class,
                 b,
                 format!(
-                    "`{}` is bound a second time (first with {} on line {})",
-                    b.member, prev.bind, prev.pos.line
+                    "`{}` is bound a second time (first with {} on {})",
+                    b.member,
+                    prev.bind,
+                    cx.line_ref(b.file, prev.file, prev.pos.line)
                 ),
             );
         } else {
@@ -264,6 +266,8 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
         } else {
             format!("{} bindings ({}) are made", names.len(), names.join(", "))
         };
+        let cond_file = p.funcs[key.0].file;
+        let cited = cx.line_ref(rows[0].file, cond_file, pos.line);
         cx.on_binding(
             CONDITIONAL,
             if machine {
@@ -274,8 +278,7 @@ fn binding_rules(cx: &mut Ctx, c: &Component) {
             &c.class,
             rows[0],
             format!(
-                "{what} only when {text} (line {}){}",
-                pos.line,
+                "{what} only when {text} ({cited}){}",
                 if machine {
                     ": that differs between server and client"
                 } else {
@@ -310,7 +313,7 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
         .map(|b| b.member.as_str())
         .collect();
     // Members TickComponent fills from its frame delta.
-    let mut delta_members: HashMap<String, u32> = HashMap::new();
+    let mut delta_members: HashMap<String, (u32, usize)> = HashMap::new();
     for tick in p.lookup(Some(&c.class), "TickComponent", 0) {
         let Some(dt) = p.funcs[tick].params.first().cloned() else {
             continue;
@@ -320,9 +323,10 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 && fields.contains_key(target)
                 && gmc::words(rhs).any(|w| w == dt)
             {
+                let (file, pos) = cx.at(&s);
                 delta_members
                     .entry(target.clone())
-                    .or_insert(cx.at(&s).1.line);
+                    .or_insert((pos.line, file));
             }
         }
     }
@@ -427,16 +431,18 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 }
             }
             EventKind::Read { name } => {
-                if let Some(line) = delta_members.get(&name)
+                if let Some(&(line, file)) = delta_members.get(&name)
                     && !p.funcs[s.func].locals.contains(&name)
                 {
+                    let cited = cx.line_ref(at.0, file, line);
                     cx.add(FRAME_DELTA, Severity::Warning, &c.class, at, func, format!(
-                        "`{name}` holds TickComponent's frame delta (set on line {line}), read on the prediction path"));
+                        "`{name}` holds TickComponent's frame delta (set on {cited}), read on the prediction path"));
                     delta_members.remove(&name);
                 }
             }
-            EventKind::Write { target, path, .. }
-                if !p.funcs[s.func].locals.contains(&target) =>
+            EventKind::Write {
+                target, path, rhs, ..
+            } if !p.funcs[s.func].locals.contains(&target) =>
             {
                 let hit: Vec<&str> = inputs
                     .iter()
@@ -457,8 +463,14 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                         hit.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
                     )
                 };
+                // A pulse cleared after use, or a value the tick derives: the fixes differ.
+                let how = if rhs.is_empty() || super::carry::is_reset(&rhs) {
+                    "a pulse consumed in the tick: the next execution of the move (a replay, the server's) still sees it set; clear it where input is gathered (PreLocalMoveExecution) and let CombineIfUnchanged keep the press in its own move"
+                } else {
+                    "a value the tick derives is not the player's input: bind it as an output (ServerAuth_Output_ClientValidated), so the server computes it too and the client's value is checked"
+                };
                 cx.add(INPUT_WRITTEN, Severity::Warning, &c.class, at, func, format!(
-                    "{what}, but the prediction path writes it"));
+                    "{what}, but the prediction path writes it: {how}"));
             }
             _ => {}
         }
@@ -627,8 +639,9 @@ fn not_simulated(cx: &mut Ctx, c: &Component, _comps: &[Component]) {
             && done.insert(name.clone())
         {
             let at = cx.at(&s);
+            let cited = cx.line_ref(at.0, b.file, b.pos.line);
             cx.add(NOT_SIMULATED, Severity::Warning, &c.class, at, Some(s.func), format!(
-                "`{name}` is read by `{}` on simulated proxies, but bound SimulationMode None (line {})", f.name, b.pos.line));
+                "`{name}` is read by `{}` on simulated proxies, but bound SimulationMode None ({cited})", f.name));
         }
     }
 }
@@ -636,10 +649,10 @@ fn not_simulated(cx: &mut Ctx, c: &Component, _comps: &[Component]) {
 /// Pitfall 9 from animation: an anim instance reads `X->Member` of a member bound None.
 fn anim_reads(cx: &mut Ctx, comps: &[Component]) {
     let p = cx.p;
-    let mut none: HashMap<&str, (&str, u32)> = HashMap::new();
+    let mut none: HashMap<&str, (&str, u32, usize)> = HashMap::new();
     for c in comps {
         for (n, b) in none_bound(c) {
-            none.insert(n, (c.class.as_str(), b.pos.line));
+            none.insert(n, (c.class.as_str(), b.pos.line, b.file));
         }
     }
     if none.is_empty() {
@@ -657,11 +670,12 @@ fn anim_reads(cx: &mut Ctx, comps: &[Component]) {
             let EventKind::Field { path, name } = &e.kind else {
                 continue;
             };
-            if let Some((comp, line)) = none.get(name.as_str())
+            if let Some(&(comp, line, file)) = none.get(name.as_str())
                 && done.insert((class.to_string(), name.clone()))
             {
+                let cited = cx.line_ref(f.file, file, line);
                 cx.add(NOT_SIMULATED, Severity::Warning, comp, (f.file, e.pos), Some(fi), format!(
-                    "`{path}` is read by the animation of `{class}`, but `{comp}` binds `{name}` SimulationMode None (line {line}): simulated proxies never get it"));
+                    "`{path}` is read by the animation of `{class}`, but `{comp}` binds `{name}` SimulationMode None ({cited}): simulated proxies never get it"));
             }
         }
     }

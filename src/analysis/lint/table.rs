@@ -69,7 +69,7 @@ rules! {
     INPUT_WRITTEN = "input-written-in-tick", Warning, None,
         "the prediction path writes a ClientAuth_Input value",
         "an input is the client's record of what the player did for that move; the server and every replay read it from the move, so a tick that changes it (a jump flag reset after use) acts on a value the next execution does not see",
-        "keep inputs read-only in the tick: set them where input is gathered, and keep what the tick derives from them in a separate bound output";
+        "a pulse the tick clears (a jump flag): clear it where input is gathered (PreLocalMoveExecution) instead; a value the tick derives (a gait, a stance): bind it ServerAuth_Output_ClientValidated, not as an input";
     WORLD_TIME = "world-time-in-tick", Warning, Some("pitfall-02a-wall-clock-in-tick"),
         "the prediction path reads the world or real clock",
         "the prediction tick must depend only on bound state and its DeltaTime; the clock reads differently on the client, on the server and in a replay of the same move, so their results differ and a correction follows",
