@@ -195,11 +195,11 @@ impl Ctx<'_> {
 
     /// Whether the branch of condition `k` (or a function of the class it calls) writes
     /// `flag = set_to`.
-    fn branch_sets(&self, func: usize, k: u32, flag: &str, set_to: &str) -> bool {
+    fn branch_sets(&self, func: usize, k: u32, flag: &str, set_to: Option<&str>) -> bool {
         let f = &self.p.funcs[func];
         let sets = |e: &super::syntax::Event| {
             matches!(&e.kind, EventKind::Write { target, plain: true, rhs, .. }
-                if target == flag && rhs.trim() == set_to)
+                if target == flag && set_to.is_none_or(|v| rhs.trim() == v))
         };
         let cond = &f.conds[k as usize];
         let inside = |c: Option<u32>| f.conds_of(c).any(|x| std::ptr::eq(x, cond));
@@ -293,15 +293,22 @@ fn closes_at_end(t: &str) -> bool {
     false
 }
 
-/// A conjunct that tests a plain flag: (the flag, the value that makes the test false).
-fn latch_flag(c: &str) -> Option<(&str, &'static str)> {
+/// A conjunct that tests a plain flag, or whether a value is still unset (`X.IsZero()`,
+/// `X == 0`, `X == nullptr`, `!X.IsValid()`): (the member, the value that makes the test false;
+/// `None`: any value the branch captures, a lazy initialisation).
+fn latch_flag(c: &str) -> Option<(&str, Option<&'static str>)> {
     let c = c.strip_prefix("this->").unwrap_or(c);
-    let (flag, set_to) = if let Some(x) = c.strip_prefix('!') {
-        (x.strip_prefix("this->").unwrap_or(x), "true")
+    let unset = [".IsZero()", ".IsNearlyZero()", ".IsNone()", "==0", "==0.f", "==nullptr"];
+    let (flag, set_to) = if let Some(x) = unset.iter().find_map(|u| c.strip_suffix(u)) {
+        (x, None)
+    } else if let Some(x) = c.strip_prefix('!').and_then(|x| x.strip_suffix(".IsValid()")) {
+        (x, None)
+    } else if let Some(x) = c.strip_prefix('!') {
+        (x.strip_prefix("this->").unwrap_or(x), Some("true"))
     } else if let Some(x) = c.strip_suffix("==false") {
-        (x, "true")
+        (x, Some("true"))
     } else {
-        (c, "false")
+        (c, Some("false"))
     };
     (!flag.is_empty() && flag.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         .then_some((flag, set_to))
