@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::ctx::Ctx;
 use super::gmc;
 use super::program::{BindingRow, Component, Program, Step};
-use super::syntax::{CondKind, EventKind};
+use super::syntax::{CondKind, EventKind, Func, Pos};
 use super::table::{NOT_SEALED, Severity, UNBOUND_STATE};
 use crate::model::binding::PredictionMode;
 
@@ -62,7 +62,13 @@ pub(super) fn unbound_state(
         if fresh.contains(key) {
             continue;
         }
-        let unconditional = p.conds(s).is_empty();
+        // A write in every branch of an if / else-if / else ladder counts as unconditional.
+        let unconditional = p.conds(s).is_empty()
+            || (write
+                && s.via.as_ref().is_none_or(|site| {
+                    p.funcs[site.func].conds_of(p.funcs[site.func].events[site.event].cond).next().is_none()
+                })
+                && f.events[s.event].cond.is_some_and(|c| ladder_writes(f, c, key)));
         if write {
             // Server-only or live-only state is never replayed.
             let guarded = cx.not_replayed(s);
@@ -96,6 +102,53 @@ pub(super) fn unbound_state(
         cx.add(UNBOUND_STATE, Severity::Warning, &c.class, at, Some(s.func), format!(
             "`{name}` is written on the prediction path and read on the next move ({cited} reads it before the move sets it), but it is not bound"));
     }
+}
+
+/// Whether the outermost `if` around condition `cond` writes `name` plainly in every branch
+/// (an if / else-if / else ladder, nested ladders included).
+fn ladder_writes(f: &Func, cond: u32, name: &str) -> bool {
+    let mut top = cond;
+    for _ in 0..64 {
+        match f.conds.get(top as usize) {
+            Some(c) if !matches!(c.kind, CondKind::If | CondKind::Else) => return false,
+            Some(c) => match c.parent {
+                Some(p) => top = p,
+                None => break,
+            },
+            None => return false,
+        }
+    }
+    let pos = f.conds[top as usize].pos;
+    pair_writes(f, pos, None, name, 0)
+}
+
+/// The `if` at `pos` under `parent` has an `else`, and both branches write `name`.
+fn pair_writes(f: &Func, pos: Pos, parent: Option<u32>, name: &str, depth: u8) -> bool {
+    let side = |kind: CondKind| {
+        f.conds
+            .iter()
+            .position(|c| c.kind == kind && c.pos == pos && c.parent == parent)
+            .map(|i| i as u32)
+    };
+    match (side(CondKind::If), side(CondKind::Else)) {
+        (Some(a), Some(b)) if depth < 16 => {
+            branch_writes(f, a, name, depth) && branch_writes(f, b, name, depth)
+        }
+        _ => false,
+    }
+}
+
+/// A branch writes `name` plainly itself, or holds a full ladder that does.
+fn branch_writes(f: &Func, branch: u32, name: &str, depth: u8) -> bool {
+    f.events.iter().any(|e| {
+        e.cond == Some(branch)
+            && matches!(&e.kind, EventKind::Write { target, plain: true, rhs, .. }
+                if target == name && !gmc::words(rhs).any(|w| w == name))
+    }) || f
+        .conds
+        .iter()
+        .filter(|c| c.parent == Some(branch) && c.kind == CondKind::If)
+        .any(|c| pair_writes(f, c.pos, Some(branch), name, depth + 1))
 }
 
 /// `X = FMath::Clamp(X, …)`, `Min`, `Max`: a value kept in range, not changed by the move.

@@ -334,6 +334,8 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
         .iter()
         .any(|s| matches!(cx.event(s), EventKind::Call { name, .. } if name == gmc::SEAL));
     let mut stream_seeded: HashSet<String> = HashSet::new();
+    // (written path, function) → the finding already made for it.
+    let mut input_seen: HashMap<(String, usize), usize> = HashMap::new();
     for s in path {
         let at = cx.at(s);
         let func = Some(s.func);
@@ -469,6 +471,14 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 } else {
                     "a value the tick derives is not the player's input: bind it as an output (ServerAuth_Output_ClientValidated), so the server computes it too and the client's value is checked"
                 };
+                // One finding per input and function: later writes are listed in it.
+                let key = (path.clone(), s.func);
+                if let Some(&i) = input_seen.get(&key) {
+                    let line = cx.line_ref(cx.out[i].file, at.0, at.1.line);
+                    cx.out[i].message.push_str(&format!(" (also {line})"));
+                    continue;
+                }
+                input_seen.insert(key, cx.out.len());
                 cx.add(INPUT_WRITTEN, Severity::Warning, &c.class, at, func, format!(
                     "{what}, but the prediction path writes it: {how}"));
             }
