@@ -190,7 +190,51 @@ impl Ctx<'_> {
         conjuncts(&text)
             .into_iter()
             .filter_map(latch_flag)
-            .any(|(flag, set_to)| self.branch_sets(func, k, flag, set_to))
+            .any(|(flag, set_to)| {
+                self.branch_sets(func, k, flag, set_to)
+                    && match set_to {
+                        Some(v) => !self.flag_reset(func, flag, v),
+                        // A lazy capture: nothing else in the class writes the member.
+                        None => !self.written_outside(func, k, flag),
+                    }
+            })
+    }
+
+    /// Whether a function of `func`'s class writes `name` anywhere but in the branch of
+    /// condition `k` of `func`.
+    fn written_outside(&self, func: usize, k: u32, name: &str) -> bool {
+        let Some(class) = self.p.funcs[func].class.as_deref() else {
+            return false;
+        };
+        let cond = &self.p.funcs[func].conds[k as usize];
+        self.p
+            .funcs
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.class.as_deref() == Some(class))
+            .any(|(fi, f)| {
+                f.events.iter().any(|e| {
+                    matches!(&e.kind, EventKind::Write { target, .. } if target == name)
+                        && !(fi == func && f.conds_of(e.cond).any(|c| std::ptr::eq(c, cond)))
+                })
+            })
+    }
+
+    /// Whether any function of `func`'s class writes `flag` to anything but `set_to` (then it
+    /// is a state that comes and goes, not a set-once latch).
+    fn flag_reset(&self, func: usize, flag: &str, set_to: &str) -> bool {
+        let Some(class) = self.p.funcs[func].class.as_deref() else {
+            return false;
+        };
+        self.p
+            .funcs
+            .iter()
+            .filter(|f| f.class.as_deref() == Some(class))
+            .flat_map(|f| f.events.iter())
+            .any(|e| {
+                matches!(&e.kind, EventKind::Write { target, rhs, .. }
+                    if target == flag && rhs.trim() != set_to)
+            })
     }
 
     /// Whether the branch of condition `k` (or a function of the class it calls) writes
