@@ -229,5 +229,8 @@ void UAimMovement::BindReplicationData_Implementation()
     let table = render::table_text(c);
     assert!(table.contains("TargetLocation †"), "{table}");
     assert!(!table.contains("AimRotation †"), "{table}");
-    assert!(table.contains("† made only when a condition holds"), "{table}");
+    assert!(
+        table.contains("† made only when a condition holds"),
+        "{table}"
+    );
 }

@@ -36,7 +36,9 @@ pub(super) fn unbound_state(
             EventKind::Read { name } => (name.as_str(), false, false),
             // `X = FMath::Clamp(X, …)` keeps a setting in range: the same every move.
             EventKind::Write { target, rhs, .. } if is_normalization(target, rhs) => continue,
-            EventKind::Write { target, plain, rhs, .. } => {
+            EventKind::Write {
+                target, plain, rhs, ..
+            } => {
                 // Only writes that run on the owner's re-executions carry state into a replay.
                 if !is_reset(rhs) && !cx.not_replayed(s) {
                     changed.insert(target.as_str());
@@ -66,9 +68,14 @@ pub(super) fn unbound_state(
         let unconditional = p.conds(s).is_empty()
             || (write
                 && s.via.as_ref().is_none_or(|site| {
-                    p.funcs[site.func].conds_of(p.funcs[site.func].events[site.event].cond).next().is_none()
+                    p.funcs[site.func]
+                        .conds_of(p.funcs[site.func].events[site.event].cond)
+                        .next()
+                        .is_none()
                 })
-                && f.events[s.event].cond.is_some_and(|c| ladder_writes(f, c, key)));
+                && f.events[s.event]
+                    .cond
+                    .is_some_and(|c| ladder_writes(f, c, key)));
         if write {
             // Server-only or live-only state is never replayed.
             let guarded = cx.not_replayed(s);
@@ -208,6 +215,10 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
     for s in path {
         let f = &p.funcs[s.func];
         let e = &f.events[s.event];
+        // Only the owner combines moves: server-only work is not re-run.
+        if matches!(e.kind, EventKind::Write { .. } | EventKind::Call { .. }) && !cx.on_owner(s) {
+            continue;
+        }
         // The branches the step sits in: its own conditions, then each call site's (a helper
         // called from a branch belongs to that branch).
         let own = || {
@@ -232,9 +243,9 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
             keys
         };
         match &e.kind {
-            EventKind::Write { target, plain, rhs, .. }
-                if bound.contains(target.as_str()) && !f.locals.contains(target) =>
-            {
+            EventKind::Write {
+                target, plain, rhs, ..
+            } if bound.contains(target.as_str()) && !f.locals.contains(target) => {
                 // A bound counter raised or lowered by a whole number (a shot fired, ammo
                 // spent), or a bound timer re-armed in a branch that tests it (a cooldown
                 // set to its duration): the event itself, fired again by a combined re-run.
@@ -242,7 +253,8 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
                     || (*plain
                         && fields.get(target.as_str()).is_some_and(|t| is_number(t))
                         && !is_reset(rhs)
-                        && !gmc::words(rhs).any(|w| f.params.iter().any(|p| p == w) || w == target)
+                        && !gmc::words(rhs)
+                            .any(|w| f.params.iter().any(|p| p == w) || w == target)
                         && own().into_iter().any(|(func, k)| {
                             let c = &p.funcs[func].conds[k as usize];
                             c.kind == CondKind::If && gmc::words(&c.text).any(|w| w == target)
@@ -308,8 +320,17 @@ fn is_count_step(target: &str, plain: bool, rhs: &str) -> bool {
 fn is_number(ty: &str) -> bool {
     matches!(
         ty.trim_start_matches("const ").trim(),
-        "float" | "double" | "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16"
-            | "uint32" | "uint64"
+        "float"
+            | "double"
+            | "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
     )
 }
 

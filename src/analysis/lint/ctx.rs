@@ -103,9 +103,13 @@ impl Ctx<'_> {
         for (func, k) in self.cond_chain(s) {
             let c = &self.p.funcs[func].conds[k as usize];
             match c.kind {
-                // Runs once, the first time: never in a replay of a later move.
-                CondKind::If if self.is_latch(func, k) => rule_out("CL_IsReplaying()", func, false),
-                CondKind::If | CondKind::Preproc => rule_out(&c.text, func, true),
+                CondKind::If | CondKind::Preproc => {
+                    rule_out(&c.text, func, true);
+                    // A latch runs once, the first time: never in a replay of a later move.
+                    if c.kind == CondKind::If && self.is_latch(func, k) {
+                        rule_out("CL_IsReplaying()", func, false);
+                    }
+                }
                 CondKind::Else => rule_out(&c.text, func, false),
                 _ => {}
             }
@@ -267,6 +271,12 @@ impl Ctx<'_> {
         })
     }
 
+    /// The step can run on the owning client (live or replaying).
+    pub(super) fn on_owner(&self, s: &Step) -> bool {
+        let r = self.can_run(s);
+        r[guard::index(World::OwnerLive)] || r[guard::index(World::OwnerReplay)]
+    }
+
     /// The step is kept off the owner's replays (by `!CL_IsReplaying()`, `IsLocalMove()`, or
     /// a machine that does not replay, `HasAuthority()`): what the side-effect rule accepts
     /// as a guard, and state it writes is not carried into a replay. Simulated executions
@@ -277,17 +287,15 @@ impl Ctx<'_> {
     }
 
     /// For the rules about values a move computes (clock, frame delta, random): the step is
-    /// kept to the owner's live moves, or to simulated proxies (where the path is not the
-    /// move's).
+    /// kept to the owner's live moves, or never runs on the owner (server-only work, a
+    /// simulated proxy's), so no prediction can differ from it.
     pub(super) fn value_guarded(&self, s: &Step) -> bool {
         let r = self.can_run(s);
         let i = guard::index;
         let owner_live_only = r[i(World::OwnerLive)] && !r[i(World::OwnerReplay)];
-        let proxy_only = !r[i(World::OwnerLive)]
-            && !r[i(World::OwnerReplay)]
-            && !r[i(World::ServerRemote)]
-            && !r[i(World::ServerLocal)];
-        owner_live_only || proxy_only
+        // Never on the owner (the server's or a proxy's work): nothing there is predicted.
+        let not_owner = !r[i(World::OwnerLive)] && !r[i(World::OwnerReplay)];
+        owner_live_only || not_owner
     }
 }
 
@@ -342,10 +350,20 @@ fn closes_at_end(t: &str) -> bool {
 /// `None`: any value the branch captures, a lazy initialisation).
 fn latch_flag(c: &str) -> Option<(&str, Option<&'static str>)> {
     let c = c.strip_prefix("this->").unwrap_or(c);
-    let unset = [".IsZero()", ".IsNearlyZero()", ".IsNone()", "==0", "==0.f", "==nullptr"];
+    let unset = [
+        ".IsZero()",
+        ".IsNearlyZero()",
+        ".IsNone()",
+        "==0",
+        "==0.f",
+        "==nullptr",
+    ];
     let (flag, set_to) = if let Some(x) = unset.iter().find_map(|u| c.strip_suffix(u)) {
         (x, None)
-    } else if let Some(x) = c.strip_prefix('!').and_then(|x| x.strip_suffix(".IsValid()")) {
+    } else if let Some(x) = c
+        .strip_prefix('!')
+        .and_then(|x| x.strip_suffix(".IsValid()"))
+    {
         (x, None)
     } else if let Some(x) = c.strip_prefix('!') {
         (x.strip_prefix("this->").unwrap_or(x), Some("true"))

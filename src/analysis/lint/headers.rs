@@ -140,10 +140,17 @@ mod tests {
         std::fs::create_dir_all(&public).unwrap();
         let cpp = private.join("ChargeMovement.cpp");
         std::fs::write(&cpp, "#include \"Movement/ChargeMovement.h\"\n").unwrap();
-        std::fs::write(public.join("ChargeMovement.h"), "class UChargeMovement {};\n").unwrap();
+        std::fs::write(
+            public.join("ChargeMovement.h"),
+            "class UChargeMovement {};\n",
+        )
+        .unwrap();
         let found = companions(std::slice::from_ref(&cpp));
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(canonical(&found[0]), canonical(&public.join("ChargeMovement.h")));
+        assert_eq!(
+            canonical(&found[0]),
+            canonical(&public.join("ChargeMovement.h"))
+        );
         // Named together: nothing to add.
         assert!(companions(&[cpp, public.join("ChargeMovement.h")]).is_empty());
         let _ = std::fs::remove_dir_all(&root);

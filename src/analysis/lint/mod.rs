@@ -16,7 +16,6 @@ mod ctx;
 pub mod gmc;
 pub mod guard;
 mod headers;
-mod units;
 mod nodes;
 pub mod program;
 pub mod render;
@@ -25,6 +24,7 @@ pub mod run;
 pub mod source;
 pub mod syntax;
 pub mod table;
+mod units;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -194,9 +194,10 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
     prog.file_names = kept
         .iter()
         .map(|f| {
-            f.path
-                .file_name()
-                .map_or_else(|| f.path.display().to_string(), |n| n.to_string_lossy().into_owned())
+            f.path.file_name().map_or_else(
+                || f.path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
         })
         .collect();
     let comps = prog.components();
@@ -325,7 +326,12 @@ pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
     totals_of(
         rows.iter().map(|b| {
             let p = b.prediction.value();
-            (b.ty, p, b.simulation.value(), is_axis(b.ty, p, b.member_name()))
+            (
+                b.ty,
+                p,
+                b.simulation.value(),
+                is_axis(b.ty, p, b.member_name()),
+            )
         }),
         rates,
     )
@@ -346,7 +352,14 @@ pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
 /// Wire totals of values given as (type, prediction, simulation); a mode that could not be
 /// read (`None`) leaves the value out and counts it as unknown.
 fn totals_of(
-    rows: impl Iterator<Item = (BoundType, Option<PredictionMode>, Option<SimulationMode>, bool)>,
+    rows: impl Iterator<
+        Item = (
+            BoundType,
+            Option<PredictionMode>,
+            Option<SimulationMode>,
+            bool,
+        ),
+    >,
     rates: Rates,
 ) -> Totals {
     let mut move_bits = 0;

@@ -349,7 +349,10 @@ impl Program {
         }
         for (func, upto) in sites {
             let f = &self.funcs[func];
-            for e in f.events[..upto].iter().filter(|e| e.kind == EventKind::Return) {
+            for e in f.events[..upto]
+                .iter()
+                .filter(|e| e.kind == EventKind::Return)
+            {
                 if let Some(c) = f.conds_of(e.cond).next() {
                     out.push((c.kind, c.text.clone(), func, c.pos));
                 }
@@ -491,16 +494,14 @@ impl Program {
             return None;
         };
         self.callee(func, event).into_iter().find_map(|h| {
-            self.flow(h).into_iter().find_map(|s| {
-                match &self.funcs[s.func].events[s.event].kind {
-                    EventKind::Call { receiver, .. }
-                        if self.binds_parameter(s.func, s.event) =>
-                    {
+            self.flow(h)
+                .into_iter()
+                .find_map(|s| match &self.funcs[s.func].events[s.event].kind {
+                    EventKind::Call { receiver, .. } if self.binds_parameter(s.func, s.event) => {
                         Some(receiver.clone())
                     }
                     _ => None,
-                }
-            })
+                })
         })
     }
 
@@ -673,7 +674,12 @@ pub fn bound_member(arg: &str) -> String {
         if let Some(rest) = t.strip_prefix('*').or_else(|| t.strip_prefix('&')) {
             t = rest.to_string();
         }
-        for cast in ["static_cast<", "reinterpret_cast<", "const_cast<", "StaticCast<"] {
+        for cast in [
+            "static_cast<",
+            "reinterpret_cast<",
+            "const_cast<",
+            "StaticCast<",
+        ] {
             if t.starts_with(cast)
                 && let Some(open) = t.find(">(")
                 && t.ends_with(')')
@@ -688,7 +694,8 @@ pub fn bound_member(arg: &str) -> String {
             let (inner, after) = (&t[1..close], &t[close + 1..]);
             if after.is_empty() {
                 t = inner.to_string();
-            } else if after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '*' || c == '&')
+            } else if after
+                .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '*' || c == '&')
                 && !inner.contains(['(', ','])
             {
                 t = after.to_string();
@@ -703,9 +710,5 @@ pub fn bound_member(arg: &str) -> String {
 
 /// The first name of a member path (`Input` of `Input.bJump`, `Data` of `Data->X`).
 pub fn root_of(member: &str) -> &str {
-    member
-        .split(['.', '-', '['])
-        .next()
-        .unwrap_or(member)
+    member.split(['.', '-', '[']).next().unwrap_or(member)
 }
-

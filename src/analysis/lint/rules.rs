@@ -36,7 +36,10 @@ fn header_missing(cx: &mut Ctx, c: &Component) {
     if p.class(&c.class).is_some() {
         return;
     }
-    let Some(first) = p.funcs.iter().position(|f| f.class.as_deref() == Some(c.class.as_str()))
+    let Some(first) = p
+        .funcs
+        .iter()
+        .position(|f| f.class.as_deref() == Some(c.class.as_str()))
     else {
         return;
     };
@@ -444,8 +447,7 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
             }
             EventKind::Write {
                 target, path, rhs, ..
-            } if !p.funcs[s.func].locals.contains(&target) =>
-            {
+            } if !p.funcs[s.func].locals.contains(&target) && cx.on_owner(s) => {
                 let hit: Vec<&str> = inputs
                     .iter()
                     .copied()
@@ -462,7 +464,10 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                     format!(
                         "`{path}` holds the ClientAuth_Input input{} {}",
                         if hit.len() > 1 { "s" } else { "" },
-                        hit.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                        hit.iter()
+                            .map(|m| format!("`{m}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )
                 };
                 // A pulse cleared after use, or a value the tick derives: the fixes differ.
@@ -479,8 +484,14 @@ fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
                     continue;
                 }
                 input_seen.insert(key, cx.out.len());
-                cx.add(INPUT_WRITTEN, Severity::Warning, &c.class, at, func, format!(
-                    "{what}, but the prediction path writes it: {how}"));
+                cx.add(
+                    INPUT_WRITTEN,
+                    Severity::Warning,
+                    &c.class,
+                    at,
+                    func,
+                    format!("{what}, but the prediction path writes it: {how}"),
+                );
             }
             _ => {}
         }
@@ -526,8 +537,9 @@ fn binding_condition(
 /// itself, a part of it, or a struct that holds it.
 fn writes_member(target: &str, member: &str) -> bool {
     let under = |whole: &str, part: &str| {
-        part.strip_prefix(whole)
-            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with("->") || rest.starts_with('['))
+        part.strip_prefix(whole).is_some_and(|rest| {
+            rest.starts_with('.') || rest.starts_with("->") || rest.starts_with('[')
+        })
     };
     target == member || under(member, target) || under(target, member)
 }
@@ -596,7 +608,12 @@ fn kept_copies(p: &Program, class: &str) -> HashMap<String, HashSet<String>> {
             .is_some_and(|c| chain.iter().any(|k| k == c))
     }) {
         for e in &f.events {
-            if let EventKind::Write { target, plain: true, rhs, .. } = &e.kind
+            if let EventKind::Write {
+                target,
+                plain: true,
+                rhs,
+                ..
+            } = &e.kind
                 && !f.locals.contains(target)
             {
                 out.entry(target.clone())

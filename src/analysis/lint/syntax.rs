@@ -688,7 +688,9 @@ impl<'a> Extractor<'a> {
                     target: t,
                     plain: plain_op && whole,
                     rhs,
-                    path: tight(self.src(left)).trim_start_matches("this->").to_string(),
+                    path: tight(self.src(left))
+                        .trim_start_matches("this->")
+                        .to_string(),
                 },
                 left,
                 cur,
