@@ -1,6 +1,9 @@
 //! What every check shares: a [`Finding`], and the context a check runs in (the program,
 //! the findings so far, and whether a step runs only on a live move or on one machine).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use super::guard::{self, World};
 use super::program::{BindingRow, Program, Step};
 use super::syntax::{CondKind, EventKind, Pos};
@@ -22,6 +25,34 @@ pub struct Finding {
 pub(super) struct Ctx<'a> {
     pub(super) p: &'a Program,
     pub(super) out: Vec<Finding>,
+    /// What each condition is per machine, by (function, line, column): an `if` and its
+    /// `else` share one entry.
+    truths: RefCell<HashMap<(usize, u32, u32), guard::Truth>>,
+    /// Whether an `if` is a set-once latch, by (function, condition).
+    latches: RefCell<HashMap<(usize, u32), bool>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub(super) fn new(p: &'a Program) -> Ctx<'a> {
+        Ctx {
+            p,
+            out: Vec::new(),
+            truths: RefCell::default(),
+            latches: RefCell::default(),
+        }
+    }
+
+    /// [`guard::truth`] of a condition of `func`, computed once.
+    fn truth_of(&self, func: usize, c: &super::syntax::Cond) -> guard::Truth {
+        let key = (func, c.pos.line, c.pos.col);
+        if let Some(t) = self.truths.borrow().get(&key) {
+            return *t;
+        }
+        let local = |n: &str| self.local_init(func, n);
+        let t = guard::truth(&c.text, &local);
+        self.truths.borrow_mut().insert(key, t);
+        t
+    }
 }
 
 impl Ctx<'_> {
@@ -91,9 +122,7 @@ impl Ctx<'_> {
     /// function or at a call site) or an early return before it rules that world out.
     pub(super) fn can_run(&self, s: &Step) -> [bool; 5] {
         let mut runs = [true; 5];
-        let mut rule_out = |text: &str, func: usize, want: bool| {
-            let local = |n: &str| self.local_init(func, n);
-            let t = guard::truth(text, &local);
+        let mut rule_out = |t: guard::Truth, want: bool| {
             for (r, v) in runs.iter_mut().zip(t) {
                 if v == Some(!want) {
                     *r = false;
@@ -104,13 +133,15 @@ impl Ctx<'_> {
             let c = &self.p.funcs[func].conds[k as usize];
             match c.kind {
                 CondKind::If | CondKind::Preproc => {
-                    rule_out(&c.text, func, true);
+                    rule_out(self.truth_of(func, c), true);
                     // A latch runs once, the first time: never in a replay of a later move.
                     if c.kind == CondKind::If && self.is_latch(func, k) {
-                        rule_out("CL_IsReplaying()", func, false);
+                        let mut replay = [None; 5];
+                        replay[guard::index(World::OwnerReplay)] = Some(false);
+                        rule_out(replay, true);
                     }
                 }
-                CondKind::Else => rule_out(&c.text, func, false),
+                CondKind::Else => rule_out(self.truth_of(func, c), false),
                 _ => {}
             }
         }
@@ -129,11 +160,10 @@ impl Ctx<'_> {
                 .iter()
                 .filter(|e| e.kind == EventKind::Return)
             {
-                let local = |n: &str| self.local_init(func, n);
                 // The return runs where every condition around it holds.
                 let mut returns = [Some(true); 5];
                 for c in f.conds_of(e.cond) {
-                    let t = guard::truth(&c.text, &local);
+                    let t = self.truth_of(func, c);
                     for (r, v) in returns.iter_mut().zip(t) {
                         let v = match c.kind {
                             CondKind::If | CondKind::Preproc => v,
@@ -189,6 +219,15 @@ impl Ctx<'_> {
     /// condition tests to the value that makes the condition false, and nothing else in the
     /// condition changes. Work under it runs once, not on every move.
     pub(super) fn is_latch(&self, func: usize, k: u32) -> bool {
+        if let Some(&v) = self.latches.borrow().get(&(func, k)) {
+            return v;
+        }
+        let v = self.find_latch(func, k);
+        self.latches.borrow_mut().insert((func, k), v);
+        v
+    }
+
+    fn find_latch(&self, func: usize, k: u32) -> bool {
         let f = &self.p.funcs[func];
         let text: String = f.conds[k as usize].text.split_whitespace().collect();
         conjuncts(&text)

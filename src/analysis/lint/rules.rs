@@ -14,7 +14,7 @@ use super::ctx::Ctx;
 
 /// Runs every rule on the program's components.
 pub fn check(p: &Program, comps: &[Component]) -> Vec<Finding> {
-    let mut cx = Ctx { p, out: Vec::new() };
+    let mut cx = Ctx::new(p);
     outside_bindings(&mut cx, comps);
     for c in comps {
         binding_rules(&mut cx, c);
