@@ -251,7 +251,9 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
                 // set to its duration): the event itself, fired again by a combined re-run.
                 let event = is_count_step(target, *plain, rhs)
                     || (*plain
-                        && fields.get(target.as_str()).is_some_and(|t| is_number(t))
+                        && fields
+                            .get(target.as_str())
+                            .is_some_and(|t| gmc::is_number_type(t))
                         && !is_reset(rhs)
                         && !gmc::words(rhs)
                             .any(|w| f.params.iter().any(|p| p == w) || w == target)
@@ -314,24 +316,6 @@ fn is_count_step(target: &str, plain: bool, rhs: &str) -> bool {
     [format!("{target}+"), format!("{target}-")]
         .iter()
         .any(|p| r.strip_prefix(p.as_str()).is_some_and(whole))
-}
-
-/// A numeric member type (a timer or a count).
-fn is_number(ty: &str) -> bool {
-    matches!(
-        ty.trim_start_matches("const ").trim(),
-        "float"
-            | "double"
-            | "int"
-            | "int8"
-            | "int16"
-            | "int32"
-            | "int64"
-            | "uint8"
-            | "uint16"
-            | "uint32"
-            | "uint64"
-    )
 }
 
 /// A branch of [`one_shots`]: the first bound write under it, and whether an event fires.

@@ -416,6 +416,24 @@ pub fn is_previous_copy(name: &str) -> bool {
         })
 }
 
+/// Numeric member types (a count, a timer, an amount).
+pub fn is_number_type(ty: &str) -> bool {
+    matches!(
+        ty.trim_start_matches("const ").trim(),
+        "float"
+            | "double"
+            | "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+    )
+}
+
 /// Types whose value a move carries over (numbers, vectors, flags, enums, tags): the ones an
 /// unbound member of can break a replay. Pointers, containers, handles and streams are not.
 pub fn is_state_type(ty: &str) -> bool {
@@ -427,29 +445,20 @@ pub fn is_state_type(ty: &str) -> bool {
     {
         return false;
     }
-    matches!(
-        t,
-        "bool"
-            | "int"
-            | "int8"
-            | "int16"
-            | "int32"
-            | "int64"
-            | "uint8"
-            | "uint16"
-            | "uint32"
-            | "uint64"
-            | "float"
-            | "double"
-            | "FVector"
-            | "FVector2D"
-            | "FRotator"
-            | "FQuat"
-            | "FTransform"
-            | "FGameplayTag"
-            | "FGameplayTagContainer"
-            | "FName"
-    ) || t.starts_with("TEnumAsByte")
+    is_number_type(t)
+        || matches!(
+            t,
+            "bool"
+                | "FVector"
+                | "FVector2D"
+                | "FRotator"
+                | "FQuat"
+                | "FTransform"
+                | "FGameplayTag"
+                | "FGameplayTagContainer"
+                | "FName"
+        )
+        || t.starts_with("TEnumAsByte")
         || (t.starts_with('E') && t.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase()))
 }
 
