@@ -974,6 +974,36 @@ fn your_component_shows_the_table_and_findings_and_show_me_opens_the_lesson() {
 }
 
 #[test]
+fn your_component_marks_conditional_bindings() {
+    let mut options = AppOptions::live(
+        Preset {
+            clients: 1,
+            ai_pawns: 0,
+            ..Preset::default()
+        },
+        "test",
+    );
+    options.component = vec![
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/lint/forms/binding-under-condition/bad-preproc-and-ternary.cpp"),
+    ];
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(2);
+    assert!(
+        h.state_mut().component_window().wait(),
+        "the lint did not finish"
+    );
+    h.run_steps(3);
+    h.get_by_label("Debug †");
+    h.get_by_label("Stance †");
+    h.get_by_label(
+        "† made only when a condition holds (binding-under-condition): the layouts can differ between machines",
+    );
+}
+
+#[test]
 fn run_with_this_layout_starts_a_session_with_the_components_bindings() {
     let preset = Preset {
         clients: 1,

@@ -242,10 +242,20 @@ fn table(ui: &mut egui::Ui, r: &LintReport, k: usize, rates: Rates) {
         ui.end_row();
         for (i, b) in c.bindings.iter().enumerate() {
             ui.label((i + 1).to_string());
-            ui.monospace(match &b.through {
+            let member = match &b.through {
                 Some(t) => format!("{t}->{}", b.member),
                 None => b.member.clone(),
-            });
+            };
+            match &b.condition {
+                Some(cond) => {
+                    ui.monospace(format!("{member} †")).on_hover_text(format!(
+                        "† made only when {cond} holds: every machine must make the same list (binding-under-condition)"
+                    ));
+                }
+                None => {
+                    ui.monospace(member);
+                }
+            }
             ui.label(&b.bind);
             ui.label(lint::row_bits(b).to_string())
                 .on_hover_text("Bits on the wire, from movescope's wire model (docs/lint.md: two-decimal values assume 1000 per component)");
@@ -273,6 +283,9 @@ fn table(ui: &mut egui::Ui, r: &LintReport, k: usize, rates: Rates) {
             ui.end_row();
         }
     });
+    if c.bindings.iter().any(|b| b.condition.is_some()) {
+        ui.weak("† made only when a condition holds (binding-under-condition): the layouts can differ between machines");
+    }
     let t = &c.totals;
     let bits = |n: u32| format!("{n} bit{}", if n == 1 { "" } else { "s" });
     ui.label(format!(
