@@ -214,6 +214,18 @@ pub fn state_path() -> Option<PathBuf> {
     Some(base.join("movescope").join("ui.ron"))
 }
 
+/// Why the state cannot be kept at `path`, said in the window's status line (not only on
+/// stderr): a folder where the file should be.
+pub fn state_problem_at(path: &std::path::Path) -> Option<String> {
+    path.is_dir().then(|| {
+        format!(
+            "warning: {} is a folder, so the layout, the theme and the recent recordings are not saved: point MOVESCOPE_STATE at a file (e.g. {})",
+            path.display(),
+            path.join("ui.ron").display()
+        )
+    })
+}
+
 impl UiState {
     /// The remembered state, if there is a readable one (problems are printed, not fatal).
     pub fn load() -> Option<UiState> {
@@ -249,6 +261,16 @@ impl UiState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_given_as_the_state_file_is_said_in_the_status_line() {
+        let dir = std::env::temp_dir().join(format!("movescope-state-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let said = state_problem_at(&dir).expect("a folder is a problem");
+        assert!(said.starts_with("warning: ") && said.contains("is a folder"), "{said}");
+        assert!(state_problem_at(&dir.join("ui.ron")).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_default_layout_has_every_pane_and_round_trips() {

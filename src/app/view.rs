@@ -63,6 +63,11 @@ impl MovescopeApp {
         } else {
             None
         };
+        if self.options.persist
+            && let Some(problem) = layout::state_path().and_then(|p| layout::state_problem_at(&p))
+        {
+            self.status.set(problem);
+        }
         // First run: offered over a plain start (the default preset, live, no window asked for).
         self.view.basics_offered = state.as_ref().is_some_and(|s| s.basics_offered);
         self.view.offer_basics = self.options.offer_basics
