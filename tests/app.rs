@@ -1123,6 +1123,26 @@ fn the_controls_pane_clips_no_box() {
 /// A game log opened in the app (dropped, or chosen in Open…) is imported on a job and shown
 /// as a recording: its moves, its correction with the move's GMC timestamp.
 #[test]
+fn opening_another_recording_clears_the_event_log_search() {
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/gmclog/pie-listen-two-clients.log");
+    let mut h = opened_stepping(log.clone(), 0.25);
+    step_until(&mut h, "the game log loaded", |a| {
+        !a.is_opening() && !a.is_loading() && a.store().records() > 0
+    });
+    *h.state_mut().event_log_search_mut() = "no such entry anywhere".into();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("No entry matches").is_some());
+    h.state_mut().open_recording(&log, None);
+    step_until(&mut h, "the second opening loaded", |a| {
+        !a.is_opening() && !a.is_loading() && a.store().records() > 0
+    });
+    assert!(h.state_mut().event_log_search_mut().is_empty());
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("No entry matches").is_none());
+}
+
+#[test]
 fn a_game_log_opens_imported() {
     let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/gmclog/pie-listen-two-clients.log");

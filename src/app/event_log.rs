@@ -142,6 +142,16 @@ pub struct EventLog {
 const SHOWN: usize = 400;
 
 impl EventLog {
+    /// Another recording or session is shown: its search, machine and selected row belonged to
+    /// the last one (they would open it on "no entry matches"); which kinds show is kept.
+    pub fn session_changed(&mut self) {
+        self.filter.search.clear();
+        self.filter.machine = None;
+        self.selected = None;
+        self.frozen_at = None;
+        self.kept = None;
+    }
+
     pub fn ui(&mut self, ui: &mut egui::Ui, store: &Store, cursor: f64) -> Vec<Action> {
         let mut actions = Vec::new();
         ui.horizontal_wrapped(|ui| {

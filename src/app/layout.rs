@@ -267,7 +267,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("movescope-state-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let said = state_problem_at(&dir).expect("a folder is a problem");
-        assert!(said.starts_with("warning: ") && said.contains("is a folder"), "{said}");
+        assert!(
+            said.starts_with("warning: ") && said.contains("is a folder"),
+            "{said}"
+        );
         assert!(state_problem_at(&dir.join("ui.ron")).is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -201,6 +201,11 @@ impl MovescopeApp {
         self.view.plot_window
     }
 
+    /// The event log's search text (for tests and tools).
+    pub fn event_log_search_mut(&mut self) -> &mut String {
+        &mut self.panes.log.filter.search
+    }
+
     /// The status line (what the last action did).
     pub fn status(&self) -> &str {
         self.status.latest()

@@ -268,6 +268,7 @@ impl MovescopeApp {
         }
         self.reset_view();
         self.panes.controls.session_changed();
+        self.panes.log.session_changed();
         self.shown.feedback.clear();
         retire(std::mem::replace(&mut self.shown.store, Store::new(None)));
         self.shown.store.set_growing(true);
