@@ -937,6 +937,20 @@ fn the_command_palette_takes_gmc_console_names() {
     );
 }
 
+/// The app at 1280×800 with `options.component` linted and its window drawn.
+fn component_harness(options: AppOptions) -> Harness<'static, MovescopeApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(2);
+    assert!(
+        h.state_mut().component_window().wait(),
+        "the lint did not finish"
+    );
+    h.run_steps(3);
+    h
+}
+
 #[test]
 fn your_component_shows_the_table_and_findings_and_show_me_opens_the_lesson() {
     let preset = Preset {
@@ -947,15 +961,7 @@ fn your_component_shows_the_table_and_findings_and_show_me_opens_the_lesson() {
     let mut options = AppOptions::live(preset, "test");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint");
     options.component = vec![dir.join("input-not-combine-if-unchanged.bad.cpp")];
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_eframe(move |_cc| MovescopeApp::new(options));
-    h.run_steps(2);
-    assert!(
-        h.state_mut().component_window().wait(),
-        "the lint did not finish"
-    );
-    h.run_steps(3);
+    let mut h = component_harness(options);
     h.get_by_label("Your component");
     // In the binding table and in the behaviours of "Run with this layout".
     assert_eq!(h.get_all_by_label("bInputDash").count(), 2);
@@ -987,15 +993,7 @@ fn your_component_marks_conditional_bindings() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/lint/forms/binding-under-condition/bad-preproc-and-ternary.cpp"),
     ];
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_eframe(move |_cc| MovescopeApp::new(options));
-    h.run_steps(2);
-    assert!(
-        h.state_mut().component_window().wait(),
-        "the lint did not finish"
-    );
-    h.run_steps(3);
+    let h = component_harness(options);
     h.get_by_label("Debug †");
     h.get_by_label("Stance †");
     h.get_by_label(
@@ -1014,15 +1012,7 @@ fn run_with_this_layout_starts_a_session_with_the_components_bindings() {
     let file =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/run/TraversalMovement.cpp");
     options.component = vec![file];
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_eframe(move |_cc| MovescopeApp::new(options));
-    h.run_steps(2);
-    assert!(
-        h.state_mut().component_window().wait(),
-        "the lint did not finish"
-    );
-    h.run_steps(3);
+    let mut h = component_harness(options);
     // Each imported value shows what drives it (guessed from its name and role).
     h.get_by_label("bJumpPressed driven by");
     h.get_by_label("bJumpPressed key");

@@ -287,17 +287,6 @@ pub fn is_machine_condition(text: &str) -> bool {
     })
 }
 
-/// A condition that keeps a side effect to live moves (the document's guard) or to one
-/// machine.
-pub fn is_live_guard(text: &str) -> bool {
-    words(text).any(|w| {
-        matches!(
-            w,
-            "CL_IsReplaying" | "IsSimulatedMove" | "IsLocalMove" | "IsReplaying" | "bIsReplaying"
-        )
-    }) || is_machine_condition(text)
-}
-
 /// Calls that read the world or real clock (pitfall 2a). `GetMoveTimestamp` is the right one.
 pub fn is_world_time_call(path: &str, name: &str, receiver: Option<&str>) -> bool {
     match name {
