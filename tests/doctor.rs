@@ -83,6 +83,10 @@ fn pitfalls_without_corrections_are_findings() {
             "pitfall-09-proxy-value-not-simulated",
             "proxy_value_not_simulated",
         ),
+        (
+            "pitfall-12-input-written-by-tick",
+            "derived_value_bound_as_input",
+        ),
     ] {
         let r = report(name);
         assert!(findings(&r).contains(&pitfall), "{name}:\n{}", r.to_text(3));
@@ -109,6 +113,8 @@ fn fixed_variants_and_standalone_are_clean() {
         "pitfall-09-proxy-value-not-simulated-fixed",
         "pitfall-10-binding-mismatch-fixed",
         "pitfall-11-standalone-only",
+        // pitfall-12's fixed variant keeps its modified client, which is rightly corrected:
+        // a_derived_value_bound_as_input_is_believed_and_its_fix_corrects_the_cheat.
     ] {
         let r = report(name);
         assert!(r.findings.is_empty(), "{name}:\n{}", r.to_text(3));
@@ -118,6 +124,127 @@ fn fixed_variants_and_standalone_are_clean() {
                 .all(|d| d.cause == Cause::ServerDecidedOutcome),
             "{name}:\n{}",
             r.to_text(3)
+        );
+    }
+}
+
+/// Pitfall 12: a value the tick derives bound as a client-authoritative input. The server
+/// believes whatever a client sends (the modified client 1 is never corrected) and a ramp that
+/// changes every frame stops frames combining; bound as a server-computed output, only the
+/// modified client is corrected, each correction is named as a write outside the move, and
+/// frames combine again.
+#[test]
+fn a_derived_value_bound_as_input_is_believed_and_its_fix_corrects_the_cheat() {
+    use movescope::model::pawn::{Execution, RAMP_TIME};
+    use movescope::model::telemetry::{Event, Machine};
+    let run = |name: &str| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("presets")
+            .join(format!("{name}.ron"));
+        let mut preset = Preset::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        preset.value_trace = true;
+        let mut records = Vec::new();
+        run_deterministic(&preset, name, 20.0, &mut |r| records.push(r.clone())).expect("runs");
+        let bindings = preset.checked_bindings().expect("valid");
+        let report = examine(bindings.list(), &records);
+        (records, report)
+    };
+    // The ramps the server ran client `c`'s moves from, and the frames per move client `c`
+    // closed.
+    let server_ramps = |records: &[movescope::model::telemetry::Record], c: u16| -> Vec<f32> {
+        records
+            .iter()
+            .filter_map(|r| match (&r.machine, &r.event) {
+                (Machine::Server, Event::MoveValues(v))
+                    if v.owner == Some(c) && v.exec == Execution::Remote =>
+                {
+                    Some(v.entry.move_ramp)
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let frames_per_move = |records: &[movescope::model::telemetry::Record], c: u16| -> f64 {
+        let f: Vec<f64> = records
+            .iter()
+            .filter_map(|r| match (&r.machine, &r.event) {
+                (Machine::Client(x), Event::MoveClosed { frames, .. }) if *x == c => {
+                    Some(f64::from(*frames))
+                }
+                _ => None,
+            })
+            .collect();
+        f.iter().sum::<f64>() / f.len() as f64
+    };
+
+    let (bad, r) = run("pitfall-12-input-written-by-tick");
+    assert_eq!(r.corrections, 0, "{}", r.to_text(3));
+    let finding = r
+        .findings
+        .iter()
+        .find(|f| f.pitfall == "derived_value_bound_as_input")
+        .unwrap_or_else(|| panic!("{}", r.to_text(3)));
+    assert!(
+        finding.evidence.contains("client 1:"),
+        "{}",
+        finding.evidence
+    );
+    for honest in [0u16, 2] {
+        assert!(
+            !finding.evidence.contains(&format!("client {honest}:")),
+            "{}",
+            finding.evidence
+        );
+    }
+    let cheat = server_ramps(&bad, 1);
+    assert!(!cheat.is_empty());
+    assert!(
+        cheat.iter().all(|x| (*x - RAMP_TIME).abs() < 0.006),
+        "the server ran client 1's moves with the ramp it sent"
+    );
+    assert!(server_ramps(&bad, 0).iter().any(|x| *x < 0.3 * RAMP_TIME));
+
+    let (good, r) = run("pitfall-12-input-written-by-tick-fixed");
+    assert!(r.findings.is_empty(), "{}", r.to_text(3));
+    assert!(r.corrections >= 3, "{}", r.to_text(3));
+    // The first move starts from the cheat before any server update: the doctor cannot tell
+    // that from a spawn value the client lacks (pitfall 7), nor can anyone from the records.
+    assert_eq!(
+        r.top_cause(),
+        Some(Cause::WrittenOutsideMove),
+        "{}",
+        r.to_text(20)
+    );
+    for d in &r.diagnoses {
+        assert_eq!(d.client, 1, "{}", r.to_text(20));
+        assert!(
+            matches!(
+                d.cause,
+                Cause::WrittenOutsideMove | Cause::BeforeFirstServerUpdate
+            ),
+            "{}",
+            r.to_text(20)
+        );
+    }
+    assert!(
+        r.diagnoses
+            .iter()
+            .any(|d| d.evidence.contains("move_ramp entered client 1's move")),
+        "{}",
+        r.to_text(3)
+    );
+    assert!(
+        server_ramps(&good, 1).iter().any(|x| *x < 0.3 * RAMP_TIME),
+        "the server derives client 1's ramp itself"
+    );
+    for honest in [0u16, 2] {
+        let (with, without) = (
+            frames_per_move(&bad, honest),
+            frames_per_move(&good, honest),
+        );
+        assert!(
+            with < without - 0.3,
+            "client {honest}: {with:.2} frames per move bound as input, {without:.2} as output"
         );
     }
 }

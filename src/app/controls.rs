@@ -462,7 +462,7 @@ fn pitfall_switches(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
     let mut f: Faults = view.preset.faults.clone();
     let mut changed = false;
     {
-        let fields: [(&mut bool, &str); 12] = [
+        let fields: [(&mut bool, &str); 13] = [
             (&mut f.unbound_member, Faults::EXPLAINED[0].1),
             (&mut f.wall_clock_in_tick, Faults::EXPLAINED[1].1),
             (&mut f.no_seal_after_one_shot, Faults::EXPLAINED[2].1),
@@ -475,6 +475,7 @@ fn pitfall_switches(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
             (&mut f.tick_reads_proxy_transform, Faults::EXPLAINED[9].1),
             (&mut f.frame_delta_in_tick, Faults::EXPLAINED[10].1),
             (&mut f.unseeded_random_in_tick, Faults::EXPLAINED[11].1),
+            (&mut f.derived_value_bound_as_input, Faults::EXPLAINED[12].1),
         ];
         // Plain words; the preset key (GMC-side name) and what it does on hover.
         for (i, (flag, explain)) in fields.into_iter().enumerate() {

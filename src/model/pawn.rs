@@ -285,7 +285,8 @@ impl PawnValues {
 
 /// The demo pawn's `BindReplicationData`, in layout order. Pitfall switches that are binding
 /// mistakes change this list: `unbound_member` leaves `move_ramp` out, `dash_always_combine`
-/// binds `input_dash` as AlwaysCombine.
+/// binds `input_dash` as AlwaysCombine, `derived_value_bound_as_input` binds `move_ramp` as a
+/// client-authoritative input.
 pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
     use InterpolationFunction as I;
     use PredictionMode as P;
@@ -380,14 +381,26 @@ pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
             I::Linear,
             1.0,
         ),
-        b(
-            Field::MoveRamp,
-            P::ServerAuth_Output_ClientValidated,
-            CombineMode::Default,
-            S::None,
-            I::Linear,
-            0.05,
-        ),
+        if faults.derived_value_bound_as_input {
+            // The mistake: a value the tick derives, bound as the client's input.
+            b(
+                Field::MoveRamp,
+                P::ClientAuth_Input,
+                CombineMode::CombineIfUnchanged,
+                S::None,
+                I::NearestNeighbour,
+                0.0,
+            )
+        } else {
+            b(
+                Field::MoveRamp,
+                P::ServerAuth_Output_ClientValidated,
+                CombineMode::Default,
+                S::None,
+                I::Linear,
+                0.05,
+            )
+        },
         b(
             Field::Team,
             P::ServerAuth_Output_ClientValidated,

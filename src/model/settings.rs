@@ -122,11 +122,14 @@ pub struct Faults {
     /// The tick varies the speed with a random number from an unbound seed (each machine's
     /// own generator).
     pub unseeded_random_in_tick: bool,
+    /// `move_ramp`, which the tick derives, is bound `ClientAuth_Input` instead of
+    /// `ServerAuth_Output_ClientValidated`: the server takes each client's value as sent.
+    pub derived_value_bound_as_input: bool,
 }
 
 impl Faults {
     /// The switches in [`Faults::EXPLAINED`] order.
-    pub fn flags(&self) -> [bool; 12] {
+    pub fn flags(&self) -> [bool; 13] {
         [
             self.unbound_member,
             self.wall_clock_in_tick,
@@ -140,6 +143,7 @@ impl Faults {
             self.tick_reads_proxy_transform,
             self.frame_delta_in_tick,
             self.unseeded_random_in_tick,
+            self.derived_value_bound_as_input,
         ]
     }
 
@@ -151,7 +155,7 @@ impl Faults {
     /// (key, one-line explanation) for every switch, in display order.
     /// The switches in plain words, in [`Faults::EXPLAINED`] order (the identifier is the
     /// preset key, shown second).
-    pub const TITLES: [&'static str; 12] = [
+    pub const TITLES: [&'static str; 13] = [
         "Member written, not bound",
         "Tick reads the clock",
         "One-shot without a seal",
@@ -164,9 +168,10 @@ impl Faults {
         "Tick reads proxies",
         "Tick uses frame delta",
         "Tick uses unseeded random",
+        "Derived value bound as input",
     ];
 
-    pub const EXPLAINED: [(&'static str, &'static str); 12] = [
+    pub const EXPLAINED: [(&'static str, &'static str); 13] = [
         (
             "unbound_member",
             "The tick writes `move_ramp` without binding it: combined re-runs and replays start from its newest value, so client and server diverge and corrections follow.",
@@ -214,6 +219,10 @@ impl Faults {
         (
             "unseeded_random_in_tick",
             "The tick varies the speed with a random number from an unbound seed: each machine draws its own, so every execution computes something else.",
+        ),
+        (
+            "derived_value_bound_as_input",
+            "`move_ramp`, which the tick derives, is bound ClientAuth_Input: the server runs each move with the ramp the client sent, so a client that sends a full ramp starts at full speed and nobody corrects it; while it ramps, every frame is a new move (the input changed).",
         ),
     ];
 

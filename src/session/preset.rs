@@ -49,6 +49,8 @@ pub struct ClientOverride {
     pub fps: Option<f64>,
     pub fps_jitter: Option<f64>,
     pub input: Option<InputScriptConfig>,
+    /// A modified game client (a cheat): it writes a full `move_ramp` before every frame.
+    pub modified: bool,
 }
 
 /// Changes to one of the demo pawn's bindings, by member name.
@@ -669,6 +671,10 @@ impl Preset {
             value_trace: self.value_trace,
             buffer_trace: self.buffer_trace,
             world_view_rate: self.world_view_rate,
+            modified: self
+                .client_overrides
+                .iter()
+                .any(|o| o.client == id && o.modified),
         }
     }
 }

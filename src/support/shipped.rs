@@ -177,6 +177,14 @@ pub const PRESETS: &[(&str, &str)] = &[
         "pitfall-11-standalone-only-fixed",
         include_str!("../../presets/pitfall-11-standalone-only-fixed.ron"),
     ),
+    (
+        "pitfall-12-input-written-by-tick",
+        include_str!("../../presets/pitfall-12-input-written-by-tick.ron"),
+    ),
+    (
+        "pitfall-12-input-written-by-tick-fixed",
+        include_str!("../../presets/pitfall-12-input-written-by-tick-fixed.ron"),
+    ),
 ];
 
 /// The RON text of the shipped preset `name` (`default`, `pitfall-01-unbound-member`; a

@@ -31,6 +31,10 @@ pub enum Cause {
     /// The owning client predicted its first moves without a server-authoritative value it
     /// only gets with its first server update (spawn data that travels only bound).
     BeforeFirstServerUpdate,
+    /// A server-authoritative value changed on the client between two of its moves, outside
+    /// the move cycle (game code outside the prediction path, or a modified client): the
+    /// server, which only runs the moves, never made that change.
+    WrittenOutsideMove,
 }
 
 impl Cause {
@@ -63,6 +67,9 @@ impl Cause {
             Cause::NonDeterministicTick => {
                 "the tick reads something client and server do not share (wall-clock time, frame delta, unseeded random)"
             }
+            Cause::WrittenOutsideMove => {
+                "a server-authoritative value changed on the client between two of its moves, outside the move cycle (game code outside the prediction path, or a modified client); the server never made that change, and its state wins"
+            }
             Cause::BeforeFirstServerUpdate => {
                 "the owning client predicted its first moves before its first server update, without a server-authoritative value that only travels bound (it is not also an actor property)"
             }
@@ -82,11 +89,13 @@ impl Cause {
             Cause::ReadsDisplayedPawns => "The tick read pawns as displayed (in the past)",
             Cause::NonDeterministicTick => "The tick is not deterministic",
             Cause::BeforeFirstServerUpdate => "Predicted before the first server update",
+            Cause::WrittenOutsideMove => "A bound value was written outside the move",
         }
     }
 
     /// Every preset setting that demonstrates this cause in movescope: pitfall switches by
-    /// key, or `world_time_replicators` (a lesson runs without exactly one).
+    /// key, `world_time_replicators` (a lesson runs without exactly one), or
+    /// `modified_client` (a lesson has a client override with `modified: true`).
     pub fn pitfalls(self) -> &'static [&'static str] {
         match self {
             Cause::NonDeterministicTick => &[
@@ -100,6 +109,7 @@ impl Cause {
             Cause::OneShotReRaised => &["no_seal_after_one_shot"],
             Cause::ReadsDisplayedPawns => &["tick_reads_proxy_transform"],
             Cause::BeforeFirstServerUpdate => &["spawn_data_only_bound"],
+            Cause::WrittenOutsideMove => &["modified_client"],
             Cause::ClockDomains => &["world_time_replicators"],
             Cause::ServerDecidedOutcome | Cause::MovesSkipped => &[],
         }
@@ -115,6 +125,7 @@ impl Cause {
             Cause::ReadsDisplayedPawns => Some("tick_reads_proxy_transform"),
             Cause::NonDeterministicTick => Some("wall_clock_in_tick"),
             Cause::BeforeFirstServerUpdate => Some("spawn_data_only_bound"),
+            Cause::WrittenOutsideMove => None,
             Cause::ClockDomains => Some("world_time_replicators"),
             Cause::ServerDecidedOutcome | Cause::MovesSkipped => None,
         }

@@ -28,7 +28,7 @@ pub(super) fn examine_with(
     // location error).
     let all_bound: Vec<&Binding> = bindings.iter().collect();
     // The value trace: each client's executions of a move, and the server's.
-    let mut client_exec: BTreeMap<(u16, u32), Vec<(f64, &MoveValues)>> = BTreeMap::new();
+    let mut client_exec: ClientExecs = BTreeMap::new();
     let mut server_exec: BTreeMap<(u16, u32), &MoveValues> = BTreeMap::new();
     for r in records.iter().chain(extra) {
         if let Event::MoveValues(v) = &r.event
@@ -221,8 +221,18 @@ pub(super) fn examine_with(
         .map(|v| v.iter().map(|(t, _)| *t).collect())
         .unwrap_or_default();
 
-    let mut diagnoses = Vec::new();
+    // When each client's moves were corrected (a correction adopts the server's state between
+    // two executions).
+    let mut corrected: BTreeMap<(u16, u32), Vec<f64>> = BTreeMap::new();
+    for r in records {
+        if let (Machine::Client(c), Event::Correction { move_id, .. }) = (&r.machine, &r.event) {
+            corrected.entry((*c, *move_id)).or_default().push(r.t);
+        }
+    }
+    let mut diagnoses: Vec<Diagnosis> = Vec::new();
     let mut unexplained: Vec<usize> = Vec::new();
+    // (diagnosis, the earlier correction whose divergence it carried).
+    let mut inherits: Vec<(usize, usize)> = Vec::new();
     for r in records {
         let (
             Machine::Client(c),
@@ -335,6 +345,14 @@ pub(super) fn examine_with(
         let one_shot_values = dash_values || devs.iter().any(|d| d.binding == "stride");
         let lost_press =
             presses.get(&c).map_or(0, |v| v.len()) > server_dashes.get(&c).map_or(0, |v| v.len());
+        // A move the client sent before the correction of an earlier move reached it carried
+        // that divergence: it has that correction's cause.
+        let judged_t = judged.and_then(|j| exec_time(&client_exec, c, j));
+        let parent = judged_t.and_then(|jt| {
+            diagnoses
+                .iter()
+                .rposition(|d: &Diagnosis| d.client == c && d.move_id < *move_id && d.t > jt)
+        });
         let (cause, evidence) = if mismatch_logged.contains(&c) {
             (
                 Cause::BindingMismatch,
@@ -351,6 +369,32 @@ pub(super) fn examine_with(
                     } else {
                         format!("; {}", unbound_entry.join("; "))
                     }
+                ),
+            )
+        } else if let Some(p) = parent {
+            inherits.push((diagnoses.len(), p));
+            (diagnoses[p].cause, String::new())
+        } else if let Some(outside) = judged
+            .map(|j| written_outside(bindings, &client_exec, &corrected, c, j))
+            .filter(|w| !w.is_empty())
+        {
+            (
+                Cause::WrittenOutsideMove,
+                format!(
+                    "{}: nothing in the move cycle writes a value between two moves, and the server, which only runs the moves, never made that change",
+                    outside.join("; ")
+                ),
+            )
+        } else if let Some((_, what)) = judged
+            .zip(server_side)
+            .filter(|(a, b)| entered_apart(bindings, a, b))
+            .and_then(|_| earlier_outside_write(bindings, &client_exec, &corrected, c, *move_id))
+        {
+            (
+                Cause::WrittenOutsideMove,
+                format!(
+                    "move {move_id} began on client {c} from values a little apart from the server's (within tolerance, carried from earlier moves); the latest write outside the move before it: {}",
+                    what.join("; ")
                 ),
             )
         } else if let Some(last) = first_batch
@@ -473,6 +517,15 @@ pub(super) fn examine_with(
         }
     }
 
+    for &(i, p) in &inherits {
+        let (cause, move_id, t) = (diagnoses[p].cause, diagnoses[p].move_id, diagnoses[p].t);
+        let d = &mut diagnoses[i];
+        d.cause = cause;
+        d.evidence = format!(
+            "client {} sent move {} before the correction of its move {move_id} reached it (at {t:.3} s): the move carried that divergence, and has its cause",
+            d.client, d.move_id
+        );
+    }
     let mut counts: BTreeMap<Cause, usize> = BTreeMap::new();
     for d in &diagnoses {
         *counts.entry(d.cause).or_default() += 1;
@@ -539,6 +592,9 @@ pub(super) fn examine_with(
             });
         }
     }
+    if let Some(f) = derived_input_finding(bindings, &client_exec) {
+        findings.push(f);
+    }
     let over: Vec<String> = client_one_shots
         .keys()
         .filter_map(|c| excess(*c).map(|n| format!("client {c}: {n} more")))
@@ -568,4 +624,146 @@ pub(super) fn examine_with(
         session_changes,
         diagnoses,
     }
+}
+
+/// Each client's executions of each of its moves, in time order (the value trace).
+type ClientExecs<'a> = BTreeMap<(u16, u32), Vec<(f64, &'a MoveValues)>>;
+
+/// When client `c` ran the execution `m` (one of its value-trace records).
+fn exec_time(execs: &ClientExecs, c: u16, m: &MoveValues) -> Option<f64> {
+    execs
+        .get(&(c, m.move_id))?
+        .iter()
+        .find(|(_, x)| std::ptr::eq(*x, m))
+        .map(|(t, _)| *t)
+}
+
+/// The last execution of client `c`'s move `n` at or before `t`.
+fn last_exec<'a>(execs: &ClientExecs<'a>, c: u16, n: u32, t: f64) -> Option<(f64, &'a MoveValues)> {
+    execs
+        .get(&(c, n))?
+        .iter()
+        .rev()
+        .find(|(x, _)| *x <= t)
+        .copied()
+}
+
+/// With the value trace: the server-authoritative values that entered client `c`'s live or
+/// combined execution `judged` other than its previous move left them, with no correction
+/// between the two. Nothing in the move cycle writes between two moves: game code outside
+/// the prediction path (or a modified client) did.
+fn written_outside(
+    bindings: &[Binding],
+    execs: &ClientExecs,
+    corrected: &BTreeMap<(u16, u32), Vec<f64>>,
+    c: u16,
+    judged: &MoveValues,
+) -> Vec<String> {
+    if !matches!(judged.exec, Execution::Live | Execution::Combined) || judged.move_id == 0 {
+        return Vec::new();
+    }
+    let Some(t) = exec_time(execs, c, judged) else {
+        return Vec::new();
+    };
+    let prev_id = judged.move_id - 1;
+    let Some((pt, prev)) = last_exec(execs, c, prev_id, t) else {
+        return Vec::new();
+    };
+    let adopted = corrected
+        .get(&(c, prev_id))
+        .is_some_and(|v| v.iter().any(|x| *x >= pt && *x <= t));
+    if adopted {
+        return Vec::new();
+    }
+    bindings
+        .iter()
+        .filter(|b| b.prediction.is_server_auth() && !b.prediction.is_input())
+        .filter_map(|b| {
+            let (was, now) = (b.ty.quantize(&prev.exit.get(b.field)), b.ty.quantize(&judged.entry.get(b.field)));
+            (b.ty.distance(&was, &now) > 1e-6).then(|| {
+                format!(
+                    "{} entered client {c}'s move {} as {now}, but its move {prev_id} had left it at {was}",
+                    b.name, judged.move_id
+                )
+            })
+        })
+        .collect()
+}
+
+/// A value the tick derives (the demo pawn's `move_ramp`) bound client-authoritative: the
+/// server takes each client's value as sent. With the value trace, the clients whose moves
+/// carried a value their previous move did not leave (something outside the move wrote it;
+/// the server believed it).
+fn derived_input_finding(bindings: &[Binding], execs: &ClientExecs) -> Option<Finding> {
+    let b = bindings
+        .iter()
+        .find(|b| b.field == Field::MoveRamp && b.prediction.is_client_auth())?;
+    let mut sent_other: BTreeMap<u16, usize> = BTreeMap::new();
+    for (&(c, n), list) in execs {
+        let Some(&(t, first)) = list.first() else {
+            continue;
+        };
+        if n == 0 || first.exec != Execution::Live {
+            continue;
+        }
+        if let Some((_, prev)) = last_exec(execs, c, n - 1, t) {
+            let was = b.ty.quantize(&prev.exit.get(b.field));
+            let now = b.ty.quantize(&first.entry.get(b.field));
+            if b.ty.distance(&was, &now) > 1e-6 {
+                *sent_other.entry(c).or_default() += 1;
+            }
+        }
+    }
+    let who: Vec<String> = sent_other
+        .iter()
+        .map(|(c, k)| format!("client {c}: {k} moves"))
+        .collect();
+    Some(Finding {
+        pitfall: "derived_value_bound_as_input".into(),
+        evidence: format!(
+            "{}, which the tick derives, is bound {:?}: the server runs every move with the value the client sent and never corrects it{}",
+            b.name,
+            b.prediction,
+            if who.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; moves that carried a value their previous move did not leave (written outside the move, and believed): {}",
+                    who.join(", ")
+                )
+            }
+        ),
+    })
+}
+
+/// Whether client and server began the move from different server-authoritative values (at
+/// all: below tolerance too).
+fn entered_apart(bindings: &[Binding], client: &MoveValues, server: &MoveValues) -> bool {
+    bindings
+        .iter()
+        .filter(|b| b.prediction.is_server_auth() && !b.prediction.is_input())
+        .any(|b| {
+            let (x, y) = (
+                b.ty.quantize(&client.entry.get(b.field)),
+                b.ty.quantize(&server.entry.get(b.field)),
+            );
+            b.ty.distance(&x, &y) > 1e-6
+        })
+}
+
+/// The latest of client `c`'s moves before `n` whose live execution began from values written
+/// outside the move, with what was written (a difference below tolerance can be carried for
+/// seconds before it shows).
+fn earlier_outside_write(
+    bindings: &[Binding],
+    execs: &ClientExecs,
+    corrected: &BTreeMap<(u16, u32), Vec<f64>>,
+    c: u16,
+    n: u32,
+) -> Option<(u32, Vec<String>)> {
+    (1..n).rev().find_map(|m| {
+        let (_, live) = execs.get(&(c, m))?.first()?;
+        let w = written_outside(bindings, execs, corrected, c, live);
+        (!w.is_empty()).then_some((m, w))
+    })
 }

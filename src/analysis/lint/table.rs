@@ -66,7 +66,7 @@ rules! {
         "an input is not bound CombineIfUnchanged",
         "frames are combined into one move while the inputs allow it; an input bound AlwaysCombine keeps the first value of the window, so a one-frame press in the middle of a combined move never reaches the server",
         "bind player input ClientAuth_Input with EGMC_CombineMode::CombineIfUnchanged";
-    INPUT_WRITTEN = "input-written-in-tick", Warning, None,
+    INPUT_WRITTEN = "input-written-in-tick", Warning, Some("pitfall-12-input-written-by-tick"),
         "the prediction path writes a ClientAuth_Input value",
         "an input is the client's record of what the player did for that move; the server and every replay read it from the move, so a tick that changes it (a jump flag reset after use) acts on a value the next execution does not see",
         "a pulse the tick clears (a jump flag): clear it where input is gathered (PreLocalMoveExecution) instead; a value the tick derives (a gait, a stance): bind it ServerAuth_Output_ClientValidated, not as an input";

@@ -64,7 +64,8 @@ pub fn lessons_with_local(local: &std::path::Path) -> Vec<LessonEntry> {
 }
 
 /// The lessons that show `cause`: those whose scenario switches on a pitfall the cause names
-/// (or runs without exactly one world-time replicator), in lesson order.
+/// (or runs without exactly one world-time replicator, or with a modified client), in lesson
+/// order.
 pub fn lessons_for(cause: crate::analysis::doctor::Cause) -> Vec<LessonEntry> {
     let keys = cause.pitfalls();
     shipped_lessons()
@@ -73,6 +74,9 @@ pub fn lessons_for(cause: crate::analysis::doctor::Cause) -> Vec<LessonEntry> {
             keys.iter().any(|k| {
                 if *k == "world_time_replicators" {
                     return e.preset.world_time_replicators != 1;
+                }
+                if *k == "modified_client" {
+                    return e.preset.client_overrides.iter().any(|o| o.modified);
                 }
                 crate::model::settings::Faults::EXPLAINED
                     .iter()

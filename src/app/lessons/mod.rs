@@ -584,6 +584,7 @@ mod tests {
             Cause::ReadsDisplayedPawns,
             Cause::NonDeterministicTick,
             Cause::BeforeFirstServerUpdate,
+            Cause::WrittenOutsideMove,
         ] {
             assert!(!lessons_for(c).is_empty(), "no lesson shows {c:?}");
         }

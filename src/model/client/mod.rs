@@ -62,6 +62,10 @@ pub struct ClientConfig {
     pub buffer_trace: bool,
     /// Pawn samples per second for the world view (0: none).
     pub world_view_rate: f64,
+    /// A modified game client (a cheat): before every frame it writes a full `move_ramp`
+    /// into its pawn, outside the move cycle. What the server makes of that depends on how
+    /// `move_ramp` is bound (pitfall 12).
+    pub modified: bool,
 }
 
 /// A move in the client's history.

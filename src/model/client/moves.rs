@@ -32,6 +32,10 @@ impl Client {
         // the hooks run.
         let b = &**self.layouts.current_bindings();
         let (bound, input_mask) = (b.bound, b.input);
+        if self.cfg.modified {
+            // A modified client writes the member outside the move cycle, every frame.
+            self.values.move_ramp = crate::model::pawn::RAMP_TIME;
+        }
         // The input is saved at wire precision (docs/model.md).
         let mut frame_input = self.values.clone();
         frame_input.input_move = raw.dir;

@@ -411,6 +411,7 @@ mod tests {
             value_trace: false,
             buffer_trace: false,
             world_view_rate: 0.0,
+            modified: false,
         })
     }
 
