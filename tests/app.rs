@@ -375,6 +375,16 @@ fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
     h.run_steps(2);
     h.get_by_label("Right.");
     h.get_by_label_contains(reveal);
+    // Answered, the choices are plain text (a disabled radio button is nearly invisible on
+    // the light theme), the answer marked.
+    h.get_by_label(
+        "Yes: replays start from a different move_ramp than the server had  (your choice, right)",
+    );
+    assert!(
+        h.query_by_label("Yes: replays start from a different move_ramp than the server had")
+            .is_none(),
+        "no radio button left after the answer"
+    );
     assert!(
         !h.state().session().unwrap().clock().is_paused(),
         "the session runs once answered"
@@ -1159,4 +1169,44 @@ fn a_game_log_opens_imported() {
         h.query_by_label_contains("A game log gives no clock offset")
             .is_some()
     );
+}
+
+#[test]
+fn help_names_the_keys_that_drive_a_pawn() {
+    let mut h = harness();
+    h.get_by_label("Help").click();
+    h.run_steps(3);
+    h.get_by_label("W A S D");
+    h.get_by_label_contains("once Controls > Drive a pawn has given it to the keyboard");
+}
+
+/// Following a live session is playing: the timeline's button says Pause and stops at the
+/// newest moment; it never restarts the timeline from the session's start.
+#[test]
+fn the_timeline_pauses_a_followed_live_session_where_it_is() {
+    let mut h = harness();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while h.state().store().latest() < 1.0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no live data within 20 s"
+        );
+        h.run_steps(1);
+        std::thread::yield_now();
+    }
+    assert!(h.state().time().is_following());
+    assert!(
+        h.query_by_label("Play").is_none(),
+        "following live shows Pause"
+    );
+    h.get_by_label("Pause").click();
+    h.run_steps(2);
+    let t = h.state().time();
+    assert!(!t.is_following() && !t.is_playing());
+    assert!(
+        t.cursor() >= 0.9,
+        "paused at the newest moment, not the start: {}",
+        t.cursor()
+    );
+    h.get_by_label("Play");
 }

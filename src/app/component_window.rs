@@ -340,21 +340,32 @@ fn finding(
         }
     });
     ui.label(&f.message);
-    let code = r
+    // The whole statement (a Bind call written over several lines), each line numbered.
+    let lines = r
         .files
         .get(f.file)
-        .map(|s| s.line(f.pos.line as usize))
-        .unwrap_or("");
-    let code = code.replace('\t', "    ");
-    let code = code.trim_end();
-    // Long lines are cut (the caret's column is in the header above).
-    let shown: String = if code.chars().count() > 110 {
-        code.chars().take(109).chain(std::iter::once('…')).collect()
-    } else {
-        code.to_string()
-    };
-    ui.monospace(format!("{:>5} | {shown}", f.pos.line));
+        .map(|s| s.statement(f.pos.line as usize))
+        .unwrap_or_default();
+    for (k, code) in lines.iter().enumerate() {
+        ui.monospace(format!(
+            "{:>5} | {}",
+            f.pos.line as usize + k,
+            shown_code(code)
+        ));
+    }
     ui.weak(format!("why: {}", f.rule.why));
     ui.weak(format!("fix: {}", f.rule.fix));
     ui.add_space(6.0);
+}
+
+/// A code line as the findings show it: tabs as four spaces, long lines cut (the caret's
+/// column is in the finding's header).
+fn shown_code(code: &str) -> String {
+    let code = code.replace('\t', "    ");
+    let code = code.trim_end();
+    if code.chars().count() > 110 {
+        code.chars().take(109).chain(std::iter::once('…')).collect()
+    } else {
+        code.to_string()
+    }
 }

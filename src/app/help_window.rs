@@ -13,7 +13,8 @@ pub fn ui(ctx: &egui::Context) -> bool {
                 ui.separator();
                 egui::Grid::new("keys").num_columns(2).show(ui, |ui| {
                     for (k, what) in [
-                        ("Space", "pause/resume a live session; play/pause a recording"),
+                        ("Space", "pause/resume a live session; play/pause a recording (a dash while you drive a pawn)"),
+                        ("W A S D", "drive a client's pawn, once Controls > Drive a pawn has given it to the keyboard (click the world view first so the keys reach it)"),
                         ("Left / Right", "one frame back / forward (the viewed machine's frames)"),
                         ("Shift+Left / Right", "previous / next move"),
                         ("PageUp / PageDown", "previous / next correction or warning"),

@@ -57,9 +57,13 @@ impl TimelineBar {
             if ui.button("< frame").on_hover_text(format!("Previous frame of {fr} (Left)")).clicked() {
                 cmds.push(TimeCommand::StepFrame { machine: fr, forward: false });
             }
-            let play = if time.is_playing() { "Pause" } else { "Play" };
-            if ui.button(play).on_hover_text("Play the timeline from the cursor (Space when viewing a recording)").clicked() {
-                cmds.push(TimeCommand::TogglePlay);
+            // Following a live session is playing (at the session's pace): the button pauses
+            // there, it never restarts from the session's start.
+            let live_follow = live && time.is_following();
+            let play = if time.is_playing() || live_follow { "Pause" } else { "Play" };
+            let button = egui::Button::new(play).min_size(egui::vec2(play_button_width(ui), 0.0));
+            if ui.add(button).on_hover_text("Play the timeline from the cursor (Space when viewing a recording); while following a live session, stop at the newest moment").clicked() {
+                cmds.push(if live_follow { TimeCommand::Pause } else { TimeCommand::TogglePlay });
             }
             if ui.button("frame >").on_hover_text(format!("Next frame of {fr} (Right)")).clicked() {
                 cmds.push(TimeCommand::StepFrame { machine: fr, forward: true });
@@ -203,4 +207,20 @@ impl TimelineBar {
         }
         actions
     }
+}
+
+/// The width of the wider of "Play" and "Pause" as a button, so the buttons after it keep
+/// their place when the label changes.
+fn play_button_width(ui: &egui::Ui) -> f32 {
+    let font = egui::TextStyle::Button.resolve(ui.style());
+    let widest = ["Play", "Pause"]
+        .iter()
+        .map(|t| {
+            ui.painter()
+                .layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x
+        })
+        .fold(0.0, f32::max);
+    widest + 2.0 * ui.spacing().button_padding.x
 }

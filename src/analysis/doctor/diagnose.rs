@@ -362,7 +362,7 @@ pub(super) fn examine_with(
             (
                 Cause::UnboundMember,
                 format!(
-                    "the pawn's tick writes {} but the recording's binding list has no such binding{}",
+                    "the pawn's tick writes {} but the binding list in force has no such binding{}",
                     written.join(", "),
                     if unbound_entry.is_empty() {
                         String::new()

@@ -146,6 +146,63 @@ impl SourceFile {
             .unwrap_or("")
             .trim_end_matches('\r')
     }
+
+    /// The lines of the statement that starts on 1-based line `line`: that line, and the
+    /// following ones while its parentheses are open (a call written over several lines), at
+    /// most [`STATEMENT_LINES`]. Parentheses in comments and strings do not count.
+    pub fn statement(&self, line: usize) -> Vec<&str> {
+        let mut depth = 0i32;
+        let mut in_block = false;
+        let mut out = Vec::new();
+        for text in self
+            .text
+            .lines()
+            .skip(line.saturating_sub(1))
+            .take(STATEMENT_LINES)
+        {
+            out.push(text.trim_end_matches('\r'));
+            depth += paren_balance(text, &mut in_block);
+            if depth <= 0 {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// The most lines [`SourceFile::statement`] gives.
+pub const STATEMENT_LINES: usize = 8;
+
+/// Opened minus closed parentheses on one line of C++, outside comments, strings and
+/// character literals (`in_block`: inside a `/* */` comment, carried between lines).
+fn paren_balance(line: &str, in_block: &mut bool) -> i32 {
+    let b = line.as_bytes();
+    let (mut i, mut n, mut quote) = (0, 0i32, None::<u8>);
+    while i < b.len() {
+        let next = b.get(i + 1).copied();
+        match (quote, b[i]) {
+            _ if *in_block => {
+                if b[i] == b'*' && next == Some(b'/') {
+                    *in_block = false;
+                    i += 1;
+                }
+            }
+            (Some(_), b'\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'/') if next == Some(b'/') => break,
+            (None, b'/') if next == Some(b'*') => {
+                *in_block = true;
+                i += 1;
+            }
+            (None, c @ (b'"' | b'\'')) => quote = Some(c),
+            (None, b'(') => n += 1,
+            (None, b')') => n -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    n
 }
 
 fn decode(bytes: &[u8]) -> Result<(String, Option<String>), ReadProblem> {
@@ -362,6 +419,25 @@ fn next_function_name(text: &str, from: usize) -> Option<String> {
     head.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
         .rfind(|w| !w.is_empty())
         .map(str::to_string)
+}
+
+#[cfg(test)]
+mod statement_tests {
+    use super::*;
+
+    #[test]
+    fn a_statement_runs_to_its_closing_parenthesis() {
+        let text = "void A::Bind()\n{\n  BindInt(Mode, // (\n    EGMC_PredictionMode::ServerAuth_Output_ClientValidated,\n    EGMC_CombineMode::CombineIfUnchanged);\n  Next();\n}\n";
+        let f = SourceFile::new(PathBuf::from("a.cpp"), text.to_string(), None);
+        let s = f.statement(3);
+        assert_eq!(s.len(), 3, "{s:?}");
+        assert!(s[2].contains("CombineIfUnchanged);"));
+        assert_eq!(f.statement(6), vec!["  Next();"]);
+        // An unclosed call stops at the limit.
+        let open = format!("Bind(x,\n{}", "  y,\n".repeat(20));
+        let g = SourceFile::new(PathBuf::from("b.cpp"), open, None);
+        assert_eq!(g.statement(1).len(), STATEMENT_LINES);
+    }
 }
 
 #[cfg(test)]

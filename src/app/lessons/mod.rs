@@ -296,12 +296,15 @@ impl LessonsWindow {
                     let asked = step.question.is_some();
                     if let Some(q) = &step.question {
                         ui.label(RichText::new(q).strong());
-                        // Answered: the choice stands (the reveal was judged on it).
-                        ui.add_enabled_ui(!self.revealed, |ui| {
+                        if self.revealed {
+                            // Answered: the choices stay readable in both themes, the answer
+                            // and the learner's choice marked.
+                            show_answered(ui, &step.choices, self.choice, step.answer);
+                        } else {
                             for (i, c) in step.choices.iter().enumerate() {
                                 ui.radio_value(&mut self.choice, Some(i), c);
                             }
-                        });
+                        }
                         if self.held && !self.revealed {
                             ui.weak("The session waits for your answer: then watch it run.");
                         }
@@ -315,13 +318,10 @@ impl LessonsWindow {
                         }
                         if self.revealed {
                             let right = self.choice == step.answer;
+                            let (good, bad) = verdict_colors(ui.visuals().dark_mode);
                             ui.colored_label(
-                                if right {
-                                    Color32::from_rgb(80, 200, 110)
-                                } else {
-                                    Color32::from_rgb(230, 120, 80)
-                                },
-                                if right { "Right." } else { "Not quite." },
+                                if right { good } else { bad },
+                                RichText::new(if right { "Right." } else { "Not quite." }).strong(),
                             );
                         }
                     }
@@ -491,6 +491,49 @@ fn fit_text(ui: &egui::Ui, text: &str, width: f32) -> String {
         }
     }
     "…".to_string()
+}
+
+/// The colours of a right and a wrong answer, readable on this theme's panel.
+fn verdict_colors(dark: bool) -> (Color32, Color32) {
+    if dark {
+        (
+            Color32::from_rgb(80, 200, 110),
+            Color32::from_rgb(235, 130, 90),
+        )
+    } else {
+        (
+            Color32::from_rgb(20, 115, 45),
+            Color32::from_rgb(175, 60, 20),
+        )
+    }
+}
+
+/// An answered question's choices: the right one and the learner's marked in words and colour,
+/// the others in the panel's ordinary text colour (never faded: a disabled radio button is
+/// nearly invisible on the light theme).
+fn show_answered(
+    ui: &mut egui::Ui,
+    choices: &[String],
+    chosen: Option<usize>,
+    answer: Option<usize>,
+) {
+    let (good, bad) = verdict_colors(ui.visuals().dark_mode);
+    for (i, c) in choices.iter().enumerate() {
+        let (mark, colour) = match (Some(i) == answer, Some(i) == chosen) {
+            (true, true) => ("  (your choice, right)", Some(good)),
+            (true, false) => ("  (right)", Some(good)),
+            (false, true) => ("  (your choice)", Some(bad)),
+            (false, false) => ("", None),
+        };
+        let mut text = RichText::new(format!("{c}{mark}"));
+        if Some(i) == chosen {
+            text = text.strong();
+        }
+        match colour {
+            Some(col) => ui.colored_label(col, text),
+            None => ui.label(text),
+        };
+    }
 }
 
 #[cfg(test)]
