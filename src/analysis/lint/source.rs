@@ -181,12 +181,11 @@ fn paren_balance(line: &str, in_block: &mut bool) -> i32 {
     while i < b.len() {
         let next = b.get(i + 1).copied();
         match (quote, b[i]) {
-            _ if *in_block => {
-                if b[i] == b'*' && next == Some(b'/') {
-                    *in_block = false;
-                    i += 1;
-                }
+            _ if *in_block && b[i] == b'*' && next == Some(b'/') => {
+                *in_block = false;
+                i += 1;
             }
+            _ if *in_block => {}
             (Some(_), b'\\') => i += 1,
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
