@@ -981,7 +981,21 @@ fn your_component_shows_the_table_and_findings_and_show_me_opens_the_lesson() {
     let r = h.state_mut().component_window().report().unwrap();
     assert_eq!(r.findings.len(), 2);
     assert!(h.state().lesson_shown().is_none());
+    // "Show me" asks first: the lesson's scenario replaces the session shown.
     h.get_all_by_label("Show me").next().unwrap().click();
+    h.run_steps(4);
+    h.get_by_label("Start the lesson pitfall-04-dash-always-combine?");
+    assert!(h.state().lesson_shown().is_none(), "not before the answer");
+    h.get_by_label("Cancel").click();
+    h.run_steps(3);
+    assert!(h.state().lesson_shown().is_none(), "cancelled");
+    assert!(
+        h.query_by_label("Start the lesson pitfall-04-dash-always-combine?")
+            .is_none()
+    );
+    h.get_all_by_label("Show me").next().unwrap().click();
+    h.run_steps(4);
+    h.get_by_label("Replace the session").click();
     h.run_steps(4);
     assert_eq!(
         h.state().lesson_shown(),
@@ -1029,6 +1043,12 @@ fn run_with_this_layout_starts_a_session_with_the_components_bindings() {
     h.get_by_label("Stamina driven by");
     assert!(h.state().shown_preset().component.is_none());
     h.get_by_label("Run with this layout").click();
+    h.run_steps(4);
+    assert!(
+        h.state().shown_preset().component.is_none(),
+        "asks before replacing the session"
+    );
+    h.get_by_label("Replace the session").click();
     h.run_steps(4);
     let p = h.state().shown_preset().clone();
     let layout = p

@@ -69,7 +69,12 @@ impl MovescopeApp {
                         }
                     }
                 }
-                Action::Start { preset, name } => self.start_preset(*preset, name),
+                Action::Start { preset, name } => {
+                    // A session other than the running lesson's ends the lesson: its question
+                    // and pointer would speak of a session no longer shown.
+                    self.windows.lessons.session_replaced(&name);
+                    self.start_preset(*preset, name)
+                }
                 Action::StartNamed(name) => {
                     self.start_preset_named(&name);
                 }

@@ -26,6 +26,9 @@ pub struct ComponentWindow {
     pub selected: usize,
     /// "Run with this layout".
     run: RunPanel,
+    /// "Show me" or "Run with this layout", waiting for the user to confirm: either replaces
+    /// the session shown.
+    pending: Option<Vec<Action>>,
 }
 
 /// True for what the window takes: a folder, or a `.h`/`.hpp`/`.cpp` file.
@@ -111,11 +114,19 @@ impl ComponentWindow {
         }
         let mut open = true;
         let mut relint: Option<Vec<PathBuf>> = None;
+        let mut confirmed: Vec<Action> = Vec::new();
         super::window(ctx, "Your component")
             .open(&mut open)
             .default_width(900.0)
             .default_height(600.0)
             .show(ctx, |ui| {
+                if let Some(p) = &self.pending {
+                    let (yes, settled) = confirm_ui(ui, p);
+                    confirmed = yes.unwrap_or_default();
+                    if settled {
+                        self.pending = None;
+                    }
+                }
                 ui.label("Check your GMC component's C++ against the prediction checklist: its binding table with the bits each value takes on the wire, and each rule it breaks with the lesson that shows what that does (docs/lint.md). Drop .h / .cpp files or a folder on the window, or type paths (separated by ;).");
                 ui.horizontal(|ui| {
                     let field = ui.add(
@@ -209,8 +220,48 @@ impl ComponentWindow {
             self.lint(paths, rates);
         }
         self.open = open;
-        actions
+        // What would replace the session waits for a confirmation.
+        let (replacing, mut rest): (Vec<Action>, Vec<Action>) =
+            actions.into_iter().partition(replaces_session);
+        if !replacing.is_empty() {
+            self.pending = Some(replacing);
+        }
+        rest.extend(confirmed);
+        rest
     }
+}
+
+/// Whether `a` replaces the session shown (a lesson's scenario, or a session with a layout).
+fn replaces_session(a: &Action) -> bool {
+    matches!(a, Action::StartLesson(_) | Action::Start { .. })
+}
+
+/// The question asked before `pending` replaces the session shown.
+fn pending_question(pending: &[Action]) -> String {
+    match pending.first() {
+        Some(Action::StartLesson(name)) => format!("Start the lesson {name}?"),
+        Some(Action::Start { name, .. }) => format!("Run \"{name}\"?"),
+        _ => "Replace the session?".into(),
+    }
+}
+
+/// Asks whether the pending actions may replace the session shown; returns them once the user
+/// says so, and whether the question is settled (answered either way).
+fn confirm_ui(ui: &mut egui::Ui, pending: &[Action]) -> (Option<Vec<Action>>, bool) {
+    let mut out = (None, false);
+    ui.group(|ui| {
+        ui.label(RichText::new(pending_question(pending)).strong());
+        ui.label("It replaces the session shown: what a live session did is gone unless you record it first (Record in the top bar); a recording stays on disk (Open… brings it back).");
+        ui.horizontal(|ui| {
+            if ui.button("Replace the session").clicked() {
+                out = (Some(pending.to_vec()), true);
+            }
+            if ui.button("Cancel").clicked() {
+                out = (None, true);
+            }
+        });
+    });
+    out
 }
 
 /// A mode as shown: its name, and whether it was `{}` or left out.

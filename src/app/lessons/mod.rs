@@ -103,6 +103,21 @@ impl LessonsWindow {
         actions
     }
 
+    /// The session was replaced by `name`: unless that is the running lesson's own scenario,
+    /// the lesson ends (its step, question and "look here" pointer go).
+    pub fn session_replaced(&mut self, name: &str) {
+        let ours = self
+            .current
+            .and_then(|i| self.list.get(i))
+            .is_some_and(|e| e.name == name);
+        if !ours {
+            self.current = None;
+            self.step = 0;
+            self.held = false;
+            self.reset_step();
+        }
+    }
+
     /// A lesson's question is open and not yet answered (the pitfall switches, which would
     /// give the answer away, are hidden meanwhile).
     pub fn asking(&self) -> bool {
@@ -631,6 +646,21 @@ mod tests {
         ] {
             assert!(!lessons_for(c).is_empty(), "no lesson shows {c:?}");
         }
+    }
+
+    #[test]
+    fn another_session_ends_the_lesson_its_own_scenario_does_not() {
+        let mut w = LessonsWindow {
+            list: shipped_lessons(),
+            ..Default::default()
+        };
+        w.start_named("pitfall-04-dash-always-combine");
+        let own = w.list[w.current.expect("started")].name.clone();
+        assert!(w.focus().is_some());
+        w.session_replaced(&own);
+        assert!(w.current.is_some(), "the lesson's own scenario keeps it");
+        w.session_replaced("Your layout: UTraversalMovement");
+        assert!(w.current.is_none() && w.focus().is_none() && !w.asking());
     }
 
     #[test]
