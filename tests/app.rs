@@ -1230,3 +1230,43 @@ fn the_timeline_pauses_a_followed_live_session_where_it_is() {
     );
     h.get_by_label("Play");
 }
+
+/// Windows are kept above the timeline: the Track window (a plot that grows) never covers the
+/// timeline's buttons.
+#[test]
+fn the_track_window_stays_above_the_timeline() {
+    let preset = Preset {
+        clients: 1,
+        ai_pawns: 0,
+        value_trace: true,
+        ..Preset::default()
+    };
+    let options = AppOptions {
+        windows: vec!["track".to_string()],
+        ..AppOptions::live(preset, "test")
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    // With values to plot the window takes its full height.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while h.state().store().latest() < 1.5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no live data within 20 s"
+        );
+        h.run_steps(1);
+        std::thread::yield_now();
+    }
+    h.run_steps(4);
+    let window = h
+        .ctx
+        .memory(|m| m.area_rect(egui::Id::unique(Some("Track a value"))))
+        .expect("the Track window is shown");
+    let timeline_top = h.get_by_label("Export CSV…").rect().top();
+    assert!(
+        window.bottom() <= timeline_top,
+        "the window ends at {} below the timeline's buttons at {timeline_top}",
+        window.bottom()
+    );
+}

@@ -97,8 +97,10 @@ impl eframe::App for MovescopeApp {
             });
         let ctx = ui.ctx().clone();
         super::set_window_area(&ctx, ui.available_rect_before_wrap());
-        self.dialogs(&ctx);
-        self.basics_offer(&ctx);
+        if self.shown.error.is_some() {
+            self.dialogs(&ctx);
+            self.basics_offer(&ctx);
+        }
         if let Some(e) = &self.shown.error {
             egui::CentralPanel::default().show(ui, |ui| {
                 ui.colored_label(Color32::RED, format!("The session could not start: {e}"));
@@ -118,6 +120,11 @@ impl eframe::App for MovescopeApp {
                 );
                 self.actions.extend(actions);
             });
+        // Windows stay above the timeline too (a growing window, the Track window's plot,
+        // covered its buttons).
+        super::set_window_area(&ctx, ui.available_rect_before_wrap());
+        self.dialogs(&ctx);
+        self.basics_offer(&ctx);
         // The lessons, docked beside the plots (never over what they point at).
         let now = self.view.time.cursor();
         let actions = self.windows.lessons.ui(

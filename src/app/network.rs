@@ -278,7 +278,9 @@ impl NetworkPanel {
         if self.target.is_some_and(|c| !view.client_ids.contains(&c)) {
             self.target = None;
         }
-        ui.horizontal(|ui| {
+        // Wrapped: with the lesson panel open the Controls pane is narrower than the row, and
+        // a clipped direction box hides which links an edit changes.
+        ui.horizontal_wrapped(|ui| {
             ui.label("edit");
             // Narrow enough that the row fits the Controls pane at 1280×800.
             egui::ComboBox::from_id_salt("net target")

@@ -159,7 +159,9 @@ impl TrackWindow {
                                 for c in Component::ALL {
                                     ui.selectable_value(&mut self.component, c, c.label());
                                 }
-                            });
+                            })
+                            .response
+                            .accessible_name("component");
                     }
                     ui.add(
                         egui::Slider::new(&mut self.span, 0.5..=30.0)
