@@ -74,8 +74,15 @@ fn the_offer_starts_the_first_basics_lesson_in_one_click() {
         .click();
     h.run_steps(2);
     h.get_by_label("Answer").click();
-    step_until(&mut h, "the round trip measured", |a| {
+    // A figure waits for a whole 10 s window of the state it speaks of: "…" before.
+    step_until(&mut h, "three seconds measured", |a| {
         a.store().latest() > 3.0
+    });
+    h.run_steps(2);
+    let early = format!("{:?}", h.get_by_label_contains("A round trip late:"));
+    assert!(early.contains('…') && !early.contains(" ms"), "{early}");
+    step_until(&mut h, "the round trip measured", |a| {
+        a.time().cursor() > 10.5
     });
     h.run_steps(2);
     let reveal = h.get_by_label_contains("A round trip late:");

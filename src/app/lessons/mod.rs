@@ -47,6 +47,18 @@ pub struct LessonsWindow {
     error: Option<String>,
     /// The session was paused so a question is asked before its evidence appears.
     pub held: bool,
+    /// Session time since which the session is in the state the texts speak of (the lesson's
+    /// start, or its last change): a figure is quoted only once a whole
+    /// [`FIGURE_WINDOW_S`] of that state is measured ("…" before).
+    pub state_since: f64,
+}
+
+/// The window a lesson's figures are measured over at `now`, the state having begun at
+/// `since`: the last [`FIGURE_WINDOW_S`], once that much of the state has run (none before:
+/// a half-measured window, or one mixing two states, is not the figure; nor a cursor moved
+/// back before the state began).
+pub fn figure_window(now: f64, since: f64) -> Option<(f64, f64)> {
+    (now - since >= FIGURE_WINDOW_S - 1e-9).then_some((now - FIGURE_WINDOW_S, now))
 }
 
 /// Whether a lesson's texts quote measured figures.
@@ -84,6 +96,7 @@ impl LessonsWindow {
         };
         self.current = Some(i);
         self.step = 0;
+        self.state_since = 0.0;
         self.reset_step();
         let asks_first = e
             .preset
@@ -220,7 +233,18 @@ impl LessonsWindow {
         store: &Store,
         now: f64,
     ) -> Vec<Action> {
-        let fill = |t: &str| figures::fill(t, store, now - FIGURE_WINDOW_S, now);
+        // A change that restarted the session: its data begins again at 0, before the time
+        // the change was made (a cursor moved back keeps the data after it).
+        if store.latest() + 1e-9 < self.state_since {
+            self.state_since = 0.0;
+        }
+        let window = figure_window(now, self.state_since);
+        let empty = Store::new(None);
+        // Before a whole window of the state is measured, every figure reads "…".
+        let fill = |t: &str| match window {
+            Some((a, b)) => figures::fill(t, store, a, b),
+            None => figures::fill(t, &empty, 0.0, 0.0),
+        };
         let mut actions = Vec::new();
         if !self.open {
             return actions;
@@ -440,6 +464,7 @@ impl LessonsWindow {
                 Ok(a) => {
                     actions.push(a);
                     self.done = true;
+                    self.state_since = now;
                     self.error = None;
                     // Back to live, running, so the change's effect shows.
                     self.held = false;
@@ -646,6 +671,27 @@ mod tests {
         ] {
             assert!(!lessons_for(c).is_empty(), "no lesson shows {c:?}");
         }
+    }
+
+    #[test]
+    fn a_figure_waits_for_a_whole_window_of_its_state() {
+        assert_eq!(
+            figure_window(4.0, 0.0),
+            None,
+            "half a window after the start"
+        );
+        assert_eq!(figure_window(10.0, 0.0), Some((0.0, 10.0)));
+        assert_eq!(
+            figure_window(25.0, 20.0),
+            None,
+            "five seconds after a change"
+        );
+        assert_eq!(figure_window(31.0, 20.0), Some((21.0, 31.0)));
+        assert_eq!(
+            figure_window(15.0, 20.0),
+            None,
+            "the cursor moved back before it"
+        );
     }
 
     #[test]
