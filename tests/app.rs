@@ -375,6 +375,8 @@ fn a_lesson_starts_its_scenario_asks_then_makes_the_change() {
     h.run_steps(2);
     h.get_by_label("Right.");
     h.get_by_label_contains(reveal);
+    // Every choice shows its reason once answered, a wrong one's too.
+    h.get_by_label_contains("This link loses nothing, yet corrections come");
     // Answered, the choices are plain text (a disabled radio button is nearly invisible on
     // the light theme), the answer marked.
     h.get_by_label(

@@ -253,6 +253,8 @@ fn a_derived_value_bound_as_input_is_believed_and_its_fix_corrects_the_cheat() {
 fn every_pitfall_scenario_has_a_lesson_and_its_fixed_variant_exists() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("presets");
     let mut lessons = 0;
+    // Where the right answer is shown, over every question.
+    let mut answer_places = std::collections::BTreeSet::new();
     for e in std::fs::read_dir(&dir).expect("presets") {
         let p = e.expect("entry").path();
         let Ok(preset) = Preset::load(&p) else {
@@ -267,9 +269,23 @@ fn every_pitfall_scenario_has_a_lesson_and_its_fixed_variant_exists() {
             let fixed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(f);
             Preset::load(&fixed).unwrap_or_else(|e| panic!("{}: fixed variant: {e}", p.display()));
         }
-        for s in &l.steps {
+        let name = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        for (k, s) in l.steps.iter().enumerate() {
             if let (Some(a), Some(_)) = (s.answer, &s.question) {
                 assert!(a < s.choices.len(), "{}: answer out of range", p.display());
+                // Every choice, right or wrong, has its reason.
+                assert_eq!(
+                    s.why.len(),
+                    s.choices.len(),
+                    "{}: step {k}: one reason per choice",
+                    p.display()
+                );
+                assert!(s.why.iter().all(|w| !w.trim().is_empty()));
+                let shown = s.choice_order(preset.seed, &name, k);
+                answer_places.insert(shown.iter().position(|&i| i == a).expect("shown"));
             }
             let mut q = preset.clone();
             for kv in &s.set {
@@ -278,6 +294,11 @@ fn every_pitfall_scenario_has_a_lesson_and_its_fixed_variant_exists() {
         }
     }
     assert!(lessons >= 16, "{lessons} lessons");
+    assert_eq!(
+        answer_places.len(),
+        3,
+        "the right answer is shown in every place across the lessons: {answer_places:?}"
+    );
 }
 
 #[test]

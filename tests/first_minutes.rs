@@ -263,7 +263,16 @@ fn presenter_mode_or_an_answer_alone_opens_the_lesson() {
     h.get_by_label("presenter mode");
     h.get_by_label("Will the clients be corrected?");
     assert!(h.state().is_paused(), "the scenario waits for the question");
-    let mut h = app(lesson(&[], Some(2)));
+    // The choices are shown shuffled by the preset's seed: answer the place the right one is
+    // shown in.
+    let (p, _) = Preset::find("pitfall-01-unbound-member").expect("shipped");
+    let first = &p.lesson.as_ref().expect("a lesson").steps[0];
+    let shown = first.choice_order(p.seed, "pitfall-01-unbound-member", 0);
+    let k = 1 + shown
+        .iter()
+        .position(|&i| Some(i) == first.answer)
+        .expect("the answer is shown");
+    let mut h = app(lesson(&[], Some(k)));
     h.run_steps(3);
     assert_eq!(h.state().lesson_shown(), Some("pitfall-01-unbound-member"));
     h.get_by_label("Right.");

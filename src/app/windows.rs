@@ -122,7 +122,7 @@ impl MovescopeApp {
         match self.options.answer {
             // Answered already: the session runs and the answer shows.
             Some(k) if asks_first => {
-                self.windows.lessons.choice = Some(k.saturating_sub(1));
+                self.windows.lessons.choose_shown(k);
                 self.windows.lessons.revealed = true;
             }
             None if asks_first => {

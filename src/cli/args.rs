@@ -48,8 +48,9 @@ pub(crate) struct AppArgs {
     /// Seconds of history the app keeps for plots and scrubbing (0: everything).
     #[arg(long, default_value_t = movescope::app::RETENTION, value_name = "SECONDS")]
     pub(crate) retention: f64,
-    /// With `--window lessons` on a lesson's preset: answer its first question with choice K
-    /// (1 for the first) and run, as if the learner had (for slides and scripted screenshots).
+    /// With `--window lessons` on a lesson's preset: answer its first question with the choice
+    /// shown K-th (1 for the top one; choices are shown shuffled by the preset's seed, the same
+    /// on every run) and run, as if the learner had (for slides and scripted screenshots).
     #[arg(long, value_name = "K")]
     pub(crate) answer: Option<usize>,
     /// Check a GMC component's C++ (files or folders, repeatable) in the "Your component"

@@ -37,6 +37,8 @@ pub mod purpose {
     pub const SMOOTHING: u64 = 9;
     /// The random number a tick reads without a bound seed (a pitfall switch).
     pub const TICK_RANDOM: u64 = 10;
+    /// The order a lesson's choices are shown in.
+    pub const LESSON_CHOICES: u64 = 11;
 }
 
 /// xoshiro256++: fast, small, good statistical quality for simulation.

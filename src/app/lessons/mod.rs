@@ -116,6 +116,24 @@ impl LessonsWindow {
         actions
     }
 
+    /// Answers the current step's question with the choice shown in place `k` (1 for the
+    /// first), as a learner clicking it would (`--answer K`).
+    pub fn choose_shown(&mut self, k: usize) {
+        let Some(e) = self.current.and_then(|i| self.list.get(i)) else {
+            return;
+        };
+        let Some(step) = e
+            .preset
+            .lesson
+            .as_ref()
+            .and_then(|l| l.steps.get(self.step))
+        else {
+            return;
+        };
+        let order = step.choice_order(e.preset.seed, &lesson_key(&e.name), self.step);
+        self.choice = order.get(k.saturating_sub(1)).copied();
+    }
+
     /// The session was replaced by `name`: unless that is the running lesson's own scenario,
     /// the lesson ends (its step, question and "look here" pointer go).
     pub fn session_replaced(&mut self, name: &str) {
@@ -335,13 +353,15 @@ impl LessonsWindow {
                     let asked = step.question.is_some();
                     if let Some(q) = &step.question {
                         ui.label(RichText::new(q).strong());
+                        let order =
+                            step.choice_order(entry.preset.seed, &lesson_key(&entry.name), k);
                         if self.revealed {
                             // Answered: the choices stay readable in both themes, the answer
-                            // and the learner's choice marked.
-                            show_answered(ui, &step.choices, self.choice, step.answer);
+                            // and the learner's choice marked, each with its reason.
+                            show_answered(ui, step, &order, self.choice);
                         } else {
-                            for (i, c) in step.choices.iter().enumerate() {
-                                ui.radio_value(&mut self.choice, Some(i), c);
+                            for &i in &order {
+                                ui.radio_value(&mut self.choice, Some(i), &step.choices[i]);
                             }
                         }
                         if self.held && !self.revealed {
@@ -548,18 +568,21 @@ fn verdict_colors(dark: bool) -> (Color32, Color32) {
     }
 }
 
-/// An answered question's choices: the right one and the learner's marked in words and colour,
-/// the others in the panel's ordinary text colour (never faded: a disabled radio button is
-/// nearly invisible on the light theme).
+/// An answered question's choices in the order shown: the right one and the learner's marked
+/// in words and colour, the others in the panel's ordinary text colour (never faded: a
+/// disabled radio button is nearly invisible on the light theme); under each, its reason.
 fn show_answered(
     ui: &mut egui::Ui,
-    choices: &[String],
+    step: &crate::session::lesson::LessonStep,
+    order: &[usize],
     chosen: Option<usize>,
-    answer: Option<usize>,
 ) {
     let (good, bad) = verdict_colors(ui.visuals().dark_mode);
-    for (i, c) in choices.iter().enumerate() {
-        let (mark, colour) = match (Some(i) == answer, Some(i) == chosen) {
+    for &i in order {
+        let Some(c) = step.choices.get(i) else {
+            continue;
+        };
+        let (mark, colour) = match (Some(i) == step.answer, Some(i) == chosen) {
             (true, true) => ("  (your choice, right)", Some(good)),
             (true, false) => ("  (right)", Some(good)),
             (false, true) => ("  (your choice)", Some(bad)),
@@ -573,6 +596,9 @@ fn show_answered(
             Some(col) => ui.colored_label(col, text),
             None => ui.label(text),
         };
+        if let Some(why) = step.why.get(i) {
+            ui.indent(("why", i), |ui| ui.weak(why));
+        }
     }
 }
 
