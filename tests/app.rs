@@ -1272,3 +1272,38 @@ fn the_track_window_stays_above_the_timeline() {
         window.bottom()
     );
 }
+
+/// The component window's rate line is the running session's: a table linted when the session
+/// ran at another frame rate does not put its frames per move beside the new rate.
+#[test]
+fn the_component_rate_line_is_the_running_sessions() {
+    let preset = Preset {
+        clients: 1,
+        ai_pawns: 0,
+        client_fps: 120.0,
+        ..Preset::default()
+    };
+    let mut options = AppOptions::live(preset, "test");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint");
+    options.component = vec![dir.join("input-not-combine-if-unchanged.bad.cpp")];
+    let mut h = component_harness(options);
+    // Linted while the session ran at 30 fps.
+    let earlier = Preset {
+        client_fps: 30.0,
+        ..Preset::default()
+    };
+    let paths = h.state_mut().component_window().paths.clone();
+    h.state_mut()
+        .component_window()
+        .lint(paths, movescope::analysis::lint::Rates::of(&earlier));
+    assert!(
+        h.state_mut().component_window().wait(),
+        "the lint did not finish"
+    );
+    h.run_steps(3);
+    h.get_by_label_contains("at 120 fps, 4 frames per move");
+    assert!(
+        h.query_by_label_contains("at 120 fps, 1 frame per move")
+            .is_none()
+    );
+}

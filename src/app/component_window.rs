@@ -337,7 +337,9 @@ fn table(ui: &mut egui::Ui, r: &LintReport, k: usize, rates: Rates) {
     if c.bindings.iter().any(|b| b.condition.is_some()) {
         ui.weak("† made only when a condition holds (binding-under-condition): the layouts can differ between machines");
     }
-    let t = &c.totals;
+    // At the running session's rates now (the report's totals are those of when it was
+    // linted: a frame rate changed since would put stale moves beside the new rate).
+    let t = &lint::totals(&c.bindings, rates);
     let bits = |n: u32| format!("{n} bit{}", if n == 1 { "" } else { "s" });
     ui.label(format!(
         "Per move client to server: {} · per server state: {} · per proxy update: {}",
