@@ -450,10 +450,75 @@ fn the_harness_decides_like_the_live_session_what_needs_a_restart() {
     target.link.latency_ms = 25.0;
     assert_eq!(s.change_to(&target, &mut |_| {}), Ok(Outcome::AppliedNow));
     assert_eq!(s.preset().link_params(1, true).latency_ms, 25.0);
+    // The clients' frame rate changes live (a lesson compares before and after on one plot).
     target.client_fps = 120.0;
+    assert_eq!(s.change_to(&target, &mut |_| {}), Ok(Outcome::AppliedNow));
+    assert_eq!(s.preset().client_fps, 120.0);
+    target.server_fps = 30.0;
     assert_eq!(
         s.change_to(&target, &mut |_| {}),
-        Ok(Outcome::NeedsRestart(vec!["client_fps".into()]))
+        Ok(Outcome::NeedsRestart(vec!["server_fps".into()]))
     );
-    assert_eq!(s.preset().client_fps, 60.0);
+    assert_eq!(s.preset().server_fps, 60.0);
+}
+
+#[test]
+fn the_clients_frame_rate_changes_live_and_an_override_keeps_its_own() {
+    let frames = |records: &[Record], c: u16, a: f64, b: f64| {
+        records
+            .iter()
+            .filter(|r| {
+                r.machine == Machine::Client(c)
+                    && r.t >= a
+                    && r.t < b
+                    && matches!(r.event, Event::Frame { .. })
+            })
+            .count()
+    };
+    let mut p = preset(&["clients=2"]);
+    p.client_overrides
+        .push(movescope::session::preset::ClientOverride {
+            client: 1,
+            fps: Some(90.0),
+            ..Default::default()
+        });
+    let mut s = Session::new(&p).unwrap();
+    let mut before = Vec::new();
+    s.run_until(4.0, &mut |r| before.push(r));
+    let mut at = Vec::new();
+    let outcome = s
+        .command(
+            Command::SetClientFrameRate {
+                fps: 30.0,
+                jitter: 0.0,
+            },
+            &mut |r| at.push(r),
+        )
+        .expect("accepted");
+    assert_eq!(outcome, Outcome::AppliedNow);
+    assert_eq!(changes(&at), vec!["client_fps: 60.0 -> 30.0".to_string()]);
+    let mut after = Vec::new();
+    s.run_until(8.0, &mut |r| after.push(r));
+    // Client 0 goes from 60 to 30 frames a second, in the same session (no rejoin); client 1
+    // keeps its own 90.
+    let (b0, a0) = (frames(&before, 0, 2.0, 4.0), frames(&after, 0, 6.0, 8.0));
+    assert!(
+        (118..=122).contains(&b0),
+        "client 0 before: {b0} frames in 2 s"
+    );
+    assert!(
+        (58..=62).contains(&a0),
+        "client 0 after: {a0} frames in 2 s"
+    );
+    let a1 = frames(&after, 1, 6.0, 8.0);
+    assert!(
+        (178..=182).contains(&a1),
+        "client 1 after: {a1} frames in 2 s"
+    );
+    assert!(
+        !after
+            .iter()
+            .any(|r| matches!(&r.event, Event::Joined { .. })),
+        "nobody rejoined"
+    );
 }

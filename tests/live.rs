@@ -422,6 +422,20 @@ fn live_changes_reach_the_threads() {
             && w.contains("down latency_ms: 0.0 -> 30.0")),
         "{changed:?}"
     );
+    // The clients' frame rate, live: 10 fps frames from client 0's thread.
+    s.command(Command::SetClientFrameRate {
+        fps: 10.0,
+        jitter: 0.0,
+    })
+    .unwrap();
+    until(&s, Duration::from_secs(3), "a 10 fps frame", |r| {
+        matches!(r.event, Event::Frame { dt } if dt > 0.09) && r.machine == Machine::Client(0)
+    });
+    s.command(Command::SetClientFrameRate {
+        fps: 60.0,
+        jitter: 0.0,
+    })
+    .unwrap();
     // Pause: no frames while paused; resume: frames again.
     s.command(Command::Pause).unwrap();
     let _ = collect(&s, Duration::from_millis(100)); // in flight before the pause

@@ -75,7 +75,6 @@ struct Staged {
     net_mode: NetMode,
     clients: u16,
     ai_pawns: u16,
-    client_fps: f64,
     server_fps: f64,
     seed: u64,
 }
@@ -86,7 +85,6 @@ impl Staged {
             net_mode: p.net_mode,
             clients: p.clients,
             ai_pawns: p.ai_pawns,
-            client_fps: p.client_fps,
             server_fps: p.server_fps,
             seed: p.seed,
         }
@@ -97,7 +95,6 @@ impl Staged {
         p.net_mode = self.net_mode;
         p.clients = self.clients;
         p.ai_pawns = self.ai_pawns;
-        p.client_fps = self.client_fps;
         p.server_fps = self.server_fps;
         p.seed = self.seed;
         p
@@ -251,13 +248,27 @@ impl ControlsPane {
                         .clamping(egui::SliderClamping::Edits)
                         .text("AI pawns"),
                 );
-                ui.add(
-                    egui::Slider::new(&mut s.client_fps, ranges::of("client_fps").inclusive())
-                        .logarithmic(true)
-                        .clamping(egui::SliderClamping::Edits)
-                        .text("client fps"),
-                )
-                .on_hover_text("Frame rate of every client (combining: ~4 frames per move at 120 fps, 1 at 30).");
+                // The clients' frame rate changes live (the plots keep what came before).
+                let mut fps = p.client_fps;
+                if ui
+                    .add(
+                        egui::Slider::new(&mut fps, ranges::of("client_fps").inclusive())
+                            .logarithmic(true)
+                            .clamping(egui::SliderClamping::Edits)
+                            .text("client fps"),
+                    )
+                    .on_hover_text("Frame rate of every client, changed live (combining: ~4 frames per move at 120 fps, 1 at 30). A client with its own rate in the preset keeps it.")
+                    .changed()
+                    && fps != p.client_fps
+                {
+                    actions.push(Action::Session {
+                        origin: SESSION_ORIGIN,
+                        command: Command::SetClientFrameRate {
+                            fps,
+                            jitter: p.client_fps_jitter,
+                        },
+                    });
+                }
                 ui.add(
                     egui::Slider::new(&mut s.server_fps, ranges::of("server_fps").inclusive())
                         .logarithmic(true)

@@ -75,6 +75,10 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
                                 }
                             }
                             ThreadCmd::Do(MachineCmd::Drive(i)) => drive = i,
+                            ThreadCmd::Do(MachineCmd::FrameRate { fps, jitter }) => {
+                                frames.fps = fps;
+                                frames.jitter = jitter;
+                            }
                             ThreadCmd::Do(c) => c.apply_to_client(&mut client),
                             ThreadCmd::Wake => {}
                         }

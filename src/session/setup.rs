@@ -23,6 +23,17 @@ pub struct ClientSetup {
     pub down: Link,
 }
 
+/// Client `id`'s frames per second and their relative jitter: its own in
+/// `client_overrides`, else the preset's.
+pub fn frame_rate(preset: &Preset, id: u16) -> (f64, f64) {
+    let o = preset.client_overrides.iter().find(|o| o.client == id);
+    (
+        o.and_then(|o| o.fps).unwrap_or(preset.client_fps),
+        o.and_then(|o| o.fps_jitter)
+            .unwrap_or(preset.client_fps_jitter),
+    )
+}
+
 /// Sets up client `id` of `preset`: its configuration (with `bindings` and the `layouts`
 /// defined since the session started), input script, frame clock and links, each from its
 /// own seeded stream.
@@ -35,7 +46,6 @@ pub fn client(
 ) -> ClientSetup {
     let idx = u64::from(id);
     let seed = preset.seed;
-    let o = preset.client_overrides.iter().find(|o| o.client == id);
     let mut client = Client::new(preset.client_config(id, incarnation, bindings));
     for (v, b, select) in layouts {
         client.define_layout(*v, b.clone());
@@ -49,12 +59,13 @@ pub fn client(
             preset.input_for(id),
             derive_seed(seed, purpose::CLIENT_INPUT, idx),
         ),
-        frames: FrameClock {
-            fps: o.and_then(|o| o.fps).unwrap_or(preset.client_fps),
-            jitter: o
-                .and_then(|o| o.fps_jitter)
-                .unwrap_or(preset.client_fps_jitter),
-            rng: Rng::new(derive_seed(seed, purpose::CLIENT_FRAMES, idx)),
+        frames: {
+            let (fps, jitter) = frame_rate(preset, id);
+            FrameClock {
+                fps,
+                jitter,
+                rng: Rng::new(derive_seed(seed, purpose::CLIENT_FRAMES, idx)),
+            }
         },
         up: Link::new(
             preset.link_params(id, true),

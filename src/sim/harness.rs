@@ -323,6 +323,7 @@ impl Session {
             | Command::SetWorld(_)
             | Command::SetSmoothing(_)
             | Command::SetNetUpdateRate(_)
+            | Command::SetClientFrameRate { .. }
             | Command::HookTrace(_)
             | Command::ValueTrace(_)
             | Command::BufferTrace(_)
@@ -360,6 +361,10 @@ impl Session {
                 match &c {
                     MachineCmd::UpLink(params) => slot.up.set_params(params.clone()),
                     MachineCmd::Drive(input) => slot.drive = *input,
+                    MachineCmd::FrameRate { fps, jitter } => {
+                        slot.frames.fps = *fps;
+                        slot.frames.jitter = *jitter;
+                    }
                     other => other.apply_to_client(&mut slot.client),
                 }
             }

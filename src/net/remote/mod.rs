@@ -169,8 +169,10 @@ impl RemoteCmd {
             MachineCmd::HookTrace(on) => RemoteCmd::HookTrace(*on),
             MachineCmd::ValueTrace(on) => RemoteCmd::ValueTrace(*on),
             MachineCmd::BufferTrace(on) => RemoteCmd::BufferTrace(*on),
+            // A participant's frame rate is its own machine's.
             MachineCmd::DownLink { .. }
             | MachineCmd::DefineLayout { .. }
+            | MachineCmd::FrameRate { .. }
             | MachineCmd::Drive(_) => return None,
         })
     }

@@ -28,6 +28,12 @@ pub enum Command {
     SetSmoothing(SmoothingSettings),
     /// State updates per second to proxies.
     SetNetUpdateRate(f64),
+    /// The clients' frame rate and its jitter (a client with its own in `client_overrides`
+    /// keeps its own).
+    SetClientFrameRate {
+        fps: f64,
+        jitter: f64,
+    },
     /// Switch the hook trace on or off everywhere.
     HookTrace(bool),
     /// Switch the value trace on or off everywhere.
@@ -163,12 +169,10 @@ pub(crate) fn invalid((key, expected): (String, String)) -> CommandError {
 }
 
 /// Settings a running session cannot change: a new session (restart) applies them.
-pub const RESTART_ONLY: [&str; 13] = [
+pub const RESTART_ONLY: [&str; 11] = [
     "net_mode",
     "clients",
     "ai_pawns",
-    "client_fps",
-    "client_fps_jitter",
     "server_fps",
     "seed",
     "join_interval_s",

@@ -25,6 +25,12 @@ pub enum MachineCmd {
     World(WorldSettings),
     Smoothing(SmoothingSettings),
     NetUpdateRate(f64),
+    /// A client's frames per second and their jitter (the driver's frame clock, not the
+    /// model's).
+    FrameRate {
+        fps: f64,
+        jitter: f64,
+    },
     HookTrace(bool),
     ValueTrace(bool),
     BufferTrace(bool),
@@ -62,6 +68,7 @@ impl MachineCmd {
             | MachineCmd::DownLink { .. }
             | MachineCmd::World(_)
             | MachineCmd::NetUpdateRate(_)
+            | MachineCmd::FrameRate { .. }
             | MachineCmd::Drive(_) => {}
         }
     }
@@ -87,7 +94,10 @@ impl MachineCmd {
                 (Server::define_layout, Server::use_layout),
                 (*version, bindings, *select),
             ),
-            MachineCmd::UpLink(_) | MachineCmd::DownLink { .. } | MachineCmd::Drive(_) => {}
+            MachineCmd::UpLink(_)
+            | MachineCmd::DownLink { .. }
+            | MachineCmd::FrameRate { .. }
+            | MachineCmd::Drive(_) => {}
         }
     }
 }

@@ -210,6 +210,17 @@ impl Settings {
                 sends.push((To::Server, MachineCmd::NetUpdateRate(*rate)));
                 Some(String::new())
             }
+            Command::SetClientFrameRate { fps, jitter } => {
+                self.preset = self.validated(|p| {
+                    p.client_fps = *fps;
+                    p.client_fps_jitter = *jitter;
+                })?;
+                for &id in clients {
+                    let (fps, jitter) = crate::session::setup::frame_rate(&self.preset, id);
+                    sends.push((To::Client(id), MachineCmd::FrameRate { fps, jitter }));
+                }
+                Some(String::new())
+            }
             Command::HookTrace(on) => {
                 self.preset.hook_trace = *on;
                 sends.push((To::Everyone, MachineCmd::HookTrace(*on)));
@@ -446,6 +457,12 @@ impl Settings {
         }
         if target.net_update_rate != p.net_update_rate {
             cmds.push(Command::SetNetUpdateRate(target.net_update_rate));
+        }
+        if (target.client_fps, target.client_fps_jitter) != (p.client_fps, p.client_fps_jitter) {
+            cmds.push(Command::SetClientFrameRate {
+                fps: target.client_fps,
+                jitter: target.client_fps_jitter,
+            });
         }
         if target.hook_trace != p.hook_trace {
             cmds.push(Command::HookTrace(target.hook_trace));
