@@ -208,15 +208,7 @@ fn the_app_records_a_live_session() {
         .with_size(egui::vec2(1280.0, 800.0))
         .build_eframe(move |_cc| MovescopeApp::new(options));
     // Run until the session has 1.5 s of data (bounded by wall time).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while h.state().store().latest() < 1.5 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no live data within 20 s"
-        );
-        h.run_steps(1);
-        std::thread::yield_now();
-    }
+    run_until_live_data(&mut h, 1.5);
     h.get_by_label("Stop recording").click();
     // The recording is finished on a job thread; the status line says when it is done.
     step_until(&mut h, "the recording was finished", |a| {
@@ -949,6 +941,20 @@ fn the_command_palette_takes_gmc_console_names() {
     );
 }
 
+/// Steps the app until its live session has `seconds` of data (bounded by 20 s of wall time:
+/// the session runs in real time).
+fn run_until_live_data(h: &mut Harness<'static, MovescopeApp>, seconds: f64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while h.state().store().latest() < seconds {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no {seconds} s of live data within 20 s"
+        );
+        h.run_steps(1);
+        std::thread::yield_now();
+    }
+}
+
 /// The app at 1280×800 with `options.component` linted and its window drawn.
 fn component_harness(options: AppOptions) -> Harness<'static, MovescopeApp> {
     let mut h = Harness::builder()
@@ -1207,15 +1213,7 @@ fn help_names_the_keys_that_drive_a_pawn() {
 #[test]
 fn the_timeline_pauses_a_followed_live_session_where_it_is() {
     let mut h = harness();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while h.state().store().latest() < 1.0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no live data within 20 s"
-        );
-        h.run_steps(1);
-        std::thread::yield_now();
-    }
+    run_until_live_data(&mut h, 1.0);
     assert!(h.state().time().is_following());
     assert!(
         h.query_by_label("Play").is_none(),
@@ -1251,15 +1249,7 @@ fn the_track_window_stays_above_the_timeline() {
         .with_size(egui::vec2(1280.0, 800.0))
         .build_eframe(move |_cc| MovescopeApp::new(options));
     // With values to plot the window takes its full height.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while h.state().store().latest() < 1.5 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no live data within 20 s"
-        );
-        h.run_steps(1);
-        std::thread::yield_now();
-    }
+    run_until_live_data(&mut h, 1.5);
     h.run_steps(4);
     let window = h
         .ctx
