@@ -229,6 +229,9 @@ pub(super) fn examine_with(
             corrected.entry((*c, *move_id)).or_default().push(r.t);
         }
     }
+    // Every client move whose live execution began from values written outside the move, found
+    // once (a correction then looks up the latest before it instead of scanning back).
+    let outside_writes = outside_writes(bindings, &client_exec, &corrected);
     let mut diagnoses: Vec<Diagnosis> = Vec::new();
     let mut unexplained: Vec<usize> = Vec::new();
     // (diagnosis, the earlier correction whose divergence it carried).
@@ -388,7 +391,7 @@ pub(super) fn examine_with(
         } else if let Some((_, what)) = judged
             .zip(server_side)
             .filter(|(a, b)| entered_apart(bindings, a, b))
-            .and_then(|_| earlier_outside_write(bindings, &client_exec, &corrected, c, *move_id))
+            .and_then(|_| earlier_outside_write(&outside_writes, c, *move_id))
         {
             (
                 Cause::WrittenOutsideMove,
@@ -751,19 +754,31 @@ fn entered_apart(bindings: &[Binding], client: &MoveValues, server: &MoveValues)
         })
 }
 
-/// The latest of client `c`'s moves before `n` whose live execution began from values written
-/// outside the move, with what was written (a difference below tolerance can be carried for
-/// seconds before it shows).
-fn earlier_outside_write(
+/// Each client's moves whose live execution began from values written outside the move, by
+/// client then move, with what was written.
+type OutsideWrites = BTreeMap<(u16, u32), Vec<String>>;
+
+fn outside_writes(
     bindings: &[Binding],
     execs: &ClientExecs,
     corrected: &BTreeMap<(u16, u32), Vec<f64>>,
-    c: u16,
-    n: u32,
-) -> Option<(u32, Vec<String>)> {
-    (1..n).rev().find_map(|m| {
-        let (_, live) = execs.get(&(c, m))?.first()?;
-        let w = written_outside(bindings, execs, corrected, c, live);
-        (!w.is_empty()).then_some((m, w))
-    })
+) -> OutsideWrites {
+    execs
+        .iter()
+        .filter_map(|(&(c, m), list)| {
+            let (_, live) = list.first()?;
+            let w = written_outside(bindings, execs, corrected, c, live);
+            (!w.is_empty()).then_some(((c, m), w))
+        })
+        .collect()
+}
+
+/// The latest of client `c`'s moves before `n` whose live execution began from values written
+/// outside the move, with what was written (a difference below tolerance can be carried for
+/// seconds before it shows).
+fn earlier_outside_write(writes: &OutsideWrites, c: u16, n: u32) -> Option<(u32, Vec<String>)> {
+    writes
+        .range((c, 0)..(c, n))
+        .next_back()
+        .map(|(&(_, m), w)| (m, w.clone()))
 }
