@@ -221,17 +221,21 @@ impl Client {
             return;
         }
         self.next_sample = now + 1.0 / rate;
-        let b = self.layouts.current_bindings().clone();
+        let b = self.layouts.current_bindings();
+        let shown;
         let own = match (&self.own_proxy, self.cfg.gmc.use_client_prediction) {
-            (Some(p), false) => p.display(&b),
-            _ => self.values.clone(),
+            (Some(p), false) => {
+                shown = p.display_pose(b);
+                &shown
+            }
+            _ => &self.values,
         };
         self.telemetry.push((
             now,
-            PawnSample::event(self.pawn, Some(self.cfg.id), SampleKind::Predicted, &own),
+            PawnSample::event(self.pawn, Some(self.cfg.id), SampleKind::Predicted, own),
         ));
         for p in self.proxies.values() {
-            let v = p.display(&b);
+            let v = p.display_pose(b);
             self.telemetry.push((
                 now,
                 PawnSample::event(p.pawn, p.owner, SampleKind::Displayed, &v),

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use super::display::ProxyFrame;
 use super::interpolate::interpolate_field;
-use crate::model::binding::{Bindings, FieldMask};
+use crate::model::binding::{Bindings, Field, FieldMask};
 use crate::model::messages::SpawnData;
 use crate::model::pawn::{Execution, PawnValues, TickCtx, TickOutput, gen_prediction_tick};
 use crate::model::settings::{
@@ -529,8 +529,22 @@ impl Proxy {
 
     /// What the machine shows for this pawn now (as of the last [`Proxy::update`]).
     pub fn display(&self, bindings: &Bindings) -> PawnValues {
-        let mut v = self.compute(self.view.clone(), bindings);
-        if let Some((start, from)) = self.recovery.clone() {
+        self.display_fields(bindings, |_| true)
+    }
+
+    /// [`Proxy::display`]'s location, rotation and velocity (what a world-view sample reads),
+    /// the same numbers, without interpolating the other members (they keep the newer
+    /// bracketing state's values): a sample of every proxy 20 times a second cost a tenth of a
+    /// headless run when it built the whole display.
+    pub fn display_pose(&self, bindings: &Bindings) -> PawnValues {
+        self.display_fields(bindings, |f| {
+            matches!(f, Field::Location | Field::Rotation | Field::Velocity)
+        })
+    }
+
+    fn display_fields(&self, bindings: &Bindings, wanted: impl Fn(Field) -> bool) -> PawnValues {
+        let mut v = self.compute_fields(&self.view, bindings, wanted);
+        if let Some((start, from)) = &self.recovery {
             let k = if self.look.recovery_time > 0.0 {
                 ((self.last_now - start) / self.look.recovery_time).clamp(0.0, 1.0)
             } else {
@@ -544,8 +558,20 @@ impl Proxy {
 
     fn compute(&self, view: View, bindings: &Bindings) -> PawnValues {
         match view {
-            View::Paused => self.actor.values(),
             View::Eager(v) => v,
+            other => self.compute_fields(&other, bindings, |_| true),
+        }
+    }
+
+    fn compute_fields(
+        &self,
+        view: &View,
+        bindings: &Bindings,
+        wanted: impl Fn(Field) -> bool,
+    ) -> PawnValues {
+        match view {
+            View::Paused => self.actor.values(),
+            View::Eager(v) => v.clone(),
             View::Extrapolated { at, base_t, base } => {
                 let mut v = base.clone();
                 if self.look.extrapolation == ExtrapolationMode::DeadReckoning {
@@ -553,7 +579,7 @@ impl Proxy {
                 }
                 v
             }
-            View::At { at } => self.interpolate(at, bindings),
+            View::At { at } => self.interpolate_fields(*at, bindings, wanted),
         }
     }
 
@@ -616,6 +642,17 @@ impl Proxy {
 
     /// The state at server time `at`, between its bracketing buffered states, per binding.
     fn interpolate(&self, at: f64, bindings: &Bindings) -> PawnValues {
+        self.interpolate_fields(at, bindings, |_| true)
+    }
+
+    /// [`Proxy::interpolate`] of the `wanted` members; the others keep the newer bracketing
+    /// state's values.
+    fn interpolate_fields(
+        &self,
+        at: f64,
+        bindings: &Bindings,
+        wanted: impl Fn(Field) -> bool,
+    ) -> PawnValues {
         let n = self.states.len();
         let i = self.states.partition_point(|(t, _)| *t <= at);
         if i == 0 {
@@ -641,7 +678,9 @@ impl Proxy {
         let (p0, p3) = (&before.1, &after.1);
         let ts = [before.0, *t0, *t1, after.0];
         for &(field, ty, f) in bindings.simulated_list() {
-            interpolate_field(&mut out, field, ty, f, [p0, a, b, p3], ts, alpha);
+            if wanted(field) {
+                interpolate_field(&mut out, field, ty, f, [p0, a, b, p3], ts, alpha);
+            }
         }
         out
     }

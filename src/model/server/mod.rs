@@ -541,9 +541,9 @@ impl Server {
                 ));
             }
             if self.cfg.net_mode == NetMode::Listen {
-                let b = self.layouts.current_bindings().clone();
+                let b = self.layouts.current_bindings();
                 for p in self.host_view.values() {
-                    let v = p.display(&b);
+                    let v = p.display_pose(b);
                     self.telemetry.push((
                         now,
                         PawnSample::event(p.pawn, p.owner, SampleKind::Displayed, &v),
