@@ -61,3 +61,33 @@ fn every_example_recording_opens_and_resimulates_exactly() {
         );
     }
 }
+
+/// `movescope run` without `--record` makes no world-view samples (nothing else reads them):
+/// the summary of every shipped preset must not depend on them.
+#[test]
+fn every_shipped_preset_summarises_the_same_without_world_view_samples() {
+    use movescope::model::telemetry::Event;
+    for p in files("presets", "ron") {
+        let with = Preset::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        let mut without = with.clone();
+        without.world_view_rate = 0.0;
+        let run = |preset: &Preset| {
+            let mut samples = 0usize;
+            let mut summary = run_deterministic(preset, "test", 8.0, &mut |r| {
+                samples += usize::from(matches!(r.event, Event::PawnSample(_)));
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            summary.wall_seconds = 0.0;
+            (summary, samples)
+        };
+        let (a, sampled) = run(&with);
+        let (b, unsampled) = run(&without);
+        assert_eq!(unsampled, 0, "{}", p.display());
+        assert!(
+            with.world_view_rate == 0.0 || sampled > 0,
+            "{}: the preset's run made no sample",
+            p.display()
+        );
+        assert_eq!(a, b, "{}: the summary depends on the samples", p.display());
+    }
+}
