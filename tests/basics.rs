@@ -1,9 +1,13 @@
-//! The basics lessons (before the pitfalls): each scenario, in the state of each of its steps,
-//! measures every figure its texts quote, and the figures say what the lesson teaches.
+//! The lessons walked as the app runs them: every text of every shipped lesson (each step's,
+//! each reveal, each conclusion) quotes figures measured in the state it speaks of; and the
+//! basics' scenarios measure what their lessons teach.
 
+use movescope::session::control::Outcome;
 use movescope::session::figures::{self, figure};
-use movescope::session::preset::Preset;
+use movescope::session::lesson::{LessonStates, TextId};
+use movescope::session::preset::{Lesson, Preset};
 use movescope::session::store::Store;
+use movescope::sim::harness::Session;
 
 const NAMES: &[&str] = &[
     "basics-01-no-prediction",
@@ -49,8 +53,191 @@ fn value(store: &Store, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("{name} measured"))
 }
 
+/// Seconds each state of a walked lesson runs before its texts are read (the app quotes a
+/// figure once 10 s of its state are measured).
+const WAIT: f64 = 12.0;
+
+/// A lesson walked as the app runs it: one session; each question answered when it is asked;
+/// each "Do it" made in the running session (live when it can be, a restart otherwise, its
+/// data then starting again at 0); every text read after [`WAIT`] s of the state it is shown
+/// in, through the app's own [`LessonStates`].
+struct Walk {
+    preset: Preset,
+    session: Session,
+    store: Store,
+    now: f64,
+    states: LessonStates,
+    /// Every text as the learner read it.
+    read: Vec<(TextId, String)>,
+    /// Each text of a state that is over, as it read when its state ended.
+    at_end: Vec<(TextId, String)>,
+}
+
+impl Walk {
+    fn new(p: &Preset) -> Walk {
+        Walk {
+            preset: p.clone(),
+            session: Session::new(p).expect("the scenario starts"),
+            store: Store::new(None),
+            now: 0.0,
+            states: LessonStates::default(),
+            read: Vec::new(),
+            at_end: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, seconds: f64) {
+        let store = &mut self.store;
+        self.now += seconds;
+        self.session.run_until(self.now, &mut |r| store.ingest(&r));
+    }
+
+    fn show(&mut self, id: TextId) {
+        self.states.shown(id);
+    }
+
+    fn read(&mut self, id: TextId, text: &str) -> String {
+        let filled = self.states.fill(id, text, &self.store, self.now);
+        self.read.push((id, filled.clone()));
+        filled
+    }
+
+    fn quoted(&mut self, id: TextId, text: &str, figure: &str) -> f64 {
+        self.states
+            .quoted(id, text, figure, &self.store, self.now)
+            .unwrap_or_else(|| panic!("{figure} quoted and measured in {id:?}: {text}"))
+    }
+
+    /// "Do it": the step's changes, in the running session.
+    fn change(&mut self, sets: &[String]) {
+        let lesson = self.preset.lesson.clone().expect("a lesson");
+        let current = self.states.current();
+        let mut ids: Vec<TextId> = self.read.iter().map(|(id, _)| *id).collect();
+        ids.dedup();
+        for id in ids {
+            if self.states.shown(id) == current && !self.at_end.iter().any(|(j, _)| *j == id) {
+                let text = self
+                    .states
+                    .fill(id, text_of(&lesson, id), &self.store, self.now);
+                self.at_end.push((id, text));
+            }
+        }
+        self.states.change(&self.store, self.now);
+        let mut target = self.preset.clone();
+        for kv in sets {
+            target.set(kv).unwrap_or_else(|e| panic!("{kv}: {e}"));
+        }
+        let store = &mut self.store;
+        match self.session.change_to(&target, &mut |r| store.ingest(&r)) {
+            Ok(Outcome::NeedsRestart(_)) => {
+                self.session = Session::new(&target).expect("the changed scenario starts");
+                self.store = Store::new(None);
+                self.now = 0.0;
+                self.states.restarted();
+            }
+            Ok(_) => {}
+            Err(e) => panic!("{sets:?}: {e:?}"),
+        }
+        self.preset = target;
+    }
+
+    /// Walks the whole lesson of `p` and reads its conclusion.
+    fn lesson(p: &Preset) -> Walk {
+        let lesson = p.lesson.clone().expect("a lesson");
+        let mut w = Walk::new(p);
+        for (k, st) in lesson.steps.iter().enumerate() {
+            let asked = st.question.is_some();
+            w.show(TextId::Say(k));
+            // Answered as soon as asked; a step with no question and no change reveals at once.
+            if asked || st.set.is_empty() {
+                w.show(TextId::Reveal(k));
+            }
+            w.run(WAIT);
+            w.read(TextId::Say(k), &st.say);
+            if asked || st.set.is_empty() {
+                w.read(TextId::Reveal(k), &st.reveal);
+            }
+            if !st.set.is_empty() {
+                w.change(&st.set);
+                w.show(TextId::Reveal(k));
+                w.run(WAIT);
+                w.read(TextId::Reveal(k), &st.reveal);
+            }
+        }
+        w.show(TextId::Expect);
+        w.show(TextId::Fix);
+        w.read(TextId::Expect, &lesson.expect);
+        w.read(TextId::Fix, &lesson.fix);
+        w
+    }
+}
+
+fn text_of(l: &Lesson, id: TextId) -> &str {
+    match id {
+        TextId::Say(k) => &l.steps[k].say,
+        TextId::Reveal(k) => &l.steps[k].reveal,
+        TextId::Expect => &l.expect,
+        TextId::Fix => &l.fix,
+    }
+}
+
+fn lessons() -> Vec<(String, Preset)> {
+    movescope::support::shipped::PRESETS
+        .iter()
+        .filter_map(|(name, text)| {
+            let p = Preset::from_ron(text, name).ok()?;
+            p.lesson.as_ref()?;
+            Some((name.to_string(), p))
+        })
+        .collect()
+}
+
 #[test]
-fn the_basics_come_first_in_order_and_every_quoted_figure_is_measured() {
+fn every_lesson_text_quotes_figures_measured_in_the_state_it_speaks_of() {
+    let all = lessons();
+    assert!(all.len() >= 20, "{}", all.len());
+    for (name, p) in &all {
+        let mut w = Walk::lesson(p);
+        let lesson = p.lesson.as_ref().expect("a lesson");
+        for (id, text) in w.read.clone() {
+            let source = text_of(lesson, id);
+            for bad in ["…", "{", "not measured", "nothing measured"] {
+                assert!(
+                    text.matches(bad).count() <= source.matches(bad).count(),
+                    "{name} {id:?}: `{bad}` in: {text}"
+                );
+            }
+        }
+        // Stepping back after the lesson, a text of a state that is over says what it said
+        // when that state ended: its figures are that state's, not the session's now.
+        for (id, said) in w.at_end.clone() {
+            let again = w.read(id, text_of(lesson, id));
+            assert_eq!(again, said, "{name} {id:?} changed after its state");
+        }
+    }
+}
+
+#[test]
+fn a_state_quoted_after_it_ended_keeps_its_figures_and_a_short_state_says_so() {
+    let p = preset("basics-06-slow-frame");
+    let mut w = Walk::new(&p);
+    w.run(3.0);
+    // Changed after 3 s: state 0 never had a whole window.
+    w.change(&["client_fps=60".to_string()]);
+    w.run(WAIT);
+    let said = w.read(
+        TextId::Expect,
+        "{move_delta_max_ms@0} then {move_delta_max_ms@1}",
+    );
+    assert!(
+        said.starts_with("(not measured: that state ran under 10 s) then ")
+            && said.ends_with(" ms"),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_basics_come_first_in_order() {
     let mut orders = Vec::new();
     for name in NAMES {
         let p = preset(name);
@@ -64,34 +251,57 @@ fn the_basics_come_first_in_order_and_every_quoted_figure_is_measured() {
                 "{name}: the first step's text quotes a figure while the session waits: {say}"
             );
         }
-        for (k, st) in lesson.steps.iter().enumerate() {
-            let store = run(&at_step(&p, k));
-            for text in [&st.say, &st.reveal] {
-                let filled = figures::fill(text, &store, SECONDS - 10.0, SECONDS);
-                assert!(!filled.contains('…'), "{name} step {k}: {filled}");
-                assert!(!filled.contains('{'), "{name} step {k}: {filled}");
-                eprintln!("{name} step {k}: {filled}");
-            }
-        }
-        let last = at_step(&p, lesson.steps.len() - 1);
-        let store = run(&last);
-        let filled = figures::fill(&lesson.expect, &store, SECONDS - 10.0, SECONDS);
-        assert!(!filled.contains('…'), "{name}: {filled}");
     }
     let mut sorted = orders.clone();
     sorted.sort();
     assert_eq!(orders, sorted, "in order");
     // Before every other lesson.
-    for (name, text) in movescope::support::shipped::PRESETS {
-        if name.starts_with("basics-") {
-            continue;
-        }
-        if let Ok(p) = Preset::from_ron(text, name)
-            && let Some(l) = p.lesson
-        {
-            assert!(l.order > *orders.last().expect("basics"), "{name}");
+    for (name, p) in lessons() {
+        if !name.starts_with("basics-") {
+            assert!(
+                p.lesson.expect("a lesson").order > *orders.last().expect("basics"),
+                "{name}"
+            );
         }
     }
+}
+
+#[test]
+fn the_slow_frame_conclusion_speaks_of_the_slow_frames() {
+    let p = preset("basics-06-slow-frame");
+    let expect = p.lesson.clone().expect("a lesson").expect;
+    let mut w = Walk::lesson(&p);
+    let max = w.quoted(TextId::Expect, &expect, "move_delta_max_ms");
+    assert!(
+        (49.0..=50.01).contains(&max),
+        "MaxMoveDeltaTime is 50 ms, said {max}"
+    );
+    let substeps = w.quoted(TextId::Expect, &expect, "substeps");
+    assert!(
+        substeps >= 2.0,
+        "a clamped 0.1 s frame runs in 2 sub-steps, said {substeps}"
+    );
+}
+
+#[test]
+fn the_clock_conclusion_speaks_of_the_synchronized_clocks_and_names_disagreeing_clients() {
+    let p = preset("basics-08-the-clock");
+    let lesson = p.lesson.clone().expect("a lesson");
+    let mut w = Walk::lesson(&p);
+    let offset = w.quoted(TextId::Expect, &lesson.expect, "clock_offset_ms");
+    assert!(offset.abs() < 5.0, "synchronized within {offset} ms");
+    // Without the replicator the clients drift apart: the figure says it is their mean and
+    // who is where.
+    let (_, drifting) = w
+        .read
+        .iter()
+        .find(|(id, _)| *id == TextId::Reveal(1))
+        .expect("read")
+        .clone();
+    assert!(
+        drifting.contains("the mean of 3 clients, from"),
+        "{drifting}"
+    );
 }
 
 #[test]

@@ -11,6 +11,10 @@ pub struct FigureDef {
     pub name: &'static str,
     pub what: &'static str,
     measure: fn(&Store, f64, f64) -> Option<f64>,
+    /// For a mean over the clients of one series: the series and its scale to the unit, so
+    /// the text can say when the clients disagree (the mean of −250 and −750 ms is no
+    /// client's offset).
+    spread: Option<(Metric, f64)>,
     /// Unit after the number ("" for none) and decimals shown.
     unit: &'static str,
     decimals: usize,
@@ -22,6 +26,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "rtt_ms",
         what: "the clients' mean ping round trip",
         measure: |s, a, b| mean_of(s, Metric::Rtt, a, b).map(|v| v * 1000.0),
+        spread: Some((Metric::Rtt, 1000.0)),
         unit: " ms",
         decimals: 0,
     },
@@ -29,6 +34,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "move_age_ms",
         what: "how old the clients' moves are when the server executes them (mean)",
         measure: |s, a, b| mean_of(s, Metric::MoveAge, a, b).map(|v| v * 1000.0),
+        spread: Some((Metric::MoveAge, 1000.0)),
         unit: " ms",
         decimals: 0,
     },
@@ -36,6 +42,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "timestamp_offset_ms",
         what: "a closed move's timestamp minus the server's clock at that instant (mean)",
         measure: |s, a, b| mean_of(s, Metric::MoveTimestampOffset, a, b).map(|v| v * 1000.0),
+        spread: Some((Metric::MoveTimestampOffset, 1000.0)),
         unit: " ms",
         decimals: 0,
     },
@@ -43,6 +50,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "clock_offset_ms",
         what: "the clients' synchronized clock minus the server's (mean)",
         measure: |s, a, b| mean_of(s, Metric::ClockOffset, a, b).map(|v| v * 1000.0),
+        spread: Some((Metric::ClockOffset, 1000.0)),
         unit: " ms",
         decimals: 1,
     },
@@ -50,6 +58,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "frames_per_move",
         what: "frames combined into each move (mean)",
         measure: |s, a, b| mean_of(s, Metric::FramesPerMove, a, b),
+        spread: Some((Metric::FramesPerMove, 1.0)),
         unit: "",
         decimals: 1,
     },
@@ -57,6 +66,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "fps",
         what: "the clients' frames per second",
         measure: |s, a, b| per_second(s, a, b, |s, m, a, b| s.frames_between(m, a, b) as f64),
+        spread: None,
         unit: " fps",
         decimals: 0,
     },
@@ -69,6 +79,7 @@ pub const FIGURES: &[FigureDef] = &[
                     .map_or(0.0, |x| x.range(a, b).count() as f64)
             })
         },
+        spread: None,
         unit: " moves/s",
         decimals: 0,
     },
@@ -82,6 +93,7 @@ pub const FIGURES: &[FigureDef] = &[
                 .collect();
             mean(&v)
         },
+        spread: None,
         unit: " datagrams/s",
         decimals: 0,
     },
@@ -89,6 +101,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "move_delta_ms",
         what: "a move's delta time (mean)",
         measure: |s, a, b| mean_of(s, Metric::MoveDelta, a, b).map(|v| v * 1000.0),
+        spread: Some((Metric::MoveDelta, 1000.0)),
         unit: " ms",
         decimals: 1,
     },
@@ -96,6 +109,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "move_delta_max_ms",
         what: "the longest move delta",
         measure: |s, a, b| max_of(s, Metric::MoveDelta, a, b).map(|v| v * 1000.0),
+        spread: None,
         unit: " ms",
         decimals: 1,
     },
@@ -103,6 +117,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "substeps",
         what: "sub-steps per move (mean)",
         measure: |s, a, b| mean_of(s, Metric::Substeps, a, b),
+        spread: Some((Metric::Substeps, 1.0)),
         unit: "",
         decimals: 1,
     },
@@ -110,6 +125,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "substeps_max",
         what: "the most sub-steps in one move",
         measure: |s, a, b| max_of(s, Metric::Substeps, a, b),
+        spread: None,
         unit: "",
         decimals: 0,
     },
@@ -124,6 +140,7 @@ pub const FIGURES: &[FigureDef] = &[
                     .sum(),
             )
         },
+        spread: None,
         unit: "",
         decimals: 0,
     },
@@ -131,6 +148,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "replay_depth",
         what: "moves re-run after a correction (mean)",
         measure: |s, a, b| mean_of(s, Metric::ReplayDepth, a, b),
+        spread: Some((Metric::ReplayDepth, 1.0)),
         unit: " moves",
         decimals: 1,
     },
@@ -138,6 +156,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "replay_depth_max",
         what: "the deepest replay",
         measure: |s, a, b| max_of(s, Metric::ReplayDepth, a, b),
+        spread: None,
         unit: " moves",
         decimals: 0,
     },
@@ -145,6 +164,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "interp_delay_ms",
         what: "how far in the past the clients show other pawns (mean)",
         measure: |s, a, b| mean_of(s, Metric::InterpDelay, a, b).map(|v| v * 1000.0),
+        spread: Some((Metric::InterpDelay, 1000.0)),
         unit: " ms",
         decimals: 0,
     },
@@ -152,6 +172,7 @@ pub const FIGURES: &[FigureDef] = &[
         name: "interp_delay_max_ms",
         what: "the furthest in the past another pawn was shown",
         measure: |s, a, b| max_of(s, Metric::InterpDelay, a, b).map(|v| v * 1000.0),
+        spread: None,
         unit: " ms",
         decimals: 0,
     },
@@ -166,6 +187,46 @@ impl FigureDef {
     /// The figure over `[t0, t1)` of the store (none while it has no data there).
     pub fn value(&self, store: &Store, t0: f64, t1: f64) -> Option<f64> {
         (self.measure)(store, t0, t1).filter(|v| v.is_finite())
+    }
+
+    /// The figure as a text quotes it over `[t0, t1)`: the value with its unit and, when it
+    /// is a mean of clients that disagree, who is where (none while it has no data there).
+    pub fn text(&self, store: &Store, t0: f64, t1: f64) -> Option<String> {
+        let v = self.value(store, t0, t1)?;
+        Some(self.format(v) + &self.disagreement(store, t0, t1).unwrap_or_default())
+    }
+
+    /// " (the mean of 3 clients, from −750.4 ms on client 2 to −250.1 ms on client 0)" when
+    /// the machines' own means lie more than a quarter apart (and further than the shown
+    /// precision): a mean of machines that disagree is no machine's figure.
+    fn disagreement(&self, store: &Store, t0: f64, t1: f64) -> Option<String> {
+        let (metric, scale) = self.spread?;
+        let per: Vec<(Machine, f64)> = store
+            .machines_with(metric)
+            .into_iter()
+            .filter_map(|m| {
+                let x = store.series(m, metric)?;
+                let (sum, n) = x
+                    .range(t0, t1)
+                    .fold((0.0, 0usize), |(s, n), p| (s + p[1], n + 1));
+                (n > 0).then(|| (m, sum / n as f64 * scale))
+            })
+            .collect();
+        let lo = per.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+        let hi = per.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+        let wide = hi.1 - lo.1;
+        let shown_step = 10f64.powi(-(self.decimals as i32));
+        (per.len() > 1 && wide > 0.25 * lo.1.abs().max(hi.1.abs()) && wide >= 5.0 * shown_step)
+            .then(|| {
+                format!(
+                    " (the mean of {} clients, from {} on {} to {} on {})",
+                    per.len(),
+                    self.format(lo.1),
+                    lo.0,
+                    self.format(hi.1),
+                    hi.0
+                )
+            })
     }
 
     /// The figure with its unit.
@@ -237,9 +298,30 @@ fn per_second(
     mean(&v).filter(|&x| x > 0.0)
 }
 
-/// Text with every `{figure}` replaced by its value over `[t0, t1)` (`…` while it has no
-/// data); braces that name no figure are left as they are.
-pub fn fill(text: &str, store: &Store, t0: f64, t1: f64) -> String {
+/// A figure a text quotes: `{name}` (measured in the state the text is shown in) or
+/// `{name@k}` (in the lesson's state `k`: 0 the scenario as it starts, `k` after its `k`-th
+/// change), so a summary can speak of a state that is over.
+#[derive(Clone, Copy)]
+pub struct Quote {
+    pub def: &'static FigureDef,
+    pub state: Option<usize>,
+}
+
+/// The quote between braces, if `inner` is one.
+pub fn quote(inner: &str) -> Option<Quote> {
+    let (name, state) = match inner.split_once('@') {
+        Some((name, k)) => (name, Some(k.parse::<usize>().ok()?)),
+        None => (inner, None),
+    };
+    Some(Quote {
+        def: figure(name)?,
+        state,
+    })
+}
+
+/// Text with every quote (`{figure}`, `{figure@k}`) replaced by what `say` makes of it;
+/// braces that quote no figure are left as they are.
+pub fn fill_with(text: &str, mut say: impl FnMut(Quote) -> String) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('{') {
@@ -247,13 +329,10 @@ pub fn fill(text: &str, store: &Store, t0: f64, t1: f64) -> String {
         let after = &rest[i + 1..];
         match after
             .find('}')
-            .and_then(|j| figure(&after[..j]).map(|f| (j, f)))
+            .and_then(|j| quote(&after[..j]).map(|q| (j, q)))
         {
-            Some((j, f)) => {
-                out.push_str(
-                    &f.value(store, t0, t1)
-                        .map_or("…".to_string(), |v| f.format(v)),
-                );
+            Some((j, q)) => {
+                out.push_str(&say(q));
                 rest = &after[j + 1..];
             }
             None => {
@@ -266,7 +345,23 @@ pub fn fill(text: &str, store: &Store, t0: f64, t1: f64) -> String {
     out
 }
 
-/// The names between braces in `text` that are not figures (a preset's lesson is refused
+/// Text with every `{figure}` replaced by its value over `[t0, t1)` (`…` while it has no
+/// data); braces that name no figure are left as they are.
+pub fn fill(text: &str, store: &Store, t0: f64, t1: f64) -> String {
+    fill_with(text, |q| {
+        q.def.text(store, t0, t1).unwrap_or_else(|| "…".to_string())
+    })
+}
+
+/// The figures `text` quotes in a named state (`{name@k}`), with the state.
+pub fn states_quoted(text: &str) -> impl Iterator<Item = (&'static str, usize)> + '_ {
+    text.split('{')
+        .skip(1)
+        .filter_map(|part| quote(part.split_once('}')?.0))
+        .filter_map(|q| Some((q.def.name, q.state?)))
+}
+
+/// The quotes between braces in `text` that are not figures (a preset's lesson is refused
 /// with them).
 pub fn unknown_in(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -275,7 +370,7 @@ pub fn unknown_in(text: &str) -> Vec<String> {
         let after = &rest[i + 1..];
         let Some(j) = after.find('}') else { break };
         let name = &after[..j];
-        if figure(name).is_none() {
+        if quote(name).is_none() {
             out.push(name.to_string());
         }
         rest = &after[j + 1..];
@@ -312,5 +407,33 @@ mod tests {
             unknown_in("a {rtt_ms} b {rtt} {fps}"),
             vec!["rtt".to_string()]
         );
+    }
+
+    #[test]
+    fn a_mean_of_clients_that_disagree_says_who_is_where() {
+        let mut store = Store::new(None);
+        let mut offsets = |per: &[f64]| {
+            for (c, o) in per.iter().enumerate() {
+                store.ingest(&Record {
+                    t: 1.0,
+                    machine: Machine::Client(c as u16),
+                    event: Event::ClockOffset { offset: *o },
+                });
+            }
+        };
+        offsets(&[-0.250, -0.500, -0.750]);
+        assert_eq!(
+            fill("{clock_offset_ms}", &store, 0.0, 2.0),
+            "-500.0 ms (the mean of 3 clients, from -750.0 ms on client 2 to -250.0 ms on client 0)"
+        );
+        let mut agreeing = Store::new(None);
+        for (c, o) in [0.010, 0.011].iter().enumerate() {
+            agreeing.ingest(&Record {
+                t: 1.0,
+                machine: Machine::Client(c as u16),
+                event: Event::ClockOffset { offset: *o },
+            });
+        }
+        assert_eq!(fill("{clock_offset_ms}", &agreeing, 0.0, 2.0), "10.5 ms");
     }
 }

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::store::Store;
+
 /// What a scenario teaches, for the lessons panel and docs/workshop.md.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -95,20 +97,187 @@ impl Lesson {
             ("lesson.fix", &self.fix),
             ("lesson.watch", &self.watch),
         ];
+        let states = 1 + self.steps.iter().filter(|s| !s.set.is_empty()).count();
+        let bad = |t: &str| {
+            super::figures::unknown_in(t)
+                .into_iter()
+                .chain(
+                    super::figures::states_quoted(t)
+                        .filter(|&(_, k)| k >= states)
+                        .map(|(name, k)| {
+                            format!("{name}@{k} (the lesson has states 0 to {})", states - 1)
+                        }),
+                )
+                .next()
+        };
         for (field, t) in texts {
-            if let Some(n) = super::figures::unknown_in(t).into_iter().next() {
+            if let Some(n) = bad(t) {
                 return Some((field.to_string(), n));
             }
         }
         for (i, st) in self.steps.iter().enumerate() {
             for (field, t) in [("say", &st.say), ("reveal", &st.reveal)] {
-                if let Some(n) = super::figures::unknown_in(t).into_iter().next() {
+                if let Some(n) = bad(t) {
                     return Some((format!("lesson.steps[{i}].{field}"), n));
                 }
             }
         }
         None
     }
+}
+
+/// Seconds of a state over which a lesson's figures are measured.
+pub const FIGURE_WINDOW_S: f64 = 10.0;
+
+/// The window a lesson's figures are measured over at `now`, the state having begun at
+/// `since`: the last [`FIGURE_WINDOW_S`], once that much of the state has run (none before:
+/// a half-measured window, or one mixing two states, is not the figure; nor a cursor moved
+/// back before the state began).
+pub fn figure_window(now: f64, since: f64) -> Option<(f64, f64)> {
+    (now - since >= FIGURE_WINDOW_S - 1e-9).then_some((now - FIGURE_WINDOW_S, now))
+}
+
+/// A text of a lesson, by where it is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TextId {
+    Say(usize),
+    Reveal(usize),
+    /// The conclusion ("What you should have seen").
+    Expect,
+    /// The fix, shown with the conclusion.
+    Fix,
+}
+
+/// The states a running lesson went through, for the figures its texts quote: state 0 is the
+/// scenario as it starts, state `k` the session after the lesson's `k`-th change ("Do it").
+/// A text's figures are measured in the state it was first shown in (a question's reveal
+/// stays about the state before the change made after it), or in the state it names
+/// (`{figure@k}`); a state that is over keeps the figures of its last window. The app and
+/// the lesson test walk lessons through this one type.
+#[derive(Clone, Debug, Default)]
+pub struct LessonStates {
+    /// Session time the current state began.
+    pub since: f64,
+    /// Per state that is over: every figure over its last window (`None`: it ran shorter
+    /// than the window).
+    ended: Vec<Ended>,
+    /// The state each text was first shown in.
+    shown_in: Vec<(TextId, usize)>,
+}
+
+impl LessonStates {
+    /// The current state's number.
+    pub fn current(&self) -> usize {
+        self.ended.len()
+    }
+
+    /// The session left the current state at `now` (a change was made): its figures are
+    /// kept as they were, and the next state begins.
+    pub fn change(&mut self, store: &Store, now: f64) {
+        let window = figure_window(now, self.since);
+        let kept = super::figures::FIGURES
+            .iter()
+            .map(|f| {
+                let said =
+                    window.and_then(|(a, b)| Some((f.value(store, a, b)?, f.text(store, a, b)?)));
+                (f.name, said)
+            })
+            .collect();
+        self.ended.push(Ended {
+            whole: window.is_some(),
+            kept,
+        });
+        self.since = now;
+    }
+
+    /// The session's data restarted at 0 (a change that restarts it): the current state
+    /// began there.
+    pub fn restarted(&mut self) {
+        self.since = 0.0;
+    }
+
+    /// The state `text` speaks of: the one it was first shown in (this call shows it).
+    pub fn shown(&mut self, id: TextId) -> usize {
+        let now = self.current();
+        match self.shown_in.iter().find(|(t, _)| *t == id) {
+            Some(&(_, k)) => k,
+            None => {
+                self.shown_in.push((id, now));
+                now
+            }
+        }
+    }
+
+    /// `text` (shown as `id`) with its figures: those of its state, over the last window of
+    /// that state; "…" while the current state's window is not yet whole.
+    pub fn fill(&mut self, id: TextId, text: &str, store: &Store, now: f64) -> String {
+        let own = self.shown(id);
+        super::figures::fill_with(text, |q| match self.resolve(own, q, store, now) {
+            Resolved::Measured(_, said) => said,
+            Resolved::TooShort => "(not measured: that state ran under 10 s)".into(),
+            Resolved::NoData => "(nothing measured then)".into(),
+            Resolved::Waiting => "…".into(),
+        })
+    }
+
+    /// The value the text shown as `id` quotes for `figure` (its first quote of it), as
+    /// [`LessonStates::fill`] says it: what a test checks a sentence against.
+    pub fn quoted(
+        &mut self,
+        id: TextId,
+        text: &str,
+        figure: &str,
+        store: &Store,
+        now: f64,
+    ) -> Option<f64> {
+        let own = self.shown(id);
+        let q = text
+            .split('{')
+            .skip(1)
+            .filter_map(|part| super::figures::quote(part.split_once('}')?.0))
+            .find(|q| q.def.name == figure)?;
+        match self.resolve(own, q, store, now) {
+            Resolved::Measured(v, _) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn resolve(&self, own: usize, q: super::figures::Quote, store: &Store, now: f64) -> Resolved {
+        let k = q.state.unwrap_or(own);
+        if let Some(ended) = self.ended.get(k) {
+            return match ended.kept.iter().find(|(n, _)| *n == q.def.name) {
+                Some((_, Some((v, said)))) => Resolved::Measured(*v, said.clone()),
+                _ if !ended.whole => Resolved::TooShort,
+                _ => Resolved::NoData,
+            };
+        }
+        let window = figure_window(now, self.since).filter(|_| k == self.current());
+        match window.and_then(|(a, b)| Some((q.def.value(store, a, b)?, q.def.text(store, a, b)?)))
+        {
+            Some((v, said)) => Resolved::Measured(v, said),
+            None => Resolved::Waiting,
+        }
+    }
+}
+
+/// A state that is over: every figure over its last window.
+#[derive(Clone, Debug)]
+struct Ended {
+    /// It ran a whole window.
+    whole: bool,
+    /// Per figure, its value and text (`None`: nothing measured).
+    kept: Vec<(&'static str, Option<(f64, String)>)>,
+}
+
+/// What a quoted figure reads.
+enum Resolved {
+    /// Its state is over, ran a whole window, and had nothing to measure.
+    NoData,
+    Measured(f64, String),
+    /// Its state is over and ran shorter than the window.
+    TooShort,
+    /// Its state's window is not yet whole (or the state is still to come).
+    Waiting,
 }
 
 #[cfg(test)]
@@ -138,6 +307,25 @@ mod tests {
             })
             .collect();
         assert_eq!(places.len(), 3, "{places:?}");
+    }
+
+    #[test]
+    fn a_figure_may_name_a_state_the_lesson_has_and_no_other() {
+        let mut l = Lesson {
+            expect: "{rtt_ms@0} then {rtt_ms@1}".into(),
+            steps: vec![LessonStep {
+                set: vec!["link.latency_ms=90".into()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(l.unknown_figure(), None);
+        l.expect = "{rtt_ms@2}".into();
+        let (field, what) = l.unknown_figure().expect("refused");
+        assert_eq!(field, "lesson.expect");
+        assert!(what.contains("states 0 to 1"), "{what}");
+        l.expect = "{rtt_ms@x}".into();
+        assert!(l.unknown_figure().is_some());
     }
 
     #[test]

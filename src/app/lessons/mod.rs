@@ -22,9 +22,11 @@ pub const PRESENTER_ZOOM: f32 = 1.25;
 const ORIGIN: &str = "lessons";
 
 /// Seconds before the cursor over which quoted figures are measured.
-pub const FIGURE_WINDOW_S: f64 = 10.0;
+pub use crate::session::lesson::{FIGURE_WINDOW_S, figure_window};
+use crate::session::lesson::{LessonStates, TextId};
 
 mod list;
+pub mod pointers;
 #[cfg(test)]
 use list::lessons_with_local;
 pub use list::{LessonEntry, lesson_key, lessons_for, shipped_lessons};
@@ -47,26 +49,19 @@ pub struct LessonsWindow {
     error: Option<String>,
     /// The session was paused so a question is asked before its evidence appears.
     pub held: bool,
-    /// Session time since which the session is in the state the texts speak of (the lesson's
-    /// start, or its last change): a figure is quoted only once a whole
-    /// [`FIGURE_WINDOW_S`] of that state is measured ("…" before).
-    pub state_since: f64,
-}
-
-/// The window a lesson's figures are measured over at `now`, the state having begun at
-/// `since`: the last [`FIGURE_WINDOW_S`], once that much of the state has run (none before:
-/// a half-measured window, or one mixing two states, is not the figure; nor a cursor moved
-/// back before the state began).
-pub fn figure_window(now: f64, since: f64) -> Option<(f64, f64)> {
-    (now - since >= FIGURE_WINDOW_S - 1e-9).then_some((now - FIGURE_WINDOW_S, now))
+    /// The states the lesson went through (its start, then each change): a text's figures
+    /// are those of the state it speaks of, quoted once a whole [`FIGURE_WINDOW_S`] of that
+    /// state is measured ("…" before).
+    pub states: LessonStates,
 }
 
 /// Whether a lesson's texts quote measured figures.
 fn lesson_quotes_figures(l: &crate::session::preset::Lesson) -> bool {
     let quotes = |t: &str| {
-        figures::FIGURES
-            .iter()
-            .any(|f| t.contains(&format!("{{{}}}", f.name)))
+        t.split('{').skip(1).any(|part| {
+            part.split_once('}')
+                .is_some_and(|(q, _)| figures::quote(q).is_some())
+        })
     };
     quotes(&l.expect) || l.steps.iter().any(|s| quotes(&s.say) || quotes(&s.reveal))
 }
@@ -96,7 +91,7 @@ impl LessonsWindow {
         };
         self.current = Some(i);
         self.step = 0;
-        self.state_since = 0.0;
+        self.states = LessonStates::default();
         self.reset_step();
         let asks_first = e
             .preset
@@ -253,10 +248,10 @@ impl LessonsWindow {
     ) -> Vec<Action> {
         // A change that restarted the session: its data begins again at 0, before the time
         // the change was made (a cursor moved back keeps the data after it).
-        if store.latest() + 1e-9 < self.state_since {
-            self.state_since = 0.0;
+        if store.latest() + 1e-9 < self.states.since {
+            self.states.restarted();
         }
-        let window = figure_window(now, self.state_since);
+        let window = figure_window(now, self.states.since);
         let empty = Store::new(None);
         // Before a whole window of the state is measured, every figure reads "…".
         let fill = |t: &str| match window {
@@ -277,6 +272,10 @@ impl LessonsWindow {
         let mut fixed: Option<String> = None;
         let mut answered = false;
         let mut doctor = false;
+        let mut restart: Option<Action> = None;
+        // A step's texts and the conclusion: each with the figures of the state it speaks of.
+        let states = &mut self.states;
+        let mut fill_as = |id: TextId, t: &str| states.fill(id, t, store, now);
         egui::Panel::right("lessons")
             .resizable(true)
             .default_size(330.0)
@@ -298,6 +297,17 @@ impl LessonsWindow {
                     {
                         // (The app sets the text size from it.)
                         self.presenter = presenter;
+                    }
+                    if let Some(e) = self.current.and_then(|i| self.list.get(i))
+                        && ui
+                            .small_button("restart")
+                            .on_hover_text("Start this scenario again from 0 s, with the changes made so far; the lesson stays at this step.")
+                            .clicked()
+                    {
+                        restart = Some(Action::Start {
+                            preset: Box::new(preset.clone()),
+                            name: e.name.clone(),
+                        });
                     }
                 });
                 let current = self.current;
@@ -337,13 +347,13 @@ impl LessonsWindow {
                 // question is answered.
                 let first_asks = lesson.steps.first().is_some_and(|st| st.question.is_some());
                 if !first_asks || k > 0 || self.revealed {
-                    ui.label(fill(&entry.preset.description));
-                    ui.label(RichText::new(format!("Watch: {}", fill(&lesson.watch))).italics());
+                    ui.label(pointers::in_words(&fill(&entry.preset.description)));
+                    ui.label(RichText::new(format!("Watch: {}", pointers::in_words(&fill(&lesson.watch)))).italics());
                 }
                 ui.separator();
                 ui.label(RichText::new(format!("Step {} of {n}", k + 1)).strong());
                 if let Some(step) = lesson.steps.get(k) {
-                    ui.label(fill(&step.say));
+                    ui.label(pointers::in_words(&fill_as(TextId::Say(k), &step.say)));
                     if let Some(look) = &step.look_at {
                         ui.colored_label(
                             super::palette_look(ui.visuals().dark_mode),
@@ -390,7 +400,7 @@ impl LessonsWindow {
                         step.set.is_empty() || self.done
                     };
                     if show_reveal && !step.reveal.is_empty() {
-                        ui.label(fill(&step.reveal));
+                        ui.label(pointers::in_words(&fill_as(TextId::Reveal(k), &step.reveal)));
                     }
                     if !step.set.is_empty() {
                         let ready = !asked || self.revealed;
@@ -436,10 +446,10 @@ impl LessonsWindow {
                     ui.separator();
                     ui.label(RichText::new(format!(
                         "What you should have seen: {}",
-                        fill(&lesson.expect)
+                        pointers::in_words(&fill_as(TextId::Expect, &lesson.expect))
                     )));
                     if !lesson.fix.is_empty() {
-                        ui.label(format!("The fix: {}", fill(&lesson.fix)));
+                        ui.label(format!("The fix: {}", pointers::in_words(&fill_as(TextId::Fix, &lesson.fix))));
                     }
                     if let Some(f) = &lesson.fixed
                         && ui
@@ -464,6 +474,7 @@ impl LessonsWindow {
               });
             });
         self.open = open;
+        actions.extend(restart);
         if doctor {
             actions.push(Action::Examine);
         }
@@ -484,7 +495,7 @@ impl LessonsWindow {
                 Ok(a) => {
                     actions.push(a);
                     self.done = true;
-                    self.state_since = now;
+                    self.states.change(store, now);
                     self.error = None;
                     // Back to live, running, so the change's effect shows.
                     self.held = false;
