@@ -267,6 +267,22 @@ fn the_basics_come_first_in_order() {
 }
 
 #[test]
+fn without_prediction_the_wait_is_the_owners_and_with_it_nothing_is_corrected() {
+    let p = preset("basics-01-no-prediction");
+    let reveal = p.lesson.clone().expect("a lesson").steps[1].reveal.clone();
+    let mut w = Walk::lesson(&p);
+    let id = TextId::Reveal(1);
+    assert_eq!(w.quoted(id, &reveal, "corrections"), 0.0, "{reveal}");
+    // "As it did without prediction": the move age is the server's, the same in both states.
+    let now = w.quoted(id, &reveal, "move_age_ms");
+    let before = w
+        .states
+        .quoted(id, "{move_age_ms@0}", "move_age_ms", &w.store, w.now)
+        .expect("measured before");
+    assert!((now - before).abs() < 0.2 * before, "{before} → {now}");
+}
+
+#[test]
 fn the_slow_frame_conclusion_speaks_of_the_slow_frames() {
     let p = preset("basics-06-slow-frame");
     let expect = p.lesson.clone().expect("a lesson").expect;

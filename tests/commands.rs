@@ -460,6 +460,21 @@ fn the_harness_decides_like_the_live_session_what_needs_a_restart() {
         Ok(Outcome::NeedsRestart(vec!["server_fps".into()]))
     );
     assert_eq!(s.preset().server_fps, 60.0);
+    // Whether the owner predicts is set up with its pawn: a new session, and a GMC command
+    // that would switch it is refused with the key named.
+    let mut predicting = s.preset().clone();
+    predicting.gmc.use_client_prediction = !predicting.gmc.use_client_prediction;
+    assert_eq!(
+        s.change_to(&predicting, &mut |_| {}),
+        Ok(Outcome::NeedsRestart(vec![
+            "gmc.use_client_prediction".into()
+        ]))
+    );
+    let refused = s.command(Command::SetGmc(predicting.gmc), &mut |_| {});
+    assert!(
+        matches!(refused, Err(CommandError::Invalid { ref key, .. }) if key == "gmc.use_client_prediction"),
+        "{refused:?}"
+    );
 }
 
 #[test]

@@ -165,7 +165,16 @@ impl GmcWindow {
         if !view.live {
             return actions;
         }
-        if gmc_edit {
+        if gmc_edit && g.use_client_prediction != view.preset.gmc.use_client_prediction {
+            // The owner's role is decided when its pawn is set up: a new session
+            // (`restart_keys`), which the app starts with these settings.
+            let mut target = view.preset.clone();
+            target.gmc = g;
+            actions.push(Action::ChangeTo {
+                origin: ORIGIN,
+                preset: Box::new(target),
+            });
+        } else if gmc_edit {
             actions.push(Action::Session {
                 origin: ORIGIN,
                 command: Command::SetGmc(g),

@@ -195,6 +195,13 @@ pub fn restart_keys(a: &Preset, b: &Preset) -> Vec<String> {
         .filter(|k| x.get(**k) != y.get(**k))
         .map(|k| k.to_string())
         .collect();
+    // Whether the owner predicts decides its pawn's role when the pawn is set up (an
+    // autonomous proxy, or one smoothed like a simulated proxy). A client that did not predict
+    // never ran its moves: switched on mid-session it would predict from members the server
+    // left behind long ago, unbound ones included (docs/model.md). So it starts a new session.
+    if a.gmc.use_client_prediction != b.gmc.use_client_prediction {
+        keys.push("gmc.use_client_prediction".into());
+    }
     // Another component (or none) is another pawn class: a new session. The same component
     // with other behaviours or modes is a binding change.
     let class = |p: &Preset| p.component.as_ref().map(|c| c.class.clone());

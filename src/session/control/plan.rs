@@ -151,6 +151,13 @@ impl Settings {
                 Some(format!("client {client} link"))
             }
             Command::SetGmc(g) => {
+                if g.use_client_prediction != self.preset.gmc.use_client_prediction {
+                    return Err(invalid((
+                        "gmc.use_client_prediction".into(),
+                        "changed only with a new session (the owner's role is set up with its pawn)"
+                            .into(),
+                    )));
+                }
                 self.preset = self.validated(|p| p.gmc = *g)?;
                 sends.push((To::Everyone, MachineCmd::Gmc(*g)));
                 Some(String::new())
