@@ -96,6 +96,19 @@ fn the_offer_starts_the_first_basics_lesson_in_one_click() {
         ms.first().is_some_and(|rtt| (150.0..300.0).contains(rtt)),
         "the measured round trip in {text}"
     );
+    // Step 2 switches prediction on: a new session, whose plots keep the one before it,
+    // drawn over them and named, so before and after stay on one plot.
+    h.get_by_label("Next step").click();
+    h.run_steps(2);
+    h.get_by_label("Do it").click();
+    h.run_steps(4);
+    let p = h.state().session().expect("a live session").preset();
+    assert!(p.gmc.use_client_prediction, "prediction on");
+    assert_eq!(
+        h.state().overlay_label(),
+        Some("before the restart for gmc.use_client_prediction")
+    );
+    h.get_by_label("before the restart for gmc.use_client_prediction (B)");
 }
 
 #[test]

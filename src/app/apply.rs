@@ -52,6 +52,7 @@ impl MovescopeApp {
                                 .commands_sent
                                 .push(format!("restart for {}", keys.join(", ")));
                             let name = self.options.preset_name.clone();
+                            self.shown.keep_before = Some(keys.join(", "));
                             self.start_preset(*preset, name);
                             self.shown.feedback.set(
                                 origin,

@@ -168,6 +168,15 @@ impl MovescopeApp {
         &self.shown.store
     }
 
+    /// What the run drawn over the plots is, when there is one (for tests and tools).
+    pub fn overlay_label(&self) -> Option<&str> {
+        self.panes
+            .plots
+            .overlay
+            .as_ref()
+            .map(|_| self.panes.plots.overlay_label.as_str())
+    }
+
     /// Whether a recording is still loading.
     pub fn is_loading(&self) -> bool {
         self.shown

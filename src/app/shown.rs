@@ -70,6 +70,9 @@ pub(super) struct Shown {
     /// Live sessions: the binding list in force from each session time on (the doctor judges
     /// each correction by the list of its time).
     pub(super) binding_epochs: Vec<(f64, Vec<crate::model::binding::Binding>)>,
+    /// A change needs a restart (these settings): the next session's plots keep this one's
+    /// over them, as "before the restart", so before and after stay on one plot.
+    pub(super) keep_before: Option<String>,
 }
 
 impl Shown {
@@ -88,6 +91,7 @@ impl Shown {
             feedback: Feedback::default(),
             commands_sent: Vec::new(),
             binding_epochs: Vec::new(),
+            keep_before: None,
         }
     }
 
@@ -120,14 +124,20 @@ impl Shown {
 
 impl MovescopeApp {
     fn reset_view(&mut self) {
-        self.panes.plots.overlay = None;
         self.panes.plots.clear_cache();
         self.windows.whatif.result = None;
         self.windows.doctor.reset();
-        retire(std::mem::replace(
-            &mut self.shown.store,
-            Store::new(self.options.retention),
-        ));
+        let before = std::mem::replace(&mut self.shown.store, Store::new(self.options.retention));
+        match self.shown.keep_before.take() {
+            Some(keys) if before.records() > 0 => {
+                self.panes.plots.overlay = Some(before);
+                self.panes.plots.overlay_label = format!("before the restart for {keys}");
+            }
+            _ => {
+                self.panes.plots.overlay = None;
+                retire(before);
+            }
+        }
         self.shown.recent.clear();
         self.shown.binding_epochs.clear();
         self.view.plot_window = None;

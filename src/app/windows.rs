@@ -260,6 +260,7 @@ impl MovescopeApp {
         self.actions.extend(actions);
         if let Some(store_b) = self.windows.whatif.poll() {
             self.panes.plots.overlay = Some(store_b);
+            self.panes.plots.overlay_label = plots::WHATIF_LABEL.into();
             self.panes.plots.clear_cache();
         }
         if self.capture.ready_since.is_none()

@@ -33,6 +33,9 @@ pub struct PlotClick {
     pub on_server: bool,
 }
 
+/// The legend's name for a what-if run drawn over the session.
+pub const WHATIF_LABEL: &str = "what-if run";
+
 /// The plots panel: which plots are shown, and reusable buffers.
 pub struct PlotsPanel {
     pub shown: Vec<bool>,
@@ -45,8 +48,11 @@ pub struct PlotsPanel {
     pub scroll_to: Option<&'static str>,
     /// Presenter mode: only these plots, one column, sharing the height.
     pub only: Option<Vec<&'static str>>,
-    /// A what-if run drawn over the session (dashed, "(B)").
+    /// A run drawn over the session (dashed, "(B)"): a what-if run, or the session before a
+    /// change restarted it.
     pub overlay: Option<Store>,
+    /// What the overlay is, for the legend.
+    pub overlay_label: String,
     /// A participant's window: the server's records stay on the host, so plots only the
     /// server measures stay empty here; they are left out, and a note says where they are.
     pub server_elsewhere: bool,
@@ -70,6 +76,7 @@ impl Default for PlotsPanel {
             scroll_to: None,
             only: None,
             overlay: None,
+            overlay_label: WHATIF_LABEL.into(),
             server_elsewhere: false,
             from_game_log: false,
             cache: std::collections::HashMap::new(),
@@ -135,7 +142,7 @@ impl PlotsPanel {
                 legend_entry(ui, color_of(*m), &store.machine_name(*m), false);
             }
             if self.overlay.is_some() {
-                legend_entry(ui, ui.visuals().text_color(), "what-if run (B)", true);
+                legend_entry(ui, ui.visuals().text_color(), &format!("{} (B)", self.overlay_label), true);
             }
             if !on_host.is_empty() {
                 ui.weak(format!("·  on the trainer's screen only: {}", on_host.join(", ")))
