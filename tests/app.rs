@@ -766,10 +766,16 @@ fn restart_only_settings_are_pending_until_applied() {
     );
     assert!(h.state().commands_sent().is_empty());
     h.get_by_label_contains("Pending until restart: clients 1 -> 2");
+    run_until_live_data(&mut h, 0.5);
     h.get_by_label("Restart with these").click();
     h.run_steps(3);
     assert_eq!(h.state().session().unwrap().preset().clients, 2);
     assert!(h.query_by_label_contains("Pending until restart").is_none());
+    // The session before the restart stays on the plots.
+    assert_eq!(
+        h.state().overlay_label(),
+        Some("before the restart for clients")
+    );
 }
 
 #[test]

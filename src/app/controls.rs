@@ -312,9 +312,11 @@ impl ControlsPane {
                             .on_hover_text("Stops the session and starts a new one with these settings (and the session's current pitfalls, network, bindings and GMC settings).")
                             .clicked()
                         {
-                            actions.push(Action::Start {
+                            // As any change that needs a restart: the session before it
+                            // stays on the plots.
+                            actions.push(Action::ChangeTo {
+                                origin: SESSION_ORIGIN,
                                 preset: Box::new(target.clone()),
-                                name: String::new(),
                             });
                         }
                         if ui.button("Discard").clicked() {
