@@ -1128,15 +1128,37 @@ fn a_recording_opens_where_there_is_something_to_see() {
 /// At 1280×800 the Controls pane clips nothing: every box in it ends before the Plots pane.
 #[test]
 fn the_controls_pane_clips_no_box() {
-    use egui_kittest::kittest::By;
     let h = harness();
+    assert_controls_clip_nothing(&h);
+}
+
+/// With the lessons panel open and the Session section expanded (its sliders the widest
+/// rows), no label, switch, slider or box in the Controls pane is cut at its edge.
+#[test]
+fn the_controls_pane_clips_nothing_beside_the_lessons_panel() {
+    let mut h = harness();
+    h.get_by_label("Lessons").click();
+    h.run_steps(3);
+    h.get_by_label("Session").click();
+    h.run_steps(3);
+    number(&h, "server fps");
+    assert_controls_clip_nothing(&h);
+}
+
+fn assert_controls_clip_nothing(h: &Harness<'static, MovescopeApp>) {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::By;
     let plots_left = h.get_by_label("Plots").rect().left();
     let pane_top = h.get_by_label("Controls").rect().bottom();
     let pane_bottom = h.get_by_label("Timeline").rect().top();
     let mut checked = 0;
     for role in [
-        egui::accesskit::Role::ComboBox,
-        egui::accesskit::Role::Button,
+        Role::ComboBox,
+        Role::Button,
+        Role::CheckBox,
+        Role::Slider,
+        Role::SpinButton,
+        Role::Label,
     ] {
         for n in h.query_all(By::new().role(role)) {
             let r = n.rect();
@@ -1144,7 +1166,7 @@ fn the_controls_pane_clips_no_box() {
                 checked += 1;
                 assert!(
                     r.right() <= plots_left + 0.5,
-                    "{:?} ends at {} past the Controls pane ({plots_left})",
+                    "{role:?} {:?} ends at {} past the Controls pane ({plots_left})",
                     n.accesskit_node().label(),
                     r.right()
                 );

@@ -17,6 +17,8 @@ use crate::session::preset::Preset;
 use crate::support::ranges;
 
 pub const ORIGIN: &str = "controls";
+/// Width a slider's value box and its longest name ("server fps") take beside it.
+const SLIDER_ROOM: f32 = 140.0;
 pub const SESSION_ORIGIN: &str = "session";
 
 /// A preset the Presets list offers.
@@ -225,6 +227,10 @@ impl ControlsPane {
             .show(ui, |ui| {
                 let mut s = self.staged.clone().unwrap_or_else(|| Staged::of(p));
                 let before = s.clone();
+                // Slider, value and name fit the pane's width: a wider row would widen the
+                // pane's content, and cut every label in it at the pane's edge.
+                ui.spacing_mut().slider_width =
+                    (ui.available_width() - SLIDER_ROOM).clamp(30.0, 220.0);
                 egui::ComboBox::from_label("net mode")
                     .selected_text(format!("{:?}", s.net_mode))
                     .show_ui(ui, |ui| {

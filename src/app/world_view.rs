@@ -346,6 +346,32 @@ impl WorldView {
             egui::pos2(rect.left(), rect.bottom() - 22.0),
             rect.right_bottom(),
         ));
+        // The server's ring around the own pawn and the correction marks are drawn after the
+        // pawns: their places are taken first, so no pawn label crosses them.
+        let marks = store.corrections_between(cursor - CORRECTION_FADE_S, cursor);
+        // The newest few only: a burst of corrections would bury the pawns under marks.
+        let marks = &marks[marks.len().saturating_sub(CORRECTIONS_DRAWN)..];
+        let own_pawn = pawns
+            .iter()
+            .find(|v| v.kind == crate::model::telemetry::SampleKind::Predicted)
+            .map(|v| v.pawn);
+        if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own_pawn, viewer)
+            && let Some(g) = store.authoritative_at(pawn, cursor)
+        {
+            placed.push(egui::Rect::from_center_size(
+                proj.to_screen(g.location),
+                egui::vec2(24.0, 24.0),
+            ));
+        }
+        let mark_places = placed.len();
+        for m in marks
+            .iter()
+            .filter(|m| m.machine == viewer || viewer == Machine::Server)
+        {
+            let (p, a) = (proj.to_screen(m.predicted), proj.to_screen(m.authoritative));
+            placed.push(egui::Rect::from_two_pos(p, a).expand(11.0));
+        }
+        let mark_places = mark_places..placed.len();
         let mut hovered: Option<(f32, String)> = None;
         for v in &pawns {
             let color = v.owner.map_or(weak_c, |o| color_of(Machine::Client(o)));
@@ -473,9 +499,6 @@ impl WorldView {
             }
         }
         let (had_c, put_c) = correction_colors(dark);
-        let marks = store.corrections_between(cursor - CORRECTION_FADE_S, cursor);
-        // The newest few only: a burst of corrections would bury the pawns under marks.
-        let marks = &marks[marks.len().saturating_sub(CORRECTIONS_DRAWN)..];
         // Only the newest correction is labelled (older ones are fading arrows).
         let newest = marks
             .iter()
@@ -533,7 +556,12 @@ impl WorldView {
                 };
                 let galley = painter.layout_no_wrap(text, font.clone(), put);
                 let r = egui::Rect::from_min_size(a + egui::vec2(6.0, 6.0), galley.size());
-                if rect.contains_rect(r) && !placed.iter().any(|p| p.intersects(r)) {
+                // (Beside its own marks, whose places were taken for the pawns' labels.)
+                let free = !placed
+                    .iter()
+                    .enumerate()
+                    .any(|(j, p)| !mark_places.contains(&j) && p.intersects(r));
+                if rect.contains_rect(r) && free {
                     placed.push(r);
                     painter.galley(r.min, galley, put);
                 }
@@ -553,20 +581,24 @@ impl WorldView {
             egui::FontId::proportional(13.0),
             text_c,
         );
-        painter.text(
-            rect.left_bottom() + egui::vec2(6.0, -6.0),
-            egui::Align2::LEFT_BOTTOM,
-            if titled {
-                format!("grid: {} m", step / 100.0)
-            } else {
-                format!(
-                    "grid: {} m   click a player's pawn: its move's journey",
-                    step / 100.0
-                )
-            },
-            font,
-            weak_c,
+        let footer = if titled {
+            format!("grid: {} m", step / 100.0)
+        } else {
+            format!(
+                "grid: {} m   click a player's pawn: its move's journey",
+                step / 100.0
+            )
+        };
+        // On a backdrop of the view's own colour: a pawn or trail under the footer line does
+        // not make it unreadable.
+        let galley = painter.layout_no_wrap(footer, font, weak_c);
+        let at = rect.left_bottom() + egui::vec2(6.0, -6.0 - galley.size().y);
+        painter.rect_filled(
+            egui::Rect::from_min_size(at, galley.size()).expand(3.0),
+            3.0,
+            bg.gamma_multiply(0.85),
         );
+        painter.galley(at, galley, weak_c);
         (picked, hovered.map(|(_, t)| t))
     }
 }
