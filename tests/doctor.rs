@@ -464,3 +464,35 @@ fn a_recording_across_a_binding_change_is_judged_by_the_list_of_each_correction(
         "the defect this guards: judged by the header's list"
     );
 }
+
+/// A cause's line says its title once (the explanations restate it before the colon).
+#[test]
+fn a_cause_line_says_its_title_once() {
+    use movescope::analysis::doctor::CauseCount;
+    for cause in [
+        Cause::BindingMismatch,
+        Cause::UnboundMember,
+        Cause::InputPulseLost,
+        Cause::OneShotReRaised,
+        Cause::ServerDecidedOutcome,
+        Cause::MovesSkipped,
+        Cause::ClockDomains,
+        Cause::ReadsDisplayedPawns,
+        Cause::NonDeterministicTick,
+        Cause::BeforeFirstServerUpdate,
+        Cause::WrittenOutsideMove,
+    ] {
+        let line = CauseCount {
+            cause,
+            corrections: 1,
+            explain: cause.explain().to_string(),
+        }
+        .line();
+        let title = cause.title().to_lowercase();
+        assert_eq!(line.to_lowercase().matches(&title).count(), 1, "{line}");
+        assert!(
+            line.len() > title.len() + 20,
+            "an explanation follows: {line}"
+        );
+    }
+}

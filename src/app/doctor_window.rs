@@ -170,13 +170,7 @@ impl DoctorWindow {
                     if !r.causes.is_empty() {
                         ui.label(RichText::new("Most likely causes").strong());
                         for c in &r.causes {
-                            ui.label(format!(
-                                "{:>5}  {} ({:?}): {}",
-                                c.corrections,
-                                c.cause.title(),
-                                c.cause,
-                                c.explain
-                            ));
+                            ui.label(format!("{:>5}  {}", c.corrections, c.line()));
                             // From the symptom to the lesson that shows it.
                             let lessons = super::lessons::lessons_for(c.cause);
                             if !lessons.is_empty() {

@@ -98,6 +98,24 @@ pub struct CauseCount {
     pub explain: String,
 }
 
+impl CauseCount {
+    /// The cause in one line, its title said once: "Title (Cause): why", or, when the
+    /// explanation opens with the title (most do), the explanation capitalised with the
+    /// cause after it.
+    pub fn line(&self) -> String {
+        let title = self.cause.title();
+        let opens_with_title = self
+            .explain
+            .get(..title.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(title));
+        if opens_with_title {
+            format!("{title}{} ({:?})", &self.explain[title.len()..], self.cause)
+        } else {
+            format!("{title} ({:?}): {}", self.cause, self.explain)
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
     /// Where the value trace came from: recorded, re-simulated, or why there is none.
@@ -164,13 +182,7 @@ impl Report {
         if !self.causes.is_empty() {
             s += "\nMost likely causes:\n";
             for c in &self.causes {
-                s += &format!(
-                    "  {:>5}  {} ({:?}): {}\n",
-                    c.corrections,
-                    c.cause.title(),
-                    c.cause,
-                    c.explain
-                );
+                s += &format!("  {:>5}  {}\n", c.corrections, c.line());
             }
         }
         if !self.session_changes.is_empty() {
