@@ -204,7 +204,8 @@ impl EventLog {
         let mut seek = None;
         let mut trace: Option<(u16, u32, f64)> = None;
         egui::ScrollArea::vertical()
-            .stick_to_bottom(!hovering)
+            // The newest entry in view; an empty list's explanation from its first line.
+            .stick_to_bottom(!hovering && !entries.is_empty())
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 if entries.is_empty() {

@@ -193,10 +193,6 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             actions.push(Action::Toggle(Toggle::Help));
         }
         ui.separator();
-        // What runs, then the status: they change length, so they come last and are cut to
-        // the width left (hover for everything).
-        ui.add(egui::Label::new(RichText::new(v.title).strong()).truncate())
-            .on_hover_text(format!("{}\n\nPreset: {}", v.description, v.preset_name));
         if v.reopened {
             ui.colored_label(Color32::from_rgb(230, 160, 60), "reopened from last time")
                 .on_hover_text(format!(
@@ -252,6 +248,11 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
             ui.spinner();
             ui.add(egui::Label::new(what).truncate());
         }
+        // The status first (short; the session time must stay readable, in presenter mode's
+        // larger text too), then what runs: its title changes length, so it comes last and is
+        // cut to the width left (hover for everything).
+        ui.add(egui::Label::new(RichText::new(v.title).strong()).truncate())
+            .on_hover_text(format!("{}\n\nPreset: {}", v.description, v.preset_name));
 
     });
     actions
