@@ -6,10 +6,11 @@ use egui::{Color32, FontId, Pos2, Rect};
 
 /// Puts the first of `texts` that fits beside the point `at` — right, then left, above or
 /// below it, then a row further out — inside `area`, clear of every rect in `placed` (which
-/// gets its rect). Returns whether one was put (none: every place was taken).
+/// gets its rect), and clear of `avoid` too (the trails) where a place allows. Returns
+/// whether one was put (none: every place was taken).
 pub(super) fn place(
     painter: &egui::Painter,
-    placed: &mut Vec<Rect>,
+    (placed, avoid): (&mut Vec<Rect>, &[Rect]),
     (area, at): (Rect, Pos2),
     texts: Vec<String>,
     font: &FontId,
@@ -32,10 +33,10 @@ pub(super) fn place(
             (-14.0 - w, h + 5.0),
         ]
         .map(|(dx, dy)| Rect::from_min_size(at + egui::vec2(dx, dy), size));
-        if let Some(r) = candidates
-            .into_iter()
-            .find(|r| area.contains_rect(*r) && !placed.iter().any(|p| p.intersects(r.expand(1.0))))
-        {
+        let free = |r: &Rect, of: &[Rect]| !of.iter().any(|p| p.intersects(r.expand(1.0)));
+        let fits = |r: &&Rect| area.contains_rect(**r) && free(r, placed);
+        let clear = candidates.iter().filter(fits).find(|r| free(r, avoid));
+        if let Some(&r) = clear.or_else(|| candidates.iter().find(fits)) {
             placed.push(r);
             painter.galley(r.min, galley, color);
             return true;
@@ -70,7 +71,7 @@ mod tests {
                     let texts = vec![long(i), format!("client {i}")];
                     place(
                         painter,
-                        &mut placed,
+                        (&mut placed, &[]),
                         (area, at),
                         texts,
                         &font,
@@ -86,6 +87,43 @@ mod tests {
                     assert!(!a.intersects(*b), "{a:?} over {b:?}");
                 }
             }
+        });
+    }
+
+    /// A label goes where it crosses no trail when such a place is free, and crosses one
+    /// rather than lose its text when none is.
+    #[test]
+    fn a_label_keeps_off_a_trail_where_it_can() {
+        with_painter(|painter| {
+            let area = Rect::from_min_size(Pos2::ZERO, egui::vec2(400.0, 300.0));
+            let font = FontId::proportional(12.0);
+            let at = Pos2::new(200.0, 150.0);
+            // A trail along the right of the pawn, where the first place would be.
+            let trail = [Rect::from_min_max(
+                Pos2::new(205.0, 120.0),
+                Pos2::new(400.0, 160.0),
+            )];
+            let mut placed = Vec::new();
+            assert!(place(
+                painter,
+                (&mut placed, &trail),
+                (area, at),
+                vec![long(1)],
+                &font,
+                Color32::WHITE
+            ));
+            assert!(!placed[0].intersects(trail[0]), "{:?}", placed[0]);
+            // Trails everywhere: the label is put anyway.
+            let everywhere = [area];
+            let mut placed = Vec::new();
+            assert!(place(
+                painter,
+                (&mut placed, &everywhere),
+                (area, at),
+                vec![long(1)],
+                &font,
+                Color32::WHITE
+            ));
         });
     }
 
@@ -109,7 +147,7 @@ mod tests {
             let at = Pos2::new(width / 2.0, 60.0);
             assert!(place(
                 painter,
-                &mut placed,
+                (&mut placed, &[]),
                 (area, at),
                 texts,
                 &font,

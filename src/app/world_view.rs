@@ -372,6 +372,20 @@ impl WorldView {
             placed.push(egui::Rect::from_two_pos(p, a).expand(11.0));
         }
         let mark_places = mark_places..placed.len();
+        // The trails: labels keep off them where a place allows (a segment's box each).
+        let trails: Vec<egui::Rect> = if self.show_trails {
+            pawns
+                .iter()
+                .flat_map(|v| {
+                    v.trail.windows(2).map(|w| {
+                        egui::Rect::from_two_pos(proj.to_screen(w[0].1), proj.to_screen(w[1].1))
+                            .expand(2.0)
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut hovered: Option<(f32, String)> = None;
         for v in &pawns {
             let color = v.owner.map_or(weak_c, |o| color_of(Machine::Client(o)));
@@ -478,7 +492,14 @@ impl WorldView {
                 } else {
                     vec![label, who]
                 };
-                super::world_labels::place(&painter, &mut placed, (rect, at), texts, &font, text_c);
+                super::world_labels::place(
+                    &painter,
+                    (&mut placed, &trails),
+                    (rect, at),
+                    texts,
+                    &font,
+                    text_c,
+                );
             }
         }
         if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own, viewer)
