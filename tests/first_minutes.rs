@@ -412,3 +412,25 @@ fn a_journey_opened_at_the_live_edge_updates() {
     assert_eq!((later.client, later.move_id), (first.client, first.move_id));
     step_until(&mut h, "the journey settled", |a| !a.is_following_journey());
 }
+
+/// A lesson naming a control by id outlines that control while its text is on screen, and
+/// not after the lesson is closed.
+#[test]
+fn a_control_a_lesson_names_is_pointed_at() {
+    use movescope::app::is_pointed;
+    let mut h = app(AppOptions {
+        windows: vec!["lessons".to_string()],
+        answer: Some(1),
+        ..AppOptions::live(
+            Preset::find("basics-02-prediction").expect("shipped").0,
+            "basics-02-prediction",
+        )
+    });
+    h.run_steps(3);
+    // Its watch line names the world view's "vs server" toggle.
+    assert!(is_pointed(&h.ctx, "world.vs_server"));
+    assert!(!is_pointed(&h.ctx, "view.buffer"));
+    h.get_by_label("close").click();
+    h.run_steps(3);
+    assert!(!is_pointed(&h.ctx, "world.vs_server"));
+}

@@ -62,6 +62,8 @@ use view::ViewState;
 use windows::{Panes, Windows};
 
 pub use capture::save_png;
+/// Whether a lesson on screen points at a control (by id; for tests and tools).
+pub use lessons::pointers::is_pointed;
 pub use options::{AppOptions, RETENTION, ScreenshotPlan, Source, WINDOWS};
 
 /// Folder recordings are saved in and opened from.

@@ -120,11 +120,11 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
         {
             actions.push(Action::BugReport);
         }
-        if ui
+        let doctor = ui
             .button("Doctor")
-            .on_hover_text("The desync doctor: every correction explained, causes ranked, where values parted.")
-            .clicked()
-        {
+            .on_hover_text("The desync doctor: every correction explained, causes ranked, where values parted.");
+        super::lessons::pointers::mark(ui, "top.doctor", &doctor);
+        if doctor.clicked() {
             actions.push(Action::Toggle(Toggle::Doctor));
         }
         if ui
@@ -134,7 +134,7 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
         {
             actions.push(Action::Toggle(Toggle::WhatIf));
         }
-        ui.menu_button("View", |ui| {
+        let view_menu = ui.menu_button("View", |ui| {
             let mut window_s = v.window_s;
             if ui
                 .add(egui::Slider::new(&mut window_s, 5.0..=120.0).text("s shown"))
@@ -151,11 +151,11 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 actions.push(Action::Screenshot);
                 ui.close();
             }
-            if ui
+            let buffer = ui
                 .button("Interpolation buffer")
-                .on_hover_text("For one proxy: the states it received, how old the newest is, and the time it is shown at — interpolating, extrapolating, re-syncing.")
-                .clicked()
-            {
+                .on_hover_text("For one proxy: the states it received, how old the newest is, and the time it is shown at — interpolating, extrapolating, re-syncing.");
+            super::lessons::pointers::mark(ui, "view.buffer", &buffer);
+            if buffer.clicked() {
                 actions.push(Action::Toggle(Toggle::Buffer));
                 ui.close();
             }
@@ -167,11 +167,11 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 actions.push(Action::Toggle(Toggle::Component));
                 ui.close();
             }
-            if ui
+            let track = ui
                 .button("Track a value")
-                .on_hover_text("One pawn's member over time: what its client predicted, what the server computed, replays, what the others display; corrections marked.")
-                .clicked()
-            {
+                .on_hover_text("One pawn's member over time: what its client predicted, what the server computed, replays, what the others display; corrections marked.");
+            super::lessons::pointers::mark(ui, "view.track", &track);
+            if track.clicked() {
                 actions.push(Action::Toggle(Toggle::Track));
                 ui.close();
             }
@@ -189,6 +189,8 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 ui.close();
             }
         });
+        // A lesson pointing at one of its items outlines the menu too.
+        super::lessons::pointers::mark(ui, "view.", &view_menu.response);
         if ui.button("Help").clicked() {
             actions.push(Action::Toggle(Toggle::Help));
         }

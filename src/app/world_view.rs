@@ -108,7 +108,7 @@ impl WorldView {
     pub fn ui(&mut self, ui: &mut egui::Ui, store: &Store, cursor: f64) -> Vec<Action> {
         let viewers = store.viewers();
         ui.horizontal_wrapped(|ui| {
-            egui::ComboBox::from_label("seen from")
+            let seen = egui::ComboBox::from_label("seen from")
                 .selected_text(store.machine_name(self.viewer))
                 .width(80.0)
                 .show_ui(ui, |ui| {
@@ -118,8 +118,10 @@ impl WorldView {
                 })
                 .response
                 .on_hover_text("Whose view is drawn: a client's (its prediction and its proxies) or the server's.");
-            ui.toggle_value(&mut self.side_by_side, "vs server")
+            super::lessons::pointers::mark(ui, "world.seen_from", &seen);
+            let vs = ui.toggle_value(&mut self.side_by_side, "vs server")
                 .on_hover_text("Side by side: what this client sees next to what the server knows at the same instant. The client's own pawn is ahead of the server's (prediction); its proxies lag behind theirs (interpolation delay).");
+            super::lessons::pointers::mark(ui, "world.vs_server", &vs);
             ui.selectable_value(&mut self.camera, Camera::Follow, "follow")
                 .on_hover_text("Keep the viewing client's own pawn in the centre.");
             ui.selectable_value(&mut self.camera, Camera::FitAll, "fit all")

@@ -157,6 +157,29 @@ impl LessonsWindow {
                 .is_some_and(|st| st.question.is_some())
     }
 
+    /// The controls the texts on screen point at (`[[id]]`): the lesson's watch line and the
+    /// current step's text, its reveal once shown.
+    fn pointed(&self) -> Vec<String> {
+        let Some(lesson) = self
+            .current
+            .filter(|_| self.open)
+            .and_then(|i| self.list.get(i))
+            .and_then(|e| e.preset.lesson.as_ref())
+        else {
+            return Vec::new();
+        };
+        let step = lesson.steps.get(self.step);
+        let reveal = step
+            .filter(|_| self.revealed || self.done)
+            .map(|st| st.reveal.as_str());
+        std::iter::once(lesson.watch.as_str())
+            .chain(step.map(|st| st.say.as_str()))
+            .chain(reveal)
+            .flat_map(pointers::named)
+            .map(str::to_string)
+            .collect()
+    }
+
     /// The plot title the current lesson step points at, if any.
     pub fn focus(&self) -> Option<String> {
         let entry = self.list.get(self.current?)?;
@@ -259,6 +282,7 @@ impl LessonsWindow {
             None => figures::fill(t, &empty, 0.0, 0.0),
         };
         let mut actions = Vec::new();
+        pointers::set_pointed(root.ctx(), self.pointed());
         if !self.open {
             return actions;
         }
@@ -299,10 +323,13 @@ impl LessonsWindow {
                         self.presenter = presenter;
                     }
                     if let Some(e) = self.current.and_then(|i| self.list.get(i))
-                        && ui
-                            .small_button("restart")
-                            .on_hover_text("Start this scenario again from 0 s, with the changes made so far; the lesson stays at this step.")
-                            .clicked()
+                        && {
+                            let r = ui
+                                .small_button("restart")
+                                .on_hover_text("Start this scenario again from 0 s, with the changes made so far; the lesson stays at this step.");
+                            pointers::mark(ui, "lessons.restart", &r);
+                            r.clicked()
+                        }
                     {
                         restart = Some(Action::Start {
                             preset: Box::new(preset.clone()),
@@ -464,10 +491,13 @@ impl LessonsWindow {
                 }
                 // From the lesson to the symptom: the doctor on what the scenario did so far.
                 if (!first_asks || k > 0 || self.revealed)
-                    && ui
-                        .button("Ask the doctor")
-                        .on_hover_text("The desync doctor on the last 30 s of this scenario: the corrections, their most likely cause and the evidence.")
-                        .clicked()
+                    && {
+                        let r = ui
+                            .button("Ask the doctor")
+                            .on_hover_text("The desync doctor on the last 30 s of this scenario: the corrections, their most likely cause and the evidence.");
+                        pointers::mark(ui, "lessons.doctor", &r);
+                        r.clicked()
+                    }
                 {
                     doctor = true;
                 }

@@ -3,6 +3,8 @@
 //! control cannot leave a lesson pointing at nothing. Plots are named by their titles in a
 //! step's `look_at` (and shown while the step needs them).
 
+use eframe::egui;
+
 /// A control a lesson can point at.
 pub struct Control {
     pub id: &'static str,
@@ -82,11 +84,44 @@ pub fn in_words(text: &str) -> String {
 }
 
 /// The ids `text` points at.
-#[cfg(test)]
-fn named(text: &str) -> impl Iterator<Item = &str> {
+pub fn named(text: &str) -> impl Iterator<Item = &str> {
     text.split("[[")
         .skip(1)
         .filter_map(|part| part.split_once("]]").map(|(id, _)| id))
+}
+
+fn pointed_id() -> egui::Id {
+    egui::Id::unique("lesson points at controls")
+}
+
+/// The controls the lesson's texts on screen point at (kept in egui's memory for the frame,
+/// so a control anywhere in the app can ask).
+pub fn set_pointed(ctx: &egui::Context, ids: Vec<String>) {
+    ctx.data_mut(|d| d.insert_temp(pointed_id(), ids));
+}
+
+/// Whether a lesson on screen points at control `id` (or, for a menu, at one of its items:
+/// `view.` for the View menu).
+pub fn is_pointed(ctx: &egui::Context, id: &str) -> bool {
+    ctx.data(|d| {
+        d.get_temp::<Vec<String>>(pointed_id()).is_some_and(|ids| {
+            ids.iter()
+                .any(|p| p == id || (id.ends_with('.') && p.starts_with(id)))
+        })
+    })
+}
+
+/// Outlines `response` in the lesson's "look here" colour when a lesson points at `id`.
+pub fn mark(ui: &egui::Ui, id: &str, response: &egui::Response) {
+    if is_pointed(ui.ctx(), id) {
+        let look = super::super::palette_look(ui.visuals().dark_mode);
+        ui.painter().rect_stroke(
+            response.rect.expand(2.0),
+            4.0,
+            egui::Stroke::new(2.5, look),
+            egui::StrokeKind::Outside,
+        );
+    }
 }
 
 #[cfg(test)]
