@@ -1,5 +1,7 @@
 //! Labels in the world view that never pile up: each goes to the first free place around its
-//! pawn, inside the view, touching no label or pawn already placed.
+//! pawn, inside the view, touching no label or pawn already placed, keeping off the server's
+//! ring, the correction marks and (where it can) the trails. With them, the view's footer line
+//! and the correction marks' colours and counts.
 
 use eframe::egui;
 use egui::{Color32, FontId, Pos2, Rect};
@@ -43,6 +45,104 @@ pub(super) fn place(
         }
     }
     false
+}
+
+/// Colours of a correction (Okabe–Ito-like yellow and cyan: told apart with any colour vision,
+/// and not used for clients): where the client had the pawn, and where the server put it.
+pub(super) fn correction_colors(dark: bool) -> (Color32, Color32) {
+    if dark {
+        (
+            Color32::from_rgb(240, 228, 66),
+            Color32::from_rgb(70, 215, 235),
+        )
+    } else {
+        (
+            Color32::from_rgb(165, 140, 0),
+            Color32::from_rgb(0, 130, 165),
+        )
+    }
+}
+
+/// Corrections drawn at once (the newest).
+pub(super) const CORRECTIONS_DRAWN: usize = 6;
+
+/// Seconds a correction's arrow stays, fading.
+pub(super) const CORRECTION_FADE_S: f64 = 2.0;
+
+/// The places pawn labels must keep off, and those they should where they can.
+pub(super) struct Taken {
+    pub placed: Vec<Rect>,
+    /// The correction marks' places in `placed` (the newest mark's own label may sit there).
+    pub marks: std::ops::Range<usize>,
+    /// The trails' segments, a box each.
+    pub trails: Vec<Rect>,
+}
+
+/// What the world view draws besides the labels, by screen place: the pawns (at `pawns`), the
+/// caption's strip (when `titled`) and the footer's strip of `area`, the server's ring around
+/// `ghost`, the correction marks (from where the client had the pawn to where the server put
+/// it), and the trails. The ring and the marks are drawn after the pawns: their places are
+/// taken first, so no pawn label crosses them.
+pub(super) fn taken(
+    (area, titled): (Rect, bool),
+    pawns: &[Pos2],
+    ghost: Option<Pos2>,
+    marks: &[(Pos2, Pos2)],
+    trails: &[Vec<Pos2>],
+) -> Taken {
+    let mut placed: Vec<Rect> = pawns
+        .iter()
+        .map(|at| Rect::from_center_size(*at, egui::vec2(22.0, 22.0)))
+        .collect();
+    if titled {
+        placed.push(Rect::from_min_size(
+            area.left_top(),
+            egui::vec2(area.width(), 22.0),
+        ));
+    }
+    placed.push(Rect::from_min_max(
+        egui::pos2(area.left(), area.bottom() - 22.0),
+        area.right_bottom(),
+    ));
+    placed.extend(ghost.map(|g| Rect::from_center_size(g, egui::vec2(24.0, 24.0))));
+    let first_mark = placed.len();
+    placed.extend(
+        marks
+            .iter()
+            .map(|(p, a)| Rect::from_two_pos(*p, *a).expand(11.0)),
+    );
+    let marks = first_mark..placed.len();
+    let trails = trails
+        .iter()
+        .flat_map(|t| {
+            t.windows(2)
+                .map(|w| Rect::from_two_pos(w[0], w[1]).expand(2.0))
+        })
+        .collect();
+    Taken {
+        placed,
+        marks,
+        trails,
+    }
+}
+
+/// The footer line at the bottom left of `area`, on a backdrop of the view's colour `bg`: a
+/// pawn or trail under it does not make it unreadable.
+pub(super) fn footer_line(
+    painter: &egui::Painter,
+    area: Rect,
+    text: String,
+    (font, color): (FontId, Color32),
+    bg: Color32,
+) {
+    let galley = painter.layout_no_wrap(text, font, color);
+    let at = area.left_bottom() + egui::vec2(6.0, -6.0 - galley.size().y);
+    painter.rect_filled(
+        Rect::from_min_size(at, galley.size()).expand(3.0),
+        3.0,
+        bg.gamma_multiply(0.85),
+    );
+    painter.galley(at, galley, color);
 }
 
 #[cfg(test)]

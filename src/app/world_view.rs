@@ -7,6 +7,9 @@ use egui::Color32;
 
 use super::action::Action;
 use super::color_of;
+use super::world_labels::{
+    CORRECTION_FADE_S, CORRECTIONS_DRAWN, Taken, correction_colors, footer_line, taken,
+};
 use crate::model::telemetry::Machine;
 use crate::session::store::{Metric, Store};
 
@@ -57,28 +60,6 @@ impl Default for WorldView {
 
 /// The default zoom: 16 m from the centre to the nearer edge.
 const DEFAULT_HALF: f64 = 1600.0;
-
-/// Colours of a correction (Okabe–Ito-like yellow and cyan: told apart with any colour vision,
-/// and not used for clients): where the client had the pawn, and where the server put it.
-fn correction_colors(dark: bool) -> (Color32, Color32) {
-    if dark {
-        (
-            Color32::from_rgb(240, 228, 66),
-            Color32::from_rgb(70, 215, 235),
-        )
-    } else {
-        (
-            Color32::from_rgb(165, 140, 0),
-            Color32::from_rgb(0, 130, 165),
-        )
-    }
-}
-
-/// Corrections drawn at once (the newest).
-const CORRECTIONS_DRAWN: usize = 6;
-
-/// Seconds a correction's arrow stays, fading.
-const CORRECTION_FADE_S: f64 = 2.0;
 
 /// World (cm) to screen for one view rectangle.
 #[derive(Clone, Copy)]
@@ -332,24 +313,6 @@ impl WorldView {
             .map(|p| p[1]);
         // Labels are placed only where they overlap no other, no pawn, the caption and the
         // footer line (hover for the rest).
-        let mut placed: Vec<egui::Rect> = pawns
-            .iter()
-            .map(|v| {
-                egui::Rect::from_center_size(proj.to_screen(v.location), egui::vec2(22.0, 22.0))
-            })
-            .collect();
-        if titled {
-            placed.push(egui::Rect::from_min_size(
-                rect.left_top(),
-                egui::vec2(rect.width(), 22.0),
-            ));
-        }
-        placed.push(egui::Rect::from_min_max(
-            egui::pos2(rect.left(), rect.bottom() - 22.0),
-            rect.right_bottom(),
-        ));
-        // The server's ring around the own pawn and the correction marks are drawn after the
-        // pawns: their places are taken first, so no pawn label crosses them.
         let marks = store.corrections_between(cursor - CORRECTION_FADE_S, cursor);
         // The newest few only: a burst of corrections would bury the pawns under marks.
         let marks = &marks[marks.len().saturating_sub(CORRECTIONS_DRAWN)..];
@@ -357,37 +320,37 @@ impl WorldView {
             .iter()
             .find(|v| v.kind == crate::model::telemetry::SampleKind::Predicted)
             .map(|v| v.pawn);
-        if let (true, Some(pawn), Machine::Client(_)) = (self.show_ghost, own_pawn, viewer)
-            && let Some(g) = store.authoritative_at(pawn, cursor)
-        {
-            placed.push(egui::Rect::from_center_size(
-                proj.to_screen(g.location),
-                egui::vec2(24.0, 24.0),
-            ));
-        }
-        let mark_places = placed.len();
-        for m in marks
-            .iter()
-            .filter(|m| m.machine == viewer || viewer == Machine::Server)
-        {
-            let (p, a) = (proj.to_screen(m.predicted), proj.to_screen(m.authoritative));
-            placed.push(egui::Rect::from_two_pos(p, a).expand(11.0));
-        }
-        let mark_places = mark_places..placed.len();
-        // The trails: labels keep off them where a place allows (a segment's box each).
-        let trails: Vec<egui::Rect> = if self.show_trails {
-            pawns
-                .iter()
-                .flat_map(|v| {
-                    v.trail.windows(2).map(|w| {
-                        egui::Rect::from_two_pos(proj.to_screen(w[0].1), proj.to_screen(w[1].1))
-                            .expand(2.0)
-                    })
-                })
-                .collect()
-        } else {
-            Vec::new()
+        let ghost = match (self.show_ghost, own_pawn, viewer) {
+            (true, Some(pawn), Machine::Client(_)) => store
+                .authoritative_at(pawn, cursor)
+                .map(|g| proj.to_screen(g.location)),
+            _ => None,
         };
+        let mine = |m: &&crate::session::store::CorrectionMark| {
+            m.machine == viewer || viewer == Machine::Server
+        };
+        let Taken {
+            mut placed,
+            marks: mark_places,
+            trails,
+        } = taken(
+            (rect, titled),
+            &pawns
+                .iter()
+                .map(|v| proj.to_screen(v.location))
+                .collect::<Vec<_>>(),
+            ghost,
+            &marks
+                .iter()
+                .filter(mine)
+                .map(|m| (proj.to_screen(m.predicted), proj.to_screen(m.authoritative)))
+                .collect::<Vec<_>>(),
+            &pawns
+                .iter()
+                .filter(|_| self.show_trails)
+                .map(|v| v.trail.iter().map(|(_, p)| proj.to_screen(*p)).collect())
+                .collect::<Vec<_>>(),
+        );
         let mut hovered: Option<(f32, String)> = None;
         for v in &pawns {
             let color = v.owner.map_or(weak_c, |o| color_of(Machine::Client(o)));
@@ -612,16 +575,7 @@ impl WorldView {
                 step / 100.0
             )
         };
-        // On a backdrop of the view's own colour: a pawn or trail under the footer line does
-        // not make it unreadable.
-        let galley = painter.layout_no_wrap(footer, font, weak_c);
-        let at = rect.left_bottom() + egui::vec2(6.0, -6.0 - galley.size().y);
-        painter.rect_filled(
-            egui::Rect::from_min_size(at, galley.size()).expand(3.0),
-            3.0,
-            bg.gamma_multiply(0.85),
-        );
-        painter.galley(at, galley, weak_c);
+        footer_line(&painter, rect, footer, (font, weak_c), bg);
         (picked, hovered.map(|(_, t)| t))
     }
 }
