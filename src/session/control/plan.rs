@@ -164,19 +164,15 @@ impl Settings {
             }
             Command::SetFaults(f) => {
                 // Binding mistakes change the binding list: the session switches to the list
-                // the new switches make, at the next move boundary, everywhere.
+                // the new switches make, at the next move boundary, everywhere. Any switch
+                // whose list differs is one (compared, not enumerated: a new binding
+                // mistake cannot be forgotten here).
                 let old = &self.preset.faults;
-                let binding_switch = f.unbound_member != old.unbound_member
-                    || f.dash_always_combine != old.dash_always_combine
-                    || f.proxy_value_not_simulated != old.proxy_value_not_simulated;
                 // The clients' own list differs from the server's under binding_mismatch.
                 let mismatch_switch = f.binding_mismatch != old.binding_mismatch;
                 let p = self.validated(|p| p.faults = f.clone())?;
-                let list = if binding_switch {
-                    Some(p.checked_bindings()?)
-                } else {
-                    None
-                };
+                let new_list = p.checked_bindings()?;
+                let list = (new_list != self.preset.checked_bindings()?).then_some(new_list);
                 let client_list = if mismatch_switch {
                     Some(p.client_bindings()?)
                 } else {
@@ -574,9 +570,36 @@ fn bindings_diff(a: &Bindings, b: &Bindings) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::settings::Faults;
 
     fn settings() -> Settings {
         Settings::new(&Preset::default()).unwrap()
+    }
+
+    /// Every switch that changes the server's binding list, toggled in a running session,
+    /// defines the new list (new pawns everywhere); the others leave the layout alone. Found
+    /// by comparing lists: "Derived value bound as input" was once left out of a hand-kept
+    /// list of binding switches, and "Do it" in its lesson changed nothing.
+    #[test]
+    fn every_switch_that_changes_the_binding_list_defines_it_live() {
+        for (i, (key, _)) in Faults::EXPLAINED.iter().enumerate() {
+            let mut s = settings();
+            let before = s.preset().checked_bindings().unwrap();
+            let mut p = s.preset().clone();
+            p.set(&format!("faults.{key}={}", !s.preset().faults.is_on(i)))
+                .unwrap();
+            let changes_list = p.checked_bindings().unwrap() != before;
+            let planned = s.plan(&Command::SetFaults(p.faults.clone()), &[0, 1]).unwrap();
+            assert_eq!(
+                planned.outcome == Outcome::Respawned,
+                changes_list,
+                "{key}: the list {} change",
+                if changes_list { "does" } else { "does not" }
+            );
+            if changes_list {
+                assert_eq!(*s.bindings(), p.checked_bindings().unwrap(), "{key}");
+            }
+        }
     }
 
     /// "Bindings differ by side" toggled in a running session: the clients get the other
