@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::claim::Claim;
 use super::store::Store;
 
 /// What a scenario teaches, for the lessons panel and docs/workshop.md.
@@ -21,6 +22,9 @@ pub struct Lesson {
     /// The preset file of the fixed variant, if there is one.
     pub fixed: Option<String>,
     pub steps: Vec<LessonStep>,
+    /// What the conclusion (`expect`) claims, checked in the lesson's last state
+    /// ([`super::claim`]).
+    pub claims: Vec<String>,
 }
 
 /// One step of a lesson: what to say and look at, optionally a question to answer before a
@@ -43,6 +47,9 @@ pub struct LessonStep {
     pub reveal: String,
     /// `--set` assignments applied to the running session when the learner clicks "Do it".
     pub set: Vec<String>,
+    /// What the reveal claims, checked in the state the reveal is shown in
+    /// ([`super::claim`]).
+    pub claims: Vec<String>,
 }
 
 impl LessonStep {
@@ -90,6 +97,49 @@ impl Lesson {
         })
     }
 
+    /// The claims of the text shown as `id` (a step's reveal, or the conclusion).
+    pub fn claims_of(&self, id: TextId) -> &[String] {
+        match id {
+            TextId::Reveal(k) => self.steps.get(k).map_or(&[], |s| &s.claims),
+            TextId::Expect => &self.claims,
+            TextId::Say(_) | TextId::Fix => &[],
+        }
+    }
+
+    /// The states the lesson goes through: the scenario as it starts, and one after each
+    /// step that makes a change.
+    pub fn state_count(&self) -> usize {
+        1 + self.steps.iter().filter(|s| !s.set.is_empty()).count()
+    }
+
+    /// The first claim that does not parse or names a state the lesson does not have:
+    /// (field, what was expected).
+    pub fn claims_problem(&self) -> Option<(String, String)> {
+        let states = self.state_count();
+        let fields = std::iter::once(("lesson.claims".to_string(), &self.claims)).chain(
+            self.steps
+                .iter()
+                .enumerate()
+                .map(|(i, st)| (format!("lesson.steps[{i}].claims"), &st.claims)),
+        );
+        for (field, claims) in fields {
+            for text in claims {
+                let problem = match super::claim::Claim::parse(text) {
+                    Err(e) => Some(e),
+                    Ok(c) => c.quotes().find_map(|q| {
+                        q.state.filter(|&k| k >= states).map(|k| {
+                            format!("a state from 0 to {} in `{text}`, not @{k}", states - 1)
+                        })
+                    }),
+                };
+                if let Some(p) = problem {
+                    return Some((field, p));
+                }
+            }
+        }
+        None
+    }
+
     /// The first text naming a figure that does not exist: (field, name).
     pub fn unknown_figure(&self) -> Option<(String, String)> {
         let texts = [
@@ -97,7 +147,7 @@ impl Lesson {
             ("lesson.fix", &self.fix),
             ("lesson.watch", &self.watch),
         ];
-        let states = 1 + self.steps.iter().filter(|s| !s.set.is_empty()).count();
+        let states = self.state_count();
         let bad = |t: &str| {
             super::figures::unknown_in(t)
                 .into_iter()
@@ -175,12 +225,17 @@ impl LessonStates {
     /// kept as they were, and the next state begins.
     pub fn change(&mut self, store: &Store, now: f64) {
         let window = figure_window(now, self.since);
+        let scopes = super::figures::Scope::every(store);
         let kept = super::figures::FIGURES
             .iter()
-            .map(|f| {
-                let said =
-                    window.and_then(|(a, b)| Some((f.value(store, a, b)?, f.text(store, a, b)?)));
-                (f.name, said)
+            .flat_map(|f| scopes.iter().map(move |w| (f, *w)))
+            .map(|(f, w)| {
+                let said = window
+                    .map(|win| f.span(win, self.since))
+                    .and_then(|(a, b)| {
+                        Some((f.value_in(store, w, a, b)?, f.text_in(store, w, a, b)?))
+                    });
+                ((f.name, w), said)
             })
             .collect();
         self.ended.push(Ended {
@@ -242,22 +297,74 @@ impl LessonStates {
         }
     }
 
+    /// Whether `claim`, made by the text shown as `id`, holds in that text's state.
+    pub fn check(&mut self, id: TextId, claim: &Claim, store: &Store, now: f64) -> Verdict {
+        let own = self.shown(id);
+        let mut measured = Vec::new();
+        for q in claim.quotes() {
+            match self.resolve(own, q, store, now) {
+                Resolved::Measured(v, said) => measured.push((v, said)),
+                Resolved::Waiting => return Verdict::Waiting,
+                Resolved::TooShort | Resolved::NoData => {
+                    return Verdict::Unmeasured(q.def.name);
+                }
+            }
+        }
+        let right = measured.get(1);
+        if claim.holds(measured[0].0, right.map(|m| m.0)) {
+            Verdict::Holds
+        } else {
+            Verdict::Refuted(claim.refuted(&measured[0], right))
+        }
+    }
+
+    /// How each of `claims` (made by the text shown as `id`) reads where the session does not
+    /// bear it out, in the text's state (a claim still being measured says nothing).
+    pub fn refuted(
+        &mut self,
+        id: TextId,
+        claims: &[String],
+        store: &Store,
+        now: f64,
+    ) -> Vec<String> {
+        claims
+            .iter()
+            .filter_map(|c| Claim::parse(c).ok())
+            .filter_map(|c| match self.check(id, &c, store, now) {
+                Verdict::Refuted(said) => Some(said),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn resolve(&self, own: usize, q: super::figures::Quote, store: &Store, now: f64) -> Resolved {
         let k = q.state.unwrap_or(own);
         if let Some(ended) = self.ended.get(k) {
-            return match ended.kept.iter().find(|(n, _)| *n == q.def.name) {
+            return match ended.kept.iter().find(|(n, _)| *n == (q.def.name, q.scope)) {
                 Some((_, Some((v, said)))) => Resolved::Measured(*v, said.clone()),
                 _ if !ended.whole => Resolved::TooShort,
                 _ => Resolved::NoData,
             };
         }
         let window = figure_window(now, self.since).filter(|_| k == self.current());
-        match window.and_then(|(a, b)| Some((q.def.value(store, a, b)?, q.def.text(store, a, b)?)))
-        {
+        let span = window.map(|win| q.def.span(win, self.since));
+        match span.and_then(|(a, b)| q.measure(store, a, b)) {
             Some((v, said)) => Resolved::Measured(v, said),
             None => Resolved::Waiting,
         }
     }
+}
+
+/// Whether a claim holds in its text's state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Holds,
+    /// It does not: how it reads to the learner.
+    Refuted(String),
+    /// Its state's window is not yet whole.
+    Waiting,
+    /// Its state ended before a whole window, or had nothing to measure for this figure.
+    Unmeasured(&'static str),
 }
 
 /// A state that is over: every figure over its last window.
@@ -265,9 +372,12 @@ impl LessonStates {
 struct Ended {
     /// It ran a whole window.
     whole: bool,
-    /// Per figure, its value and text (`None`: nothing measured).
-    kept: Vec<(&'static str, Option<(f64, String)>)>,
+    /// Per figure and scope, its value and text (`None`: nothing measured).
+    kept: Vec<(FigureIn, Option<(f64, String)>)>,
 }
+
+/// A figure by name, in a scope.
+type FigureIn = (&'static str, super::figures::Scope);
 
 /// What a quoted figure reads.
 enum Resolved {

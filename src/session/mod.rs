@@ -5,6 +5,7 @@
 //! May use: `support`, `model`, `conditions`. Used by: `sim`, `net`, `analysis`, `app`, `bench`,
 //! `cli`. Runs no session itself (the drivers in `sim` and `net` do).
 
+pub mod claim;
 pub mod control;
 pub mod figures;
 pub mod imported;

@@ -422,7 +422,11 @@ impl Preset {
     /// expected).
     pub fn validate(&self) -> Result<(), (String, String)> {
         self.validate_settings()?;
-        if let Some(problem) = self.lesson.as_ref().and_then(|l| l.reasons_problem()) {
+        if let Some(problem) = self
+            .lesson
+            .as_ref()
+            .and_then(|l| l.reasons_problem().or_else(|| l.claims_problem()))
+        {
             return Err(problem);
         }
         if let Some((field, name)) = self.lesson.as_ref().and_then(|l| l.unknown_figure()) {

@@ -1,16 +1,46 @@
 //! Figures measured in a running (or recorded) session, for text that quotes them: a lesson
 //! writes `{rtt_ms}` and the learner reads the round trip the scenario in front of them
 //! measured, never a number typed into the text. Each figure is a mean (or a maximum, or a
-//! count) over the client machines of the store's series in a time window.
+//! count) over the client machines of the store's series in a time window, or one client's
+//! (`{frames_per_move#1}`).
 
 use super::store::{Metric, Store};
 use crate::model::telemetry::Machine;
+
+mod table;
+pub use table::FIGURES;
+
+/// The machines a figure is measured over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// Every machine that has the figure's data (the clients, and the server where a
+    /// figure counts its lines).
+    All,
+    /// One machine (`#N` after the name: client N).
+    One(Machine),
+}
+
+impl Scope {
+    fn has(self, m: Machine) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::One(one) => one == m,
+        }
+    }
+
+    /// Every scope a store's figures can be quoted in: all machines, then each client.
+    pub fn every(store: &Store) -> Vec<Scope> {
+        std::iter::once(Scope::All)
+            .chain(table::clients(store, Scope::All).map(Scope::One))
+            .collect()
+    }
+}
 
 /// A figure a text can quote: its name (between braces), what it is, and how it is measured.
 pub struct FigureDef {
     pub name: &'static str,
     pub what: &'static str,
-    measure: fn(&Store, f64, f64) -> Option<f64>,
+    measure: fn(&Store, Scope, f64, f64) -> Option<f64>,
     /// For a mean over the clients of one series: the series and its scale to the unit, so
     /// the text can say when the clients disagree (the mean of −250 and −750 ms is no
     /// client's offset).
@@ -18,165 +48,10 @@ pub struct FigureDef {
     /// Unit after the number ("" for none) and decimals shown.
     unit: &'static str,
     decimals: usize,
+    /// A lesson measures it over the whole of the state, not its last window: a count of
+    /// things that happen once (a warning at the start, a correction as a client joins).
+    pub over_state: bool,
 }
-
-/// Every figure, by name.
-pub const FIGURES: &[FigureDef] = &[
-    FigureDef {
-        name: "rtt_ms",
-        what: "the clients' mean ping round trip",
-        measure: |s, a, b| mean_of(s, Metric::Rtt, a, b).map(|v| v * 1000.0),
-        spread: Some((Metric::Rtt, 1000.0)),
-        unit: " ms",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "move_age_ms",
-        what: "how old the clients' moves are when the server executes them (mean)",
-        measure: |s, a, b| mean_of(s, Metric::MoveAge, a, b).map(|v| v * 1000.0),
-        spread: Some((Metric::MoveAge, 1000.0)),
-        unit: " ms",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "timestamp_offset_ms",
-        what: "a closed move's timestamp minus the server's clock at that instant (mean)",
-        measure: |s, a, b| mean_of(s, Metric::MoveTimestampOffset, a, b).map(|v| v * 1000.0),
-        spread: Some((Metric::MoveTimestampOffset, 1000.0)),
-        unit: " ms",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "clock_offset_ms",
-        what: "the clients' synchronized clock minus the server's (mean)",
-        measure: |s, a, b| mean_of(s, Metric::ClockOffset, a, b).map(|v| v * 1000.0),
-        spread: Some((Metric::ClockOffset, 1000.0)),
-        unit: " ms",
-        decimals: 1,
-    },
-    FigureDef {
-        name: "frames_per_move",
-        what: "frames combined into each move (mean)",
-        measure: |s, a, b| mean_of(s, Metric::FramesPerMove, a, b),
-        spread: Some((Metric::FramesPerMove, 1.0)),
-        unit: "",
-        decimals: 1,
-    },
-    FigureDef {
-        name: "fps",
-        what: "the clients' frames per second",
-        measure: |s, a, b| per_second(s, a, b, |s, m, a, b| s.frames_between(m, a, b) as f64),
-        spread: None,
-        unit: " fps",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "moves_per_s",
-        what: "moves each client closes per second",
-        measure: |s, a, b| {
-            per_second(s, a, b, |s, m, a, b| {
-                s.series(m, Metric::MoveDelta)
-                    .map_or(0.0, |x| x.range(a, b).count() as f64)
-            })
-        },
-        spread: None,
-        unit: " moves/s",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "sends_per_s",
-        what: "datagrams of moves each client sends per second",
-        measure: |s, a, b| {
-            let v: Vec<f64> = clients(s)
-                .filter_map(|m| s.sent_rates(m, a, b))
-                .map(|r| r.move_datagrams_per_s)
-                .collect();
-            mean(&v)
-        },
-        spread: None,
-        unit: " datagrams/s",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "move_delta_ms",
-        what: "a move's delta time (mean)",
-        measure: |s, a, b| mean_of(s, Metric::MoveDelta, a, b).map(|v| v * 1000.0),
-        spread: Some((Metric::MoveDelta, 1000.0)),
-        unit: " ms",
-        decimals: 1,
-    },
-    FigureDef {
-        name: "move_delta_max_ms",
-        what: "the longest move delta",
-        measure: |s, a, b| max_of(s, Metric::MoveDelta, a, b).map(|v| v * 1000.0),
-        spread: None,
-        unit: " ms",
-        decimals: 1,
-    },
-    FigureDef {
-        name: "substeps",
-        what: "sub-steps per move (mean)",
-        measure: |s, a, b| mean_of(s, Metric::Substeps, a, b),
-        spread: Some((Metric::Substeps, 1.0)),
-        unit: "",
-        decimals: 1,
-    },
-    FigureDef {
-        name: "substeps_max",
-        what: "the most sub-steps in one move",
-        measure: |s, a, b| max_of(s, Metric::Substeps, a, b),
-        spread: None,
-        unit: "",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "corrections",
-        what: "corrections the clients received",
-        measure: |s, a, b| {
-            Some(
-                clients(s)
-                    .filter_map(|m| s.series(m, Metric::ReplayDepth))
-                    .map(|x| x.range(a, b).count() as f64)
-                    .sum(),
-            )
-        },
-        spread: None,
-        unit: "",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "replay_depth",
-        what: "moves re-run after a correction (mean)",
-        measure: |s, a, b| mean_of(s, Metric::ReplayDepth, a, b),
-        spread: Some((Metric::ReplayDepth, 1.0)),
-        unit: " moves",
-        decimals: 1,
-    },
-    FigureDef {
-        name: "replay_depth_max",
-        what: "the deepest replay",
-        measure: |s, a, b| max_of(s, Metric::ReplayDepth, a, b),
-        spread: None,
-        unit: " moves",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "interp_delay_ms",
-        what: "how far in the past the clients show other pawns (mean)",
-        measure: |s, a, b| mean_of(s, Metric::InterpDelay, a, b).map(|v| v * 1000.0),
-        spread: Some((Metric::InterpDelay, 1000.0)),
-        unit: " ms",
-        decimals: 0,
-    },
-    FigureDef {
-        name: "interp_delay_max_ms",
-        what: "the furthest in the past another pawn was shown",
-        measure: |s, a, b| max_of(s, Metric::InterpDelay, a, b).map(|v| v * 1000.0),
-        spread: None,
-        unit: " ms",
-        decimals: 0,
-    },
-];
 
 /// The figure called `name`.
 pub fn figure(name: &str) -> Option<&'static FigureDef> {
@@ -186,14 +61,28 @@ pub fn figure(name: &str) -> Option<&'static FigureDef> {
 impl FigureDef {
     /// The figure over `[t0, t1)` of the store (none while it has no data there).
     pub fn value(&self, store: &Store, t0: f64, t1: f64) -> Option<f64> {
-        (self.measure)(store, t0, t1).filter(|v| v.is_finite())
+        self.value_in(store, Scope::All, t0, t1)
+    }
+
+    /// The figure over `[t0, t1)` on the machines of `scope`.
+    pub fn value_in(&self, store: &Store, scope: Scope, t0: f64, t1: f64) -> Option<f64> {
+        (self.measure)(store, scope, t0, t1).filter(|v| v.is_finite())
     }
 
     /// The figure as a text quotes it over `[t0, t1)`: the value with its unit and, when it
     /// is a mean of clients that disagree, who is where (none while it has no data there).
     pub fn text(&self, store: &Store, t0: f64, t1: f64) -> Option<String> {
-        let v = self.value(store, t0, t1)?;
-        Some(self.format(v) + &self.disagreement(store, t0, t1).unwrap_or_default())
+        self.text_in(store, Scope::All, t0, t1)
+    }
+
+    /// [`FigureDef::text`] on the machines of `scope` (one machine's figure has no spread).
+    pub fn text_in(&self, store: &Store, scope: Scope, t0: f64, t1: f64) -> Option<String> {
+        let v = self.value_in(store, scope, t0, t1)?;
+        let spread = match scope {
+            Scope::All => self.disagreement(store, t0, t1),
+            Scope::One(_) => None,
+        };
+        Some(self.format(v) + &spread.unwrap_or_default())
     }
 
     /// " (the mean of 3 clients, from −750.4 ms on client 2 to −250.1 ms on client 0)" when
@@ -229,6 +118,21 @@ impl FigureDef {
             })
     }
 
+    /// The span a lesson measures the figure over, given its window in a state that
+    /// began at `since`.
+    pub fn span(&self, window: (f64, f64), since: f64) -> (f64, f64) {
+        if self.over_state {
+            (since, window.1)
+        } else {
+            window
+        }
+    }
+
+    /// Decimals the figure is shown with.
+    pub fn decimals(&self) -> usize {
+        self.decimals
+    }
+
     /// The figure with its unit.
     pub fn format(&self, v: f64) -> String {
         let text = format!("{v:.*}", self.decimals);
@@ -241,82 +145,42 @@ impl FigureDef {
     }
 }
 
-fn clients(s: &Store) -> impl Iterator<Item = Machine> + '_ {
-    let mut all: Vec<Machine> = s
-        .framed_machines()
-        .into_iter()
-        .chain(s.machines_with(Metric::MoveDelta))
-        .chain(s.machines_with(Metric::BytesSent))
-        .filter(|m| matches!(m, Machine::Client(_)))
-        .collect();
-    all.sort();
-    all.dedup();
-    all.into_iter()
-}
-
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
-/// The mean of every client point of `metric` in the window (server-side series included:
-/// the move age is kept per client).
-fn mean_of(s: &Store, metric: Metric, a: f64, b: f64) -> Option<f64> {
-    let (mut sum, mut n) = (0.0, 0usize);
-    for m in s.machines_with(metric) {
-        if let Some(x) = s.series(m, metric) {
-            for p in x.range(a, b) {
-                sum += p[1];
-                n += 1;
-            }
-        }
-    }
-    (n > 0).then(|| sum / n as f64)
-}
-
-fn max_of(s: &Store, metric: Metric, a: f64, b: f64) -> Option<f64> {
-    s.machines_with(metric)
-        .into_iter()
-        .filter_map(|m| s.series(m, metric))
-        .flat_map(|x| x.range(a, b).map(|p| p[1]))
-        .reduce(f64::max)
-}
-
-/// The mean over clients of `count(machine, a, b) / (b − a)`, over the part of the window the
-/// store holds.
-fn per_second(
-    s: &Store,
-    a: f64,
-    b: f64,
-    count: fn(&Store, Machine, f64, f64) -> f64,
-) -> Option<f64> {
-    let a = a.max(s.earliest());
-    let b = b.min(s.latest());
-    if b - a < 0.5 {
-        return None;
-    }
-    let v: Vec<f64> = clients(s).map(|m| count(s, m, a, b) / (b - a)).collect();
-    mean(&v).filter(|&x| x > 0.0)
-}
-
 /// A figure a text quotes: `{name}` (measured in the state the text is shown in) or
 /// `{name@k}` (in the lesson's state `k`: 0 the scenario as it starts, `k` after its `k`-th
-/// change), so a summary can speak of a state that is over.
+/// change), so a summary can speak of a state that is over; `#N` after either makes it
+/// client N's alone (`{frames_per_move@1#0}`).
 #[derive(Clone, Copy)]
 pub struct Quote {
     pub def: &'static FigureDef,
     pub state: Option<usize>,
+    pub scope: Scope,
 }
 
 /// The quote between braces, if `inner` is one.
 pub fn quote(inner: &str) -> Option<Quote> {
-    let (name, state) = match inner.split_once('@') {
+    let (rest, scope) = match inner.split_once('#') {
+        Some((rest, c)) => (rest, Scope::One(Machine::Client(c.parse::<u16>().ok()?))),
+        None => (inner, Scope::All),
+    };
+    let (name, state) = match rest.split_once('@') {
         Some((name, k)) => (name, Some(k.parse::<usize>().ok()?)),
-        None => (inner, None),
+        None => (rest, None),
     };
     Some(Quote {
         def: figure(name)?,
         state,
+        scope,
     })
+}
+
+impl Quote {
+    /// The quoted figure over `[t0, t1)`, with its text.
+    pub fn measure(&self, store: &Store, t0: f64, t1: f64) -> Option<(f64, String)> {
+        Some((
+            self.def.value_in(store, self.scope, t0, t1)?,
+            self.def.text_in(store, self.scope, t0, t1)?,
+        ))
+    }
 }
 
 /// Text with every quote (`{figure}`, `{figure@k}`) replaced by what `say` makes of it;
@@ -349,7 +213,8 @@ pub fn fill_with(text: &str, mut say: impl FnMut(Quote) -> String) -> String {
 /// data); braces that name no figure are left as they are.
 pub fn fill(text: &str, store: &Store, t0: f64, t1: f64) -> String {
     fill_with(text, |q| {
-        q.def.text(store, t0, t1).unwrap_or_else(|| "…".to_string())
+        q.measure(store, t0, t1)
+            .map_or_else(|| "…".to_string(), |(_, said)| said)
     })
 }
 

@@ -12,6 +12,7 @@ mod log;
 mod pawns;
 mod sent;
 mod series;
+mod tally;
 
 pub use self::log::{LogEntry, MarkKind};
 pub use self::pawns::{
@@ -25,6 +26,8 @@ use self::sent::SentTally;
 type MoveAt = (f64, u32, f64);
 pub use self::sent::{SentRates, SentSecond};
 pub use self::series::{Metric, Series};
+use self::tally::Tallies;
+pub use self::tally::Tally;
 
 /// Every series of a session, by (machine, metric).
 #[derive(Debug, Default)]
@@ -53,6 +56,8 @@ pub struct Store {
     growing: bool,
     /// A host's participants' names by client id (from the host's log lines).
     names: BTreeMap<u16, String>,
+    /// Events counted by machine and time (presses, dashes, one-shots, effects, log lines).
+    tallies: Tallies,
 }
 
 impl Store {
@@ -177,6 +182,11 @@ impl Store {
     /// The machines whose frames the store holds.
     pub fn framed_machines(&self) -> Vec<Machine> {
         self.frames.keys().copied().collect()
+    }
+
+    /// How many `tally` events `m` had in `[t0, t1)` (the sum, for an amount).
+    pub fn tally(&self, m: Machine, tally: Tally, t0: f64, t1: f64) -> f64 {
+        self.tallies.count(m, tally, t0, t1)
     }
 
     /// The machines that have a series of `metric`.
@@ -328,6 +338,7 @@ impl Store {
         self.earliest = Some(self.earliest.map_or(r.t, |e| e.min(r.t)));
         self.records += 1;
         let m = r.machine;
+        self.tallies.ingest(r);
         if let Some(mut entry) = LogEntry::from_record(r) {
             if let (Event::Correction { move_id, .. }, Some(ts)) =
                 (&r.event, self.move_timestamp(m, entry.move_id))
@@ -550,6 +561,7 @@ impl Store {
                 self.marks.drain(..k);
                 let k = self.log.partition_point(|e| e.t < cut);
                 self.log.drain(..k);
+                self.tallies.trim_before(cut);
                 self.earliest = Some(cut);
             }
         }
