@@ -2,9 +2,10 @@
 //! each reveal, each conclusion) quotes figures measured in the state it speaks of; and the
 //! basics' scenarios measure what their lessons teach.
 
+use movescope::session::claim::Claim;
 use movescope::session::control::Outcome;
 use movescope::session::figures::{self, figure};
-use movescope::session::lesson::{LessonStates, TextId};
+use movescope::session::lesson::{LessonStates, TextId, Verdict};
 use movescope::session::preset::{Lesson, Preset};
 use movescope::session::store::Store;
 use movescope::sim::harness::Session;
@@ -172,6 +173,41 @@ impl Walk {
     }
 }
 
+/// A figure quoted in state `k` of a walked lesson (after the walk), as `{name@k...}`.
+#[allow(dead_code)]
+fn figure_at(w: &mut Walk, name: &str, k: usize, client: Option<u16>) -> Option<String> {
+    let q = match client {
+        Some(c) => format!("{{{name}@{k}#{c}}}"),
+        None => format!("{{{name}@{k}}}"),
+    };
+    let said = w.states.fill(TextId::Expect, &q, &w.store, w.now);
+    (!said.starts_with('(') && said != "…").then_some(said)
+}
+
+#[test]
+#[ignore = "prints every text as read and every figure of every lesson state, for writing claims"]
+fn print_figures_per_state() {
+    for (name, p) in lessons() {
+        let mut w = Walk::lesson(&p);
+        let states = p.lesson.as_ref().expect("a lesson").state_count();
+        println!("== {name}");
+        for (id, text) in w.read.clone() {
+            println!("  {id:?}: {text}");
+        }
+        for k in 0..states {
+            for f in figures::FIGURES {
+                let all = figure_at(&mut w, f.name, k, None).unwrap_or_default();
+                let per: Vec<String> = (0..4)
+                    .filter_map(|c| {
+                        Some(format!("c{c} {}", figure_at(&mut w, f.name, k, Some(c))?))
+                    })
+                    .collect();
+                println!("  @{k} {:<28} {all:<24} {}", f.name, per.join(" | "));
+            }
+        }
+    }
+}
+
 fn text_of(l: &Lesson, id: TextId) -> &str {
     match id {
         TextId::Say(k) => &l.steps[k].say,
@@ -215,6 +251,68 @@ fn every_lesson_text_quotes_figures_measured_in_the_state_it_speaks_of() {
             assert_eq!(again, said, "{name} {id:?} changed after its state");
         }
     }
+}
+
+/// Each lesson's claims, checked after the walk in the state each text was shown in: what
+/// is not so, or not measured.
+fn claims_not_borne_out(name: &str, p: &Preset) -> Vec<String> {
+    let lesson = p.lesson.clone().expect("a lesson");
+    let mut w = Walk::lesson(p);
+    let ids = (0..lesson.steps.len())
+        .map(TextId::Reveal)
+        .chain([TextId::Expect]);
+    let mut wrong = Vec::new();
+    for id in ids {
+        for text in lesson.claims_of(id) {
+            let claim = Claim::parse(text).unwrap_or_else(|e| panic!("{name} {id:?}: {e}"));
+            match w.states.check(id, &claim, &w.store, w.now) {
+                Verdict::Holds => {}
+                v => wrong.push(format!("{name} {id:?} `{text}`: {v:?}")),
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
+fn every_lesson_claim_holds_in_the_state_its_text_is_shown_in() {
+    let wrong: Vec<String> = lessons()
+        .iter()
+        .flat_map(|(name, p)| claims_not_borne_out(name, p))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_reveal_and_every_conclusion_makes_a_checked_claim() {
+    for (name, p) in lessons() {
+        let lesson = p.lesson.as_ref().expect("a lesson");
+        assert!(
+            !lesson.claims.is_empty(),
+            "{name}: the conclusion claims nothing"
+        );
+        for (k, st) in lesson.steps.iter().enumerate() {
+            assert!(
+                st.reveal.is_empty() || !st.claims.is_empty(),
+                "{name} step {k}: its reveal claims nothing"
+            );
+        }
+    }
+}
+
+/// A claim the session does not bear out fails the walk: the test above can fail.
+#[test]
+fn a_false_claim_is_caught() {
+    let mut p = preset("basics-03-correction-and-replay");
+    let lesson = p.lesson.as_mut().expect("a lesson");
+    lesson.claims = vec!["corrections@0 = 0".into()];
+    let wrong = claims_not_borne_out("basics-03", &p);
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    assert!(
+        wrong[0].contains("Corrections the clients received is"),
+        "{}",
+        wrong[0]
+    );
 }
 
 #[test]
