@@ -434,3 +434,37 @@ fn a_control_a_lesson_names_is_pointed_at() {
     h.run_steps(3);
     assert!(!is_pointed(&h.ctx, "world.vs_server"));
 }
+
+/// A claim of a lesson's text that the running session does not bear out is said under the
+/// text: here pitfall 1 runs with its pitfall already switched off, so the reveal's claim of
+/// corrections is untrue in this session, and the panel says so with the measured figure.
+#[test]
+fn a_claim_the_session_does_not_bear_out_is_said_under_its_text() {
+    let name = "pitfall-01-unbound-member";
+    let (mut p, _) = Preset::find(name).expect("shipped");
+    p.set("faults.unbound_member=false").expect("a switch");
+    let first = p.lesson.as_ref().expect("a lesson").steps[0].clone();
+    let shown = first.choice_order(p.seed, name, 0);
+    let k = 1 + shown
+        .iter()
+        .position(|&i| Some(i) == first.answer)
+        .expect("the answer is shown");
+    let mut h = app(AppOptions {
+        answer: Some(k),
+        ..AppOptions::live(p, name)
+    });
+    h.run_steps(3);
+    h.get_by_label("Right.");
+    assert!(
+        h.query_by_label_contains("Not so in this session")
+            .is_none(),
+        "nothing is said before a whole window is measured"
+    );
+    step_until(&mut h, "a whole window measured", |a| {
+        a.time().cursor() > 10.5
+    });
+    h.run_steps(2);
+    h.get_by_label_contains(
+        "Not so in this session: Corrections the clients received is 0 here; the lesson says it is at least 5",
+    );
+}

@@ -299,7 +299,14 @@ impl LessonsWindow {
         let mut restart: Option<Action> = None;
         // A step's texts and the conclusion: each with the figures of the state it speaks of.
         let states = &mut self.states;
-        let mut fill_as = |id: TextId, t: &str| states.fill(id, t, store, now);
+        // A text with its figures, and how each of its claims reads where the session does
+        // not bear it out.
+        let mut fill_as = |id: TextId, t: &str, claims: &[String]| {
+            (
+                states.fill(id, t, store, now),
+                states.refuted(id, claims, store, now),
+            )
+        };
         egui::Panel::right("lessons")
             .resizable(true)
             .default_size(330.0)
@@ -378,9 +385,25 @@ impl LessonsWindow {
                     ui.label(RichText::new(format!("Watch: {}", pointers::in_words(&fill(&lesson.watch)))).italics());
                 }
                 ui.separator();
-                ui.label(RichText::new(format!("Step {} of {n}", k + 1)).strong());
+                // The step's number and the way on, at its top: a long step (reasons,
+                // reveal) never pushes them below the panel's visible part.
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(format!("Step {} of {n}", k + 1)).strong());
+                    if ui
+                        .add_enabled(k > 0, egui::Button::new("Previous step"))
+                        .clicked()
+                    {
+                        step_to = Some(k - 1);
+                    }
+                    if ui
+                        .add_enabled(k + 1 < n, egui::Button::new("Next step"))
+                        .clicked()
+                    {
+                        step_to = Some(k + 1);
+                    }
+                });
                 if let Some(step) = lesson.steps.get(k) {
-                    ui.label(pointers::in_words(&fill_as(TextId::Say(k), &step.say)));
+                    ui.label(pointers::in_words(&fill_as(TextId::Say(k), &step.say, &[]).0));
                     if let Some(look) = &step.look_at {
                         ui.colored_label(
                             super::palette_look(ui.visuals().dark_mode),
@@ -427,7 +450,9 @@ impl LessonsWindow {
                         step.set.is_empty() || self.done
                     };
                     if show_reveal && !step.reveal.is_empty() {
-                        ui.label(pointers::in_words(&fill_as(TextId::Reveal(k), &step.reveal)));
+                        let (said, not_so) = fill_as(TextId::Reveal(k), &step.reveal, &step.claims);
+                        ui.label(pointers::in_words(&said));
+                        not_borne_out(ui, &not_so);
                     }
                     if !step.set.is_empty() {
                         let ready = !asked || self.revealed;
@@ -451,32 +476,20 @@ impl LessonsWindow {
                 if lesson_quotes_figures(lesson) {
                     ui.weak(format!("Numbers in this lesson are measured in the running session over the last {FIGURE_WINDOW_S:.0} s (… while they are being measured)."));
                 }
-                ui.horizontal(|ui| {
-                    if ui
-                        .add_enabled(k > 0, egui::Button::new("Previous step"))
-                        .clicked()
-                    {
-                        step_to = Some(k - 1);
-                    }
-                    if ui
-                        .add_enabled(k + 1 < n, egui::Button::new("Next step"))
-                        .clicked()
-                    {
-                        step_to = Some(k + 1);
-                    }
-                });
                 // The lesson's conclusion waits until its last step is answered and done.
                 let last_done = lesson.steps.get(k).is_none_or(|st| {
                     (st.question.is_none() || self.revealed) && (st.set.is_empty() || self.done)
                 });
                 if k + 1 == n && last_done {
                     ui.separator();
+                    let (said, not_so) = fill_as(TextId::Expect, &lesson.expect, &lesson.claims);
                     ui.label(RichText::new(format!(
                         "What you should have seen: {}",
-                        pointers::in_words(&fill_as(TextId::Expect, &lesson.expect))
+                        pointers::in_words(&said)
                     )));
+                    not_borne_out(ui, &not_so);
                     if !lesson.fix.is_empty() {
-                        ui.label(format!("The fix: {}", pointers::in_words(&fill_as(TextId::Fix, &lesson.fix))));
+                        ui.label(format!("The fix: {}", pointers::in_words(&fill_as(TextId::Fix, &lesson.fix, &[]).0)));
                     }
                     if let Some(f) = &lesson.fixed
                         && ui
@@ -570,6 +583,17 @@ fn in_words(kv: &str) -> String {
 }
 
 /// `text` cut (with "…") to at most `width` points in the body font.
+/// What the text above claims and this session does not bear out (a setting changed since
+/// the scenario started, or a scenario that behaves otherwise): said under the text, so a
+/// lesson never leaves a learner with a claim the plots contradict.
+fn not_borne_out(ui: &mut egui::Ui, not_so: &[String]) {
+    let (_, bad) = verdict_colors(ui.visuals().dark_mode);
+    for said in not_so {
+        ui.colored_label(bad, format!("Not so in this session: {said}."))
+            .on_hover_text("The lesson's claim is checked against the figures this session measured in the state the text speaks of. A setting changed since the scenario started can make a claim untrue here.");
+    }
+}
+
 fn fit_text(ui: &egui::Ui, text: &str, width: f32) -> String {
     let font = egui::TextStyle::Body.resolve(ui.style());
     let painter = ui.painter();
