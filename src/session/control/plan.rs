@@ -589,7 +589,9 @@ mod tests {
             p.set(&format!("faults.{key}={}", !s.preset().faults.is_on(i)))
                 .unwrap();
             let changes_list = p.checked_bindings().unwrap() != before;
-            let planned = s.plan(&Command::SetFaults(p.faults.clone()), &[0, 1]).unwrap();
+            let planned = s
+                .plan(&Command::SetFaults(p.faults.clone()), &[0, 1])
+                .unwrap();
             assert_eq!(
                 planned.outcome == Outcome::Respawned,
                 changes_list,
