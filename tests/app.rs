@@ -486,6 +486,18 @@ fn the_journey_of_the_move_at_the_cursor() {
     h.get_by_label_contains("Bound values in -> out of each execution: re-simulated");
 }
 
+/// Types `text` into the number field labelled `label` and confirms it with Enter.
+fn type_number(h: &mut Harness<'static, MovescopeApp>, label: &str, text: &str) {
+    h.get_by_label(label).click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label(label).type_text(text);
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+}
+
 #[test]
 fn the_doctor_explains_the_opened_recording() {
     let (_dir, path) = recording_with_cursor("doc.msrec", 3.0);
@@ -525,6 +537,30 @@ fn the_doctor_explains_the_opened_recording() {
         (l.client, l.move_id),
         (r.diagnoses[0].client, r.diagnoses[0].move_id)
     );
+    // Any move by its number (as a log or a bug report names it): the cursor goes where the
+    // client closed it and its journey opens.
+    let (client, wanted) = (r.diagnoses[0].client, r.diagnoses[0].move_id + 7);
+    type_number(&mut h, "Go to client", &client.to_string());
+    type_number(&mut h, "move", &wanted.to_string());
+    h.get_by_label("Go").click();
+    h.run_steps(3);
+    step_until(&mut h, "the journey traced", |a| {
+        !a.is_tracing_values()
+            && a.lineage()
+                .is_some_and(|l| l.as_ref().is_ok_and(|l| l.move_id == wanted))
+    });
+    let l = h
+        .state()
+        .lineage()
+        .expect("a journey")
+        .clone()
+        .expect("traced");
+    assert_eq!((l.client, l.move_id), (client, wanted));
+    // A move the data does not hold is said, not guessed.
+    type_number(&mut h, "move", "4000000");
+    h.get_by_label("Go").click();
+    h.run_steps(3);
+    h.get_by_label_contains(&format!("client {client} closed no move 4000000"));
     // From the symptom to its lesson: asked first (the lesson replaces the recording
     // shown), then the lesson starts live, its question first.
     h.get_by_label("Pitfall 1: an unbound member").click();

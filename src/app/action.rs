@@ -52,6 +52,11 @@ pub enum Action {
         /// `t` is when the server executed the move, not when the client closed it.
         on_server: bool,
     },
+    /// Move the cursor to where client `client` closed move `move_id`, and open its journey.
+    GoToMove {
+        client: u16,
+        move_id: u32,
+    },
     OpenRecording(PathBuf),
     /// Open or close a window (or switch the theme).
     Toggle(Toggle),

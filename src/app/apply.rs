@@ -87,6 +87,7 @@ impl MovescopeApp {
                     t,
                     on_server,
                 } => self.show_lineage(client, move_id, t, on_server),
+                Action::GoToMove { client, move_id } => self.go_to_move(client, move_id),
                 Action::OpenRecording(path) => self.open_recording(&path, None),
                 Action::Toggle(t) => self.toggle(t),
                 Action::DismissStatus => self.status.dismiss_problem(),

@@ -39,6 +39,8 @@ pub struct DoctorWindow {
     /// A lesson picked under "learn it", waiting for the user to confirm (starting it ends
     /// what is shown now).
     confirm: Option<(String, String)>,
+    /// The move "Go to move" goes to: (client, move id).
+    go_to: (u16, u32),
 }
 
 /// Corrections listed in the window (the rest are counted).
@@ -123,6 +125,7 @@ impl DoctorWindow {
         let mut seek = None;
         let mut journey = None;
         let mut lesson: Option<String> = None;
+        let mut go = None;
         super::window(ctx, "Desync doctor")
             .open(&mut open)
             .default_width(700.0)
@@ -161,6 +164,9 @@ impl DoctorWindow {
                 });
                 if let Some(e) = &self.error {
                     ui.colored_label(Color32::from_rgb(230, 80, 80), e);
+                }
+                if go_to_move_row(ui, &mut self.go_to) {
+                    go = Some(self.go_to);
                 }
                 let Some(r) = &self.report else { return };
                 ui.separator();
@@ -254,6 +260,9 @@ impl DoctorWindow {
         if let Some(t) = seek {
             actions.push(Action::Time(TimeCommand::Seek(t)));
         }
+        if let Some((client, move_id)) = go {
+            actions.push(Action::GoToMove { client, move_id });
+        }
         if let Some((client, m, t)) = journey {
             actions.push(Action::Time(TimeCommand::Seek(t)));
             actions.push(Action::Journey {
@@ -265,4 +274,21 @@ impl DoctorWindow {
         }
         actions
     }
+}
+
+/// "Go to move": a client and a move id (as a GMC log or a bug report names it); true when
+/// the button was clicked.
+fn go_to_move_row(ui: &mut egui::Ui, go_to: &mut (u16, u32)) -> bool {
+    ui.horizontal(|ui| {
+        let l = ui.label("Go to client");
+        ui.add(egui::DragValue::new(&mut go_to.0).range(0..=255))
+            .labelled_by(l.id);
+        let l = ui.label("move");
+        ui.add(egui::DragValue::new(&mut go_to.1).range(0..=u32::MAX))
+            .labelled_by(l.id);
+        ui.button("Go")
+            .on_hover_text("Move the cursor to where this client closed this move, and open its journey (its frames, the link, the server, and the correction if there was one).")
+            .clicked()
+    })
+    .inner
 }

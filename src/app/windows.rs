@@ -158,6 +158,21 @@ impl MovescopeApp {
             .trace(source, client, move_id, t, on_server);
     }
 
+    /// The cursor to where `client` closed `move_id`, and the move's journey; the status line
+    /// says so when the data held has no such move.
+    pub fn go_to_move(&mut self, client: u16, move_id: u32) {
+        let machine = crate::model::telemetry::Machine::Client(client);
+        match self.shown.store.move_closed_at(machine, move_id) {
+            Some(t) => {
+                self.actions.push(Action::Time(crate::session::timeline::TimeCommand::Seek(t)));
+                self.show_lineage(client, Some(move_id), t, false);
+            }
+            None => self.status.set(format!(
+                "client {client} closed no move {move_id} in the data held (a live session keeps its last minutes; a client that rejoined counts its moves from 1 again)"
+            )),
+        }
+    }
+
     /// A journey opened on the live session is traced again while its move is young, so
     /// what happened to the move after it was opened shows.
     pub(super) fn refresh_live_journey(&mut self) {

@@ -284,6 +284,17 @@ impl Store {
             .map(|m| m.2)
     }
 
+    /// When client `machine` closed its move `id` (the latest such move: ids start again
+    /// when a client rejoins), if the store holds it.
+    pub fn move_closed_at(&self, machine: Machine, id: u32) -> Option<f64> {
+        self.move_ids
+            .get(&(machine, false))?
+            .iter()
+            .rev()
+            .find(|m| m.1 == id)
+            .map(|m| m.0)
+    }
+
     /// The ids of client `machine`'s moves whose points are nearest `t` (within `within` s):
     /// closed on the client, or executed on the server (`on_server`; the server executes
     /// several moves of a client in one frame, at one time). Empty when none is that near.
