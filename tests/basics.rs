@@ -309,7 +309,7 @@ fn a_false_claim_is_caught() {
     let wrong = claims_not_borne_out("basics-03", &p);
     assert_eq!(wrong.len(), 1, "{wrong:?}");
     assert!(
-        wrong[0].contains("Corrections the clients received is"),
+        wrong[0].contains("Corrections the clients received: "),
         "{}",
         wrong[0]
     );

@@ -465,6 +465,6 @@ fn a_claim_the_session_does_not_bear_out_is_said_under_its_text() {
     });
     h.run_steps(2);
     h.get_by_label_contains(
-        "Not so in this session: Corrections the clients received is 0 here; the lesson says it is at least 5",
+        "Not so in this session: Corrections the clients received: 0 here; the lesson says at least 5",
     );
 }

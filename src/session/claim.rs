@@ -101,8 +101,8 @@ impl Claim {
         }
     }
 
-    /// How the claim reads to a learner when the session does not bear it out: "corrections
-    /// (corrections the clients received) is 12; the lesson says it is 0".
+    /// How the claim reads to a learner when the session does not bear it out: "Corrections
+    /// the clients received: 12 here; the lesson says 0".
     pub fn refuted(&self, left: &Measured, right: Option<&Measured>) -> String {
         let fmt = |x: f64| self.left.def.format(x);
         let bound = match (self.bound, right) {
@@ -127,7 +127,7 @@ impl Claim {
             Cmp::Within => "between ",
         };
         format!(
-            "{} is {} here; the lesson says it is {op}{bound}",
+            "{}: {} here; the lesson says {op}{bound}",
             capitalised(self.left.def.what),
             left.1
         )
@@ -230,7 +230,7 @@ mod tests {
         let c = Claim::parse("corrections = 0").expect("parses");
         assert_eq!(
             c.refuted(&(12.0, "12".into()), None),
-            "Corrections the clients received is 12 here; the lesson says it is 0"
+            "Corrections the clients received: 12 here; the lesson says 0"
         );
         let c = Claim::parse("move_age_ms > 0.5 * rtt_ms").expect("parses");
         let said = c.refuted(&(40.0, "40 ms".into()), Some(&(200.0, "200 ms".into())));
