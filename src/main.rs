@@ -80,15 +80,23 @@ fn main() -> ExitCode {
             screenshot,
             screenshot_after,
             whatif,
-        }) => open_recording(
-            file,
-            at,
-            screenshot,
-            screenshot_after,
-            whatif,
-            cli.app.windows.clone(),
-            cli.app.component.clone(),
-        ),
+        }) => {
+            // `movescope --screenshot F open FILE` means the same as `open FILE --screenshot F`
+            // (it used to be ignored, and the window never closed).
+            let (screenshot, screenshot_after) = match screenshot {
+                Some(s) => (Some(s), screenshot_after),
+                None => (cli.app.screenshot.clone(), cli.app.screenshot_after),
+            };
+            open_recording(
+                file,
+                at,
+                screenshot,
+                screenshot_after,
+                whatif,
+                cli.app.windows.clone(),
+                cli.app.component.clone(),
+            )
+        }
         Some(Command::Inspect {
             file,
             events: true,
