@@ -103,7 +103,13 @@ impl DoctorWindow {
                 Poll::Ready(done) => {
                     self.running = None;
                     match done {
-                        Ok(r) => self.report = Some(r),
+                        Ok(r) => {
+                            // "Go to move" starts at the first correction's move.
+                            if let Some(d) = r.diagnoses.first() {
+                                self.go_to = (d.client, d.move_id);
+                            }
+                            self.report = Some(r);
+                        }
                         Err(e) => self.error = Some(e),
                     }
                 }
