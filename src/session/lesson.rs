@@ -286,10 +286,8 @@ impl LessonStates {
         now: f64,
     ) -> Option<f64> {
         let own = self.shown(id);
-        let q = text
-            .split('{')
-            .skip(1)
-            .filter_map(|part| super::figures::quote(part.split_once('}')?.0))
+        let q = crate::support::delimited::tokens(text, "{", "}")
+            .filter_map(super::figures::quote)
             .find(|q| q.def.name == figure)?;
         match self.resolve(own, q, store, now) {
             Resolved::Measured(v, _) => Some(v),

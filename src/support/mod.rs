@@ -1,9 +1,11 @@
 //! Layer `support`: small leaves every other layer may use — seeded random streams
 //! (`rng`), the table of accepted setting ranges (`ranges`), the presets built into the binary
-//! (`shipped`), safe output writing (`output`) and readable time stamps for names (`stamp`).
+//! (`shipped`), safe output writing (`output`), readable time stamps for names (`stamp`) and the
+//! scanner of delimited tokens in lesson texts (`delimited`).
 //!
 //! May use: nothing else in the crate. Used by: every layer.
 
+pub mod delimited;
 pub mod output;
 pub mod ranges;
 pub mod rng;

@@ -58,10 +58,7 @@ pub struct LessonsWindow {
 /// Whether a lesson's texts quote measured figures.
 fn lesson_quotes_figures(l: &crate::session::preset::Lesson) -> bool {
     let quotes = |t: &str| {
-        t.split('{').skip(1).any(|part| {
-            part.split_once('}')
-                .is_some_and(|(q, _)| figures::quote(q).is_some())
-        })
+        crate::support::delimited::tokens(t, "{", "}").any(|q| figures::quote(q).is_some())
     };
     quotes(&l.expect) || l.steps.iter().any(|s| quotes(&s.say) || quotes(&s.reveal))
 }

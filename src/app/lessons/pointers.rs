@@ -60,34 +60,14 @@ pub fn control(id: &str) -> Option<&'static Control> {
 /// `text` with every `[[id]]` in words: “label” (place). An unknown id is left as written
 /// (the shipped lessons are tested to name none).
 pub fn in_words(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("[[") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 2..];
-        match after
-            .find("]]")
-            .and_then(|j| control(&after[..j]).map(|c| (j, c)))
-        {
-            Some((j, c)) => {
-                out.push_str(&format!("“{}” ({})", c.label, c.place));
-                rest = &after[j + 2..];
-            }
-            None => {
-                out.push_str("[[");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    crate::support::delimited::replace(text, "[[", "]]", |id| {
+        control(id).map(|c| format!("“{}” ({})", c.label, c.place))
+    })
 }
 
 /// The ids `text` points at.
 pub fn named(text: &str) -> impl Iterator<Item = &str> {
-    text.split("[[")
-        .skip(1)
-        .filter_map(|part| part.split_once("]]").map(|(id, _)| id))
+    crate::support::delimited::tokens(text, "[[", "]]")
 }
 
 fn pointed_id() -> egui::Id {

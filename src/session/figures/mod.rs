@@ -186,27 +186,7 @@ impl Quote {
 /// Text with every quote (`{figure}`, `{figure@k}`) replaced by what `say` makes of it;
 /// braces that quote no figure are left as they are.
 pub fn fill_with(text: &str, mut say: impl FnMut(Quote) -> String) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find('{') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        match after
-            .find('}')
-            .and_then(|j| quote(&after[..j]).map(|q| (j, q)))
-        {
-            Some((j, q)) => {
-                out.push_str(&say(q));
-                rest = &after[j + 1..];
-            }
-            None => {
-                out.push('{');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    crate::support::delimited::replace(text, "{", "}", |inside| quote(inside).map(&mut say))
 }
 
 /// Text with every `{figure}` replaced by its value over `[t0, t1)` (`…` while it has no
@@ -220,27 +200,18 @@ pub fn fill(text: &str, store: &Store, t0: f64, t1: f64) -> String {
 
 /// The figures `text` quotes in a named state (`{name@k}`), with the state.
 pub fn states_quoted(text: &str) -> impl Iterator<Item = (&'static str, usize)> + '_ {
-    text.split('{')
-        .skip(1)
-        .filter_map(|part| quote(part.split_once('}')?.0))
+    crate::support::delimited::tokens(text, "{", "}")
+        .filter_map(quote)
         .filter_map(|q| Some((q.def.name, q.state?)))
 }
 
 /// The quotes between braces in `text` that are not figures (a preset's lesson is refused
 /// with them).
 pub fn unknown_in(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find('{') {
-        let after = &rest[i + 1..];
-        let Some(j) = after.find('}') else { break };
-        let name = &after[..j];
-        if quote(name).is_none() {
-            out.push(name.to_string());
-        }
-        rest = &after[j + 1..];
-    }
-    out
+    crate::support::delimited::tokens(text, "{", "}")
+        .filter(|inside| quote(inside).is_none())
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
