@@ -69,7 +69,7 @@ fn the_offer_starts_the_first_basics_lesson_in_one_click() {
     );
     h.get_by_label("Step 1 of 2");
     h.get_by_label("You press a key. When does your own pawn move on your screen?");
-    // Answer; the reveal quotes the round trip this session measures.
+    // Answer; the reveal quotes the owner's wait and the round trip this session measures.
     h.get_by_label("After a round trip: the input travels to the server, the result travels back")
         .click();
     h.run_steps(2);
@@ -79,22 +79,28 @@ fn the_offer_starts_the_first_basics_lesson_in_one_click() {
         a.store().latest() > 3.0
     });
     h.run_steps(2);
-    let early = format!("{:?}", h.get_by_label_contains("A round trip late:"));
+    let early = format!("{:?}", h.get_by_label_contains("A round trip late"));
     assert!(early.contains('…') && !early.contains(" ms"), "{early}");
     step_until(&mut h, "the round trip measured", |a| {
         a.time().cursor() > 10.5
     });
     h.run_steps(2);
-    let reveal = h.get_by_label_contains("A round trip late:");
+    let reveal = h.get_by_label_contains("A round trip late");
     let text = format!("{reveal:?}");
     assert!(!text.contains("{rtt_ms}"), "{text}");
     let ms: Vec<f64> = text
         .split(" ms")
         .filter_map(|a| a.rsplit(' ').next()?.parse().ok())
         .collect();
+    // The owner's wait first ("shows each input 340 ms after you press it"), then the round
+    // trip it is more than.
     assert!(
-        ms.first().is_some_and(|rtt| (150.0..300.0).contains(rtt)),
+        ms.get(1).is_some_and(|rtt| (150.0..300.0).contains(rtt)),
         "the measured round trip in {text}"
+    );
+    assert!(
+        ms[0] > ms[1],
+        "the owner waits more than the round trip: {text}"
     );
     // Step 2 switches prediction on: a new session, whose plots keep the one before it,
     // drawn over them and named, so before and after stay on one plot.

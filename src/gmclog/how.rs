@@ -116,5 +116,8 @@ pub fn silent_plot(metric: crate::session::store::Metric) -> &'static str {
             "A game log gives no display delay of proxies (gmc.LogSmoothing 1 shows interpolating and extrapolating in the buffer view)."
         }
         M::BytesSent => "A game log gives no bytes on the wire.",
+        M::OwnInputDelay => {
+            "A game log gives no owner's wait: it needs the pawn's role on its client and the display delay of proxies, which the log does not print."
+        }
     }
 }

@@ -20,7 +20,7 @@ pub struct PlotSpec {
     pub default_on: bool,
 }
 
-pub const PLOTS: [PlotSpec; 12] = [
+pub const PLOTS: [PlotSpec; 13] = [
     PlotSpec {
         title: "Move delta",
         explain: "Each move's delta time on its owning client (ms), from timestamps, clamped to MaxMoveDeltaTime. Combined moves carry the accumulated delta of their frames.",
@@ -150,6 +150,17 @@ pub const PLOTS: [PlotSpec; 12] = [
         scale: 1.0,
         unit: "moves",
         points: true,
+        zero: true,
+        default_on: false,
+    },
+    PlotSpec {
+        title: "Own input to screen",
+        explain: "How long after a client made a move its own pawn shows the result (ms). With client prediction, 0: the client runs the move at once and shows its own result. Without (bUseClientPrediction off), the move's age on the server plus the delay the client displays the server's states with, as for another player's pawn: there, executed, back and smoothed.",
+        here: "This session, last 10 s: {own_input_delay_ms} on average, at a {rtt_ms} round trip.",
+        metric: Metric::OwnInputDelay,
+        scale: 1000.0,
+        unit: "ms",
+        points: false,
         zero: true,
         default_on: false,
     },

@@ -171,6 +171,15 @@ pub const FIGURES: &[FigureDef] = &[
         over_state: false,
     },
     FigureDef {
+        name: "own_input_delay_ms",
+        what: "how long after a client made a move its own pawn shows the result (mean)",
+        measure: |s, w, a, b| mean_of(s, w, Metric::OwnInputDelay, a, b).map(|v| v * 1000.0),
+        spread: Some((Metric::OwnInputDelay, 1000.0)),
+        unit: " ms",
+        decimals: 0,
+        over_state: false,
+    },
+    FigureDef {
         name: "remote_moves_per_frame_max",
         what: "the most client moves the server executed in one of its frames",
         measure: |s, _, a, b| max_of(s, Scope::All, Metric::RemoteMovesPerFrame, a, b),

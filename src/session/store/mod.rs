@@ -9,6 +9,7 @@ use crate::model::messages::MsgKind;
 use crate::model::telemetry::{Event, Machine, PacketFate, Record, SampleKind};
 
 mod log;
+mod own;
 mod pawns;
 mod sent;
 mod series;
@@ -58,6 +59,8 @@ pub struct Store {
     names: BTreeMap<u16, String>,
     /// Events counted by machine and time (presses, dashes, one-shots, effects, log lines).
     tallies: Tallies,
+    /// The owner's wait for its own input ([`Metric::OwnInputDelay`]).
+    own: own::OwnInput,
 }
 
 impl Store {
@@ -350,6 +353,9 @@ impl Store {
         self.records += 1;
         let m = r.machine;
         self.tallies.ingest(r);
+        if let Some((client, wait)) = self.own.derive(r) {
+            self.point(client, Metric::OwnInputDelay, r.t, wait);
+        }
         if let Some(mut entry) = LogEntry::from_record(r) {
             if let (Event::Correction { move_id, .. }, Some(ts)) =
                 (&r.event, self.move_timestamp(m, entry.move_id))

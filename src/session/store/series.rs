@@ -28,13 +28,21 @@ pub enum Metric {
     BytesSent,
     /// Server: remote moves executed per server frame.
     RemoteMovesPerFrame,
+    /// Client: how long after the client made a move its own pawn shows the move's result
+    /// (s): 0 with prediction (the move's result is shown in the frame it was made);
+    /// without, the move's age on the server plus the display delay the client shows the
+    /// server's states with. Placed when the server executed the move.
+    OwnInputDelay,
 }
 
 impl Metric {
     /// Measured from the server's records (a participant, whose server is its host's, has
     /// none of these).
     pub fn measured_on_server(self) -> bool {
-        matches!(self, Metric::MoveAge | Metric::RemoteMovesPerFrame)
+        matches!(
+            self,
+            Metric::MoveAge | Metric::RemoteMovesPerFrame | Metric::OwnInputDelay
+        )
     }
 
     /// The name used in CSV exports and on the command line.
@@ -52,6 +60,7 @@ impl Metric {
             Metric::ClockOffset => "clock_offset",
             Metric::BytesSent => "bytes_sent",
             Metric::RemoteMovesPerFrame => "remote_moves_per_frame",
+            Metric::OwnInputDelay => "own_input_delay",
         }
     }
 
@@ -63,7 +72,8 @@ impl Metric {
             | Metric::MoveDelta
             | Metric::InterpDelay
             | Metric::Rtt
-            | Metric::ClockOffset => "s",
+            | Metric::ClockOffset
+            | Metric::OwnInputDelay => "s",
             Metric::FramesPerMove => "frames",
             Metric::Substeps => "substeps",
             Metric::ReplayDepth => "moves",
@@ -76,7 +86,7 @@ impl Metric {
     /// Points of this metric are placed when the server executed a client's move (not when
     /// the client closed it).
     pub fn at_server_execution(self) -> bool {
-        self == Metric::MoveAge
+        matches!(self, Metric::MoveAge | Metric::OwnInputDelay)
     }
 
     /// One point per move (closed on its client, or executed on the server): the store can
@@ -86,6 +96,7 @@ impl Metric {
             self,
             Metric::MoveTimestampOffset
                 | Metric::MoveAge
+                | Metric::OwnInputDelay
                 | Metric::MoveDelta
                 | Metric::FramesPerMove
                 | Metric::Substeps
@@ -96,7 +107,7 @@ impl Metric {
         Metric::ALL.into_iter().find(|m| m.name() == name)
     }
 
-    pub const ALL: [Metric; 12] = [
+    pub const ALL: [Metric; 13] = [
         Metric::MoveTimestampOffset,
         Metric::MoveAge,
         Metric::MoveDelta,
@@ -109,6 +120,7 @@ impl Metric {
         Metric::ClockOffset,
         Metric::BytesSent,
         Metric::RemoteMovesPerFrame,
+        Metric::OwnInputDelay,
     ];
 }
 
