@@ -474,3 +474,21 @@ fn a_claim_the_session_does_not_bear_out_is_said_under_its_text() {
         "Not so in this session: Corrections the clients received: 0 here; the lesson says at least 5",
     );
 }
+
+/// A lesson opened from the command line shows the plot its first step looks at, as one
+/// picked in the panel does: basics 1 points at "Own input to screen", which is off by default.
+#[test]
+fn a_lesson_opened_at_start_shows_the_plot_its_step_looks_at() {
+    let name = "basics-01-no-prediction";
+    let (p, _) = Preset::find(name).expect("shipped");
+    let mut h = app(AppOptions {
+        answer: Some(1),
+        ..AppOptions::live(p, name)
+    });
+    h.run_steps(4);
+    h.get_by_label_contains("Own input to screen (ms)  <- look here");
+    assert!(
+        h.state().plot_transform("Own input to screen").is_some(),
+        "drawn"
+    );
+}

@@ -110,6 +110,10 @@ impl MovescopeApp {
             .list
             .iter()
             .position(|e| lessons::lesson_key(&e.name) == name);
+        // As when picked in the panel: the plot the first step looks at is shown.
+        if let Some(plot) = self.windows.lessons.focus() {
+            self.actions.push(Action::ShowPlot(plot));
+        }
         // As when picked in the panel: a first question holds the session.
         let asks_first = self
             .windows
