@@ -37,6 +37,9 @@ pub fn y_bounds(
             (0.0, 1.0)
         };
     }
+    // A series lying on zero (no wait with prediction, no extrapolation) is drawn a little
+    // above the frame's edge, not on it.
+    let on_zero = lo >= 0.0 && lo <= 0.01 * hi.abs();
     if spec.zero {
         lo = lo.min(0.0);
     }
@@ -52,7 +55,11 @@ pub fn y_bounds(
         }
     }
     let pad = span * 0.12;
-    let lo = if spec.zero && lo >= 0.0 { lo } else { lo - pad };
+    let lo = match (spec.zero && lo >= 0.0, on_zero) {
+        (true, true) => -span * 0.03,
+        (true, false) => lo,
+        (false, _) => lo - pad,
+    };
     (lo, lo.max(hi) + pad.max(span * 0.12))
 }
 
@@ -177,6 +184,15 @@ mod tests {
         let (lo, hi) = y_bounds(spec(Metric::MoveDelta), &lines, 0.0, 5.0);
         assert_eq!(lo, 0.0);
         assert!(hi > 40.0 * 1.1, "{hi}");
+        // A series on zero is drawn just above the frame's edge (no tick below zero).
+        let flat = [PlotPoint::new(1.0, 0.0), PlotPoint::new(2.0, 350.0)];
+        let (lo, _) = y_bounds(
+            spec(Metric::OwnInputDelay),
+            &[(Machine::Client(0), false, &flat[..])],
+            0.0,
+            5.0,
+        );
+        assert!(lo < 0.0 && lo > -0.05 * 350.0, "{lo}");
         // Only the window's points count.
         let (_, hi) = y_bounds(spec(Metric::MoveDelta), &lines, 0.0, 1.5);
         assert!(hi < 40.0, "{hi}");
