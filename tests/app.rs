@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::ui::type_number;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use movescope::app::{AppOptions, MovescopeApp};
@@ -484,18 +486,6 @@ fn the_journey_of_the_move_at_the_cursor() {
         "the button and the window"
     );
     h.get_by_label_contains("Bound values in -> out of each execution: re-simulated");
-}
-
-/// Types `text` into the number field labelled `label` and confirms it with Enter.
-fn type_number(h: &mut Harness<'static, MovescopeApp>, label: &str, text: &str) {
-    h.get_by_label(label).click();
-    h.run_steps(2);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label(label).type_text(text);
-    h.run_steps(1);
-    h.key_press(egui::Key::Enter);
-    h.run_steps(2);
 }
 
 #[test]

@@ -8,6 +8,8 @@ use egui_kittest::kittest::Queryable;
 use movescope::app::{AppOptions, MovescopeApp};
 use movescope::session::preset::Preset;
 
+use common::ui::retype;
+
 const OFFER: &str = "New to client-side prediction?";
 
 fn app(options: AppOptions) -> Harness<'static, MovescopeApp> {
@@ -39,17 +41,6 @@ fn step_until(
         h.run_steps(1);
     }
     assert!(done(h.state()), "{what} within 30 s");
-}
-
-/// Focuses the field labelled `label`, selects what it holds and types `text` over it (not
-/// yet confirmed: no Enter).
-fn retype(h: &mut Harness<'static, MovescopeApp>, label: &str, text: &str) {
-    h.get_by_label(label).click();
-    h.run_steps(2);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label(label).type_text(text);
-    h.run_steps(1);
 }
 
 #[test]

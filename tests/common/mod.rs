@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod proc;
+pub mod ui;
 
 use movescope::model::telemetry::Record;
 use movescope::session::preset::Preset;
