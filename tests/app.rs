@@ -1260,6 +1260,13 @@ fn help_names_the_keys_that_drive_a_pawn() {
     h.run_steps(3);
     h.get_by_label("W A S D");
     h.get_by_label_contains("once Controls > Drive a pawn has given it to the keyboard");
+    // The longest line wraps inside the window, which stays on the screen (1280 wide).
+    let palette = h.get_by_label_contains("the command palette");
+    assert!(
+        palette.rect().max.x <= 1280.0,
+        "cut at the screen's edge: {:?}",
+        palette.rect()
+    );
 }
 
 /// Following a live session is playing: the timeline's button says Pause and stops at the

@@ -7,11 +7,13 @@ pub fn ui(ctx: &egui::Context) -> bool {
     let mut open = true;
     super::window(ctx, "Help")
             .open(&mut open)
-            .default_width(420.0)
+            .default_width(780.0)
+            .min_width(600.0)
             .show(ctx, |ui| {
                 ui.label("movescope runs GMC's move cycle: clients predict their pawns, the server re-runs every move and corrects the clients that diverged; everyone else's pawns are smoothed proxies. Hover any title for what it shows.");
                 ui.separator();
-                egui::Grid::new("keys").num_columns(2).show(ui, |ui| {
+                // Long explanations wrap inside their column: the window never runs past the screen.
+                egui::Grid::new("keys").num_columns(2).max_col_width(540.0).show(ui, |ui| {
                     for (k, what) in [
                         ("Space", "pause/resume a live session; play/pause a recording (a dash while you drive a pawn)"),
                         ("W A S D", "drive a client's pawn, once Controls > Drive a pawn has given it to the keyboard (click the world view first so the keys reach it)"),
@@ -30,7 +32,7 @@ pub fn ui(ctx: &egui::Context) -> bool {
                         ("F1", "this window"),
                     ] {
                         ui.monospace(k);
-                        ui.label(what);
+                        ui.add(egui::Label::new(what).wrap());
                         ui.end_row();
                     }
                 });
