@@ -121,7 +121,7 @@ fn fixed_variants_and_standalone_are_clean() {
         assert!(
             r.diagnoses
                 .iter()
-                .all(|d| d.cause == Cause::ServerDecidedOutcome),
+                .all(|d| d.cause == Some(Cause::ServerDecidedOutcome)),
             "{name}:\n{}",
             r.to_text(3)
         );
@@ -220,7 +220,7 @@ fn a_derived_value_bound_as_input_is_believed_and_its_fix_corrects_the_cheat() {
         assert!(
             matches!(
                 d.cause,
-                Cause::WrittenOutsideMove | Cause::BeforeFirstServerUpdate
+                Some(Cause::WrittenOutsideMove | Cause::BeforeFirstServerUpdate)
             ),
             "{}",
             r.to_text(20)
@@ -319,7 +319,7 @@ fn with_the_value_trace_each_correction_names_where_values_parted() {
     let turret: Vec<_> = r
         .diagnoses
         .iter()
-        .filter(|d| d.cause == Cause::ServerDecidedOutcome)
+        .filter(|d| d.cause == Some(Cause::ServerDecidedOutcome))
         .collect();
     assert!(!turret.is_empty());
     for d in &turret {

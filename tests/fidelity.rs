@@ -664,7 +664,7 @@ fn the_owner_lacks_server_authoritative_values_until_its_first_server_update() {
         .filter(|d| d.deviations.iter().any(|v| v.binding == "team"))
         .map(|d| d.cause)
         .collect::<Vec<_>>();
-    assert_eq!(first, vec![Cause::BeforeFirstServerUpdate; 3]);
+    assert_eq!(first, vec![Some(Cause::BeforeFirstServerUpdate); 3]);
 
     // Sent also as an actor property, the team seeds the owner's bound copy at spawn.
     let fixed = shipped("pitfall-07-spawn-data-only-bound-fixed", &[]);

@@ -53,16 +53,18 @@ pub(crate) fn naming_for(
     if component.is_empty() {
         return Ok((Naming::none(), Vec::new()));
     }
-    let report = lint::lint_paths(component, Rates::of(&Preset::builtin_default()));
+    // A header named alone brings its source: the binds are usually in the .cpp.
+    let mut paths = component.to_vec();
+    paths.extend(lint::sources_of_headers(component));
+    let report = lint::lint_paths(&paths, Rates::of(&Preset::builtin_default()));
     for p in &report.problems {
         eprintln!("{}: warning: {}", p.path.display(), p.problem);
     }
     let chosen = choose(&report, class)?;
     let (list, source) = names::component_list(chosen);
-    Ok((
-        Naming::from_list(&list, source),
-        names::header_bindings(chosen),
-    ))
+    let mut naming = Naming::from_list(&list, source);
+    naming.code = names::member_code(&report, chosen);
+    Ok((naming, names::header_bindings(chosen)))
 }
 
 fn choose<'a>(report: &'a LintReport, class: Option<&str>) -> Result<&'a ComponentReport, String> {
@@ -199,7 +201,7 @@ fn print_report(imported: &Imported, job: &ImportJob, out: &Path) {
 
 /// Who is who, and how each file's clock was set.
 pub(crate) fn describe_cast(imported: &Imported) -> Vec<String> {
-    use movescope::gmclog::cast::{ClockSource, Part};
+    use movescope::gmclog::cast::Part;
     let scan = &imported.scan;
     let mut out = Vec::new();
     for p in &scan.cast.pawns {
@@ -230,19 +232,7 @@ pub(crate) fn describe_cast(imported: &Imported) -> Vec<String> {
         out.push(format!("{who}: {what}"));
     }
     for (i, c) in scan.cast.clocks.iter().enumerate() {
-        let how = match c.source {
-            ClockSource::WorldTime => "from gmc.LogNetWorldTime lines (exact)",
-            ClockSource::ClientMoves => {
-                "from the client's move timestamps (its synchronized clock)"
-            }
-            ClockSource::ServerMoves => {
-                "from the server's received moves (the shortest move age taken as 0; turn on gmc.LogNetWorldTime for an exact clock)"
-            }
-            ClockSource::FirstLine => "no anchor: the first line is time 0",
-            ClockSource::MoveTimes => {
-                "no times in the lines: each line takes the last move timestamp before it"
-            }
-        };
+        let how = c.source.describe();
         let file = scan
             .paths
             .get(i)
@@ -262,7 +252,8 @@ pub(crate) fn missing(imported: &Imported) -> Vec<String> {
                 .to_string(),
         );
     }
-    if !seen.validation {
+    // With LogGMCReplication at Verbose, no validation line means none failed.
+    if !seen.validation && !seen.verbose {
         v.push(
             "no validation lines: the deviating value needs `Log LogGMCReplication Verbose`"
                 .to_string(),
@@ -276,7 +267,8 @@ pub(crate) fn missing(imported: &Imported) -> Vec<String> {
             "no iterations: sub-steps per move need `Log LogGMCMovement VeryVerbose`".to_string(),
         );
     }
-    if !seen.dumps {
+    // GMC 1.x's trace lines carry the locations in their columns.
+    if !seen.dumps && !(seen.move_trace && imported.scan.v1_lines > 0) {
         v.push(
             "no state dumps: the world view has no locations (the move trace's dumps carry them)"
                 .to_string(),

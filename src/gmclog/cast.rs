@@ -99,10 +99,35 @@ pub enum ClockSource {
     /// The server's received moves: the move timestamps' upper envelope (the moves' shortest
     /// age is taken as 0).
     ServerMoves,
+    /// Another file's anchor: both files' engine date-times are UTC, so one offset serves
+    /// both (a server log without world-time lines, beside a client's).
+    SharedWall,
     /// No anchor: the first line is time 0.
     FirstLine,
     /// No wall time in the file.
     MoveTimes,
+}
+
+impl ClockSource {
+    /// How the file's times were put on the session's axis, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ClockSource::WorldTime => "from gmc.LogNetWorldTime lines (exact)",
+            ClockSource::ClientMoves => {
+                "from the client's move timestamps (its synchronized clock)"
+            }
+            ClockSource::ServerMoves => {
+                "from the server's received moves (the shortest move age taken as 0; turn on gmc.LogNetWorldTime for an exact clock)"
+            }
+            ClockSource::SharedWall => {
+                "from another file's anchor, both files' engine times being UTC (the machines' clocks taken as in step)"
+            }
+            ClockSource::FirstLine => "no anchor: the first line is time 0",
+            ClockSource::MoveTimes => {
+                "no times in the lines: each line takes the last move timestamp before it"
+            }
+        }
+    }
 }
 
 /// What the first pass learnt.
@@ -141,7 +166,13 @@ struct ClockSamples {
     first_gmc_wall: Option<f64>,
     first_ts: Option<f64>,
     any_wall: bool,
+    /// The engine's date-time prefix (seconds since 1970), not a time of day or since start:
+    /// files with it share one clock up to the machines' clock error.
+    calendar: bool,
 }
+
+/// Wall times above this are calendar times (seconds since 1970), not times of day.
+const CALENDAR: f64 = 1e8;
 
 impl CastBuilder {
     /// One line of file `file` (line number `n`), with its wall time and message.
@@ -170,6 +201,7 @@ impl CastBuilder {
         }
         let f = &mut self.files[file];
         f.any_wall = true;
+        f.calendar |= wall > CALENDAR;
         f.first_wall.get_or_insert(wall);
     }
 
@@ -191,6 +223,7 @@ impl CastBuilder {
     fn clock(&mut self, file: usize, wall: f64, role: Role, msg: &Msg<'_>) {
         let f = &mut self.files[file];
         f.any_wall = true;
+        f.calendar |= wall > CALENDAR;
         f.first_wall.get_or_insert(wall);
         match (role, msg) {
             (_, Msg::WorldTime { time, .. }) if f.world.len() < CLOCK_SAMPLES => {
@@ -201,7 +234,9 @@ impl CastBuilder {
             }
             (
                 Role::RemoteAuthority,
-                Msg::ServerReceived { ts } | Msg::ServerExecuted { ts, .. },
+                Msg::ServerReceived { ts }
+                | Msg::ServerExecuted { ts, .. }
+                | Msg::FailedValidation { ts, .. },
             ) => {
                 let d = ts.secs() - wall;
                 f.server_max = Some(f.server_max.map_or(d, |m: f64| m.max(d)));
@@ -212,7 +247,8 @@ impl CastBuilder {
 
     /// Pairs server copies with predicting pawns, numbers the clients and settles the clocks.
     pub fn finish(self) -> Cast {
-        let clocks: Vec<FileClock> = self.files.iter().map(settle_clock).collect();
+        let mut clocks: Vec<FileClock> = self.files.iter().map(settle_clock).collect();
+        share_calendar_clocks(&self.files, &mut clocks);
         let t_start = self
             .files
             .iter()
@@ -236,14 +272,26 @@ impl CastBuilder {
     }
 }
 
-/// The move timestamp a line names, for pairing (client: executed or sent; server: received
-/// or executed).
+/// The move timestamp a line names, for pairing (client: executed, sent, a reply or its own
+/// verdict on one; server: received, executed, or its verdict): a log with only the Verbose
+/// verdict lines pairs by those.
 fn move_ts(role: Role, msg: &Msg<'_>) -> Option<i64> {
     match (role, msg) {
-        (Role::AutonomousProxy, Msg::Executed { ts, .. } | Msg::Sent { ts, .. })
-        | (Role::RemoteAuthority, Msg::ServerReceived { ts } | Msg::ServerExecuted { ts, .. }) => {
-            Some(ts.micros)
-        }
+        (
+            Role::AutonomousProxy,
+            Msg::Executed { ts, .. }
+            | Msg::Sent { ts, .. }
+            | Msg::ReplyReceived { ts }
+            | Msg::SourceNotValid { ts }
+            | Msg::FailedValidation { ts, .. },
+        )
+        | (
+            Role::RemoteAuthority,
+            Msg::ServerReceived { ts }
+            | Msg::ServerExecuted { ts, .. }
+            | Msg::ServerSavedReply { ts }
+            | Msg::FailedValidation { ts, .. },
+        ) => Some(ts.micros),
         _ => None,
     }
 }
@@ -273,6 +321,50 @@ fn settle_clock(f: &ClockSamples) -> FileClock {
         ClockSource::MoveTimes
     };
     FileClock { offset, source }
+}
+
+/// Files whose engine times are calendar times share a clock: a file with only a weak anchor
+/// (the server's received moves, which assume the fastest move took no time, or none at all)
+/// takes the offset of the files with a strong one (world time, the client's synchronized
+/// move timestamps); with no strong anchor anywhere, files without one take a weak one's, and
+/// with none at all the earliest first line of them all is time 0.
+fn share_calendar_clocks(files: &[ClockSamples], clocks: &mut [FileClock]) {
+    let calendar = |i: usize| files.get(i).is_some_and(|f| f.calendar);
+    let offsets_of = |clocks: &[FileClock], sources: &[ClockSource]| -> Vec<f64> {
+        (0..clocks.len())
+            .filter(|i| calendar(*i) && sources.contains(&clocks[*i].source))
+            .filter_map(|i| clocks[i].offset)
+            .collect()
+    };
+    let strong = offsets_of(clocks, &[ClockSource::WorldTime, ClockSource::ClientMoves]);
+    let weak = offsets_of(clocks, &[ClockSource::ServerMoves]);
+    let (shared, replaces): (Option<f64>, &[ClockSource]) = if let Some(m) = median(&strong) {
+        (Some(m), &[ClockSource::ServerMoves, ClockSource::FirstLine])
+    } else if let Some(m) = median(&weak) {
+        (Some(m), &[ClockSource::FirstLine])
+    } else {
+        let first = (0..clocks.len())
+            .filter(|i| calendar(*i))
+            .filter_map(|i| files[i].first_wall)
+            .fold(f64::INFINITY, f64::min);
+        (first.is_finite().then_some(-first), &[])
+    };
+    let Some(off) = shared else {
+        return;
+    };
+    for (i, c) in clocks.iter_mut().enumerate() {
+        if !calendar(i) {
+            continue;
+        }
+        if replaces.contains(&c.source) {
+            *c = FileClock {
+                offset: Some(off),
+                source: ClockSource::SharedWall,
+            };
+        } else if replaces.is_empty() && c.source == ClockSource::FirstLine {
+            c.offset = Some(off);
+        }
+    }
 }
 
 fn first_seen_order(keys: &[(PawnKey, u64, HashSet<i64>)]) -> Vec<usize> {
@@ -337,6 +429,7 @@ fn place_server_copies(keys: &[(PawnKey, u64, HashSet<i64>)], order: &[usize], c
         taken_client.insert(id);
         client_of.insert(s, id);
     }
+    pair_leftovers_in_order(&copies, &predicting, &mut client_of);
     for s in copies {
         let id = match client_of.get(&s) {
             Some(id) => *id,
@@ -354,6 +447,32 @@ fn place_server_copies(keys: &[(PawnKey, u64, HashSet<i64>)], order: &[usize], c
             client: Some(id),
             first_line: keys[s].1,
         });
+    }
+}
+
+/// Copies and clients that shared no move timestamp (logs with too few lines) are paired in
+/// the order they first logged when as many of each are left: a client is not doubled by
+/// its own server copy.
+fn pair_leftovers_in_order(
+    copies: &[usize],
+    predicting: &[(usize, u16)],
+    client_of: &mut std::collections::HashMap<usize, u16>,
+) {
+    let left_copies: Vec<usize> = copies
+        .iter()
+        .copied()
+        .filter(|s| !client_of.contains_key(s))
+        .collect();
+    let taken: HashSet<u16> = client_of.values().copied().collect();
+    let left_clients: Vec<u16> = predicting
+        .iter()
+        .map(|(_, id)| *id)
+        .filter(|id| !taken.contains(id))
+        .collect();
+    if left_copies.len() == left_clients.len() {
+        for (s, id) in left_copies.into_iter().zip(left_clients) {
+            client_of.insert(s, id);
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::message::Side;
 use super::scan::Ts;
-use crate::model::telemetry::{DetectedBy, Deviation, Event};
+use crate::model::logged::{CheckedState, LogLine};
+use crate::model::telemetry::{Deviation, Event};
 
 /// Moves remembered per client (for ids by timestamp, replay depths and v1's short
 /// timestamps); older ones are forgotten, so memory stays flat over any length of log.
@@ -23,13 +25,56 @@ pub struct OpenMove {
     pub substeps: u16,
 }
 
+/// One side's validation lines being gathered for a verdict: the values they named, the
+/// lines, which state the verdict line named, and whether their punctuation is that side's.
+#[derive(Clone, Debug)]
+pub struct PendingCheck {
+    pub deviations: Vec<Deviation>,
+    pub lines: Vec<LogLine>,
+    pub state: Option<CheckedState>,
+    pub punctuation_agrees: bool,
+}
+
+impl Default for PendingCheck {
+    fn default() -> Self {
+        PendingCheck {
+            deviations: Vec::new(),
+            lines: Vec::new(),
+            state: None,
+            punctuation_agrees: true,
+        }
+    }
+}
+
+impl PendingCheck {
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// A per-value line read on `side`, printed in `punct`'s punctuation.
+    pub fn value_line(&mut self, d: Option<Deviation>, at: LogLine, side: Side, punct: Side) {
+        self.deviations.extend(d);
+        self.lines.push(at);
+        self.punctuation_agrees &= side == punct;
+    }
+
+    /// A verdict line (`… failed client-side validation …`, `Source move … was not valid.`).
+    pub fn verdict_line(&mut self, at: LogLine, state: Option<CheckedState>) {
+        self.lines.push(at);
+        self.state = self.state.or(state);
+    }
+}
+
 /// A correction being gathered from the lines around one reply.
 #[derive(Clone, Debug, Default)]
 pub struct PendingCorrection {
     pub t: f64,
     pub source: Option<Ts>,
-    pub detected_by: Option<DetectedBy>,
-    pub deviations: Vec<Deviation>,
+    /// The client's own check: the values it named, its lines.
+    pub check: PendingCheck,
+    /// 1.x `Client was corrected by server` (locations before and after): a deviation the
+    /// client's check did not name.
+    pub shown: Vec<Deviation>,
     /// `Replayed N moves.` (or 1.x's replayed-move lines counted).
     pub replayed: Option<u16>,
     pub replayed_lines: u16,
@@ -47,8 +92,9 @@ pub struct ClientPawn {
     next_id: u32,
     ids: HashMap<i64, u32>,
     order: VecDeque<(Ts, u32)>,
-    /// Moves sent at least once (to tell a resent move from a new one).
-    sent: HashMap<u32, ()>,
+    /// Moves sent at least once, with when they were first sent (to tell a resent move from
+    /// a new one, and a reply's round trip).
+    sent: HashMap<u32, f64>,
     sent_order: VecDeque<u32>,
     pub batch: Option<(u16, u16)>,
     pub correction: Option<PendingCorrection>,
@@ -126,11 +172,12 @@ impl ClientPawn {
         (d - (old + step)).abs() < (d - step).abs()
     }
 
-    /// Marks a move sent; true when it had been sent before.
-    pub fn mark_sent(&mut self, id: u32) -> bool {
-        if self.sent.insert(id, ()).is_some() {
+    /// Marks a move sent at `t`; true when it had been sent before.
+    pub fn mark_sent(&mut self, id: u32, t: f64) -> bool {
+        if self.sent.contains_key(&id) {
             return true;
         }
+        self.sent.insert(id, t);
         self.sent_order.push_back(id);
         while self.sent_order.len() > REMEMBERED {
             if let Some(old) = self.sent_order.pop_front() {
@@ -138,6 +185,11 @@ impl ClientPawn {
             }
         }
         false
+    }
+
+    /// When move `id` was first sent, if the log said.
+    pub fn sent_at(&self, id: u32) -> Option<f64> {
+        self.sent.get(&id).copied()
     }
 
     /// Moves newer than `source` the client had made (what GMC replays after adopting the

@@ -10,11 +10,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::assemble::Assembler;
-use super::cast::{Cast, CastBuilder, ClockSource, FileClock};
-use super::line::{self, NotALine};
+use super::cast::{Cast, CastBuilder, ClockSource, FileClock, Part};
+use super::line::{self, NotALine, Verbosity};
 use super::message::{self, Msg};
 use super::names::Naming;
 use super::reader::{LineReader, Next, sniff};
+use crate::model::logged::{LogContents, LogFile, LogKinds};
 use crate::model::telemetry::Record;
 
 /// Progress shared with whoever shows it (a terminal bar, the app's), and the way to cancel.
@@ -82,13 +83,30 @@ pub struct SkippedKind {
 
 impl Skipped {
     fn add(&mut self, kind: &'static str, file: &Path, line: u64, text: &str) {
-        let e = self.kinds.entry(kind).or_insert_with(|| SkippedKind {
-            count: 0,
-            file: file.to_path_buf(),
-            line,
-            example: text.chars().take(160).collect(),
-        });
-        e.count += 1;
+        self.add_with(kind, file, line, || text.to_string());
+    }
+
+    /// Counts a line; its example is made only for the first of its kind.
+    fn add_with(
+        &mut self,
+        kind: &'static str,
+        file: &Path,
+        line: u64,
+        text: impl FnOnce() -> String,
+    ) {
+        if let Some(e) = self.kinds.get_mut(kind) {
+            e.count += 1;
+            return;
+        }
+        self.kinds.insert(
+            kind,
+            SkippedKind {
+                count: 1,
+                file: file.to_path_buf(),
+                line,
+                example: text().chars().take(160).collect(),
+            },
+        );
     }
 
     pub fn total(&self) -> u64 {
@@ -101,6 +119,7 @@ pub const OTHER_CATEGORY: &str = "lines of other categories (not GMC's)";
 pub const UNKNOWN_GMC: &str = "GMC lines movescope does not know (a newer GMC, a project's own)";
 pub const UNUSED_GMC: &str = "GMC lines movescope reads but needs nothing from";
 pub const NO_PREFIX: &str = "GMC lines without GMC's actor prefix";
+pub const NO_ACTOR: &str = "GMC lines logged without an actor (`| No actor debug info available |`: no pawn to place them on)";
 pub const NO_CATEGORY: &str = "lines without a log category (continuations, headers)";
 pub const NOT_UTF8: &str = "lines that are not UTF-8 text";
 pub const TOO_LONG: &str = "lines longer than 64 KiB";
@@ -132,6 +151,11 @@ pub struct Seen {
     pub smoothing: bool,
     pub forced_updates: bool,
     pub dumps: bool,
+    /// Any Verbose or VeryVerbose `LogGMCReplication` line: its verbosity is raised, so the
+    /// validation lines would be there had a value failed.
+    pub verbose: bool,
+    pub executed_counts: bool,
+    pub pings: bool,
 }
 
 impl Seen {
@@ -153,7 +177,37 @@ impl Seen {
             Msg::Smoothing { .. } | Msg::SmoothingDelay { .. } => self.smoothing = true,
             Msg::ForcedUpdate { .. } => self.forced_updates = true,
             Msg::DumpValue { .. } => self.dumps = true,
+            Msg::RemoteMovesThisFrame { .. } => self.executed_counts = true,
             _ => {}
+        }
+        if matches!(
+            msg,
+            Msg::WorldTime {
+                ping_ms: Some(_),
+                ..
+            } | Msg::ClockSynced {
+                ping_ms: Some(_),
+                ..
+            }
+        ) {
+            self.pings = true;
+        }
+    }
+
+    /// As the recording's evidence says it.
+    pub fn kinds(&self) -> LogKinds {
+        LogKinds {
+            move_trace: self.move_trace,
+            dumps: self.dumps,
+            validation: self.validation,
+            verbose: self.verbose,
+            replay_block: self.replay_block,
+            replayed_count: self.replayed_count,
+            iterations: self.iterations,
+            world_time: self.world_time,
+            clock_sync: self.clock_sync,
+            executed_counts: self.executed_counts,
+            pings: self.pings,
         }
     }
 }
@@ -238,6 +292,8 @@ pub fn scan(paths: &[PathBuf], progress: &Progress) -> Result<Scan, ImportError>
                 None => v1 += 1,
             }
             seen.note(&msg);
+            seen.verbose |= l.category == "LogGMCReplication"
+                && matches!(l.verbosity, Verbosity::Verbose | Verbosity::VeryVerbose);
             b.line(i, line_no, l.wall, who, &msg);
             if r.consumed - last_done > (1 << 20) {
                 progress
@@ -380,7 +436,8 @@ pub fn assemble(
     if progress.cancelled() {
         return Err(ImportError::Cancelled);
     }
-    let mut a = Assembler::new(scan.cast.clone(), naming.clone());
+    let contents = contents(&scan, naming);
+    let mut a = Assembler::new(scan.cast.clone(), naming.clone(), contents);
     let mut skipped = Skipped::default();
     let (mut records, mut t_first, mut t_last) = (0u64, f64::INFINITY, f64::NEG_INFINITY);
     let mut since_check = 0u32;
@@ -470,17 +527,84 @@ fn one_line(
         Err(NotALine::NoCategory) => return skipped.add(NO_CATEGORY, path, n, text),
         Err(NotALine::NoGmcPrefix) => return skipped.add(NO_PREFIX, path, n, text),
     };
+    // The example is the line from its category on: the engine's and GMC's prefixes would
+    // fill it before the message.
+    let from_category = |l: &line::Line<'_>| -> String {
+        let verbosity = match l.verbosity {
+            line::Verbosity::Log => String::new(),
+            v => format!("{v:?}: "),
+        };
+        format!("{}: {verbosity}{}", l.category, l.msg)
+    };
     if !l.category.starts_with("LogGMC") {
-        return skipped.add(OTHER_CATEGORY, path, n, text);
+        return skipped.add_with(OTHER_CATEGORY, path, n, || from_category(&l));
+    }
+    if l.who.is_none() {
+        return skipped.add_with(NO_ACTOR, path, n, || from_category(&l));
     }
     let msg = message::classify(l.msg);
     match msg {
-        Msg::Unknown => skipped.add(UNKNOWN_GMC, path, n, text),
-        Msg::Known => skipped.add(UNUSED_GMC, path, n, text),
+        Msg::Unknown => skipped.add_with(UNKNOWN_GMC, path, n, || from_category(&l)),
+        Msg::Known => skipped.add_with(UNUSED_GMC, path, n, || from_category(&l)),
         _ => {}
     }
+    a.place(file, n);
     a.finish_batch_if_open(file, t, &l, &msg);
     a.line(file, t, &l, &msg);
+}
+
+/// What the logs hold, as the recording's evidence says it: each file (its GMC generation,
+/// whose lines it holds, its clock), the kinds of lines, who logged, the component.
+fn contents(scan: &Scan, naming: &Naming) -> LogContents {
+    let pawns = &scan.cast.pawns;
+    let clients_of = |part: Part, file: Option<usize>| -> Vec<u16> {
+        let mut v: Vec<u16> = pawns
+            .iter()
+            .filter(|p| p.part == part && file.is_none_or(|f| p.key.file == f))
+            .filter_map(|p| p.client)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let files = scan
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let mine: Vec<&super::cast::Pawn> = pawns.iter().filter(|p| p.key.file == i).collect();
+            let gmc = match (
+                mine.is_empty(),
+                mine.iter().all(|p| p.key.net_mode.is_none()),
+            ) {
+                (true, _) => 0,
+                (false, true) => 1,
+                (false, false) => 2,
+            };
+            LogFile {
+                name: path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                ),
+                gmc,
+                server: mine.iter().any(|p| p.key.on_server()),
+                clients: clients_of(Part::Predicting, Some(i)),
+                clock: scan
+                    .cast
+                    .clocks
+                    .get(i)
+                    .map_or_else(String::new, |c| c.source.describe().to_string()),
+            }
+        })
+        .collect();
+    LogContents {
+        files,
+        kinds: scan.seen.kinds(),
+        client_logs: clients_of(Part::Predicting, None),
+        server_copies: clients_of(Part::ServerCopy, None),
+        component: (!naming.source.is_empty()).then(|| naming.source.clone()),
+        code: naming.code.clone(),
+    }
 }
 
 /// A shared progress for a job.

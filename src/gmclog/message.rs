@@ -2,6 +2,8 @@
 //! both read; which one a line is in shows in the text itself (docs/gmc-logs.md lists every
 //! format and what it becomes).
 
+use crate::model::logged::CheckedState;
+
 use super::scan::{Ts, after, number, number_after, timestamp, triple_after, ts_after, whole};
 
 /// One GMC message.
@@ -70,14 +72,20 @@ pub enum Msg<'a> {
         server: Option<&'a str>,
         /// 1.x: the difference and tolerance it printed.
         by: Option<(f64, f64)>,
+        /// The side whose code prints this punctuation (GMC's client and server print the
+        /// sentence differently; 1.x's sentences differ in their words).
+        punct: Side,
     },
     /// The client's move with this timestamp failed validation on `side` (2.x Verbose; 1.x
     /// "Starting replay …" / "rejected by server").
     FailedValidation {
         side: Side,
         ts: Ts,
+        /// Which state the verdict line names (2.x: input or output; 1.x: none).
+        state: Option<CheckedState>,
     },
-    /// Client: `Source move with timestamp … s was not valid.` (the server found it wrong).
+    /// Client: `Source move with timestamp … s was not valid.`: the client's own check
+    /// (`CL_ShouldReplay`) found the server's reply apart from its source move and replays.
     SourceNotValid {
         ts: Ts,
     },
@@ -303,6 +311,14 @@ fn not_valid(msg: &str) -> Option<Msg<'_>> {
     if name.contains(' ') {
         return None;
     }
+    // GMC 2.x: the client prints `: ` and a comma for single values and `:  ` for indexed
+    // ones; the server the other way round (SyncCore.h's two IsValidCheck functions).
+    let two_spaces = rest.starts_with(":  ");
+    let punct = if two_spaces == index.is_some() {
+        Side::Client
+    } else {
+        Side::Server
+    };
     let client = after(rest, "client value = ")?;
     let (client, server) = match client.find(" server value = ") {
         Some(i) => (
@@ -317,6 +333,7 @@ fn not_valid(msg: &str) -> Option<Msg<'_>> {
         client: Some(client.trim()),
         server: Some(server.trim()),
         by: None,
+        punct,
     })
 }
 
@@ -338,6 +355,7 @@ fn v1_not_valid<'a>(msg: &'a str, subject: &'a str) -> Option<Msg<'a>> {
         client: client.map(|c| c.split(" |").next().unwrap_or(c).trim()),
         server: server.map(|s| s.split(" |").next().unwrap_or(s).trim()),
         by: Some((by, tol)),
+        punct: Side::Server,
     })
 }
 
@@ -346,16 +364,25 @@ fn other(msg: &str) -> Msg<'_> {
     if let Some(r) = msg.strip_prefix("Replayed ") {
         return replayed(r);
     }
+    let state = if msg.contains("client input state failed") {
+        Some(CheckedState::Input)
+    } else if msg.contains("client output state failed") {
+        Some(CheckedState::Output)
+    } else {
+        None
+    };
     if let Some(ts) = ts_after(msg, "failed client-side validation (timestamp = ") {
         return Msg::FailedValidation {
             side: Side::Client,
             ts,
+            state,
         };
     }
     if let Some(ts) = ts_after(msg, "failed server-side validation (timestamp = ") {
         return Msg::FailedValidation {
             side: Side::Server,
             ts,
+            state,
         };
     }
     if let Some(r) = msg.strip_prefix("Source move with timestamp ")
@@ -446,21 +473,30 @@ fn v1_verdicts(msg: &str) -> Option<Msg<'_>> {
         return Some(Msg::FailedValidation {
             side: Side::Client,
             ts,
+            state: None,
         });
     }
     if msg.starts_with("Client move with timestamp ") && msg.contains("rejected by server") {
         return Some(Msg::FailedValidation {
             side: Side::Server,
             ts: ts_after(msg, "with timestamp ")?,
+            state: None,
         });
     }
     if let Some(r) = msg.strip_prefix("Bound data deviates: ServerState_AutonomousProxy.") {
         return Some(v1_bound_deviates(r));
     }
-    if let Some(what) = msg
-        .strip_prefix("Client ")
-        .and_then(|r| r.split_once(" deviates by "))
-    {
+    let deviates = match msg.split_once(" was valid, but ") {
+        // `Client move with timestamp T was valid, but velocity deviates by e > tol …`: the
+        // client's check of a move the server accepted.
+        Some((head, tail)) if head.starts_with("Client move with timestamp ") => {
+            tail.split_once(" deviates by ")
+        }
+        _ => msg
+            .strip_prefix("Client ")
+            .and_then(|r| r.split_once(" deviates by ")),
+    };
+    if let Some(what) = deviates {
         let (by, rest) = number(what.1)?;
         let tol = number_after(rest, "> ")?;
         let server = after(msg, "| ServerState.")
@@ -475,6 +511,7 @@ fn v1_verdicts(msg: &str) -> Option<Msg<'_>> {
             client: client.map(|c| c.split(" |").next().unwrap_or(c).trim()),
             server: server.map(|s| s.split(" |").next().unwrap_or(s).trim()),
             by: Some((by, tol)),
+            punct: Side::Client,
         });
     }
     None
@@ -502,6 +539,7 @@ fn v1_bound_deviates(r: &str) -> Msg<'_> {
         client,
         server,
         by: None,
+        punct: Side::Client,
     }
 }
 
@@ -691,7 +729,8 @@ mod tests {
                 index: None,
                 client: Some("X=1.00 Y=2.00 Z=3.00"),
                 server: Some("X=1.00 Y=2.50 Z=3.00"),
-                by: None
+                by: None,
+                punct: Side::Client
             }
         );
         assert_eq!(
@@ -701,7 +740,8 @@ mod tests {
                 index: Some(1),
                 client: Some("0.500000"),
                 server: Some("0.250000"),
-                by: None
+                by: None,
+                punct: Side::Server
             }
         );
         assert_eq!(
@@ -711,7 +751,8 @@ mod tests {
                 index: Some(2),
                 client: Some("true"),
                 server: Some("false"),
-                by: None
+                by: None,
+                punct: Side::Client
             }
         );
         assert_eq!(
@@ -721,7 +762,8 @@ mod tests {
                 index: None,
                 client: Some("X=1.00 Y=0.00 Z=0.00"),
                 server: Some("X=2.00 Y=0.00 Z=0.00"),
-                by: None
+                by: None,
+                punct: Side::Server
             }
         );
         // A sentence about a source move is not a bound value.
@@ -752,7 +794,8 @@ mod tests {
                 index: None,
                 client: Some("2.000000"),
                 server: Some("1.500000"),
-                by: None
+                by: None,
+                punct: Side::Client
             }
         );
         assert_eq!(
@@ -764,7 +807,8 @@ mod tests {
                 index: None,
                 client: Some("1.0, 2.0, 15.0"),
                 server: Some("1.0, 2.0, 3.0"),
-                by: Some((12.0, 5.0))
+                by: Some((12.0, 5.0)),
+                punct: Side::Client
             }
         );
         match classify(

@@ -6,11 +6,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::analysis::lint::ComponentReport;
+use crate::analysis::lint::{ComponentReport, LintReport};
 use crate::model::binding::{
     Binding, BoundType, CombineMode, Field, InterpolationFunction, MAX_CUSTOM, PredictionMode,
     SimulationMode,
 };
+use crate::model::logged::{MemberCode, WriteSite};
 
 /// The values GMC's own components bind in `BindReplicationData_Implementation`, in order.
 /// Source: GMC 2.x `GMCOrganicMovementComponent.cpp` and `GMCGoldSrcMovementComponent.cpp`
@@ -74,6 +75,9 @@ pub struct Naming {
     /// Where the names came from ("UMyMoveCmp in MyMoveCmp.h, after UGMC_OrganicMovementCmp's
     /// 11"), for the import's notes.
     pub source: String,
+    /// The component's members as its code writes them (`movescope lint`'s reading), for the
+    /// doctor's evidence.
+    pub code: Vec<crate::model::logged::MemberCode>,
 }
 
 impl Naming {
@@ -187,6 +191,98 @@ pub fn header_bindings(c: &ComponentReport) -> Vec<Binding> {
                 .unwrap_or(InterpolationFunction::NearestNeighbour),
             tolerance: 0.0,
             behaviour: None,
+        })
+        .collect()
+}
+
+/// The component's members as its code writes them, for the doctor's evidence: each bound
+/// member (with the name GMC prints it by and its mode) and each member the lint finds carried
+/// from move to move unbound, with where the code writes it and the lint's findings on it.
+pub fn member_code(report: &LintReport, c: &ComponentReport) -> Vec<MemberCode> {
+    let (list, _) = component_list(c);
+    let naming = Naming::from_list(&list, String::new());
+    let place = |file: usize, line: u32| {
+        let name = report.files.get(file).map_or_else(String::new, |f| {
+            f.path.file_name().map_or_else(
+                || f.path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        });
+        format!("{name}:{line}")
+    };
+    let findings_on = |member: &str| -> Vec<String> {
+        let quoted = format!("`{member}`");
+        report
+            .findings
+            .iter()
+            .filter(|f| f.component == c.class && f.message.contains(&quoted))
+            .map(|f| {
+                format!(
+                    "{}: {} ({})",
+                    f.rule.id,
+                    f.message,
+                    place(f.file, f.pos.line)
+                )
+            })
+            .collect()
+    };
+    let writes_of = |member: &str| -> Vec<WriteSite> {
+        c.writes
+            .iter()
+            .filter(|w| {
+                w.member == member || crate::analysis::lint::program::root_of(&w.member) == member
+            })
+            .map(|w| WriteSite {
+                function: w.function.clone(),
+                hook: w.hook.clone(),
+                guard: w.guard.clone(),
+                statement: w.statement.chars().take(200).collect(),
+                place: place(w.file, w.line),
+            })
+            .collect()
+    };
+    let mut out: Vec<MemberCode> = c
+        .bindings
+        .iter()
+        .map(|b| MemberCode {
+            member: b.member.clone(),
+            logged_as: logged_as(&naming, &b.member, b.ty),
+            mode: b.prediction.value().map(|m| format!("{m:?}")),
+            writes: writes_of(&b.member),
+            findings: findings_on(&b.member),
+        })
+        .collect();
+    for name in unbound_members(report, c) {
+        if out.iter().any(|m| m.member == name) {
+            continue;
+        }
+        out.push(MemberCode {
+            logged_as: None,
+            mode: None,
+            writes: writes_of(&name),
+            findings: findings_on(&name),
+            member: name,
+        });
+    }
+    out
+}
+
+/// `SinglePrecisionFloat[2]`: how GMC prints the member bound as `member`.
+fn logged_as(naming: &Naming, member: &str, ty: BoundType) -> Option<String> {
+    (0..naming.count(ty))
+        .find(|i| naming.name(ty, *i) == Some(member))
+        .map(|i| format!("{}[{i}]", super::values::log_name(ty)))
+}
+
+/// The members the lint's `unbound-state-in-tick` names for this component.
+fn unbound_members(report: &LintReport, c: &ComponentReport) -> Vec<String> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.component == c.class && f.rule.id == "unbound-state-in-tick")
+        .filter_map(|f| {
+            let rest = f.message.strip_prefix('`')?;
+            Some(rest.split('`').next()?.to_string())
         })
         .collect()
 }

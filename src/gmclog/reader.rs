@@ -57,6 +57,7 @@ impl<R: Read> LineReader<R> {
                 if skipping || to - from > MAX_LINE {
                     return Ok(Next::TooLong);
                 }
+                let from = self.after_bom(from);
                 return Ok(text(&self.buf[from..to], false));
             }
             if self.eof {
@@ -83,9 +84,20 @@ impl<R: Read> LineReader<R> {
         if skipping {
             return Next::TooLong;
         }
+        let from = self.after_bom(from);
         match text(&self.buf[from..to], true) {
             Next::Line(l) => Next::CutOff(l),
             other => other,
+        }
+    }
+
+    /// The first line's start past a UTF-8 byte-order mark (Unreal writes one first in
+    /// every log).
+    fn after_bom(&self, from: usize) -> usize {
+        if self.line_no == 1 && self.buf[from..].starts_with(&[0xEF, 0xBB, 0xBF]) {
+            from + 3
+        } else {
+            from
         }
     }
 
@@ -164,6 +176,15 @@ mod tests {
     fn lines_line_ends_and_a_cut_last_line() {
         assert_eq!(all(b"a\r\nb\n\ncut"), vec!["L:a", "L:b", "L:", "C:cut"]);
         assert_eq!(all(b"a\n\xff\xfe\nb\n"), vec!["L:a", "NOT UTF-8", "L:b"]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_line() {
+        assert_eq!(
+            all(b"\xEF\xBB\xBFLogGMC: a\r\n\xEF\xBB\xBFb\r\n"),
+            vec!["L:LogGMC: a", "L:\u{feff}b"]
+        );
+        assert_eq!(all(b"\xEF\xBB\xBFcut"), vec!["C:cut"]);
     }
 
     #[test]

@@ -114,6 +114,7 @@ pub fn is_game_log(path: &Path) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("log") || e.eq_ignore_ascii_case("txt"));
+    let head = head.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(head);
     let first = head.split(|b| *b == b'\n').next().unwrap_or(&[]);
     let reads = std::str::from_utf8(first)
         .ok()

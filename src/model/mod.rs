@@ -7,6 +7,7 @@ pub mod client;
 pub mod cycle;
 pub mod imported;
 pub mod input;
+pub mod logged;
 pub mod messages;
 pub mod pawn;
 pub mod proxy;

@@ -97,6 +97,10 @@ pub enum DetectedBy {
     Server,
 }
 
+/// A correction's replay depth when the record cannot say it (a game log without the lines
+/// that count it): views and the doctor show "not in the log", never a number.
+pub const REPLAY_DEPTH_UNKNOWN: u16 = u16::MAX;
+
 /// One bound value that deviated beyond its tolerance.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Deviation {
@@ -381,6 +385,15 @@ pub enum Event {
     BindingsInForce {
         list: Arc<Vec<super::binding::Binding>>,
     },
+    /// A game log (imported sessions): what GMC printed about one move on one machine, kept
+    /// for the moves around each desync.
+    LoggedMove(Arc<super::logged::LoggedMove>),
+    /// A game log: one side's validation of a move failed, with the lines that say so (on the
+    /// server: GMC marked the move invalid; it replicates one reply per net update, for the
+    /// last move executed, so this move's own reply need not be the one the client receives).
+    LoggedCheck(Arc<super::logged::LoggedCheck>),
+    /// A game log: what the imported logs hold (once, at the start). Stamped with the server.
+    LogContents(Arc<super::logged::LogContents>),
 }
 
 /// How a simulated proxy is shown (the buffer trace).

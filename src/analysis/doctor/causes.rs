@@ -35,6 +35,13 @@ pub enum Cause {
     /// the move cycle (game code outside the prediction path, or a modified client): the
     /// server, which only runs the moves, never made that change.
     WrittenOutsideMove,
+    /// A bound value changed on the server between two of the client's moves, outside the
+    /// move cycle (a server-only system, gameplay code): the client, which only predicts the
+    /// moves, cannot know.
+    ServerWroteOutsideMove,
+    /// The server ran the move with another delta time than the client (GMC derives it from
+    /// consecutive timestamps: a clock re-sync, a move it never got, a clamp).
+    DeltaTimeDiffers,
 }
 
 impl Cause {
@@ -73,8 +80,51 @@ impl Cause {
             Cause::BeforeFirstServerUpdate => {
                 "the owning client predicted its first moves before its first server update, without a server-authoritative value that only travels bound (it is not also an actor property)"
             }
+            Cause::ServerWroteOutsideMove => {
+                "a bound value changed on the server between two of the client's moves, outside the move cycle (a server-only system or gameplay code); the client predicts only the moves and cannot know"
+            }
+            Cause::DeltaTimeDiffers => {
+                "the server ran the move with another delta time than the client (GMC derives it from consecutive move timestamps: a clock re-sync, a move it never got or a clamp changes it)"
+            }
         }
     }
+
+    /// The checklist's order: ties between causes equally supported go to the earlier (the more
+    /// specific explanation first).
+    pub fn precedence(self) -> u8 {
+        match self {
+            Cause::BindingMismatch => 0,
+            Cause::UnboundMember => 1,
+            Cause::WrittenOutsideMove => 2,
+            Cause::ServerDecidedOutcome => 3,
+            Cause::ServerWroteOutsideMove => 4,
+            Cause::BeforeFirstServerUpdate => 5,
+            Cause::InputPulseLost => 6,
+            Cause::OneShotReRaised => 7,
+            Cause::MovesSkipped => 8,
+            Cause::DeltaTimeDiffers => 9,
+            Cause::ClockDomains => 10,
+            Cause::ReadsDisplayedPawns => 11,
+            Cause::NonDeterministicTick => 12,
+        }
+    }
+
+    /// Every cause, in the checklist's order.
+    pub const ALL: [Cause; 13] = [
+        Cause::BindingMismatch,
+        Cause::UnboundMember,
+        Cause::WrittenOutsideMove,
+        Cause::ServerDecidedOutcome,
+        Cause::ServerWroteOutsideMove,
+        Cause::BeforeFirstServerUpdate,
+        Cause::InputPulseLost,
+        Cause::OneShotReRaised,
+        Cause::MovesSkipped,
+        Cause::DeltaTimeDiffers,
+        Cause::ClockDomains,
+        Cause::ReadsDisplayedPawns,
+        Cause::NonDeterministicTick,
+    ];
 
     /// The cause in a few plain words (its identifier is shown second).
     pub fn title(self) -> &'static str {
@@ -90,6 +140,8 @@ impl Cause {
             Cause::NonDeterministicTick => "The tick is not deterministic",
             Cause::BeforeFirstServerUpdate => "Predicted before the first server update",
             Cause::WrittenOutsideMove => "A bound value was written outside the move",
+            Cause::ServerWroteOutsideMove => "The server changed a bound value between moves",
+            Cause::DeltaTimeDiffers => "The server ran the move with another delta time",
         }
     }
 
@@ -111,7 +163,10 @@ impl Cause {
             Cause::BeforeFirstServerUpdate => &["spawn_data_only_bound"],
             Cause::WrittenOutsideMove => &["modified_client"],
             Cause::ClockDomains => &["world_time_replicators"],
-            Cause::ServerDecidedOutcome | Cause::MovesSkipped => &[],
+            Cause::ServerDecidedOutcome
+            | Cause::MovesSkipped
+            | Cause::ServerWroteOutsideMove
+            | Cause::DeltaTimeDiffers => &[],
         }
     }
 
@@ -127,7 +182,10 @@ impl Cause {
             Cause::BeforeFirstServerUpdate => Some("spawn_data_only_bound"),
             Cause::WrittenOutsideMove => None,
             Cause::ClockDomains => Some("world_time_replicators"),
-            Cause::ServerDecidedOutcome | Cause::MovesSkipped => None,
+            Cause::ServerDecidedOutcome
+            | Cause::MovesSkipped
+            | Cause::ServerWroteOutsideMove
+            | Cause::DeltaTimeDiffers => None,
         }
     }
 }

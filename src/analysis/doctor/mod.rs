@@ -12,6 +12,13 @@
 //! The doctor reads only what a recording holds: the records and the header's binding list.
 //! It knows the demo pawn (which members its tick writes, which values a dash drives), as an
 //! engineer knows their own pawn; it never reads the preset's pitfall switches.
+//!
+//! One detector per cause (`detectors/`) answers for each desync: supported, with the evidence
+//! (quoted from the records, or from a game log's lines with their numbers), ruled out, or
+//! cannot tell (what is missing, and what would tell). There is no default cause: a desync
+//! whose evidence supports none says so, with the open questions. An imported game log
+//! carries its own evidence (`model::logged`): each machine's dumps of the moves around each
+//! desync, each side's failed checks, and what the logs hold.
 
 use std::collections::BTreeSet;
 
@@ -20,14 +27,22 @@ use crate::model::telemetry::{Event, Machine, Record};
 use crate::session::recording::Recording;
 
 mod causes;
+mod detectors;
 mod diagnose;
+mod evidence;
+mod findings;
+mod logview;
 mod parting;
 mod report;
+mod subject;
+mod verdict;
 
 pub use self::causes::Cause;
+pub use self::detectors::needs;
 use self::diagnose::examine_with;
 pub use self::parting::{Parting, Stage};
-pub use self::report::{CauseCount, DeviationReport, Diagnosis, Finding, Report};
+pub use self::report::{CauseCount, DeviationReport, Diagnosis, Finding, RejectedMove, Report};
+pub use self::verdict::{Answer, CauseVerdict, Quote, Strength};
 
 /// Examines a session: its binding list (from the recording header) and its records. The
 /// value trace, if any, is read from the records.

@@ -101,6 +101,56 @@ fn own_header(cpp: &Path) -> Option<PathBuf> {
     find_by_name(root, &names)
 }
 
+/// The source files of headers named without them (`--component MyCmp.h` when the binds are
+/// in `MyCmp.cpp`): next to the header, in the module's `Private` folder at the same place
+/// as under `Public` (or `Classes`), else by name in the module's folders.
+pub fn sources_of(files: &[PathBuf]) -> Vec<PathBuf> {
+    let have: BTreeSet<PathBuf> = files.iter().map(|p| canonical(p)).collect();
+    let mut out = Vec::new();
+    for h in files.iter().filter(|p| is_ext(p, &["h", "hpp"])) {
+        let Some(cpp) = own_source(h) else { continue };
+        let c = canonical(&cpp);
+        if !have.contains(&c) && !out.iter().any(|o: &PathBuf| canonical(o) == c) {
+            out.push(cpp);
+        }
+    }
+    out
+}
+
+fn own_source(header: &Path) -> Option<PathBuf> {
+    let dir = header.parent()?;
+    let stem = header.file_stem()?.to_str()?;
+    let names: Vec<String> = ["cpp", "cc", "cxx"]
+        .iter()
+        .map(|e| format!("{stem}.{e}"))
+        .collect();
+    for n in &names {
+        let p = dir.join(n);
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    // Public/Sub/X.h ↔ Private/Sub/X.cpp.
+    let parts: Vec<&std::ffi::OsStr> = dir.iter().collect();
+    if let Some(i) = parts
+        .iter()
+        .rposition(|p| *p == "Public" || *p == "Classes")
+    {
+        let mut mirrored: PathBuf = parts[..i].iter().collect();
+        mirrored.push("Private");
+        mirrored.extend(&parts[i + 1..]);
+        for n in &names {
+            let p = mirrored.join(n);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        let module: PathBuf = parts[..i].iter().collect();
+        return find_by_name(&module, &names);
+    }
+    None
+}
+
 fn find_by_name(root: &Path, names: &[String]) -> Option<PathBuf> {
     let mut stack = vec![root.to_path_buf()];
     let mut budget = SEARCH_BUDGET;

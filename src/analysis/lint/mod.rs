@@ -25,6 +25,7 @@ pub mod source;
 pub mod syntax;
 pub mod table;
 mod units;
+pub mod writes;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -102,6 +103,8 @@ pub struct ComponentReport {
     /// (`Program`'s `Component::gmc_parent`).
     pub gmc_parent: Option<(String, usize)>,
     pub totals: Totals,
+    /// Where it writes its members (on the prediction path or not), for the desync doctor.
+    pub writes: Vec<writes::MemberWrite>,
 }
 
 /// A file that could not be linted.
@@ -161,6 +164,12 @@ pub fn lint_paths(paths: &[PathBuf], rates: Rates) -> LintReport {
     read.append(&mut report.problems);
     report.problems = read;
     report
+}
+
+/// The source files of headers named alone (`MyCmp.h` → `MyCmp.cpp` beside it, or in the
+/// module's `Private` folder): a component's binds are usually in its `.cpp`.
+pub fn sources_of_headers(paths: &[PathBuf]) -> Vec<PathBuf> {
+    headers::sources_of(paths)
 }
 
 /// Lints files already read.
@@ -225,6 +234,7 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
             gmc_parent: c.gmc_parent.clone(),
             totals: totals(&c.bindings, rates),
             bindings: c.bindings.clone(),
+            writes: writes::member_writes(&prog, c, &kept),
         })
         .collect();
     let lines = kept.iter().map(|f| f.text.lines().count()).sum();

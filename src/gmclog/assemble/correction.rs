@@ -13,6 +13,8 @@ use crate::gmclog::message::{Msg, ReplayStage};
 use crate::gmclog::scan::Ts;
 use crate::gmclog::values;
 use crate::model::binding::Value;
+use crate::model::logged::{CheckSide, LoggedCheck};
+use crate::model::telemetry::REPLAY_DEPTH_UNKNOWN;
 use crate::model::telemetry::{DetectedBy, Deviation, Event, LogLevel, Machine, Record};
 
 impl Assembler {
@@ -48,7 +50,7 @@ impl Assembler {
                 corrected,
             } => {
                 let (a, b) = (DVec3::from(original), DVec3::from(corrected));
-                c.deviations.push(Deviation {
+                c.shown.push(Deviation {
                     move_id: 0,
                     binding: "location".into(),
                     predicted: Value::Vec3(a),
@@ -64,12 +66,15 @@ impl Assembler {
         }
     }
 
-    /// Emits the correction gathered for this pawn, if any.
+    /// Emits the correction gathered for this pawn, if any: the client's own check as
+    /// evidence, and the correction once the server's verdict on its move is known (it waits up
+    /// to [`AWAIT_S`] for the server's lines when the server's log is there).
     pub fn finish_correction(&mut self, p: usize, t_now: f64) {
         let m = self.cast.pawns[p].machine;
         let Some(id) = self.cast.pawns[p].client else {
             return;
         };
+        let traced = self.contents.kinds.move_trace;
         let Some(c) = self.clients.get_mut(&id) else {
             return;
         };
@@ -85,24 +90,26 @@ impl Assembler {
             .replayed
             .or((x.replayed_lines > 0).then_some(x.replayed_lines))
             .or((!x.replay_ts.is_empty()).then_some(x.replay_ts.len() as u16))
-            .or_else(|| source.map(|s| c.newer_than(s)))
-            .unwrap_or(0);
+            .or_else(|| source.filter(|_| traced).map(|s| c.newer_than(s)))
+            .unwrap_or(REPLAY_DEPTH_UNKNOWN);
         let server = source.and_then(|s| self.verdicts.remove(&(id, s.micros)));
-        let found_by_server = x.detected_by == Some(DetectedBy::Server);
-        let detected_by = x.detected_by.unwrap_or(if server.is_some() {
+        let detected_by = if server.is_some() {
             DetectedBy::Server
         } else {
             DetectedBy::Client
-        });
-        let waits = x.deviations.is_empty() && server.is_none() && found_by_server;
-        let mut deviations = if x.deviations.is_empty() {
-            server.unwrap_or_default()
-        } else {
-            x.deviations
+        };
+        let mut deviations = match (&server, x.check.deviations.is_empty()) {
+            (_, false) => x.check.deviations.clone(),
+            (Some(s), true) => s.clone(),
+            (None, true) => x.shown.clone(),
         };
         for d in &mut deviations {
             d.move_id = move_id;
         }
+        if !x.check.is_empty() {
+            self.client_check(m, &x, id, move_id, source);
+        }
+        self.want(id, move_id, x.t);
         let record = Record {
             t: x.t,
             machine: m,
@@ -114,12 +121,43 @@ impl Assembler {
                 replayed: !x.not_replayed,
             },
         };
-        match source.filter(|_| waits && self.has_server_copy(id)) {
+        match source.filter(|_| server.is_none() && self.has_server_copy(id)) {
             Some(ts) => self
                 .awaiting
                 .push_back(((id, ts.micros), t_now + AWAIT_S, record)),
             None => self.out.push(record),
         }
+    }
+
+    /// The client's own check of a reply, as evidence.
+    fn client_check(
+        &mut self,
+        m: Machine,
+        x: &PendingCorrection,
+        client: u16,
+        move_id: u32,
+        source: Option<Ts>,
+    ) {
+        let check = LoggedCheck {
+            client,
+            move_id,
+            timestamp: source.map_or(f64::NAN, Ts::secs),
+            side: CheckSide::Client,
+            state: x.check.state,
+            deviations: x
+                .check
+                .deviations
+                .iter()
+                .cloned()
+                .map(|mut d| {
+                    d.move_id = move_id;
+                    d
+                })
+                .collect(),
+            lines: x.check.lines.clone(),
+            punctuation_agrees: x.check.punctuation_agrees,
+        };
+        self.emit(x.t, m, Event::LoggedCheck(Arc::new(check)));
     }
 
     pub(super) fn has_server_copy(&self, client: u16) -> bool {
@@ -138,7 +176,8 @@ impl Assembler {
         }
     }
 
-    /// A waiting correction gets the values the server's lines name, and is emitted.
+    /// A waiting correction learns the server's verdict on its move: the server found it too
+    /// (and its values stand where the client's lines named none).
     pub(super) fn complete_awaiting(&mut self, client: u16, ts: Ts) {
         let Some(i) = self
             .awaiting
@@ -157,16 +196,20 @@ impl Assembler {
         if let Event::Correction {
             move_id,
             deviations,
+            detected_by,
             ..
         } = &mut r.event
         {
-            *deviations = devs
-                .into_iter()
-                .map(|mut d| {
-                    d.move_id = *move_id;
-                    d
-                })
-                .collect();
+            *detected_by = DetectedBy::Server;
+            if deviations.is_empty() {
+                *deviations = devs
+                    .into_iter()
+                    .map(|mut d| {
+                        d.move_id = *move_id;
+                        d
+                    })
+                    .collect();
+            }
         }
         self.out.push(r);
     }
@@ -178,18 +221,20 @@ impl Assembler {
         new_time: f64,
         old_time: Option<f64>,
         ping_ms: Option<f64>,
+        one_way: bool,
     ) {
-        let ping = ping_ms.map(|p| p / 1000.0);
+        // GMC 1.x's sync prints its one-way estimate (half the average lag) as `avg ping`.
+        let rtt = ping_ms.map(|p| if one_way { 2.0 * p } else { p } / 1000.0);
         self.emit(
             t,
             m,
             Event::ClockSync {
                 synced_time: new_time,
-                latency_estimate: ping.map_or(f64::NAN, |p| p / 2.0),
+                latency_estimate: rtt.map_or(f64::NAN, |r| r / 2.0),
             },
         );
-        if let Some(p) = ping {
-            self.emit(t, m, Event::Rtt { rtt: p });
+        if let Some(r) = rtt {
+            self.emit(t, m, Event::Rtt { rtt: r });
         }
         let jump = old_time.map_or(String::new(), |o| {
             format!(" (it jumped {:+.6} s)", new_time - o)
@@ -215,6 +260,7 @@ impl Assembler {
             client,
             server,
             by,
+            ..
         } = *msg
         else {
             return None;

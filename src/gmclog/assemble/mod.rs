@@ -8,18 +8,21 @@ use std::sync::Arc;
 use glam::DVec3;
 
 mod correction;
+mod dumps;
 mod server;
+mod v1;
 
 use super::cast::{Cast, Part};
-use super::client::{ClientPawn, OpenMove};
+use super::client::{ClientPawn, OpenMove, PendingCheck};
 use super::line::{Line, Verbosity};
 use super::message::{Dump, Msg, Side};
 use super::names::Naming;
 use super::scan::Ts;
 use super::values;
 use crate::model::binding::Value;
+use crate::model::logged::{LogContents, LogLine, LoggedStage};
 use crate::model::telemetry::{
-    DetectedBy, Deviation, DisplayMode, Event, LogLevel, Machine, PawnSample, Record, SampleKind,
+    Deviation, DisplayMode, Event, LogLevel, Machine, PawnSample, Record, SampleKind,
 };
 
 /// Server-side deviations kept for the client's correction that follows.
@@ -51,9 +54,12 @@ struct PawnState {
     dump: DumpTarget,
     sample: Sample,
     last_sample_t: f64,
-    /// Server copies: deviations awaiting their verdict line, and iterations counted.
-    pending_devs: Vec<Deviation>,
-    last_verdict: Option<Ts>,
+    /// The dump being read as evidence.
+    capture: Option<dumps::Capture>,
+    /// Server copies: the per-value lines awaiting their verdict line, and iterations counted.
+    pending: PendingCheck,
+    /// Server copies: the move being processed (its timestamp), for a verdict line missing.
+    current: Option<Ts>,
     iterations: u16,
     display: Option<DisplayMode>,
 }
@@ -64,8 +70,9 @@ impl Default for PawnState {
             dump: DumpTarget::None,
             sample: Sample::default(),
             last_sample_t: f64::NEG_INFINITY,
-            pending_devs: Vec::new(),
-            last_verdict: None,
+            capture: None,
+            pending: PendingCheck::default(),
+            current: None,
             iterations: 0,
             display: None,
         }
@@ -90,14 +97,28 @@ pub struct Assembler {
     awaiting: VecDeque<((u16, i64), f64, Record)>,
     /// Types the log prints more values of than the component binds: type → highest index.
     pub beyond_table: std::collections::BTreeMap<String, u16>,
+    /// The dumps kept as evidence.
+    dumps: dumps::Dumps,
+    /// The file and line being read.
+    at: LogLine,
+    /// What the logs hold (the GMC generation decides how a ping reads).
+    contents: Arc<LogContents>,
 }
 
 impl Assembler {
-    pub fn new(cast: Cast, naming: Naming) -> Assembler {
+    /// An assembler for the logs `cast` describes; `contents` is emitted first, at the cast's
+    /// start.
+    pub fn new(cast: Cast, naming: Naming, contents: LogContents) -> Assembler {
         let mut clients = HashMap::new();
         for (id, _) in &cast.clients {
             clients.insert(*id, ClientPawn::new());
         }
+        let contents = Arc::new(contents);
+        let first = Record {
+            t: cast.t_start,
+            machine: Machine::Server,
+            event: Event::LogContents(contents.clone()),
+        };
         Assembler {
             pawns: cast.pawns.iter().map(|_| PawnState::default()).collect(),
             cast,
@@ -106,11 +127,22 @@ impl Assembler {
             verdicts: HashMap::new(),
             verdict_order: VecDeque::new(),
             server_frame: None,
-            out: Vec::new(),
+            out: vec![first],
             unplaced: 0,
             awaiting: VecDeque::new(),
             beyond_table: std::collections::BTreeMap::new(),
+            dumps: dumps::Dumps::default(),
+            at: LogLine { file: 0, line: 0 },
+            contents,
         }
+    }
+
+    /// The file (its index among the imported ones) and line the next line comes from.
+    pub fn place(&mut self, file: usize, line: u64) {
+        self.at = LogLine {
+            file: u16::try_from(file).unwrap_or(u16::MAX),
+            line,
+        };
     }
 
     fn emit(&mut self, t: f64, machine: Machine, event: Event) {
@@ -130,8 +162,16 @@ impl Assembler {
             self.unplaced += 1;
             return;
         }
-        if !matches!(msg, Msg::DumpValue { .. }) {
-            self.end_dump(p, t);
+        match *msg {
+            Msg::DumpValue { name, value } => self.capture_line(p, None, Some((name, value))),
+            Msg::DumpHeader(d) => {
+                self.end_dump(p, t);
+                self.capture_line(p, Some(d), None);
+            }
+            _ => {
+                self.end_dump(p, t);
+                self.end_capture(p, t);
+            }
         }
         self.check_against_table(msg);
         if matches!(line.verbosity, Verbosity::Warning | Verbosity::Error) {
@@ -143,6 +183,9 @@ impl Assembler {
             Part::ServerLocal => self.local_line(p, t, msg),
             Part::Proxy => self.proxy_line(p, t, msg),
             Part::Unplaced => {}
+        }
+        if line.msg.starts_with("TrackClientMove: ") {
+            self.v1_track(p, t, line.msg, msg);
         }
     }
 
@@ -202,9 +245,15 @@ impl Assembler {
     fn client_line(&mut self, p: usize, t: f64, msg: &Msg<'_>) {
         let m = self.cast.pawns[p].machine;
         match *msg {
-            Msg::Executed { ts, delta } => self.executed(p, t, ts, delta),
+            Msg::Executed { ts, delta } => {
+                self.executed(p, t, ts, delta);
+                self.capture_client_move(p, t, LoggedStage::ClientExecuted, ts, delta);
+            }
             Msg::Sent { index, of, ts } => self.sent(p, t, index, of, ts),
-            Msg::ReplyReceived { ts } => self.reply(p, t, ts, true),
+            Msg::ReplyReceived { ts } => {
+                self.reply(p, t, ts, true);
+                self.capture_client_move(p, t, LoggedStage::ReplyReceived, ts, None);
+            }
             Msg::ReplyComplemented { ts } => self.reply(p, t, ts, false),
             Msg::IterationStarted { ts } => self.iteration(p, ts),
             Msg::DumpHeader(Dump::Output) => {
@@ -216,24 +265,27 @@ impl Assembler {
             Msg::Replayed { moves } => {
                 self.correction(p, t).replayed = Some(moves);
             }
-            Msg::NotValid { .. } => {
+            Msg::NotValid { punct, .. } => {
                 let d = self.deviation(msg);
-                let c = self.correction(p, t);
-                c.deviations.extend(d);
-                c.detected_by.get_or_insert(DetectedBy::Client);
+                let at = self.at;
+                self.correction(p, t)
+                    .check
+                    .value_line(d, at, Side::Client, punct);
             }
-            Msg::FailedValidation { side, ts } => {
+            // The client's own check (`CL_ShouldReplay`): its verdict lines, whatever the server
+            // decided (a 1.x server line in a client's file is not the client's).
+            Msg::FailedValidation { side, ts, state } => {
+                let at = self.at;
                 let c = self.correction(p, t);
                 c.source.get_or_insert(ts);
-                c.detected_by.get_or_insert(match side {
-                    Side::Client => DetectedBy::Client,
-                    Side::Server => DetectedBy::Server,
-                });
+                c.check.verdict_line(at, state);
+                c.check.punctuation_agrees &= side == Side::Client;
             }
             Msg::SourceNotValid { ts } => {
+                let at = self.at;
                 let c = self.correction(p, t);
                 c.source.get_or_insert(ts);
-                c.detected_by = Some(DetectedBy::Server);
+                c.check.verdict_line(at, None);
             }
             Msg::ReplayNotAllowed | Msg::AdoptedWithoutReplay => {
                 self.correction(p, t).not_replayed = true;
@@ -242,7 +294,10 @@ impl Assembler {
                 new_time,
                 old_time,
                 ping_ms,
-            } => self.clock_synced(m, t, new_time, old_time, ping_ms),
+            } => {
+                let v1 = self.cast.pawns[p].key.net_mode.is_none();
+                self.clock_synced(m, t, new_time, old_time, ping_ms, v1)
+            }
             Msg::ClockCorrected { seconds } => self.emit(
                 t,
                 m,
@@ -251,10 +306,17 @@ impl Assembler {
                     text: format!("GMC: the client's clock was corrected by {seconds:.6} s"),
                 },
             ),
+            // GMC 1.x prints half the connection's average lag (one way) as its ping.
             Msg::WorldTime {
                 ping_ms: Some(ping),
                 ..
-            } => self.emit(t, m, Event::Rtt { rtt: ping / 1000.0 }),
+            } => self.emit(
+                t,
+                m,
+                Event::Rtt {
+                    rtt: 2.0 * ping / 1000.0,
+                },
+            ),
             Msg::Notice(text) => self.notice(p, t, text, Verbosity::Warning),
             _ => {}
         }
@@ -344,7 +406,7 @@ impl Assembler {
             });
             id
         };
-        let resent = c.mark_sent(id);
+        let resent = c.mark_sent(id, t);
         let (new, old) = c.batch.get_or_insert((0, 0));
         if resent {
             *old += 1;
@@ -382,10 +444,14 @@ impl Assembler {
         }
     }
 
-    /// A 1.x batch (no size printed) ends at the first line of its pawn that is not a sent
-    /// move.
+    /// A 1.x batch (no size printed) ends at the first line of its pawn that is neither a
+    /// sent move nor a dump line of one. (A 2.x batch ends at its `n/n`: each sent move is
+    /// followed by its own Input and Output dumps.)
     pub fn finish_batch_if_open(&mut self, file: usize, t: f64, line: &Line<'_>, msg: &Msg<'_>) {
-        if matches!(msg, Msg::Sent { .. }) {
+        if matches!(
+            msg,
+            Msg::Sent { .. } | Msg::DumpHeader(_) | Msg::DumpValue { .. }
+        ) {
             return;
         }
         let Some(who) = &line.who else {
@@ -404,9 +470,41 @@ impl Assembler {
         if received {
             self.finish_correction(p, t);
         }
-        if let Some(c) = self.client_of(p) {
-            c.last_reply = Some(ts);
+        let m = self.cast.pawns[p].machine;
+        let pinged = self.contents.kinds.pings;
+        let Some(c) = self.client_of(p) else {
+            return;
+        };
+        let first = c.last_reply.is_none_or(|r| r.micros != ts.micros);
+        c.last_reply = Some(ts);
+        // Without a ping in the logs, the client's own trace times the round trip: from the
+        // move's first send to its reply (the server's wait for its next net update included).
+        let sent = c.id_of(ts).and_then(|id| c.sent_at(id));
+        if received
+            && first
+            && !pinged
+            && let Some(rtt) = sent.map(|s| t - s).filter(|r| *r > 0.0)
+        {
+            self.emit(t, m, Event::Rtt { rtt });
         }
+    }
+
+    /// A client's trace header whose dump follows (its move must be known by then).
+    fn capture_client_move(
+        &mut self,
+        p: usize,
+        t: f64,
+        stage: LoggedStage,
+        ts: Ts,
+        delta: Option<f64>,
+    ) {
+        let Some(client) = self.cast.pawns[p].client else {
+            return;
+        };
+        let Some(id) = self.clients.get(&client).and_then(|c| c.id_of(ts)) else {
+            return;
+        };
+        self.begin_capture(p, t, stage, client, id, ts, delta);
     }
 
     fn iteration(&mut self, p: usize, ts: Ts) {

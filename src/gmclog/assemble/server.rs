@@ -7,7 +7,8 @@ use super::{Assembler, DumpTarget, SERVER_VERDICTS};
 use crate::gmclog::line::{Role, Verbosity};
 use crate::gmclog::message::{Dump, Msg, Side};
 use crate::gmclog::scan::Ts;
-use crate::model::telemetry::{Deviation, DisplayMode, Event, Machine, SampleKind};
+use crate::model::logged::{CheckSide, CheckedState, LoggedCheck, LoggedStage};
+use crate::model::telemetry::{DisplayMode, Event, Machine, SampleKind};
 
 impl Assembler {
     // ---- the server's copies ----
@@ -25,7 +26,16 @@ impl Assembler {
         };
         match *msg {
             Msg::ServerExecuted { ts, delta } => {
-                self.server_executed(p, file, t, frame, client, ts, delta)
+                self.server_executed(p, file, t, frame, client, ts, delta);
+                self.capture_server_move(p, t, LoggedStage::ServerExecuted, client, ts, delta);
+            }
+            Msg::ServerValidated { ts } => {
+                self.verdict_missing(p, t, client);
+                self.capture_server_move(p, t, LoggedStage::ServerValidated, client, ts, None);
+            }
+            Msg::ServerSavedReply { ts } => {
+                self.verdict_missing(p, t, client);
+                self.capture_server_move(p, t, LoggedStage::ServerSavedReply, client, ts, None);
             }
             Msg::IterationStarted { .. } => {
                 self.pawns[p].iterations = self.pawns[p].iterations.saturating_add(1)
@@ -35,21 +45,48 @@ impl Assembler {
             }
             Msg::DumpHeader(_) => self.pawns[p].dump = DumpTarget::Ignored,
             Msg::DumpValue { name, value } => self.dump_value(p, name, value),
-            Msg::NotValid { .. } => {
-                if let Some(d) = self.deviation(msg) {
-                    self.server_deviation(p, client, d);
-                }
+            Msg::NotValid { punct, .. } => {
+                let d = self.deviation(msg);
+                let at = self.at;
+                self.pawns[p].pending.value_line(d, at, Side::Server, punct);
             }
-            Msg::FailedValidation {
-                side: Side::Server,
-                ts,
-            } => self.server_verdict(p, t, client, ts),
+            Msg::FailedValidation { side, ts, state } => {
+                self.server_verdict(p, t, client, ts, state, side == Side::Server)
+            }
             Msg::ForcedUpdate { reason } => self.forced(p, t, reason),
             Msg::Notice(text) => self.notice(p, t, text, Verbosity::Warning),
-            Msg::ServerReceived { .. }
-            | Msg::ServerValidated { .. }
-            | Msg::ServerSavedReply { .. } => self.pawns[p].dump = DumpTarget::Ignored,
+            Msg::ServerReceived { .. } => self.pawns[p].dump = DumpTarget::Ignored,
             _ => {}
+        }
+    }
+
+    /// A server trace header whose dump follows.
+    #[allow(clippy::too_many_arguments)]
+    fn capture_server_move(
+        &mut self,
+        p: usize,
+        t: f64,
+        stage: LoggedStage,
+        client: u16,
+        ts: Ts,
+        delta: Option<f64>,
+    ) {
+        self.pawns[p].current = Some(ts);
+        let id = self.clients.entry(client).or_default().id_or_new(ts);
+        self.begin_capture(p, t, stage, client, id, ts, delta);
+        if stage != LoggedStage::ServerExecuted {
+            self.pawns[p].dump = DumpTarget::Ignored;
+        }
+    }
+
+    /// Per-value lines with no verdict line after them (a log cut or filtered): the move being
+    /// processed failed, though no line says which state.
+    fn verdict_missing(&mut self, p: usize, t: f64, client: u16) {
+        if self.pawns[p].pending.is_empty() {
+            return;
+        }
+        if let Some(ts) = self.pawns[p].current {
+            self.server_verdict(p, t, client, ts, None, true);
         }
     }
 
@@ -69,7 +106,6 @@ impl Assembler {
         let pawn = self.cast.pawns[p].pawn;
         let c = self.clients.entry(client).or_default();
         let move_id = c.id_or_new(ts);
-        self.pawns[p].last_verdict = None;
         self.emit(
             t,
             Machine::Server,
@@ -105,39 +141,46 @@ impl Assembler {
         }
     }
 
-    pub(super) fn server_deviation(&mut self, p: usize, client: u16, d: Deviation) {
-        match self.pawns[p].last_verdict {
-            // Lines after the verdict line belong to it.
-            Some(ts) => {
-                let entry = self.verdicts.entry((client, ts.micros)).or_default();
-                entry.push(d);
-            }
-            None => self.pawns[p].pending_devs.push(d),
+    /// The server's verdict on a client's move: the lines gathered for it become its check;
+    /// the move's dumps around it are kept as evidence; a client's correction of the same
+    /// move waiting for it learns the server found it too.
+    pub(super) fn server_verdict(
+        &mut self,
+        p: usize,
+        t: f64,
+        client: u16,
+        ts: Ts,
+        state: Option<CheckedState>,
+        servers_words: bool,
+    ) {
+        let mut check = std::mem::take(&mut self.pawns[p].pending);
+        check.verdict_line(self.at, state);
+        check.punctuation_agrees &= servers_words;
+        let move_id = self.clients.entry(client).or_default().id_or_new(ts);
+        for d in &mut check.deviations {
+            d.move_id = move_id;
         }
-    }
-
-    pub(super) fn server_verdict(&mut self, p: usize, t: f64, client: u16, ts: Ts) {
-        let devs = std::mem::take(&mut self.pawns[p].pending_devs);
-        let n = devs.len();
-        self.pawns[p].last_verdict = Some(ts);
-        self.verdicts.insert((client, ts.micros), devs);
+        self.verdicts
+            .insert((client, ts.micros), check.deviations.clone());
         self.verdict_order.push_back((client, ts.micros));
         while self.verdict_order.len() > SERVER_VERDICTS {
             if let Some(k) = self.verdict_order.pop_front() {
                 self.verdicts.remove(&k);
             }
         }
-        let move_id = self.clients.entry(client).or_default().id_or_new(ts);
+        let logged = LoggedCheck {
+            client,
+            move_id,
+            timestamp: ts.secs(),
+            side: CheckSide::Server,
+            state: check.state,
+            deviations: check.deviations,
+            lines: check.lines,
+            punctuation_agrees: check.punctuation_agrees,
+        };
+        self.emit(t, Machine::Server, Event::LoggedCheck(Arc::new(logged)));
         self.complete_awaiting(client, ts);
-        self.emit(
-            t,
-            Machine::Server,
-            Event::CorrectionSent {
-                client,
-                move_id,
-                deviations: u16::try_from(n).unwrap_or(u16::MAX),
-            },
-        );
+        self.want(client, move_id, t);
     }
 
     pub(super) fn forced(&mut self, p: usize, t: f64, reason: &str) {
