@@ -8,10 +8,8 @@ use std::time::Duration;
 
 use crate::cli::args::ImportArgs;
 use crate::cli::check_outputs;
-use movescope::analysis::lint::{self, ComponentReport, LintReport, Rates};
 use movescope::gmclog::record::{ImportJob, to_recording};
 use movescope::gmclog::{Imported, Naming, Progress, how, names};
-use movescope::session::preset::Preset;
 
 pub(crate) fn import(args: ImportArgs) -> Result<(), String> {
     if args.how {
@@ -53,54 +51,11 @@ pub(crate) fn naming_for(
     if component.is_empty() {
         return Ok((Naming::none(), Vec::new()));
     }
-    // A header named alone brings its source: the binds are usually in the .cpp.
-    let mut paths = component.to_vec();
-    paths.extend(lint::sources_of_headers(component));
-    let report = lint::lint_paths(&paths, Rates::of(&Preset::builtin_default()));
-    for p in &report.problems {
-        eprintln!("{}: warning: {}", p.path.display(), p.problem);
+    let c = names::for_component(component, class).map_err(|e| e.to_string())?;
+    for p in &c.problems {
+        eprintln!("warning: {p}");
     }
-    let chosen = choose(&report, class)?;
-    let (list, source) = names::component_list(chosen);
-    let mut naming = Naming::from_list(&list, source);
-    naming.code = names::member_code(&report, chosen);
-    Ok((naming, names::header_bindings(chosen)))
-}
-
-fn choose<'a>(report: &'a LintReport, class: Option<&str>) -> Result<&'a ComponentReport, String> {
-    let all = || {
-        report
-            .components
-            .iter()
-            .map(|c| c.class.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if let Some(class) = class {
-        return report
-            .components
-            .iter()
-            .find(|c| c.class == class)
-            .ok_or_else(|| {
-                format!(
-                    "--class {class}: no such component in the files (found: {})",
-                    all()
-                )
-            });
-    }
-    let binding: Vec<&ComponentReport> = report
-        .components
-        .iter()
-        .filter(|c| !c.bindings.is_empty())
-        .collect();
-    match binding.as_slice() {
-        [one] => Ok(one),
-        [] => Err("--component: the files hold no component that binds values".into()),
-        _ => Err(format!(
-            "--component: the files hold several components that bind values; choose one with --class ({})",
-            all()
-        )),
-    }
+    Ok((c.naming, c.bindings))
 }
 
 /// Runs `work` while a progress line is drawn on standard error.

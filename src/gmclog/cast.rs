@@ -99,6 +99,9 @@ pub enum ClockSource {
     /// The server's received moves: the move timestamps' upper envelope (the moves' shortest
     /// age is taken as 0).
     ServerMoves,
+    /// The client's verdicts on the server's replies (Verbose lines only): a reply comes at
+    /// least a round trip after its move, so times read early by about the shortest one.
+    ClientVerdicts,
     /// Another file's anchor: both files' engine date-times are UTC, so one offset serves
     /// both (a server log without world-time lines, beside a client's).
     SharedWall,
@@ -118,6 +121,9 @@ impl ClockSource {
             }
             ClockSource::ServerMoves => {
                 "from the server's received moves (the shortest move age taken as 0; turn on gmc.LogNetWorldTime for an exact clock)"
+            }
+            ClockSource::ClientVerdicts => {
+                "from the client's verdicts on replies (only Verbose lines: times read early by about a round trip; gmc.LogClientMoveTrace or gmc.LogNetWorldTime give an exact clock)"
             }
             ClockSource::SharedWall => {
                 "from another file's anchor, both files' engine times being UTC (the machines' clocks taken as in step)"
@@ -161,6 +167,9 @@ struct ClockSamples {
     world: Vec<f64>,
     client: Vec<f64>,
     server_max: Option<f64>,
+    /// The client's verdicts on replies: timestamp − wall time (a reply comes at least a round
+    /// trip after its move: the largest is the closest).
+    client_verdict_max: Option<f64>,
     first_wall: Option<f64>,
     /// The first GMC line's wall time (where the recording starts).
     first_gmc_wall: Option<f64>,
@@ -241,6 +250,10 @@ impl CastBuilder {
                 let d = ts.secs() - wall;
                 f.server_max = Some(f.server_max.map_or(d, |m: f64| m.max(d)));
             }
+            (Role::AutonomousProxy, Msg::SourceNotValid { ts } | Msg::FailedValidation { ts, .. }) => {
+                let d = ts.secs() - wall;
+                f.client_verdict_max = Some(f.client_verdict_max.map_or(d, |m: f64| m.max(d)));
+            }
             _ => {}
         }
     }
@@ -309,6 +322,8 @@ fn settle_clock(f: &ClockSamples) -> FileClock {
         (Some(m), ClockSource::ClientMoves)
     } else if let Some(m) = f.server_max {
         (Some(m), ClockSource::ServerMoves)
+    } else if let Some(m) = f.client_verdict_max {
+        (Some(m), ClockSource::ClientVerdicts)
     } else if let Some(w) = f.first_wall {
         (Some(-w), ClockSource::FirstLine)
     } else {
@@ -337,9 +352,12 @@ fn share_calendar_clocks(files: &[ClockSamples], clocks: &mut [FileClock]) {
             .collect()
     };
     let strong = offsets_of(clocks, &[ClockSource::WorldTime, ClockSource::ClientMoves]);
-    let weak = offsets_of(clocks, &[ClockSource::ServerMoves]);
+    let weak = offsets_of(clocks, &[ClockSource::ServerMoves, ClockSource::ClientVerdicts]);
     let (shared, replaces): (Option<f64>, &[ClockSource]) = if let Some(m) = median(&strong) {
-        (Some(m), &[ClockSource::ServerMoves, ClockSource::FirstLine])
+        (
+            Some(m),
+            &[ClockSource::ServerMoves, ClockSource::ClientVerdicts, ClockSource::FirstLine],
+        )
     } else if let Some(m) = median(&weak) {
         (Some(m), &[ClockSource::FirstLine])
     } else {

@@ -81,6 +81,9 @@ pub struct PendingCorrection {
     /// Distinct move timestamps executed during the replay (2.x VeryVerbose iterations).
     pub replay_ts: Vec<i64>,
     pub not_replayed: bool,
+    /// A verdict line was read (`… failed client-side validation …`, `Source move … was not
+    /// valid.`): a value line after it starts the next correction.
+    pub decided: Option<Ts>,
     /// Inside the replay block (2.x `Client replay :::` or 1.x Start … End).
     pub in_block: bool,
 }

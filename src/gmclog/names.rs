@@ -4,6 +4,7 @@
 //! own parents' lists in front of it names every index.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::analysis::lint::{ComponentReport, LintReport};
@@ -193,6 +194,84 @@ pub fn header_bindings(c: &ComponentReport) -> Vec<Binding> {
             behaviour: None,
         })
         .collect()
+}
+
+/// A component read for an import: the names of its values, its own binding list (for the
+/// recording's header) and what could not be read.
+pub struct ComponentNames {
+    pub naming: Naming,
+    pub bindings: Vec<Binding>,
+    /// Files that could not be linted (`path: problem`).
+    pub problems: Vec<String>,
+}
+
+/// Why a component could not name a log's values.
+#[derive(Debug, thiserror::Error)]
+pub enum ComponentError {
+    #[error("--class {class}: no such component in the files (found: {found})")]
+    NoSuchClass { class: String, found: String },
+    #[error("--component: the files hold no component that binds values")]
+    NoBindings,
+    #[error(
+        "--component: the files hold several components that bind values; choose one with --class ({found})"
+    )]
+    Several { found: String },
+}
+
+/// Reads the component in `paths` (a header named alone brings its source: the binds are
+/// usually in the .cpp) the way `movescope lint` does, and names a log's values from it.
+pub fn for_component(paths: &[PathBuf], class: Option<&str>) -> Result<ComponentNames, ComponentError> {
+    let mut all = paths.to_vec();
+    all.extend(crate::analysis::lint::sources_of_headers(paths));
+    let report = crate::analysis::lint::lint_paths(
+        &all,
+        crate::analysis::lint::Rates::of(&crate::session::preset::Preset::builtin_default()),
+    );
+    let problems = report
+        .problems
+        .iter()
+        .map(|p| format!("{}: {}", p.path.display(), p.problem))
+        .collect();
+    let chosen = choose(&report, class)?;
+    let (list, source) = component_list(chosen);
+    let mut naming = Naming::from_list(&list, source);
+    naming.code = member_code(&report, chosen);
+    Ok(ComponentNames {
+        naming,
+        bindings: header_bindings(chosen),
+        problems,
+    })
+}
+
+fn choose<'a>(report: &'a LintReport, class: Option<&str>) -> Result<&'a ComponentReport, ComponentError> {
+    let found = || {
+        report
+            .components
+            .iter()
+            .map(|c| c.class.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(class) = class {
+        return report
+            .components
+            .iter()
+            .find(|c| c.class == class)
+            .ok_or_else(|| ComponentError::NoSuchClass {
+                class: class.to_string(),
+                found: found(),
+            });
+    }
+    let binding: Vec<&ComponentReport> = report
+        .components
+        .iter()
+        .filter(|c| !c.bindings.is_empty())
+        .collect();
+    match binding.as_slice() {
+        [one] => Ok(one),
+        [] => Err(ComponentError::NoBindings),
+        _ => Err(ComponentError::Several { found: found() }),
+    }
 }
 
 /// The component's members as its code writes them, for the doctor's evidence: each bound

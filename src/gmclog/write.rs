@@ -106,6 +106,9 @@ pub struct GmcLogWriter {
     /// Or the values waiting for the verdict (a client's record can come first in the
     /// stream): (client, move id) → (timestamp, deviations).
     values_first: HashMap<(u16, u32), (f64, Vec<Deviation>)>,
+    /// The server's values around each remote move it executed (value trace), by (client,
+    /// timestamp's bits), until its trace lines are written.
+    server_values: HashMap<(u16, u64), (PawnValues, PawnValues)>,
     /// Each client's pawn on the server (from `Joined`).
     pawn_of: BTreeMap<u16, u16>,
     order: u64,
@@ -146,6 +149,7 @@ impl GmcLogWriter {
             clients: HashMap::new(),
             verdicts: HashMap::new(),
             values_first: HashMap::new(),
+            server_values: HashMap::new(),
             pawn_of: BTreeMap::new(),
             order: 0,
             now: 0.0,
@@ -271,6 +275,17 @@ impl GmcLogWriter {
             }
             (Event::Joined { client, pawn, .. }, Machine::Server) => {
                 self.pawn_of.insert(*client, *pawn);
+            }
+            (Event::MoveValues(v), Machine::Server) if v.exec == Execution::Remote => {
+                if let Some(c) = v.owner
+                    && let Some((ts, _)) = self.ts_of(c, v.move_id)
+                {
+                    self.server_values
+                        .insert((c, ts.to_bits()), (v.entry.clone(), v.exit.clone()));
+                    if self.server_values.len() > REMEMBERED {
+                        self.server_values.clear();
+                    }
+                }
             }
             (Event::MoveValues(v), Machine::Client(c))
                 if matches!(v.exec, Execution::Live | Execution::Combined) =>
@@ -454,22 +469,22 @@ impl GmcLogWriter {
         else {
             return Ok(());
         };
-        for (title, values) in [("Input state:", &entry), ("Output state:", &exit)] {
-            self.gmc(
-                Machine::Client(c),
-                t,
-                who,
-                false,
-                &format!("Client move trace ::: {title}"),
-            )?;
+        self.dump_blocks(Machine::Client(c), t, who, &entry, &exit)
+    }
+
+    /// `Input state:` and `Output state:` with their values.
+    fn dump_blocks(
+        &mut self,
+        m: Machine,
+        t: f64,
+        who: &Who,
+        entry: &PawnValues,
+        exit: &PawnValues,
+    ) -> Result<(), WriteLogError> {
+        for (title, values) in [("Input state:", entry), ("Output state:", exit)] {
+            self.gmc(m, t, who, false, &format!("Client move trace ::: {title}"))?;
             for line in self.dump_lines(values) {
-                self.gmc(
-                    Machine::Client(c),
-                    t,
-                    who,
-                    false,
-                    &format!("Client move trace ::: {line}"),
-                )?;
+                self.gmc(m, t, who, false, &format!("Client move trace ::: {line}"))?;
             }
         }
         Ok(())
@@ -579,15 +594,23 @@ impl GmcLogWriter {
                 )?;
             }
         }
-        for what in [
-            "Server executed remote move",
-            "Server validated remote move",
-            "Server saved autonomous proxy move",
+        // Executed (with the state it began from and its result), then — after the verdict
+        // lines of a rejected move, written at t + 1 µs — validated and saved.
+        let values = self
+            .server_values
+            .remove(&(client, ts.to_bits()));
+        for (what, at, dump) in [
+            ("Server executed remote move", t, true),
+            ("Server validated remote move", t + 2e-6, true),
+            ("Server saved autonomous proxy move", t + 2e-6, false),
         ] {
             let text = format!(
                 "Client move trace ::: {what} with timestamp {ts:.6} s and delta time {delta:.6} s."
             );
-            self.gmc(Machine::Server, t, &who, false, &text)?;
+            self.gmc(Machine::Server, at, &who, false, &text)?;
+            if let Some((entry, exit)) = values.as_ref().filter(|_| dump) {
+                self.dump_blocks(Machine::Server, at, &who, entry, exit)?;
+            }
         }
         Ok(())
     }
@@ -623,34 +646,33 @@ impl GmcLogWriter {
                 self.gmc(m, t, &who, false, &text)?;
             }
         }
+        // GMC's client always checks the reply itself (`CL_ShouldReplay`): its per-value line
+        // (the client's punctuation), its verdict, then its decision to replay. A move the
+        // server rejected also has the server's lines, in the server's log.
         if self.switches.verbose {
-            match by {
-                DetectedBy::Client => {
-                    for d in devs {
-                        if let Some((name, ty)) = self.printed_name(&d.binding) {
-                            let text = format!(
-                                "{name} was not valid:  client value = {}  server value = {}",
-                                format(ty, &d.predicted),
-                                format(ty, &d.authoritative)
-                            );
-                            self.gmc(m, t, &who, true, &text)?;
-                        }
-                    }
+            for d in devs {
+                if let Some((name, ty)) = self.printed_name(&d.binding) {
                     let text = format!(
-                        "One or more values of the client output state failed client-side validation (timestamp = {ts:.6})."
+                        "{name} was not valid:  client value = {}  server value = {}",
+                        format(ty, &d.predicted),
+                        format(ty, &d.authoritative)
                     );
                     self.gmc(m, t, &who, true, &text)?;
                 }
-                DetectedBy::Server => {
-                    self.gmc(
-                        m,
-                        t,
-                        &who,
-                        true,
-                        &format!("Source move with timestamp {ts:.6} s was not valid."),
-                    )?;
-                    self.server_verdict(c, id, ts, devs)?;
-                }
+            }
+            let text = format!(
+                "One or more values of the client output state failed client-side validation (timestamp = {ts:.6})."
+            );
+            self.gmc(m, t, &who, true, &text)?;
+            self.gmc(
+                m,
+                t,
+                &who,
+                true,
+                &format!("Source move with timestamp {ts:.6} s was not valid."),
+            )?;
+            if by == DetectedBy::Server {
+                self.server_verdict(c, id, ts, devs)?;
             }
         }
         if self.switches.replay && replayed {
@@ -699,6 +721,8 @@ impl GmcLogWriter {
     ) -> Result<(), WriteLogError> {
         let pawn = self.pawn_of.get(&c).copied().unwrap_or(c);
         let who = self.who(Machine::Server, pawn, Some(c));
+        // Between the move's `Server executed` block and its `Server validated` one.
+        let t = t + 1e-6;
         for d in devs {
             if let Some((name, ty)) = self.printed_name(&d.binding) {
                 let text = format!(

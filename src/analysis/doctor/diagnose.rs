@@ -275,10 +275,18 @@ fn places(ctx: &Ctx<'_, '_>, k: &LoggedCheck) -> String {
     format!("{side} lines {}", v.join(", "))
 }
 
-/// Value trace: a move the client sent before the correction of an earlier move reached it
-/// carried that divergence, and has its cause.
+/// A desync that began where an earlier one left the client: with the value trace, a move
+/// the client sent before the correction of an earlier move reached it; in a game log, a
+/// move that began apart right after a replay (the replay did not bring the client back to
+/// the server's state). It carried that divergence, and has its cause.
 fn carry_earlier_causes(ctxs: &[Ctx<'_, '_>], diagnoses: &mut [Diagnosis]) {
     for i in 0..diagnoses.len() {
+        if diagnoses[i].cause.is_none()
+            && let Some(p) = replayed_into(&ctxs[i], &diagnoses[..i])
+        {
+            inherit(diagnoses, i, p, "began apart from the server right after the client's replay for the earlier desync (the replay did not bring it back to the server's state)");
+            continue;
+        }
         let Some(jt) = ctxs[i].judged.map(|(t, _)| t) else {
             continue;
         };
@@ -286,29 +294,38 @@ fn carry_earlier_causes(ctxs: &[Ctx<'_, '_>], diagnoses: &mut [Diagnosis]) {
         let parent = diagnoses[..i]
             .iter()
             .rposition(|d| d.client == c && d.move_id < m && d.t > jt && d.cause.is_some());
-        let Some(p) = parent else {
-            continue;
-        };
-        let (cause, pm, pt) = (diagnoses[p].cause, diagnoses[p].move_id, diagnoses[p].t);
-        let d = &mut diagnoses[i];
-        let says = format!(
-            "client {c} sent move {m} before the correction of its move {pm} reached it (at {pt:.3} s): the move carried that divergence, and has its cause"
-        );
-        if let Some(cause) = cause {
-            d.verdicts.retain(|v| v.cause != cause);
-            d.verdicts.insert(
-                0,
-                CauseVerdict::supported(
-                    cause,
-                    super::verdict::Strength::Observed,
-                    says.clone(),
-                    Vec::new(),
-                ),
-            );
+        if let Some(p) = parent {
+            inherit(diagnoses, i, p, "left the client before the correction of that earlier move reached it");
         }
-        d.cause = cause;
-        d.evidence = says;
     }
+}
+
+/// Game log: the earlier desync whose correction the client replayed just before this one's
+/// first move that ended apart began apart.
+fn replayed_into(ctx: &Ctx<'_, '_>, earlier: &[Diagnosis]) -> Option<usize> {
+    let p = ctx.parted.as_ref().filter(|p| !p.inputs.is_empty())?;
+    let began = p.client.t;
+    earlier.iter().rposition(|d| {
+        d.client == ctx.s.client && d.cause.is_some() && d.t < began && began - d.t < 2.0
+    })
+}
+
+fn inherit(diagnoses: &mut [Diagnosis], i: usize, p: usize, how: &str) {
+    let (cause, pm, pt) = (diagnoses[p].cause, diagnoses[p].move_id, diagnoses[p].t);
+    let d = &mut diagnoses[i];
+    let says = format!(
+        "client {}'s move {} {how}: carried from the desync of its move {pm} (at {pt:.3} s), and has its cause",
+        d.client, d.move_id
+    );
+    if let Some(cause) = cause {
+        d.verdicts.retain(|v| v.cause != cause);
+        d.verdicts.insert(
+            0,
+            CauseVerdict::supported(cause, super::verdict::Strength::Observed, says.clone(), Vec::new()),
+        );
+    }
+    d.cause = cause;
+    d.evidence = says;
 }
 
 /// Desyncs per cause (most first), and those with none supported.

@@ -262,10 +262,15 @@ impl Assembler {
             Msg::DumpHeader(_) => self.pawns[p].dump = DumpTarget::Ignored,
             Msg::DumpValue { name, value } => self.dump_value(p, name, value),
             Msg::Replay(stage) => self.replay_stage(p, t, stage),
+            // `Replayed N moves.` closes a correction (only the "differs by" lines follow).
             Msg::Replayed { moves } => {
                 self.correction(p, t).replayed = Some(moves);
+                self.finish_correction(p, t);
             }
             Msg::NotValid { punct, .. } => {
+                if self.decided(p).is_some() {
+                    self.finish_correction(p, t);
+                }
                 let d = self.deviation(msg);
                 let at = self.at;
                 self.correction(p, t)
@@ -275,17 +280,16 @@ impl Assembler {
             // The client's own check (`CL_ShouldReplay`): its verdict lines, whatever the server
             // decided (a 1.x server line in a client's file is not the client's).
             Msg::FailedValidation { side, ts, state } => {
+                self.client_verdict(p, t, ts);
                 let at = self.at;
                 let c = self.correction(p, t);
-                c.source.get_or_insert(ts);
                 c.check.verdict_line(at, state);
                 c.check.punctuation_agrees &= side == Side::Client;
             }
             Msg::SourceNotValid { ts } => {
+                self.client_verdict(p, t, ts);
                 let at = self.at;
-                let c = self.correction(p, t);
-                c.source.get_or_insert(ts);
-                c.check.verdict_line(at, None);
+                self.correction(p, t).check.verdict_line(at, None);
             }
             Msg::ReplayNotAllowed | Msg::AdoptedWithoutReplay => {
                 self.correction(p, t).not_replayed = true;
@@ -320,6 +324,24 @@ impl Assembler {
             Msg::Notice(text) => self.notice(p, t, text, Verbosity::Warning),
             _ => {}
         }
+    }
+
+    /// The move the correction being gathered was decided for, if a verdict line was read.
+    fn decided(&self, p: usize) -> Option<Ts> {
+        let c = self.clients.get(&self.cast.pawns[p].client?)?;
+        c.correction.as_ref()?.decided
+    }
+
+    /// A client verdict line for move `ts`: one for another move than the correction being
+    /// gathered starts the next correction (a log with only Verbose lines has nothing else
+    /// between them).
+    fn client_verdict(&mut self, p: usize, t: f64, ts: Ts) {
+        if self.decided(p).is_some_and(|d| d.micros != ts.micros) {
+            self.finish_correction(p, t);
+        }
+        let c = self.correction(p, t);
+        c.source.get_or_insert(ts);
+        c.decided = Some(ts);
     }
 
     fn output_dump_of_client(&self, p: usize) -> DumpTarget {
