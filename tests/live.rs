@@ -652,3 +652,91 @@ fn replayed_and_forged_joins_leave_the_joined_clients_playing() {
     );
     s.stop();
 }
+
+/// A session restarted many times in a row — pitfall 12's "Do it" and back, each a new
+/// binding list: every pawn respawned, a new server, every client a new incarnation — gets
+/// every client back every time: joined to the new server and moving, none cut off. (The old
+/// clients stop before the new server starts, so none is answered with a reset and rejoins in
+/// its new start's place.)
+#[test]
+fn a_session_restarted_many_times_gets_every_client_back_each_time() {
+    let _g = serial();
+    let (lesson, _) = movescope::session::preset::Preset::find("pitfall-12-input-written-by-tick")
+        .expect("shipped");
+    let mut s = LiveSession::start(&lesson).expect("starts");
+    let clients = lesson.network_clients().count();
+    let mut joined = std::collections::BTreeSet::new();
+    until(&s, Duration::from_secs(10), "every client to join", |r| {
+        if let Event::Joined { client, .. } = r.event {
+            joined.insert(client);
+        }
+        joined.len() == clients
+    });
+    for round in 0..12 {
+        let mut target = s.preset().clone();
+        target.faults.derived_value_bound_as_input = round % 2 == 1;
+        let outcome = s.change_to(&target).expect("accepted");
+        assert_eq!(
+            outcome,
+            movescope::net::live::Outcome::Respawned,
+            "round {round}"
+        );
+        let (mut back, mut moving) = (
+            std::collections::BTreeSet::new(),
+            std::collections::BTreeSet::new(),
+        );
+        until(
+            &s,
+            Duration::from_secs(15),
+            &format!("round {round}: every client back and moving"),
+            |r| {
+                match &r.event {
+                    Event::Joined { client, .. } => {
+                        back.insert(*client);
+                    }
+                    Event::RemoteMoveExecuted(x) if back.contains(&x.client) => {
+                        moving.insert(x.client);
+                    }
+                    Event::ClientDropped { client, why } => {
+                        panic!("round {round}: client {client} cut off ({why})")
+                    }
+                    _ => {}
+                }
+                moving.len() == clients
+            },
+        );
+    }
+    s.stop();
+}
+
+/// A client whose datagrams never reach the (re)started server is reported cut off: a record
+/// the summary counts, not only transport counters.
+#[test]
+fn a_client_that_never_reaches_the_server_is_reported_cut_off() {
+    let _g = serial();
+    let mut p = preset(&["clients=2", "ai_pawns=0"]);
+    p.link_overrides
+        .push(movescope::session::preset::LinkOverride {
+            client: 1,
+            direction: movescope::session::preset::Direction::Up,
+            link: movescope::conditions::link::LinkParams {
+                loss: 1.0,
+                ..p.link.clone()
+            },
+        });
+    let s = LiveSession::start(&p).expect("starts");
+    let records = until(
+        &s,
+        Duration::from_secs(12),
+        "client 1 reported cut off",
+        |r| matches!(r.event, Event::ClientDropped { client: 1, .. }),
+    );
+    let summary = summary_of(&records, 2);
+    let c1 = summary
+        .clients
+        .iter()
+        .find(|c| c.id == 1)
+        .expect("client 1");
+    assert!(!c1.cut_off.is_empty(), "{:?}", c1.cut_off);
+    s.stop();
+}

@@ -522,10 +522,22 @@ impl LiveSession {
             _ => {}
         }
         if planned.respawn {
-            // A new binding list: new pawns everywhere, as a new build would have.
+            // A new binding list: new pawns everywhere, as a new build would have. Every
+            // local client stops before the new server starts: a client of the old session
+            // still sending would be answered with a reset, rejoin from its old address and
+            // take the place its new start then could not.
+            let restarted: Vec<u16> = ids
+                .iter()
+                .copied()
+                .filter(|id| self.stop_local_client(*id))
+                .collect();
             self.restart_server()?;
             for id in ids {
-                self.restart_client(id)?;
+                if restarted.contains(&id) {
+                    self.start_again(id)?;
+                } else {
+                    self.restart_client(id)?;
+                }
             }
         }
         for (to, c) in planned.sends {
@@ -570,14 +582,27 @@ impl LiveSession {
             h.rejoin(id);
             return Ok(());
         }
-        if let Some(mut w) = self.clients.remove(&id) {
-            w.stop();
-            if let (Some(r), Some(a)) = (&self.roster, w.addr)
-                && let Ok(mut r) = r.lock()
-            {
-                r.remove(&a);
-            }
+        self.stop_local_client(id);
+        self.start_again(id)
+    }
+
+    /// Stops client `id`'s thread (and takes its address off the roster); false when it is
+    /// not a client of this process.
+    fn stop_local_client(&mut self, id: u16) -> bool {
+        let Some(mut w) = self.clients.remove(&id) else {
+            return false;
+        };
+        w.stop();
+        if let (Some(r), Some(a)) = (&self.roster, w.addr)
+            && let Ok(mut r) = r.lock()
+        {
+            r.remove(&a);
         }
+        true
+    }
+
+    /// Starts client `id` again as its next incarnation (it joins anew).
+    fn start_again(&mut self, id: u16) -> Result<(), CommandError> {
         let n = self.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
         self.start_client(id, 0.0, n).map_err(client_socket)
     }

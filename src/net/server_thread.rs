@@ -20,6 +20,9 @@ use crate::session::setup::packet_record;
 use crate::support::rng::{derive_seed, purpose};
 use crossbeam_channel::bounded;
 use std::collections::BTreeMap;
+
+/// Seconds a (re)started server waits for each of the session's clients to join.
+const EXPECT_JOIN_S: f64 = 5.0;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,6 +67,11 @@ pub(crate) fn spawn_server(
     for (v, b) in layouts {
         server.define_layout(*v, b.clone());
         server.use_layout(*v);
+    }
+    // Every client of a local session must join this server: one that does not is said. (A
+    // host's participants join when they come.)
+    if roster.is_none() {
+        server.expect_clients(p.network_clients(), EXPECT_JOIN_S);
     }
     let preset = p.clone();
     let fps = p.server_fps;

@@ -167,6 +167,9 @@ pub struct Server {
     view_rng: Rng,
     /// State-update entries of the current update, encoded once for every client.
     entry_cache: wire::EntryCache,
+    /// Clients that must join by a session time (a live server's clients after it starts):
+    /// one that has not is reported cut off, once.
+    expected: BTreeMap<u16, f64>,
 }
 
 /// Seconds of pawn history the server keeps for rollback.
@@ -291,6 +294,46 @@ impl Server {
             host_stats: Default::default(),
             view_rng,
             entry_cache: wire::EntryCache::default(),
+            expected: BTreeMap::new(),
+        }
+    }
+
+    /// Clients `ids` must join by `by` (session time); one that has not by then is reported
+    /// cut off (`ClientDropped`), once. A live server expects its session's clients, so a
+    /// client that never comes back after a restart is said, not silently missing.
+    pub fn expect_clients(&mut self, ids: impl IntoIterator<Item = u16>, by: f64) {
+        for id in ids {
+            self.expected.insert(id, by);
+        }
+    }
+
+    /// The expected clients past their time that never joined, reported.
+    fn report_missing(&mut self, now: f64) {
+        let late: Vec<u16> = self
+            .expected
+            .iter()
+            .filter(|(id, by)| now >= **by && !self.clients.contains_key(id))
+            .map(|(id, _)| *id)
+            .collect();
+        self.expected
+            .retain(|id, by| now < *by && !self.clients.contains_key(id));
+        for client in late {
+            self.telemetry.push((
+                now,
+                Event::Log {
+                    level: super::telemetry::LogLevel::Warning,
+                    text: format!(
+                        "client {client} did not join the server within 5 s of the server's start: it is cut off"
+                    ),
+                },
+            ));
+            self.telemetry.push((
+                now,
+                Event::ClientDropped {
+                    client,
+                    why: "it did not join the (re)started server within 5 s".to_string(),
+                },
+            ));
         }
     }
 
@@ -426,6 +469,9 @@ impl Server {
 
     /// Runs one server frame at server time `now` (the authoritative world clock).
     pub fn frame(&mut self, now: f64) {
+        if !self.expected.is_empty() {
+            self.report_missing(now);
+        }
         let dt = now - self.last_frame.unwrap_or(now);
         self.last_frame = Some(now);
         self.frame_dt = dt;
