@@ -6,7 +6,7 @@ mod bench;
 mod cli;
 
 use crate::bench::bench_seconds;
-use crate::bench::import::bench_import;
+use crate::bench::import::{bench_import, bench_import_server};
 use crate::bench::lint::bench_lint;
 use crate::bench::live::bench_live;
 use crate::bench::participants::bench_participants;
@@ -14,7 +14,7 @@ use crate::bench::plots::bench_plots;
 use crate::bench::recording::bench_recording;
 use crate::bench::soak::bench_soak;
 use crate::cli::app::open_app;
-use crate::cli::app::open_recording;
+use crate::cli::app::{OpenWhat, open_recording};
 use crate::cli::args::Cli;
 use crate::cli::args::Command;
 use crate::cli::explain::doctor;
@@ -53,6 +53,10 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             import: Some(mb), ..
         }) => bench_import(mb),
+        Some(Command::Bench {
+            import_server: Some(clients),
+            ..
+        }) => bench_import_server(clients),
         Some(Command::Bench { live: true, .. }) => bench_live(),
         Some(Command::Bench {
             participants: Some(list),
@@ -75,7 +79,9 @@ fn main() -> ExitCode {
             bench_seconds("--seconds", seconds).and_then(bench::bench)
         }
         Some(Command::Open {
-            file,
+            files,
+            component,
+            class,
             at,
             screenshot,
             screenshot_after,
@@ -87,14 +93,19 @@ fn main() -> ExitCode {
                 Some(s) => (Some(s), screenshot_after),
                 None => (cli.app.screenshot.clone(), cli.app.screenshot_after),
             };
+            let mut component = component;
+            component.extend(cli.app.component.iter().cloned());
             open_recording(
-                file,
+                OpenWhat {
+                    files,
+                    component,
+                    class,
+                },
                 at,
                 screenshot,
                 screenshot_after,
                 whatif,
                 cli.app.windows.clone(),
-                cli.app.component.clone(),
             )
         }
         Some(Command::Inspect {

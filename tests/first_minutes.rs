@@ -325,7 +325,7 @@ fn windows_open_below_the_top_bar() {
     let bar_bottom = h.get_by_label("Open…").rect().bottom();
     h.get_by_label("Open…").click();
     h.run_steps(3);
-    let title = h.get_by_label("Open recording").rect();
+    let title = h.get_by_label("Open a recording or game logs").rect();
     assert!(
         title.top() >= bar_bottom,
         "the Open window's title at {} is over the top bar (to {bar_bottom})",

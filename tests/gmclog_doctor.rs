@@ -37,8 +37,11 @@ struct Examined {
 /// them as `movescope doctor` does.
 fn examine_logs(paths: &[PathBuf], component: bool) -> Examined {
     let (naming, bindings): (_, Vec<Binding>) = if component {
-        let c = names::for_component(&[scenario_dir("component").join("StaminaMovementCmp.h")], None)
-            .expect("the test component binds values");
+        let c = names::for_component(
+            &[scenario_dir("component").join("StaminaMovementCmp.h")],
+            None,
+        )
+        .expect("the test component binds values");
         (c.naming, c.bindings)
     } else {
         (movescope::gmclog::Naming::none(), Vec::new())
@@ -111,8 +114,14 @@ fn found_by_the_client_alone_a_tick_that_diverged_from_equal_inputs() {
     assert_eq!(answer(d, Cause::ServerWroteOutsideMove), Answer::RuledOut);
     assert_eq!(answer(d, Cause::DeltaTimeDiffers), Answer::RuledOut);
     let p = places(d);
-    assert!(p.contains("server validated move") || p.contains("server.log:"), "{p}");
-    assert!(p.contains("client.log:504"), "the client's per-value line:\n{p}");
+    assert!(
+        p.contains("server validated move") || p.contains("server.log:"),
+        "{p}"
+    );
+    assert!(
+        p.contains("client.log:504"),
+        "the client's per-value line:\n{p}"
+    );
     assert_eq!(d.deviations[0].binding, "LinearVelocity");
 }
 
@@ -125,18 +134,40 @@ fn found_by_the_server_alone_a_write_between_two_server_moves() {
         assert_eq!(ts_of(d), 52_120_256, "the first move the server rejected");
         assert_eq!(rejected_ts(d), vec![52_120_256, 52_137_382, 52_154_529]);
         let first = &d.rejected[0].deviations[0];
-        let name = if component { "Stamina" } else { "SinglePrecisionFloat[0]" };
+        let name = if component {
+            "Stamina"
+        } else {
+            "SinglePrecisionFloat[0]"
+        };
         assert_eq!(first.binding, name);
         assert!((first.error - 10.0).abs() < 1e-3, "{first:?}");
-        assert_eq!(d.cause, Some(Cause::ServerWroteOutsideMove), "{}", e.report.to_text(1));
-        assert_eq!(answer(d, Cause::WrittenOutsideMove), Answer::CannotTell, "no client log");
+        assert_eq!(
+            d.cause,
+            Some(Cause::ServerWroteOutsideMove),
+            "{}",
+            e.report.to_text(1)
+        );
+        assert_eq!(
+            answer(d, Cause::WrittenOutsideMove),
+            Answer::CannotTell,
+            "no client log"
+        );
         assert_eq!(answer(d, Cause::NonDeterministicTick), Answer::CannotTell);
         let p = places(d);
-        assert!(p.contains("server.log:342") && p.contains("server.log:417"), "{p}");
+        assert!(
+            p.contains("server.log:342") && p.contains("server.log:417"),
+            "{p}"
+        );
         if component {
-            assert!(p.contains("StaminaMovementCmp.cpp:130"), "the write in the code:\n{p}");
+            assert!(
+                p.contains("StaminaMovementCmp.cpp:130"),
+                "the write in the code:\n{p}"
+            );
         }
-        assert_eq!(d.replay_depth, None, "no client log: no replay in the records");
+        assert_eq!(
+            d.replay_depth, None,
+            "no client log: no replay in the records"
+        );
     }
 }
 
@@ -146,7 +177,11 @@ fn two_moves_rejected_in_one_server_frame_and_a_client_side_write() {
         let e = examine_logs(&logs("found-by-both-two-in-one-frame"), component);
         let d = only(&e.report);
         assert_eq!(d.found_by, "server and client", "{}", e.report.to_text(1));
-        assert_eq!(ts_of(d), 52_063_624, "the first rejected, not the reply's move");
+        assert_eq!(
+            ts_of(d),
+            52_063_624,
+            "the first rejected, not the reply's move"
+        );
         assert_eq!(rejected_ts(d), vec![52_063_624, 52_080_063]);
         for r in &d.rejected {
             assert_eq!(r.deviations[0].binding, "ActorLocation");
@@ -154,12 +189,23 @@ fn two_moves_rejected_in_one_server_frame_and_a_client_side_write() {
         let reply = d.reply_move.expect("the reply was another move's");
         assert_ne!(reply, d.move_id);
         assert_eq!(d.replay_depth, Some(7));
-        assert_eq!(d.cause, Some(Cause::WrittenOutsideMove), "{}", e.report.to_text(1));
+        assert_eq!(
+            d.cause,
+            Some(Cause::WrittenOutsideMove),
+            "{}",
+            e.report.to_text(1)
+        );
         assert_eq!(answer(d, Cause::ServerWroteOutsideMove), Answer::RuledOut);
         assert_eq!(answer(d, Cause::NonDeterministicTick), Answer::RuledOut);
         let p = places(d);
-        assert!(p.contains("client.log:104") && p.contains("client.log:115"), "{p}");
-        assert!(p.contains("server.log:429") && p.contains("server.log:494"), "{p}");
+        assert!(
+            p.contains("client.log:104") && p.contains("client.log:115"),
+            "{p}"
+        );
+        assert!(
+            p.contains("server.log:429") && p.contains("server.log:494"),
+            "{p}"
+        );
         if component {
             assert!(p.contains("StaminaMovementCmp.cpp:114"), "{p}");
         }
@@ -173,8 +219,16 @@ fn a_server_side_write_with_both_logs() {
     assert_eq!(d.found_by, "server and client");
     assert_eq!(ts_of(d), 52_049_435);
     assert_eq!(rejected_ts(d), vec![52_049_435, 52_066_143, 52_082_775]);
-    assert!(d.rejected[2].in_flight, "the third was predicted before the correction came");
-    assert_eq!(d.cause, Some(Cause::ServerWroteOutsideMove), "{}", e.report.to_text(1));
+    assert!(
+        d.rejected[2].in_flight,
+        "the third was predicted before the correction came"
+    );
+    assert_eq!(
+        d.cause,
+        Some(Cause::ServerWroteOutsideMove),
+        "{}",
+        e.report.to_text(1)
+    );
     assert_eq!(answer(d, Cause::WrittenOutsideMove), Answer::RuledOut);
     assert!(places(d).contains("StaminaMovementCmp.cpp:130"));
 }
@@ -205,7 +259,10 @@ fn gmc_1_logs_a_one_way_ping_and_locations_in_their_trace() {
             _ => None,
         })
         .collect();
-    assert!(!rtts.is_empty() && rtts.iter().all(|r| (r - 0.080).abs() < 1e-9), "{rtts:?}");
+    assert!(
+        !rtts.is_empty() && rtts.iter().all(|r| (r - 0.080).abs() < 1e-9),
+        "{rtts:?}"
+    );
     for kind in [SampleKind::Predicted, SampleKind::Authoritative] {
         assert!(
             e.records
@@ -219,7 +276,12 @@ fn gmc_1_logs_a_one_way_ping_and_locations_in_their_trace() {
     assert_eq!(ts_of(d), 51_832_967);
     assert_eq!(d.rejected.len(), 7);
     assert_eq!(d.rejected.iter().filter(|r| r.in_flight).count(), 6);
-    assert_eq!(d.cause, Some(Cause::NonDeterministicTick), "{}", e.report.to_text(1));
+    assert_eq!(
+        d.cause,
+        Some(Cause::NonDeterministicTick),
+        "{}",
+        e.report.to_text(1)
+    );
 }
 
 #[test]
@@ -239,8 +301,16 @@ fn a_client_log_with_only_verbose_lines_cannot_tell_the_cause() {
             .find(|v| v.cause == Cause::NonDeterministicTick)
             .expect("judged");
         assert_eq!(tick.answer, Answer::CannotTell);
-        assert!(tick.would_tell.as_deref().is_some_and(|w| w.contains("gmc.LogClientMoveTrace")));
-        assert!(d.found.iter().any(|f| f.contains("no server log")), "{:?}", d.found);
+        assert!(
+            tick.would_tell
+                .as_deref()
+                .is_some_and(|w| w.contains("gmc.LogClientMoveTrace"))
+        );
+        assert!(
+            d.found.iter().any(|f| f.contains("no server log")),
+            "{:?}",
+            d.found
+        );
     }
 }
 
@@ -252,7 +322,8 @@ fn verbose_lines_alone_pair_the_server_copy_with_its_client() {
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let mut paths = Vec::new();
     for f in ["server.log", "client.log"] {
-        let text = std::fs::read(scenario_dir("found-by-both-two-in-one-frame").join(f)).expect("reads");
+        let text =
+            std::fs::read(scenario_dir("found-by-both-two-in-one-frame").join(f)).expect("reads");
         let kept: Vec<&[u8]> = text
             .split(|b| *b == b'\n')
             .filter(|l| {
@@ -327,13 +398,20 @@ fn every_cause_is_answered_once_and_ranked() {
             let mut causes: Vec<Cause> = d.verdicts.iter().map(|v| v.cause).collect();
             causes.sort();
             causes.dedup();
-            assert_eq!(causes.len(), d.verdicts.len(), "{name}: a cause answered twice");
+            assert_eq!(
+                causes.len(),
+                d.verdicts.len(),
+                "{name}: a cause answered twice"
+            );
             assert_eq!(d.verdicts.len(), 13, "{name}: every cause on the checklist");
             let answers: Vec<Answer> = d.verdicts.iter().map(|v| v.answer).collect();
             let mut sorted = answers.clone();
             sorted.sort();
             assert_eq!(answers, sorted, "{name}: supported, cannot tell, ruled out");
-            assert_eq!(d.cause.is_some(), answers.first() == Some(&Answer::Supported));
+            assert_eq!(
+                d.cause.is_some(),
+                answers.first() == Some(&Answer::Supported)
+            );
         }
     }
 }

@@ -17,7 +17,9 @@ use crate::model::binding::Binding;
 use crate::model::messages::MsgKind;
 use crate::model::pawn::Execution;
 use crate::model::pawn::PawnValues;
-use crate::model::telemetry::{Event, Hook, Machine, MoveValues, NetContext, PacketFate, Record};
+use crate::model::telemetry::{
+    Event, Hook, Machine, MoveValues, NetContext, PacketFate, REPLAY_DEPTH_UNKNOWN, Record,
+};
 
 /// One bound value through one execution.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -207,6 +209,23 @@ pub fn move_executed_near(records: &[Record], client: u16, t: f64) -> Option<u32
         .map(|(_, m)| m)
 }
 
+/// A game log's failed server check, as the journey says it.
+fn rejected_text(k: &crate::model::logged::LoggedCheck) -> String {
+    let values: Vec<String> = k
+        .deviations
+        .iter()
+        .map(crate::model::telemetry::Deviation::describe)
+        .collect();
+    format!(
+        "rejected by the server (its validation failed: {}); GMC marks the move invalid and replicates one reply per net update, for the last move it executed — this move's reply reaches the client only if it was that one",
+        if values.is_empty() {
+            "the log names no value".to_string()
+        } else {
+            values.join("; ")
+        }
+    )
+}
+
 /// The journey of `move_id` of `client`, or `None` when the records do not hold its closing.
 /// Executions traced in `records` or in `values` (value-trace records from a re-simulation)
 /// show `bindings`' values; `value_trace` says where they come from.
@@ -390,6 +409,14 @@ pub fn trace(
                     false,
                 ))
             }
+            // A game log: the server's validation failed. GMC marks the move invalid and
+            // sends no correction of its own: the client gets one reply per net update, for
+            // the last move executed.
+            (Machine::Server, Event::LoggedCheck(k))
+                if k.client == client && k.move_id == move_id =>
+            {
+                steps.push(step(r.t, Machine::Server, rejected_text(k), false))
+            }
             (
                 Machine::Server,
                 Event::MovesSkipped {
@@ -431,20 +458,30 @@ pub fn trace(
                         r.t,
                         me,
                         format!(
-                            "{CORRECTED} (found by the {}): {}; then {replay_depth} pending move(s) replayed",
+                            "{CORRECTED} (found by the {}): {}; then {}",
                             format!("{detected_by:?}").to_lowercase(),
-                            deviations
-                                .iter()
-                                .map(|d| format!(
-                                    "{} predicted {} but server {} (error {:.3} > {:.3})",
-                                    d.binding, d.predicted, d.authoritative, d.error, d.tolerance
-                                ))
-                                .collect::<Vec<_>>()
-                                .join("; ")
+                            if deviations.is_empty() {
+                                "no value named (the log has no validation line for it)".to_string()
+                            } else {
+                                deviations
+                                    .iter()
+                                    .map(crate::model::telemetry::Deviation::describe)
+                                    .collect::<Vec<_>>()
+                                    .join("; ")
+                            },
+                            if *replay_depth == REPLAY_DEPTH_UNKNOWN {
+                                "the pending moves replayed (how many, the log does not say)"
+                                    .to_string()
+                            } else {
+                                format!("{replay_depth} pending move(s) replayed")
+                            }
                         ),
                         false,
                     ));
-                } else if *m < move_id && move_id <= m.saturating_add(u32::from(*replay_depth)) {
+                } else if *replay_depth != REPLAY_DEPTH_UNKNOWN
+                    && *m < move_id
+                    && move_id <= m.saturating_add(u32::from(*replay_depth))
+                {
                     steps.push(step(
                         r.t,
                         me,

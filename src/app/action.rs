@@ -58,6 +58,9 @@ pub enum Action {
         move_id: u32,
     },
     OpenRecording(PathBuf),
+    /// Open several paths at once: a game's logs (files, or a folder of them), imported
+    /// together.
+    OpenPaths(Vec<PathBuf>),
     /// Open or close a window (or switch the theme).
     Toggle(Toggle),
     /// Start the shown recording's preset live.
@@ -143,7 +146,7 @@ pub fn cursor_plot(id: &str) -> egui_plot::Plot<'static> {
 pub fn legend_row(ui: &mut eframe::egui::Ui, entries: &[(eframe::egui::Color32, &str, bool)]) {
     ui.horizontal_wrapped(|ui| {
         for (c, name, dashed) in entries {
-            super::plots::legend_entry(ui, *c, name, *dashed);
+            let _ = super::plots::legend_entry(ui, *c, name, *dashed);
         }
     });
 }
@@ -188,6 +191,8 @@ pub struct SessionView<'a> {
     pub preset: &'a Preset,
     /// A live session runs: edits are possible.
     pub live: bool,
+    /// The recording shown is a game's imported log: it records no settings.
+    pub imported: bool,
     /// The clients of the live session (or of the recording's preset).
     pub client_ids: Vec<u16>,
     /// Session time now (live) or at the cursor.

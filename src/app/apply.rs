@@ -89,6 +89,7 @@ impl MovescopeApp {
                 } => self.show_lineage(client, move_id, t, on_server),
                 Action::GoToMove { client, move_id } => self.go_to_move(client, move_id),
                 Action::OpenRecording(path) => self.open_recording(&path, None),
+                Action::OpenPaths(paths) => self.open_paths(paths, None),
                 Action::Toggle(t) => self.toggle(t),
                 Action::DismissStatus => self.status.dismiss_problem(),
                 Action::StartLesson(name) => {

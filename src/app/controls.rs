@@ -161,7 +161,12 @@ impl ControlsPane {
             }
         }
         egui::ScrollArea::vertical().show(ui, |ui| {
-            if !view.live {
+            if view.imported {
+                ui.label(
+                    "Viewing a game's log: a log records no settings, so these are movescope's \
+                     defaults, not what the game ran with (docs/gmc-logs.md).",
+                );
+            } else if !view.live {
                 ui.label(
                     "Viewing a recording: these are the settings it was recorded with. Start it \
                      live (top bar) to change them.",

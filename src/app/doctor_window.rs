@@ -385,12 +385,10 @@ fn found_hover(d: &Diagnosis) -> &'static str {
 /// The verdicts of one desync; a lesson picked.
 fn verdicts_ui(ui: &mut egui::Ui, d: &Diagnosis) -> Option<(String, String)> {
     let mut lesson = None;
+    // The supported causes' lessons are listed once, with the causes at the top.
     for v in d.answered(Answer::Supported) {
         ui.label(RichText::new(format!("supported: {}", v.describe())).color(SUPPORTED));
         quotes_ui(ui, v);
-        if let Some(p) = lessons_row(ui, v.cause, "   learn it:") {
-            lesson = Some(p);
-        }
     }
     let open: Vec<&CauseVerdict> = d.answered(Answer::CannotTell).collect();
     if !open.is_empty() {

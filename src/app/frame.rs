@@ -66,7 +66,11 @@ impl eframe::App for MovescopeApp {
             let rates = crate::analysis::lint::Rates::of(self.shown_preset());
             self.windows.component.lint(sources, rates);
         }
-        if let Some(p) = others.into_iter().next() {
+        // Several files dropped together (a server's log and its clients'), or a folder of
+        // logs: one game, imported together.
+        if crate::gmclog::record::opens_as_logs(&others) {
+            self.actions.push(Action::OpenPaths(others));
+        } else if let Some(p) = others.into_iter().next() {
             self.actions.push(Action::OpenRecording(p));
         }
         let busy = self.shown.session.is_some()

@@ -34,6 +34,7 @@ impl OpenDialog {
     pub fn ui(&mut self, ctx: &egui::Context, recent: &[String]) -> (bool, Vec<Action>) {
         let mut keep = true;
         let mut chosen: Option<PathBuf> = None;
+        let mut several: Option<Vec<PathBuf>> = None;
         if let Some(job) = self.job.as_mut() {
             match job.poll() {
                 Poll::Ready(list) => {
@@ -47,7 +48,7 @@ impl OpenDialog {
                 Poll::Pending => ctx.request_repaint(),
             }
         }
-        super::window(ctx, "Open recording").show(ctx, |ui| {
+        super::window(ctx, "Open a recording or game logs").show(ctx, |ui| {
             ui.horizontal(|ui| {
                 let label = ui.label("file");
                 let field = ui.text_edit_singleline(&mut self.path).labelled_by(label.id);
@@ -56,12 +57,24 @@ impl OpenDialog {
                     && ui.input(|i| i.key_pressed(egui::Key::Enter))
                     && !self.path.trim().is_empty();
                 if ui.button("Open").clicked() || entered {
-                    chosen = Some(PathBuf::from(self.path.trim()));
+                    let paths: Vec<PathBuf> = self
+                        .path
+                        .split(';')
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .map(PathBuf::from)
+                        .collect();
+                    if crate::gmclog::record::opens_as_logs(&paths) {
+                        several = Some(paths);
+                    } else {
+                        chosen = paths.into_iter().next();
+                    }
                 }
                 if ui.button("Cancel").clicked() {
                     keep = false;
                 }
             });
+            ui.weak("A recording (.msrec), or a game's Unreal logs: a server's log and its clients' separated by ; or the folder that holds them (imported together).");
             if !recent.is_empty() {
                 ui.label(RichText::new("Recent").strong());
                 for f in recent {
@@ -116,9 +129,10 @@ impl OpenDialog {
                 }
             }
         });
-        match chosen {
-            Some(p) => (false, vec![Action::OpenRecording(p)]),
-            None => (keep, Vec::new()),
+        match (chosen, several) {
+            (_, Some(paths)) => (false, vec![Action::OpenPaths(paths)]),
+            (Some(p), None) => (false, vec![Action::OpenRecording(p)]),
+            (None, None) => (keep, Vec::new()),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! records into it under a time budget each frame.
 
 use std::collections::VecDeque;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -112,9 +112,14 @@ impl Shown {
             Some(s) => s.client_ids(),
             None => preset.network_clients().collect(),
         };
+        let imported = session.is_none()
+            && opened
+                .as_ref()
+                .is_some_and(|o| o.recording.header.mode == crate::gmclog::record::MODE);
         SessionView {
             preset,
             live: session.is_some(),
+            imported,
             client_ids,
             now: session.as_ref().map_or(time.cursor(), |s| s.clock().now()),
             feedback,
@@ -213,8 +218,8 @@ impl MovescopeApp {
     /// Stops any live session once `path` is open, and loads it in the background. Opening
     /// (which may scan a damaged file) runs on a job thread.
     pub fn open_recording(&mut self, path: &Path, at: Option<f64>) {
-        if crate::gmclog::record::is_game_log(path) {
-            return self.open_game_log(path, at);
+        if path.is_dir() || crate::gmclog::record::is_game_log(path) {
+            return self.open_game_logs(vec![path.to_path_buf()], at);
         }
         let shown = path.to_path_buf();
         match Job::spawn(format!("opening {}", path.display()), move |_| {
@@ -228,18 +233,32 @@ impl MovescopeApp {
         }
     }
 
-    /// A game log: imported on a job (progress in the top bar, cancelled with the job) into a
-    /// recording in the temporary folder, which then opens as any recording does.
-    fn open_game_log(&mut self, path: &Path, at: Option<f64>) {
-        let log = path.to_path_buf();
-        let what = format!(
-            "importing the game log {}",
-            path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned()
+    /// Several paths: a game's logs (files, or a folder of them) imported together; a single
+    /// recording opens as one.
+    pub fn open_paths(&mut self, paths: Vec<PathBuf>, at: Option<f64>) {
+        match paths.as_slice() {
+            [one] if !crate::gmclog::record::opens_as_logs(&paths) => self.open_recording(one, at),
+            _ => self.open_game_logs(paths, at),
+        }
+    }
+
+    /// A game's logs: listed and imported on a job (progress in the top bar, cancelled with
+    /// the job) into one recording in the temporary folder, which then opens as any recording
+    /// does. Named by the component of "Your component", when one is linted.
+    fn open_game_logs(&mut self, paths: Vec<PathBuf>, at: Option<f64>) {
+        let name = |p: &PathBuf| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
             )
-        );
-        match Job::spawn(what, move |ctx| import_game_log(&log, ctx)) {
+        };
+        let what = match paths.as_slice() {
+            [one] if one.is_dir() => format!("importing the game logs in {}", name(one)),
+            [one] => format!("importing the game log {}", name(one)),
+            many => format!("importing {} game logs", many.len()),
+        };
+        let component = self.windows.component.paths.clone();
+        match Job::spawn(what, move |ctx| import_game_logs(&paths, &component, ctx)) {
             Ok(job) => {
                 self.status.set(job.what.clone());
                 self.shown.opening = Some((job, at));
@@ -263,7 +282,7 @@ impl MovescopeApp {
         match result {
             Ok(r) => self.show_recording(Arc::new(r), at),
             Err(e) => {
-                self.status.set(format!("error: {e}"));
+                self.status.failed(format!("error: {e}"));
                 if self.shown.session.is_none() && self.shown.opened.is_none() {
                     self.shown.error = Some(e);
                 }
@@ -507,17 +526,28 @@ impl MovescopeApp {
     }
 }
 
-/// Imports a game log (values as GMC prints them: the app has no component for it) and
-/// opens the recording it made, reporting the import's progress to the job.
-fn import_game_log(log: &Path, ctx: &super::jobs::JobCtx) -> Result<Recording, String> {
-    use crate::gmclog::record::{ImportJob, imported_path, to_recording};
-    use crate::gmclog::{Naming, Progress};
+/// Imports a game's logs (named by `component` when the app has one, else as GMC prints
+/// them) and opens the recording they made, reporting the import's progress to the job.
+fn import_game_logs(
+    paths: &[PathBuf],
+    component: &[PathBuf],
+    ctx: &super::jobs::JobCtx,
+) -> Result<Recording, String> {
+    use crate::gmclog::record::{ImportJob, game_logs, imported_path, to_recording};
+    use crate::gmclog::{Naming, Progress, names};
     use std::sync::atomic::Ordering;
+    let logs = game_logs(paths).map_err(|e| e.to_string())?;
+    let (naming, bindings) = match component {
+        [] => (Naming::none(), Vec::new()),
+        c => names::for_component(c, None)
+            .map(|c| (c.naming, c.bindings))
+            .unwrap_or_else(|_| (Naming::none(), Vec::new())),
+    };
     let job = ImportJob {
-        logs: vec![log.to_path_buf()],
-        naming: Naming::none(),
-        bindings: Vec::new(),
-        out: imported_path(log),
+        out: imported_path(&logs),
+        logs,
+        naming,
+        bindings,
     };
     let progress = Progress::default();
     let result = std::thread::scope(|s| {

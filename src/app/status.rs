@@ -122,6 +122,13 @@ impl Status {
         self.problem = None;
     }
 
+    /// Work the information spoke of ("opening …", "importing …") ended in a problem: the
+    /// information no longer holds beside it.
+    pub fn failed(&mut self, error: impl Into<String>) {
+        self.info = None;
+        self.set(error);
+    }
+
     /// Another session started: information about the last one no longer applies.
     pub fn session_changed(&mut self) {
         self.info = None;

@@ -145,6 +145,44 @@ pub(super) fn footer_line(
     painter.galley(at, galley, color);
 }
 
+/// A game log shown: the clients whose pawns the viewed machine's log gives no position for at
+/// the cursor, and the console variable that would (`None`: every client is there, or the
+/// store is not a log).
+pub fn log_gaps(
+    store: &crate::session::store::Store,
+    viewer: crate::model::telemetry::Machine,
+    pawns: &[crate::session::store::PawnView],
+) -> Option<String> {
+    use crate::model::telemetry::Machine;
+    let contents = store.log_contents()?;
+    let mut clients: Vec<u16> = contents
+        .client_logs
+        .iter()
+        .chain(&contents.server_copies)
+        .copied()
+        .collect();
+    clients.sort_unstable();
+    clients.dedup();
+    let missing: Vec<String> = clients
+        .iter()
+        .filter(|c| !pawns.iter().any(|p| p.owner == Some(**c)))
+        .map(|c| store.client_name(*c))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let how = match viewer {
+        Machine::Server => "the server's `gmc.LogClientMoveTrace 1` dumps give them",
+        Machine::Client(_) => {
+            "a client logs its own pawn (`gmc.LogClientMoveTrace 1`) and others only with `gmc.LogSmoothing 1`"
+        }
+    };
+    Some(format!(
+        "the log holds no position here for {}: {how}",
+        missing.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

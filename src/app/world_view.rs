@@ -575,6 +575,10 @@ impl WorldView {
                 step / 100.0
             )
         };
+        let footer = match super::world_labels::log_gaps(store, viewer, &pawns) {
+            Some(gap) => format!("{gap}   {footer}"),
+            None => footer,
+        };
         footer_line(&painter, rect, footer, (font, weak_c), bg);
         (picked, hovered.map(|(_, t)| t))
     }

@@ -137,21 +137,32 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
     })
 }
 
+/// What `movescope open` names: a recording, or a game's logs (files or a folder) with the
+/// component that names their values.
+pub(crate) struct OpenWhat {
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) component: Vec<PathBuf>,
+    pub(crate) class: Option<String>,
+}
+
 pub(crate) fn open_recording(
-    file: PathBuf,
+    what: OpenWhat,
     at: Option<f64>,
     screenshot: Option<PathBuf>,
     screenshot_after: f64,
     whatif: Vec<String>,
     windows: Vec<String>,
-    component: Vec<PathBuf>,
 ) -> Result<(), String> {
     check_windows(&windows)?;
-    check_outputs(&[("--screenshot", screenshot.as_deref())], &[&file])?;
-    let file = if movescope::gmclog::record::is_game_log(&file) {
-        import_for_opening(&file, &component)?
+    let inputs: Vec<&std::path::Path> = what.files.iter().map(PathBuf::as_path).collect();
+    check_outputs(&[("--screenshot", screenshot.as_deref())], &inputs)?;
+    let file = if movescope::gmclog::record::opens_as_logs(&what.files) {
+        import_for_opening(&what)?
     } else {
-        file
+        what.files
+            .first()
+            .cloned()
+            .ok_or("open: name a recording or a game's logs")?
     };
     let rec = open_recording_file(&file)?;
     let preset = rec.header.preset.clone();
@@ -164,22 +175,24 @@ pub(crate) fn open_recording(
     })
 }
 
-/// `open game.log`: the log imported first (progress on the terminal) into the temporary
-/// folder, its values named by the app's `--component` when given.
-fn import_for_opening(log: &std::path::Path, component: &[PathBuf]) -> Result<PathBuf, String> {
-    use movescope::gmclog::record::{ImportJob, imported_path, to_recording};
-    let (naming, bindings) = crate::cli::import::naming_for(component, None)?;
+/// `open game.log …` (or a folder): the logs imported together first (progress on the
+/// terminal) into the temporary folder, their values named by `--component` when given.
+fn import_for_opening(what: &OpenWhat) -> Result<PathBuf, String> {
+    use movescope::gmclog::record::{ImportJob, game_logs, imported_path, to_recording};
+    let logs = game_logs(&what.files).map_err(|e| e.to_string())?;
+    let (naming, bindings) =
+        crate::cli::import::naming_for(&what.component, what.class.as_deref())?;
     let job = ImportJob {
-        logs: vec![log.to_path_buf()],
+        out: imported_path(&logs),
+        logs,
         naming,
         bindings,
-        out: imported_path(log),
     };
     let imported = crate::cli::import::with_progress(|p| to_recording(&job, p))?;
     eprintln!(
-        "imported {} GMC line(s) of {} into {}",
+        "imported {} GMC line(s) of {} log(s) into {}",
         imported.scan.gmc_lines,
-        log.display(),
+        job.logs.len(),
         job.out.display()
     );
     for hint in crate::cli::import::missing(&imported) {

@@ -127,13 +127,27 @@ pub(crate) enum Command {
         /// time, MB/s and peak memory (1000 for the goal).
         #[arg(long, value_name = "MB")]
         import: Option<f64>,
+        /// Measure `movescope import` on a dedicated server's log of CLIENTS clients over ten
+        /// minutes (the log GMC would write, every trace on): time, MB/s, peak memory, and
+        /// the doctor's time (64 for the goal).
+        #[arg(long, value_name = "CLIENTS")]
+        import_server: Option<u16>,
         /// Length of the long recording `--recording` opens and seeks in.
         #[arg(long, default_value_t = 3600.0)]
         hour_seconds: f64,
     },
-    /// Open a recording (`.msrec`) in the app.
+    /// Open a recording (`.msrec`) in the app — or a game's logs: one or several `.log` files
+    /// (a server's and its clients'), or a folder of them, imported together first.
     Open {
-        file: PathBuf,
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// A game log's component (its .h and .cpp, or a folder): names the logged values and
+        /// gives the doctor its code (as `movescope import --component`).
+        #[arg(long, value_name = "PATH")]
+        component: Vec<PathBuf>,
+        /// The component's class, when the files hold several.
+        #[arg(long, value_name = "CLASS")]
+        class: Option<String>,
         /// Open at this session time (default: the recording's own cursor, or its start).
         #[arg(long, value_name = "SECONDS")]
         at: Option<f64>,

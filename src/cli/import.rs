@@ -223,7 +223,8 @@ pub(crate) fn missing(imported: &Imported) -> Vec<String> {
         );
     }
     // GMC 1.x's trace lines carry the locations in their columns.
-    if !seen.dumps && !(seen.move_trace && imported.scan.v1_lines > 0) {
+    let v1_columns = seen.move_trace && imported.scan.v1_lines > 0;
+    if !(seen.dumps || v1_columns) {
         v.push(
             "no state dumps: the world view has no locations (the move trace's dumps carry them)"
                 .to_string(),

@@ -132,11 +132,14 @@ pub(crate) fn report(
     }
     // The picture: the trimmed recording opened as a user would, at its cursor.
     open_recording(
-        files.recording.clone(),
+        crate::cli::app::OpenWhat {
+            files: vec![files.recording.clone()],
+            component: Vec::new(),
+            class: None,
+        },
         None,
         Some(files.picture.clone()),
         1.0,
-        Vec::new(),
         Vec::new(),
         Vec::new(),
     )

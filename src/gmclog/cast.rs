@@ -250,7 +250,10 @@ impl CastBuilder {
                 let d = ts.secs() - wall;
                 f.server_max = Some(f.server_max.map_or(d, |m: f64| m.max(d)));
             }
-            (Role::AutonomousProxy, Msg::SourceNotValid { ts } | Msg::FailedValidation { ts, .. }) => {
+            (
+                Role::AutonomousProxy,
+                Msg::SourceNotValid { ts } | Msg::FailedValidation { ts, .. },
+            ) => {
                 let d = ts.secs() - wall;
                 f.client_verdict_max = Some(f.client_verdict_max.map_or(d, |m: f64| m.max(d)));
             }
@@ -352,11 +355,18 @@ fn share_calendar_clocks(files: &[ClockSamples], clocks: &mut [FileClock]) {
             .collect()
     };
     let strong = offsets_of(clocks, &[ClockSource::WorldTime, ClockSource::ClientMoves]);
-    let weak = offsets_of(clocks, &[ClockSource::ServerMoves, ClockSource::ClientVerdicts]);
+    let weak = offsets_of(
+        clocks,
+        &[ClockSource::ServerMoves, ClockSource::ClientVerdicts],
+    );
     let (shared, replaces): (Option<f64>, &[ClockSource]) = if let Some(m) = median(&strong) {
         (
             Some(m),
-            &[ClockSource::ServerMoves, ClockSource::ClientVerdicts, ClockSource::FirstLine],
+            &[
+                ClockSource::ServerMoves,
+                ClockSource::ClientVerdicts,
+                ClockSource::FirstLine,
+            ],
         )
     } else if let Some(m) = median(&weak) {
         (Some(m), &[ClockSource::FirstLine])

@@ -220,7 +220,10 @@ pub enum ComponentError {
 
 /// Reads the component in `paths` (a header named alone brings its source: the binds are
 /// usually in the .cpp) the way `movescope lint` does, and names a log's values from it.
-pub fn for_component(paths: &[PathBuf], class: Option<&str>) -> Result<ComponentNames, ComponentError> {
+pub fn for_component(
+    paths: &[PathBuf],
+    class: Option<&str>,
+) -> Result<ComponentNames, ComponentError> {
     let mut all = paths.to_vec();
     all.extend(crate::analysis::lint::sources_of_headers(paths));
     let report = crate::analysis::lint::lint_paths(
@@ -243,7 +246,10 @@ pub fn for_component(paths: &[PathBuf], class: Option<&str>) -> Result<Component
     })
 }
 
-fn choose<'a>(report: &'a LintReport, class: Option<&str>) -> Result<&'a ComponentReport, ComponentError> {
+fn choose<'a>(
+    report: &'a LintReport,
+    class: Option<&str>,
+) -> Result<&'a ComponentReport, ComponentError> {
     let found = || {
         report
             .components

@@ -122,16 +122,78 @@ pub fn is_game_log(path: &Path) -> bool {
     named || reads
 }
 
-/// Where a game log opened in the app is imported to: the system's temporary folder, named by
-/// the log and the time.
-pub fn imported_path(log: &Path) -> PathBuf {
-    let stem = log
-        .file_stem()
+/// Where a game's logs opened in the app are imported to: the system's temporary folder,
+/// named by the first log (and how many more) and the time.
+pub fn imported_path(logs: &[PathBuf]) -> PathBuf {
+    let stem = logs
+        .first()
+        .and_then(|l| l.file_stem())
         .map_or_else(|| "game-log".into(), |s| s.to_string_lossy().into_owned());
+    let more = match logs.len() {
+        0 | 1 => String::new(),
+        n => format!("-and-{}-more", n - 1),
+    };
     std::env::temp_dir().join(format!(
-        "movescope-{stem}-{}.msrec",
+        "movescope-{stem}{more}-{}.msrec",
         crate::support::stamp::now_utc()
     ))
+}
+
+/// Why paths named to open cannot be read as a game's logs.
+#[derive(Debug, thiserror::Error)]
+pub enum LogsError {
+    #[error("{path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{folder}: no .log file in this folder (a game's logs are in Saved/Logs)")]
+    NoLogs { folder: PathBuf },
+    #[error("{path}: not a game log; open several files together only when all are logs")]
+    NotALog { path: PathBuf },
+}
+
+/// Whether `paths` open as a game's logs: several paths, a folder, or a game log.
+pub fn opens_as_logs(paths: &[PathBuf]) -> bool {
+    paths.len() > 1 || paths.iter().any(|p| p.is_dir() || is_game_log(p))
+}
+
+/// The logs `paths` name, in order: files as given, folders as the `.log` files they hold
+/// (sorted by name). Refused: a folder without logs, a file that is not a log.
+pub fn game_logs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LogsError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut logs: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|source| LogsError::Read {
+                    path: p.clone(),
+                    source,
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.is_file()
+                        && f.extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| e.eq_ignore_ascii_case("log"))
+                })
+                .collect();
+            if logs.is_empty() {
+                return Err(LogsError::NoLogs { folder: p.clone() });
+            }
+            logs.sort();
+            out.extend(logs);
+        } else if !p.exists() {
+            return Err(LogsError::Read {
+                path: p.clone(),
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            });
+        } else if is_game_log(p) {
+            out.push(p.clone());
+        } else {
+            return Err(LogsError::NotALog { path: p.clone() });
+        }
+    }
+    Ok(out)
 }
 
 /// Where the recording grows until it is complete.

@@ -596,9 +596,7 @@ impl GmcLogWriter {
         }
         // Executed (with the state it began from and its result), then — after the verdict
         // lines of a rejected move, written at t + 1 µs — validated and saved.
-        let values = self
-            .server_values
-            .remove(&(client, ts.to_bits()));
+        let values = self.server_values.remove(&(client, ts.to_bits()));
         for (what, at, dump) in [
             ("Server executed remote move", t, true),
             ("Server validated remote move", t + 2e-6, true),

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::binding::Value;
-use super::telemetry::Deviation;
+use super::deviation::Deviation;
 
 /// One line of one of the imported files (`file` indexes [`LogContents::files`]; `line` is
 /// 1-based, as an editor counts).

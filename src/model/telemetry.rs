@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::binding::Value;
 use super::messages::MsgKind;
 use super::pawn::{Execution, OneShotKind, PawnValues};
 use super::wire::DecodeError;
@@ -101,30 +100,7 @@ pub enum DetectedBy {
 /// that count it): views and the doctor show "not in the log", never a number.
 pub const REPLAY_DEPTH_UNKNOWN: u16 = u16::MAX;
 
-/// One bound value that deviated beyond its tolerance.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Deviation {
-    pub move_id: u32,
-    pub binding: Arc<str>,
-    /// What the client predicted (or claimed).
-    pub predicted: Value,
-    /// What the server computed.
-    pub authoritative: Value,
-    pub error: f64,
-    pub tolerance: f64,
-}
-
-impl Deviation {
-    /// " cm", " cm/s", " °", " s" after this value's numbers ("" for counts, flags and
-    /// fractions, and for members movescope's pawn does not have).
-    pub fn unit_suffix(&self) -> String {
-        crate::model::pawn::Field::from_name(&self.binding)
-            .map(|f| f.unit())
-            .filter(|u| !u.is_empty())
-            .map(|u| format!(" {u}"))
-            .unwrap_or_default()
-    }
-}
+pub use super::deviation::Deviation;
 
 /// Why a received datagram was not acted on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -196,6 +196,8 @@ struct Acc {
     moves_closed: u64,
     frames_in_moves: u64,
     replay_depth_sum: u64,
+    /// Corrections whose depth is known.
+    replay_depths: u64,
     rtt_sum: f64,
     rtt_n: u64,
     real_rtt_sum: f64,
@@ -427,8 +429,12 @@ impl SummaryBuilder {
                 ..
             } => {
                 a.s.corrections += 1;
-                a.replay_depth_sum += u64::from(*replay_depth);
-                a.s.max_replay_depth = a.s.max_replay_depth.max(*replay_depth);
+                // A game log may not say a correction's depth: it counts for neither figure.
+                if *replay_depth != crate::model::telemetry::REPLAY_DEPTH_UNKNOWN {
+                    a.replay_depth_sum += u64::from(*replay_depth);
+                    a.replay_depths += 1;
+                    a.s.max_replay_depth = a.s.max_replay_depth.max(*replay_depth);
+                }
                 let names: BTreeSet<&str> = deviations.iter().map(|d| &*d.binding).collect();
                 for n in names {
                     *a.s.deviations.entry(n.to_string()).or_default() += 1;
@@ -516,7 +522,7 @@ impl SummaryBuilder {
                     .map(|(t0, t1)| t1 - t0);
                 s.value_bits_per_move = mean(a.value_bits as f64, s.moves_sent + s.resent_moves);
                 s.bytes_sent_per_s = s.sending_seconds.map(|d| s.bytes_sent as f64 / d);
-                s.mean_replay_depth = mean(a.replay_depth_sum as f64, s.corrections);
+                s.mean_replay_depth = mean(a.replay_depth_sum as f64, a.replay_depths);
                 s.rtt_ms_mean = mean(a.rtt_sum, a.rtt_n);
                 s.real_rtt_ms_mean = mean(a.real_rtt_sum, a.real_rtt_n);
                 s.clock_offset_ms_mean = mean(a.offset_sum, a.offset_n);

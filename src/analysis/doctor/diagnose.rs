@@ -284,7 +284,12 @@ fn carry_earlier_causes(ctxs: &[Ctx<'_, '_>], diagnoses: &mut [Diagnosis]) {
         if diagnoses[i].cause.is_none()
             && let Some(p) = replayed_into(&ctxs[i], &diagnoses[..i])
         {
-            inherit(diagnoses, i, p, "began apart from the server right after the client's replay for the earlier desync (the replay did not bring it back to the server's state)");
+            inherit(
+                diagnoses,
+                i,
+                p,
+                "began apart from the server right after the client's replay for the earlier desync (the replay did not bring it back to the server's state)",
+            );
             continue;
         }
         let Some(jt) = ctxs[i].judged.map(|(t, _)| t) else {
@@ -295,7 +300,12 @@ fn carry_earlier_causes(ctxs: &[Ctx<'_, '_>], diagnoses: &mut [Diagnosis]) {
             .iter()
             .rposition(|d| d.client == c && d.move_id < m && d.t > jt && d.cause.is_some());
         if let Some(p) = parent {
-            inherit(diagnoses, i, p, "left the client before the correction of that earlier move reached it");
+            inherit(
+                diagnoses,
+                i,
+                p,
+                "left the client before the correction of that earlier move reached it",
+            );
         }
     }
 }
@@ -321,7 +331,12 @@ fn inherit(diagnoses: &mut [Diagnosis], i: usize, p: usize, how: &str) {
         d.verdicts.retain(|v| v.cause != cause);
         d.verdicts.insert(
             0,
-            CauseVerdict::supported(cause, super::verdict::Strength::Observed, says.clone(), Vec::new()),
+            CauseVerdict::supported(
+                cause,
+                super::verdict::Strength::Observed,
+                says.clone(),
+                Vec::new(),
+            ),
         );
     }
     d.cause = cause;

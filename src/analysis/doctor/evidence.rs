@@ -454,6 +454,15 @@ impl<'a> Evidence<'a> {
         self.bindings.iter().find(|b| &*b.name == name)
     }
 
+    /// Whether a value is one the logs show validated as an output (a failed check of a
+    /// move's Output state named it): whatever its mode, it is not an input.
+    pub fn validated_output(&self, name: &str) -> bool {
+        self.log.checks.iter().any(|(_, k)| {
+            k.state == Some(crate::model::logged::CheckedState::Output)
+                && k.deviations.iter().any(|d| &*d.binding == name)
+        })
+    }
+
     /// The prediction mode of a value, when known: the binding list's (a component's, for a
     /// game log), else GMC's default for its integrated values.
     pub fn mode_of(&self, name: &str) -> Option<PredictionMode> {

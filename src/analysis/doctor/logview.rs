@@ -176,7 +176,7 @@ pub(super) fn writes<'a>(
             );
             let values: Vec<Pair<'a>> = apart(ev, &before.output, &after.input)
                 .into_iter()
-                .filter(|(_, now)| !is_input(ev, now, other))
+                .filter(|(_, now)| is_input(ev, now, other) == Some(false))
                 .collect();
             (!values.is_empty()).then_some(Write {
                 move_id: m,
@@ -218,16 +218,51 @@ fn replayed_between(ev: &Evidence<'_>, client: u16, from: f64, to: f64) -> bool 
     })
 }
 
-/// Whether a value entering a move is an input: by its binding's mode, else (unnamed) when
-/// the other machine began the same move with the same value (the client sent it, the server
-/// took it).
-fn is_input(ev: &Evidence<'_>, now: &LoggedValue, other: Option<&LoggedMove>) -> bool {
+/// Whether a value entering a move is an input: by its binding's mode, else (unnamed) by the
+/// other machine — it began the same move with the same value when the client sent it and the
+/// server took it. `None`: neither says (no mode, no other machine's dump).
+fn is_input(ev: &Evidence<'_>, now: &LoggedValue, other: Option<&LoggedMove>) -> Option<bool> {
     if let Some(mode) = ev.mode_of(&now.name) {
-        return mode.is_input();
+        return Some(mode.is_input());
     }
-    other
-        .and_then(|o| o.input_value(&now.name))
-        .is_some_and(|v| !differ(v, now, slack(ev)))
+    if ev.validated_output(&now.name) {
+        return Some(false);
+    }
+    let v = other?.input_value(&now.name)?;
+    Some(!differ(v, now, slack(ev)))
+}
+
+/// Values that entered one of `moves` on `side` changed, which neither a mode nor the other
+/// machine's dump tells an input from a write.
+pub(super) fn undecided<'a>(
+    ev: &Evidence<'a>,
+    client: u16,
+    side: Side,
+    moves: &[u32],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for &m in moves {
+        let Some((before, after)) = consecutive(ev, client, side, m) else {
+            continue;
+        };
+        if side == Side::Client && replayed_between(ev, client, before.t, after.t) {
+            continue;
+        }
+        let other = ev.log.dump(
+            client,
+            m,
+            match side {
+                Side::Client => LoggedStage::ServerExecuted,
+                Side::Server => LoggedStage::ClientExecuted,
+            },
+        );
+        for (_, now) in apart(ev, &before.output, &after.input) {
+            if is_input(ev, now, other).is_none() && !out.contains(&now.name.to_string()) {
+                out.push(now.name.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Whether both dumps a write needs on `side` exist for some of `moves`.

@@ -74,7 +74,7 @@ impl PlotsPanel {
         let clients_here: Vec<Machine> = store
             .machines_with(spec.metric)
             .into_iter()
-            .filter(|m| matches!(m, Machine::Client(_)))
+            .filter(|m| matches!(m, Machine::Client(_)) && !self.hidden.contains(m))
             .collect();
         let dodge_of = |m: Machine| -> f64 {
             if !discrete || clients_here.len() < 2 {
@@ -92,6 +92,9 @@ impl PlotsPanel {
         let sources = std::iter::once((store, false)).chain(overlay.as_ref().map(|o| (o, true)));
         for (src, is_b) in sources {
             for m in src.machines_with(spec.metric) {
+                if self.hidden.contains(&m) {
+                    continue;
+                }
                 let Some(s) = src.series(m, spec.metric) else {
                     continue;
                 };

@@ -59,6 +59,11 @@ pub struct PlotsPanel {
     /// A recording imported from a game log: a plot the log left empty says what would fill
     /// it instead of drawing empty axes.
     pub from_game_log: bool,
+    /// Machines whose series the plots leave out (picked in the legend or under
+    /// "Machines…"): a server of 64 clients shows a few at a time.
+    pub hidden: std::collections::BTreeSet<Machine>,
+    /// The hidden set was chosen by the panel (many machines), not by the user.
+    auto_hidden: bool,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
     cache: std::collections::HashMap<(Metric, Machine, bool), Cached>,
     /// Where each plot drawn last frame put its values on screen (by title; for tests and
@@ -79,6 +84,8 @@ impl Default for PlotsPanel {
             overlay_label: WHATIF_LABEL.into(),
             server_elsewhere: false,
             from_game_log: false,
+            hidden: std::collections::BTreeSet::new(),
+            auto_hidden: false,
             cache: std::collections::HashMap::new(),
             transforms: std::collections::HashMap::new(),
         }
@@ -91,9 +98,67 @@ impl PlotsPanel {
         self.transforms.get(title).copied()
     }
 
+    /// More than [`SHOWN_AT_ONCE`] machines (a server of many clients): the plots show the
+    /// server and the first clients until the user picks others.
+    fn limit_many(&mut self, machines: &std::collections::BTreeSet<Machine>) {
+        if machines.len() <= SHOWN_AT_ONCE || !self.hidden.is_empty() && !self.auto_hidden {
+            return;
+        }
+        if self.hidden.is_empty() {
+            self.hidden = machines.iter().skip(SHOWN_AT_ONCE).copied().collect();
+            self.auto_hidden = true;
+        }
+    }
+
+    /// "Machines…": every machine with a check box, all and none.
+    fn machines_menu(
+        &mut self,
+        ui: &mut egui::Ui,
+        store: &Store,
+        machines: &std::collections::BTreeSet<Machine>,
+    ) {
+        if machines.len() < 2 {
+            return;
+        }
+        ui.menu_button("Machines…", |ui| {
+            ui.horizontal(|ui| {
+                if ui.button("all").clicked() {
+                    self.hidden.clear();
+                    self.auto_hidden = false;
+                }
+                if ui.button("none").clicked() {
+                    self.hidden = machines.clone();
+                    self.auto_hidden = false;
+                }
+            });
+            egui::ScrollArea::vertical()
+                .max_height(360.0)
+                .show(ui, |ui| {
+                    for m in machines {
+                        let mut on = !self.hidden.contains(m);
+                        if ui.checkbox(&mut on, store.machine_name(*m)).changed() {
+                            self.auto_hidden = false;
+                            if on {
+                                self.hidden.remove(m);
+                            } else {
+                                self.hidden.insert(*m);
+                            }
+                        }
+                    }
+                });
+        })
+        .response
+        .on_hover_text("Choose which machines' series the plots show.");
+    }
+
     /// Forgets cached decimations (the store they came from was replaced).
     pub fn clear_cache(&mut self) {
         self.cache.clear();
+        // The panel's own choice of machines was for the store replaced.
+        if self.auto_hidden {
+            self.hidden.clear();
+            self.auto_hidden = false;
+        }
     }
 
     /// Draws the shown plots in two columns under one legend of the machines' colours;
@@ -133,16 +198,33 @@ impl PlotsPanel {
             })
             .response
             .on_hover_text("Choose the plots shown.");
-            // One legend for every plot, outside the data.
+            // One legend for every plot, outside the data; a click shows or hides a machine.
             let machines: std::collections::BTreeSet<Machine> = specs
                 .iter()
                 .flat_map(|s| store.machines_with(s.metric))
                 .collect();
-            for m in &machines {
-                legend_entry(ui, color_of(*m), &store.machine_name(*m), false);
+            self.limit_many(&machines);
+            self.machines_menu(ui, store, &machines);
+            let visible: Vec<Machine> = machines
+                .iter()
+                .filter(|m| !self.hidden.contains(m))
+                .copied()
+                .collect();
+            for m in &visible {
+                if legend_entry(ui, color_of(*m), &store.machine_name(*m), false)
+                    .on_hover_text("Click to hide this machine's series (Machines… brings it back).")
+                    .clicked()
+                {
+                    self.hidden.insert(*m);
+                    self.auto_hidden = false;
+                }
+            }
+            let hidden = machines.iter().filter(|m| self.hidden.contains(m)).count();
+            if hidden > 0 {
+                ui.weak(format!("·  {hidden} hidden (Machines…)"));
             }
             if self.overlay.is_some() {
-                legend_entry(ui, ui.visuals().text_color(), &format!("{} (B)", self.overlay_label), true);
+                let _ = legend_entry(ui, ui.visuals().text_color(), &format!("{} (B)", self.overlay_label), true);
             }
             if !on_host.is_empty() {
                 ui.weak(format!("·  on the trainer's screen only: {}", on_host.join(", ")))
@@ -193,8 +275,16 @@ impl PlotsPanel {
     }
 }
 
+/// Machines the plots show at once before the rest are hidden (Machines… picks others).
+const SHOWN_AT_ONCE: usize = 9;
+
 /// A legend entry: a swatch (a dash for the what-if run) and a name.
-pub(crate) fn legend_entry(ui: &mut egui::Ui, color: Color32, name: &str, dashed: bool) {
+pub(crate) fn legend_entry(
+    ui: &mut egui::Ui,
+    color: Color32,
+    name: &str,
+    dashed: bool,
+) -> egui::Response {
     let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), egui::Sense::hover());
     if dashed {
         let y = rect.center().y;
@@ -208,5 +298,5 @@ pub(crate) fn legend_entry(ui: &mut egui::Ui, color: Color32, name: &str, dashed
     } else {
         ui.painter().circle_filled(rect.center(), 5.0, color);
     }
-    ui.label(name);
+    ui.add(egui::Label::new(name).sense(egui::Sense::click()))
 }

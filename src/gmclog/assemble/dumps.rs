@@ -222,6 +222,14 @@ impl Assembler {
         }
     }
 
+    /// Whether a dump of `client`'s move `move_id` at `stage` is kept.
+    pub(super) fn has_dump(&self, client: u16, move_id: u32, stage: LoggedStage) -> bool {
+        self.dumps
+            .rings
+            .get(&client)
+            .is_some_and(|r| r.iter().any(|x| x.stage == stage && x.move_id == move_id))
+    }
+
     /// A desync at `client`'s move `move_id`: the dumps kept of the moves around it are
     /// emitted, and those that come within [`WATCH_S`] too.
     pub(super) fn want(&mut self, client: u16, move_id: u32, t: f64) {

@@ -60,6 +60,8 @@ struct PawnState {
     pending: PendingCheck,
     /// Server copies: the move being processed (its timestamp), for a verdict line missing.
     current: Option<Ts>,
+    /// Server copies: the last check, held while more verdict lines of its move may follow.
+    held: Option<(f64, crate::model::logged::LoggedCheck)>,
     iterations: u16,
     display: Option<DisplayMode>,
 }
@@ -73,6 +75,7 @@ impl Default for PawnState {
             capture: None,
             pending: PendingCheck::default(),
             current: None,
+            held: None,
             iterations: 0,
             display: None,
         }
@@ -177,6 +180,9 @@ impl Assembler {
         if matches!(line.verbosity, Verbosity::Warning | Verbosity::Error) {
             self.notice(p, t, line.msg, line.verbosity);
         }
+        if !matches!(msg, Msg::FailedValidation { .. }) {
+            self.flush_check(p);
+        }
         match self.cast.pawns[p].part {
             Part::Predicting => self.client_line(p, t, msg),
             Part::ServerCopy => self.server_line(p, file, t, line.frame, msg),
@@ -249,7 +255,10 @@ impl Assembler {
                 self.executed(p, t, ts, delta);
                 self.capture_client_move(p, t, LoggedStage::ClientExecuted, ts, delta);
             }
-            Msg::Sent { index, of, ts } => self.sent(p, t, index, of, ts),
+            Msg::Sent { index, of, ts } => {
+                self.sent(p, t, index, of, ts);
+                self.sent_dump(p, t, ts);
+            }
             Msg::ReplyReceived { ts } => {
                 self.reply(p, t, ts, true);
                 self.capture_client_move(p, t, LoggedStage::ReplyReceived, ts, None);
@@ -511,6 +520,20 @@ impl Assembler {
         }
     }
 
+    /// A sent move's dump stands for its execution when the log printed none for it (the
+    /// sent block dumps the move as it left: where it began and its prediction).
+    fn sent_dump(&mut self, p: usize, t: f64, ts: Ts) {
+        let Some(client) = self.cast.pawns[p].client else {
+            return;
+        };
+        let Some(id) = self.clients.get(&client).and_then(|c| c.id_of(ts)) else {
+            return;
+        };
+        if !self.has_dump(client, id, LoggedStage::ClientExecuted) {
+            self.begin_capture(p, t, LoggedStage::ClientExecuted, client, id, ts, None);
+        }
+    }
+
     /// A client's trace header whose dump follows (its move must be known by then).
     fn capture_client_move(
         &mut self,
@@ -594,6 +617,7 @@ impl Assembler {
     pub fn finish(&mut self, t: f64) {
         for p in 0..self.cast.pawns.len() {
             self.end_dump(p, t);
+            self.flush_check(p);
             if self.cast.pawns[p].part == Part::Predicting {
                 self.finish_correction(p, t);
                 self.end_batch(p, t);

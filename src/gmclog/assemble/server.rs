@@ -178,9 +178,28 @@ impl Assembler {
             lines: check.lines,
             punctuation_agrees: check.punctuation_agrees,
         };
-        self.emit(t, Machine::Server, Event::LoggedCheck(Arc::new(logged)));
+        // GMC 1.x prints one verdict line per deviating value of a move: one check.
+        if let Some((_, held)) = self.pawns[p]
+            .held
+            .as_mut()
+            .filter(|(_, h)| h.move_id == move_id && h.client == client)
+        {
+            held.deviations.extend(logged.deviations);
+            held.lines.extend(logged.lines);
+            held.punctuation_agrees &= logged.punctuation_agrees;
+            return;
+        }
+        self.flush_check(p);
+        self.pawns[p].held = Some((t, logged));
         self.complete_awaiting(client, ts);
         self.want(client, move_id, t);
+    }
+
+    /// The server check held for more verdict lines of the same move, emitted.
+    pub(super) fn flush_check(&mut self, p: usize) {
+        if let Some((t, check)) = self.pawns[p].held.take() {
+            self.emit(t, Machine::Server, Event::LoggedCheck(Arc::new(check)));
+        }
     }
 
     pub(super) fn forced(&mut self, p: usize, t: f64, reason: &str) {

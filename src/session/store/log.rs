@@ -1,7 +1,9 @@
 //! The event log: its entries (corrections, warnings, errors, session changes, one-shots) and
 //! the kinds that are also timeline markers.
 
-use crate::model::telemetry::{DetectedBy, Event, LogLevel, Machine, Record};
+use crate::model::telemetry::{
+    DetectedBy, Deviation, Event, LogLevel, Machine, REPLAY_DEPTH_UNKNOWN, Record,
+};
 
 /// What a log entry (and its timeline marker) is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -60,21 +62,26 @@ impl LogEntry {
                 move_id: Some(*move_id),
                 // What deviated comes first: a row cut to one line still names it.
                 text: format!(
-                    "move {move_id} corrected: {}; replayed {replay_depth}, found by the {}",
-                    deviations
-                        .iter()
-                        .map(|d| {
-                            let unit = d.unit_suffix();
-                            format!(
-                                "{} predicted {}{unit} but server {}{unit} (error {:.3}{unit} > tolerance {:.3}{unit})",
-                                d.binding, d.predicted, d.authoritative, d.error, d.tolerance
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("; "),
+                    "move {move_id} corrected: {}; {}, found by the {}",
+                    if deviations.is_empty() {
+                        "no value named (the log has no validation line for it: `Log LogGMCReplication Verbose` prints one)".to_string()
+                    } else {
+                        deviations
+                            .iter()
+                            .map(Deviation::describe)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    },
+                    if *replay_depth == REPLAY_DEPTH_UNKNOWN {
+                        "replay depth not in the log".to_string()
+                    } else {
+                        format!("replayed {replay_depth}")
+                    },
                     match detected_by {
-                        DetectedBy::Client => "client (a client-validated value: the client compared its prediction with the state the server sent back)",
-                        DetectedBy::Server => "server (a server-validated value: the server compared the client's claimed result with its own)",
+                        DetectedBy::Client =>
+                            "client (a client-validated value: the client compared its prediction with the state the server sent back)",
+                        DetectedBy::Server =>
+                            "server (a server-validated value: the server compared the client's claimed result with its own)",
                     },
                 ),
             }),
@@ -101,7 +108,9 @@ impl LogEntry {
                 text: format!(
                     "one-shot {} raised on pawn {pawn}{} ({exec:?} execution)",
                     kind.name(),
-                    owner.map(|o| format!(" (client {o}'s)")).unwrap_or_default()
+                    owner
+                        .map(|o| format!(" (client {o}'s)"))
+                        .unwrap_or_default()
                 ),
             }),
             Event::SessionChanged { what } => Some(LogEntry {

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use crate::model::binding::Value;
 use crate::model::messages::MsgKind;
-use crate::model::telemetry::{Event, Machine, PacketFate, Record, SampleKind};
+use crate::model::telemetry::{
+    Event, Machine, PacketFate, REPLAY_DEPTH_UNKNOWN, Record, SampleKind,
+};
 
 mod log;
 mod own;
@@ -52,6 +54,11 @@ pub struct Store {
     /// or executed on the server, and its id (to name a plotted move).
     /// Per client (closed on it / executed on the server): (time, move id, GMC timestamp).
     move_ids: BTreeMap<(Machine, bool), Vec<MoveAt>>,
+    /// A game log's checked moves' GMC timestamps by (client, move id): a log without the
+    /// move trace names a corrected move only in its verdict lines.
+    checked_ts: BTreeMap<(u16, u32), f64>,
+    /// A game log's contents (what it holds), when the store shows an imported log.
+    log_contents: Option<std::sync::Arc<crate::model::logged::LogContents>>,
     earliest: Option<f64>,
     records: u64,
     growing: bool,
@@ -69,6 +76,11 @@ impl Store {
             retention,
             ..Default::default()
         }
+    }
+
+    /// What the game log shown holds (`None`: not an imported log).
+    pub fn log_contents(&self) -> Option<&crate::model::logged::LogContents> {
+        self.log_contents.as_deref()
     }
 
     /// Newest session time seen.
@@ -278,13 +290,15 @@ impl Store {
     /// The timestamp of client `machine`'s move `id` (one of its last 512 closed moves).
     pub fn move_timestamp(&self, machine: Machine, id: Option<u32>) -> Option<f64> {
         let id = id?;
-        self.move_ids
-            .get(&(machine, false))?
-            .iter()
-            .rev()
-            .take(512)
-            .find(|m| m.1 == id)
-            .map(|m| m.2)
+        let closed = self
+            .move_ids
+            .get(&(machine, false))
+            .and_then(|v| v.iter().rev().take(512).find(|m| m.1 == id).map(|m| m.2));
+        let client = match machine {
+            Machine::Client(c) => Some(c),
+            Machine::Server => None,
+        };
+        closed.or_else(|| self.checked_ts.get(&(client?, id)).copied())
     }
 
     /// When client `machine` closed its move `id` (the latest such move: ids start again
@@ -355,6 +369,14 @@ impl Store {
         self.tallies.ingest(r);
         if let Some((client, wait)) = self.own.derive(r) {
             self.point(client, Metric::OwnInputDelay, r.t, wait);
+        }
+        if let Event::LoggedCheck(k) = &r.event
+            && k.timestamp.is_finite()
+        {
+            self.checked_ts.insert((k.client, k.move_id), k.timestamp);
+        }
+        if let Event::LogContents(c) = &r.event {
+            self.log_contents = Some(c.clone());
         }
         if let Some(mut entry) = LogEntry::from_record(r) {
             if let (Event::Correction { move_id, .. }, Some(ts)) =
@@ -476,9 +498,14 @@ impl Store {
                         self.marks.insert(i, mark);
                     }
                 }
-                self.point(m, Metric::ReplayDepth, r.t, f64::from(*replay_depth));
-                let worst = deviations
+                // A game log may not say the depth (`Replayed N moves.` missing) or the
+                // tolerance (2.x prints none): nothing is drawn for what it does not say.
+                if *replay_depth != REPLAY_DEPTH_UNKNOWN {
+                    self.point(m, Metric::ReplayDepth, r.t, f64::from(*replay_depth));
+                }
+                let ratios: Vec<f64> = deviations
                     .iter()
+                    .filter(|d| d.tolerance.is_finite())
                     .map(|d| {
                         if d.tolerance > 0.0 {
                             d.error / d.tolerance
@@ -487,8 +514,11 @@ impl Store {
                         }
                     })
                     .filter(|x| x.is_finite())
-                    .fold(0.0, f64::max);
-                self.point(m, Metric::CorrectionError, r.t, worst);
+                    .collect();
+                if !ratios.is_empty() {
+                    let worst = ratios.iter().copied().fold(0.0, f64::max);
+                    self.point(m, Metric::CorrectionError, r.t, worst);
+                }
             }
             Event::ProxiesDisplayed(x) if x.proxies > x.paused => {
                 self.point(m, Metric::InterpDelay, r.t, x.delay_mean)

@@ -181,6 +181,26 @@ fn logged_writes(ctx: &Ctx<'_, '_>, side: Side) -> CauseVerdict {
             .collect(),
         None => writes.iter().collect(),
     };
+    if let Some(w) = relevant.last() {
+        return supported_write(ctx, cause, side, w);
+    }
+    let began_alike = ctx.parted.as_ref().is_some_and(|p| p.inputs.is_empty());
+    let undecided = if began_alike {
+        Vec::new()
+    } else {
+        logview::undecided(ctx.ev, c, side, moves)
+    };
+    if !undecided.is_empty() {
+        return CauseVerdict::cannot_tell(
+            cause,
+            format!(
+                "{} changed between two of the {}'s moves; an input changes there too, and neither a binding mode nor the other machine's log says which it is",
+                undecided.join(", "),
+                side_word(side)
+            ),
+            "`--component` (the binding modes), or the other machine's log",
+        );
+    }
     match relevant.last() {
         Some(w) => supported_write(ctx, cause, side, w),
         None => CauseVerdict::ruled_out(
