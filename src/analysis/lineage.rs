@@ -209,6 +209,34 @@ pub fn move_executed_near(records: &[Record], client: u16, t: f64) -> Option<u32
         .map(|(_, m)| m)
 }
 
+/// The closing step: frames, timestamp, delta and sub-steps — a game log's 0 frames or
+/// sub-steps and NaN delta are what it did not print, and are said so.
+fn closed_text(n: u16, frames: &[f64], timestamp: f64, delta: f64, substeps: u16) -> String {
+    let merged = if n == 0 {
+        "frames not in the log".to_string()
+    } else {
+        format!(
+            "{n} frame(s) merged (frames at {})",
+            frames
+                .iter()
+                .map(|t| format!("{t:.3}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let delta = if delta.is_finite() {
+        format!("delta {:.1} ms", delta * 1000.0)
+    } else {
+        "delta not in the log".to_string()
+    };
+    let steps = if substeps == 0 {
+        "sub-steps not in the log (Log LogGMCMovement VeryVerbose)".to_string()
+    } else {
+        format!("{substeps} sub-step(s)")
+    };
+    format!("closed: {merged}, timestamp {timestamp:.6} s, {delta}, {steps}")
+}
+
 /// A game log's failed server check, as the journey says it.
 fn rejected_text(k: &crate::model::logged::LoggedCheck) -> String {
     let values: Vec<String> = k
@@ -283,15 +311,7 @@ pub fn trace(
         steps.push(step(
             t_close,
             me,
-            format!(
-                "closed: {n} frame(s) merged (frames at {}), timestamp {timestamp:.6} s, delta {:.1} ms, {substeps} sub-step(s)",
-                frames
-                    .iter()
-                    .map(|t| format!("{t:.3}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                delta * 1000.0
-            ),
+            closed_text(*n, &frames, *timestamp, *delta, *substeps),
             false,
         ));
     }

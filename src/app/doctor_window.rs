@@ -169,7 +169,14 @@ impl DoctorWindow {
         }
         let Some(r) = &self.report else { return };
         ui.separator();
-        ui.label(RichText::new(format!("{} desyncs in {}.", r.corrections, self.covers)).strong());
+        let plural = if r.corrections == 1 { "" } else { "s" };
+        ui.label(
+            RichText::new(format!(
+                "{} desync{plural} in {}.",
+                r.corrections, self.covers
+            ))
+            .strong(),
+        );
         ui.weak(format!("Value trace: {}.", r.value_trace));
         let mut confirm = None;
         egui::ScrollArea::vertical()
@@ -391,13 +398,19 @@ fn verdicts_ui(ui: &mut egui::Ui, d: &Diagnosis) -> Option<(String, String)> {
         quotes_ui(ui, v);
     }
     let open: Vec<&CauseVerdict> = d.answered(Answer::CannotTell).collect();
+    // With no cause supported, the open ones are the candidates: each with the lesson that
+    // shows what it looks like.
+    let candidates = d.cause.is_none();
     if !open.is_empty() {
-        ui.label(
-            RichText::new("The evidence cannot tell (these look the same from here):").color(OPEN),
-        );
+        let head = if candidates {
+            "No cause is supported; the evidence cannot tell between these (each says what would):"
+        } else {
+            "The evidence cannot tell:"
+        };
+        ui.label(RichText::new(head).color(OPEN));
         for v in open {
             ui.label(RichText::new(format!("  {}", v.describe())).color(OPEN));
-            if let Some(p) = lessons_row(ui, v.cause, "     looks the same:") {
+            if candidates && let Some(p) = lessons_row(ui, v.cause, "     what it looks like:") {
                 lesson = Some(p);
             }
         }

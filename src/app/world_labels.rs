@@ -163,23 +163,32 @@ pub fn log_gaps(
         .collect();
     clients.sort_unstable();
     clients.dedup();
-    let missing: Vec<String> = clients
+    let missing: Vec<u16> = clients
         .iter()
-        .filter(|c| !pawns.iter().any(|p| p.owner == Some(**c)))
-        .map(|c| store.client_name(*c))
+        .copied()
+        .filter(|c| !pawns.iter().any(|p| p.owner == Some(*c)))
         .collect();
-    if missing.is_empty() {
+    if missing.is_empty() || pawns.is_empty() {
         return None;
     }
+    let names: Vec<String> = missing
+        .iter()
+        .take(3)
+        .map(|c| format!("client {c}"))
+        .collect();
+    let more = missing.len().saturating_sub(3);
     let how = match viewer {
-        Machine::Server => "the server's `gmc.LogClientMoveTrace 1` dumps give them",
-        Machine::Client(_) => {
-            "a client logs its own pawn (`gmc.LogClientMoveTrace 1`) and others only with `gmc.LogSmoothing 1`"
-        }
+        Machine::Server => "gmc.LogClientMoveTrace 1",
+        Machine::Client(_) => "gmc.LogSmoothing 1",
     };
     Some(format!(
-        "the log holds no position here for {}: {how}",
-        missing.join(", ")
+        "no position in the log for {}{} ({how})",
+        names.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
     ))
 }
 

@@ -137,7 +137,13 @@ impl WorldView {
             );
         });
         if !viewers.contains(&self.viewer) {
-            ui.label(format!("No samples from {} yet.", self.viewer));
+            ui.label(match store.log_contents() {
+                Some(_) => format!(
+                    "The log holds no positions from {}'s machine (its dumps need gmc.LogClientMoveTrace 1 on that machine; \"seen from\" picks another).",
+                    store.machine_name(self.viewer)
+                ),
+                None => format!("No samples from {} yet.", self.viewer),
+            });
         }
         let size = ui.available_size().max(egui::vec2(120.0, 120.0));
         let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());

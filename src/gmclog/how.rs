@@ -103,8 +103,11 @@ pub fn silent_plot(metric: crate::session::store::Metric) -> &'static str {
         M::Substeps => {
             "Not in this game log: sub-steps need each iteration's line (Log LogGMCMovement VeryVerbose)."
         }
-        M::ReplayDepth | M::CorrectionError => {
-            "No correction in this game log (a replay shows with gmc.LogClientReplay 1 or Log LogGMCReplication Verbose)."
+        M::ReplayDepth => {
+            "No replay depth in this game log (`Replayed N moves.` needs Log LogGMCReplication Verbose; a replay block shows with gmc.LogClientReplay 1)."
+        }
+        M::CorrectionError => {
+            "No error ÷ tolerance in this game log: GMC 2.x prints a deviation's two values but not its tolerance (the event log and the doctor give the difference); GMC 1.x prints both. Deviations need Log LogGMCReplication Verbose."
         }
         M::Rtt => {
             "Not in this game log: the round trip comes with clock re-syncs (Log LogGMCController VeryVerbose) or 1.x's world-time lines."

@@ -261,8 +261,10 @@ impl Report {
     /// The report as text for people.
     pub fn to_text(&self, max_listed: usize) -> String {
         let mut s = format!(
-            "{} desyncs. Value trace: {}.\n",
-            self.corrections, self.value_trace
+            "{} desync{}. Value trace: {}.\n",
+            self.corrections,
+            if self.corrections == 1 { "" } else { "s" },
+            self.value_trace
         );
         if !self.causes.is_empty() || self.unexplained > 0 {
             s += "\nMost likely causes:\n";

@@ -85,6 +85,29 @@ impl LogEntry {
                     },
                 ),
             }),
+            Event::LoggedCheck(k) if k.side == crate::model::logged::CheckSide::Server => {
+                Some(LogEntry {
+                    t: r.t,
+                    machine: r.machine,
+                    kind: MarkKind::Correction,
+                    move_id: Some(k.move_id),
+                    text: format!(
+                        "client {}'s move {} rejected by the server: {}; GMC timestamp {:.6} s",
+                        k.client,
+                        k.move_id,
+                        if k.deviations.is_empty() {
+                            "no value named".to_string()
+                        } else {
+                            k.deviations
+                                .iter()
+                                .map(Deviation::describe)
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        },
+                        k.timestamp
+                    ),
+                })
+            }
             Event::Log { level, text } => Some(LogEntry {
                 t: r.t,
                 machine: r.machine,
