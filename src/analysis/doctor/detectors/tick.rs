@@ -210,6 +210,24 @@ fn logged_tick(ctx: &Ctx<'_, '_>) -> CauseVerdict {
         ),
     ];
     let ended: Vec<String> = p.outputs.iter().map(super::logview::sides_text).collect();
+    let compared_before = ctx
+        .moves
+        .iter()
+        .take_while(|m| **m != p.move_id)
+        .any(|m| {
+            log.dump(ctx.s.client, *m, crate::model::logged::LoggedStage::ClientExecuted).is_some()
+                && log.dump(ctx.s.client, *m, crate::model::logged::LoggedStage::ServerExecuted).is_some()
+        });
+    if !p.inputs.is_empty() && !compared_before {
+        return CauseVerdict::cannot_tell(
+            Cause::NonDeterministicTick,
+            format!(
+                "move {}, the first move around the desync both machines dumped, already began apart: the divergence began before the dumps kept for it (a difference below tolerance can be carried for many moves)",
+                p.move_id
+            ),
+            "the logs from earlier on (the doctor reads the 24 moves before each desync)",
+        );
+    }
     if !p.inputs.is_empty() {
         let began: Vec<String> = p.inputs.iter().map(super::logview::sides_text).collect();
         return CauseVerdict::ruled_out_by(
