@@ -334,6 +334,8 @@ impl MovescopeApp {
                         return;
                     }
                 };
+                // A damaged chunk is skipped: the intact ones around it load.
+                let mut first = rec.damage.clone();
                 for i in 0..rec.chunks.len() {
                     match rec.read_chunk_with(&mut file, i) {
                         Ok(batch) => {
@@ -342,12 +344,11 @@ impl MovescopeApp {
                             }
                         }
                         Err(d) => {
-                            let _ = tx.send(LoadMsg::Done(Some(d)));
-                            return;
+                            first.get_or_insert(d);
                         }
                     }
                 }
-                let _ = tx.send(LoadMsg::Done(rec.damage.clone()));
+                let _ = tx.send(LoadMsg::Done(first));
             });
         if let Err(e) = spawned {
             self.status.set(format!("error: cannot start loading: {e}"));

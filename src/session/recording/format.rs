@@ -259,7 +259,7 @@ impl std::fmt::Display for Damage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "damaged from byte {} (chunk {}): {}; everything up to {:.2} s loaded",
+            "damaged from byte {} (chunk {}): {}; that chunk is lost, the intact chunks around it load (up to {:.2} s without a gap)",
             self.offset, self.chunk, self.message, self.loaded_until
         )
     }

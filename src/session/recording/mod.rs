@@ -181,8 +181,30 @@ mod tests {
         let d = damage.unwrap();
         assert_eq!((d.chunk, d.offset), (1, second as u64));
         assert!(d.message.contains("checksum"), "{}", d.message);
-        assert_eq!(back, recs[..100].to_vec());
+        // Only the damaged chunk is lost: the chunks after it load.
+        let mut want = recs[..100].to_vec();
+        want.extend_from_slice(&recs[200..]);
+        assert_eq!(back, want);
         assert!(d.to_string().contains(&format!("byte {second}")));
+        // The same flip in a file without its index (scanned): the walk finds chunk 2 past
+        // the damage and stops at the torn chunk 3; both damaged places are listed.
+        std::fs::write(&path, &bad[..third + 60]).unwrap();
+        let r = Recording::open(&path).unwrap();
+        assert!(r.footer.is_none());
+        let places: Vec<(u64, u32)> = r.damaged.iter().map(|d| (d.offset, d.chunk)).collect();
+        assert_eq!(places, [(second as u64, 1), (third as u64, 3)]);
+        let notes = r.notes().join("\n");
+        assert!(
+            notes.contains(&format!(
+                "also damaged (each costs its chunk): byte {third} (chunk 3)"
+            )),
+            "{notes}"
+        );
+        let (back, damage) = r.load_all();
+        assert_eq!(damage.unwrap().chunk, 1);
+        let mut want = recs[..100].to_vec();
+        want.extend_from_slice(&recs[200..300]);
+        assert_eq!(back, want);
     }
 
     #[test]
@@ -452,7 +474,10 @@ mod tests {
             damage.message.contains("claims 4294967295 records"),
             "{damage}"
         );
-        assert_eq!(rec.chunks, good.chunks[..1]);
+        // The crafted chunk is lost; every other chunk is found past it.
+        let mut want = good.chunks.clone();
+        want.remove(1);
+        assert_eq!(rec.chunks, want);
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub struct Recording {
     pub footer: Option<Footer>,
     /// Damage found while opening (a scanned file): everything before it is in `chunks`.
     pub damage: Option<Damage>,
+    /// Every damaged place found while opening (the first is `damage`), up to 64.
+    pub damaged: Vec<Damage>,
     pub file_len: u64,
     body_offset: u64,
     /// Set when the text header could not be used and its backup copy was (why).
@@ -71,6 +73,7 @@ impl Recording {
             chunks: Vec::new(),
             footer: None,
             damage: None,
+            damaged: Vec::new(),
             file_len,
             body_offset,
             header_note,
@@ -312,55 +315,66 @@ impl Recording {
         Ok(out)
     }
 
-    /// Walks the chunks from the start of the body, checking each; stops at the first
-    /// damage (recorded in `damage`) or at the end of the file.
+    /// Walks the chunks from the start of the body, checking each. Every chunk stands on its
+    /// own: at damage (recorded) the walk looks for the next intact chunk and goes on from
+    /// there, so damage costs the chunk it hits, not the rest of the file.
     fn scan(&mut self, file: &mut File) {
         let mut at = self.body_offset;
         let mut seq = 0u32;
         while at < self.file_len {
-            match read_chunk_at(file, at, self.file_len) {
-                Ok((frame, raw)) => {
-                    let len = FRAME_BYTES as u64 + u64::from(frame.payload_len);
-                    if frame.kind == ChunkKind::HeaderCopy as u8 {
-                        at += len;
-                        continue;
-                    }
-                    if frame.kind == ChunkKind::Index as u8 {
-                        if let Ok(index) = postcard::from_bytes::<IndexPayload>(&raw) {
-                            self.footer = Some(index.footer);
-                        }
-                        // The trailer follows; nothing after it is data.
-                        return;
-                    }
-                    if let Some(why) = implausible(&frame) {
-                        self.damage = Some(Damage {
-                            offset: at,
-                            chunk: seq,
-                            loaded_until: self.chunks.last().map_or(0.0, |c| c.t_last),
-                            message: why,
-                        });
-                        return;
-                    }
-                    self.chunks.push(ChunkInfo {
-                        offset: at,
-                        seq: frame.seq,
-                        count: frame.count,
-                        t_first: frame.t_first,
-                        t_last: frame.t_last,
-                    });
-                    at += len;
-                    seq += 1;
+            let checked = read_chunk_at(file, at, self.file_len).and_then(|(frame, raw)| {
+                let records = frame.kind == ChunkKind::Records as u8;
+                match implausible(&frame).filter(|_| records) {
+                    Some(why) => Err(why),
+                    None => Ok((frame, raw)),
                 }
+            });
+            let (frame, raw) = match checked {
+                Ok(read) => read,
                 Err(message) => {
-                    self.damage = Some(Damage {
-                        offset: at,
-                        chunk: seq,
-                        loaded_until: self.chunks.last().map_or(0.0, |c| c.t_last),
-                        message,
-                    });
-                    return;
+                    self.note_damage(at, seq, message);
+                    seq += 1;
+                    match next_intact_chunk(file, at + 1, self.file_len) {
+                        Some(next) => at = next,
+                        None => return,
+                    }
+                    continue;
                 }
+            };
+            let start = at;
+            at += FRAME_BYTES as u64 + u64::from(frame.payload_len);
+            if frame.kind == ChunkKind::Index as u8 {
+                if let Ok(index) = postcard::from_bytes::<IndexPayload>(&raw) {
+                    self.footer = Some(index.footer);
+                }
+                // The trailer follows; nothing after it is data.
+                return;
             }
+            if frame.kind == ChunkKind::Records as u8 {
+                self.chunks.push(ChunkInfo {
+                    offset: start,
+                    seq: frame.seq,
+                    count: frame.count,
+                    t_first: frame.t_first,
+                    t_last: frame.t_last,
+                });
+                seq = frame.seq.wrapping_add(1);
+            }
+        }
+    }
+
+    /// Damage at `at` (chunk `seq`): the first is the recording's `damage`, every one is
+    /// listed.
+    fn note_damage(&mut self, at: u64, seq: u32, message: String) {
+        let d = Damage {
+            offset: at,
+            chunk: seq,
+            loaded_until: self.chunks.last().map_or(0.0, |c| c.t_last),
+            message,
+        };
+        self.damage.get_or_insert_with(|| d.clone());
+        if self.damaged.len() < MAX_DAMAGES_LISTED {
+            self.damaged.push(d);
         }
     }
 
@@ -477,8 +491,9 @@ impl Recording {
         self.read_chunk_with(&mut f, i)
     }
 
-    /// Feeds every record in file order to `each`; stops at the first damaged chunk and
-    /// returns it (everything before it was fed). Damage found while opening is returned too.
+    /// Feeds the records of every intact chunk in file order to `each`; a damaged chunk is
+    /// skipped (its records are lost, the others are fed). Returns the first damage, found
+    /// while opening or while reading.
     pub fn for_each(&self, each: &mut dyn FnMut(Record)) -> Result<(), Damage> {
         let mut f = self.reopen().map_err(|e| Damage {
             offset: 0,
@@ -486,14 +501,20 @@ impl Recording {
             loaded_until: 0.0,
             message: e.message,
         })?;
+        let mut first: Option<Damage> = None;
         for i in 0..self.chunks.len() {
-            for r in self.read_chunk_with(&mut f, i)? {
-                each(r);
+            match self.read_chunk_with(&mut f, i) {
+                Ok(records) => records.into_iter().for_each(&mut *each),
+                Err(d) => {
+                    first.get_or_insert(d);
+                }
             }
         }
-        match &self.damage {
-            Some(d) => Err(d.clone()),
-            None => Ok(()),
+        let opened = self.damage.clone();
+        match (opened, first) {
+            (Some(a), Some(b)) => Err(if a.offset <= b.offset { a } else { b }),
+            (Some(d), None) | (None, Some(d)) => Err(d),
+            (None, None) => Ok(()),
         }
     }
 
@@ -600,6 +621,39 @@ fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame,
         ));
     }
     Ok((frame, raw))
+}
+
+/// Damaged places a recording lists (the count of the rest is not kept).
+const MAX_DAMAGES_LISTED: usize = 64;
+
+/// The offset of the first intact chunk (any kind: its frame decodes and its payload's
+/// checksum holds) at or after `from`, found by its magic; `None` when there is none.
+fn next_intact_chunk(file: &mut File, from: u64, file_len: u64) -> Option<u64> {
+    const WINDOW: usize = 1 << 20;
+    let mut at = from;
+    let mut buf = vec![0u8; WINDOW + CHUNK_MAGIC.len()];
+    while at < file_len {
+        let n = ((file_len - at) as usize).min(buf.len());
+        file.seek(SeekFrom::Start(at)).ok()?;
+        file.read_exact(&mut buf[..n]).ok()?;
+        let mut from_i = 0;
+        while let Some(i) = buf[from_i..n]
+            .windows(CHUNK_MAGIC.len())
+            .position(|w| w == CHUNK_MAGIC)
+        {
+            let candidate = at + (from_i + i) as u64;
+            if read_chunk_at(file, candidate, file_len).is_ok() {
+                return Some(candidate);
+            }
+            from_i += i + 1;
+        }
+        if n < buf.len() {
+            return None;
+        }
+        // Overlap by the magic's length so a magic across the window's edge is found.
+        at += WINDOW as u64;
+    }
+    None
 }
 
 /// `"1.2.3"` as numbers, for comparing versions; `None` when it is not three numbers.

@@ -60,7 +60,28 @@ impl Recording {
         if let Some(d) = &self.damage {
             notes.push(format!("damaged: {d}"));
         }
+        if let Some(more) = self.more_damage() {
+            notes.push(more);
+        }
         notes
+    }
+
+    /// The damaged places found while opening past the first, when there are any.
+    fn more_damage(&self) -> Option<String> {
+        let first = self.damage.as_ref()?;
+        let rest: Vec<String> = self
+            .damaged
+            .iter()
+            .filter(|d| d.offset != first.offset)
+            .map(|d| format!("byte {} (chunk {})", d.offset, d.chunk))
+            .collect();
+        if rest.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "also damaged (each costs its chunk): {}",
+            rest.join(", ")
+        ))
     }
 
     /// A one-line description for users.

@@ -6,11 +6,12 @@
 
 use super::{Ctx, TRACE_BOTH, VALUE_TRACE};
 use crate::analysis::doctor::causes::Cause;
-use crate::analysis::doctor::evidence::Evidence;
+use crate::analysis::doctor::evidence::{Evidence, LogIndex};
 use crate::analysis::doctor::parting::{Stage, parting};
 use crate::analysis::doctor::subject::Subject;
 use crate::analysis::doctor::verdict::{Answer, CauseVerdict, Quote, Strength};
 use crate::model::binding::Binding;
+use crate::model::logged::LoggedStage;
 use crate::model::pawn::CROWD_RADIUS;
 
 pub(super) const DISPLAYED_NEEDS: &str = "the server's positions of every pawn (simulated: always; game log: the server's dumps of every client's pawn), over every desync nothing else explains, against how often pawns are that close at all";
@@ -214,10 +215,7 @@ fn logged_tick(ctx: &Ctx<'_, '_>) -> CauseVerdict {
         .moves
         .iter()
         .take_while(|m| **m != p.move_id)
-        .any(|m| {
-            log.dump(ctx.s.client, *m, crate::model::logged::LoggedStage::ClientExecuted).is_some()
-                && log.dump(ctx.s.client, *m, crate::model::logged::LoggedStage::ServerExecuted).is_some()
-        });
+        .any(|m| both_sides_dumped(log, ctx.s.client, *m));
     if !p.inputs.is_empty() && !compared_before {
         return CauseVerdict::cannot_tell(
             Cause::NonDeterministicTick,
@@ -267,4 +265,10 @@ fn logged_tick(ctx: &Ctx<'_, '_>) -> CauseVerdict {
         ),
         quotes,
     )
+}
+
+/// Whether the log holds both the client's and the server's dump of move `id`.
+fn both_sides_dumped(log: &LogIndex<'_>, client: u16, id: u32) -> bool {
+    log.dump(client, id, LoggedStage::ClientExecuted).is_some()
+        && log.dump(client, id, LoggedStage::ServerExecuted).is_some()
 }
