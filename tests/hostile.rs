@@ -588,3 +588,102 @@ fn absurd_tolerances_crossed_bounds_and_costly_sub_steps_are_refused() {
         &["gmc.max_time_step", "[0.001, 1]", "got 1e-300"],
     );
 }
+
+/// The offsets of a recording's chunk frames (header copy, records, index), walked from the
+/// first chunk magic after the text header.
+fn frame_offsets(bytes: &[u8]) -> Vec<usize> {
+    let body = bytes
+        .windows(4)
+        .position(|w| w == b"MSCH")
+        .expect("a chunk");
+    let mut out = Vec::new();
+    let mut at = body;
+    while at + 44 <= bytes.len() && &bytes[at..at + 4] == b"MSCH" {
+        out.push(at);
+        let len = u32::from_le_bytes(bytes[at + 36..at + 40].try_into().expect("4 bytes"));
+        at += 44 + len as usize;
+    }
+    out
+}
+
+/// Each records chunk's records, read from the intact file.
+fn chunk_records(path: &Path) -> Vec<Vec<movescope::model::telemetry::Record>> {
+    let rec = movescope::session::recording::Recording::open(path).expect("opens");
+    (0..rec.chunks.len())
+        .map(|i| rec.read_chunk(i).expect("intact"))
+        .collect()
+}
+
+#[test]
+fn one_flipped_bit_in_any_frame_or_header_of_a_shipped_recording_costs_at_most_its_chunk() {
+    use movescope::session::recording::Recording;
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/default.msrec");
+    let bytes = std::fs::read(&shipped).expect("shipped");
+    let chunks = chunk_records(&shipped);
+    let all = chunks.concat();
+    let frames = frame_offsets(&bytes);
+    assert_eq!(
+        frames.len(),
+        chunks.len() + 2,
+        "a header copy, the records, an index"
+    );
+    let dir = TempDir::new("flip-shipped");
+    let path = dir.join("f.msrec");
+    // Bits to flip: every bit of every frame and of the trailer, every bit of the first line,
+    // one bit of every 13th byte of the text header.
+    let first_line = bytes
+        .iter()
+        .position(|b| *b == b'\n')
+        .expect("a first line");
+    let mut bits: Vec<(usize, u8)> = Vec::new();
+    let every_bit = |from: usize, to: usize, bits: &mut Vec<(usize, u8)>| {
+        bits.extend((from..to).flat_map(|at| (0..8).map(move |b| (at, b))));
+    };
+    every_bit(0, first_line + 1, &mut bits);
+    bits.extend(
+        (first_line + 1..frames[0])
+            .step_by(13)
+            .map(|at| (at, (at % 8) as u8)),
+    );
+    for f in &frames {
+        every_bit(*f, f + 44, &mut bits);
+    }
+    every_bit(bytes.len() - 16, bytes.len(), &mut bits);
+    for (at, bit) in bits {
+        let mut b = bytes.clone();
+        b[at] ^= 1 << bit;
+        std::fs::write(&path, &b).expect("write");
+        let rec = Recording::open(&path)
+            .unwrap_or_else(|e| panic!("byte {at} bit {bit}: the recording is lost: {e}"));
+        let (back, _) = rec.load_all();
+        // The records chunk whose frame the flip hit, when it hit one: at most it is lost.
+        let lost = frames[1..=chunks.len()]
+            .iter()
+            .position(|f| (*f..f + 44).contains(&at));
+        let want: Vec<_> = chunks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != lost)
+            .flat_map(|(_, c)| c.iter().cloned())
+            .collect();
+        // With the index intact, a damaged frame is damage in its own chunk, not a reason to
+        // distrust the index; the header's copy holds no records.
+        let index_intact = at < frames[frames.len() - 1];
+        if index_intact && at >= frames[0] {
+            assert_eq!(rec.index_note, None, "byte {at} bit {bit}");
+            let named = rec.damage.as_ref().map(|d| d.chunk as usize);
+            let (_, damage) = rec.load_all();
+            let named = named.or(damage.map(|d| d.chunk as usize));
+            assert!(
+                named.is_none() || named == lost,
+                "byte {at} bit {bit}: {named:?}"
+            );
+        }
+        assert!(
+            back == want || back == all,
+            "byte {at} bit {bit}: {} records load, {} expected",
+            back.len(),
+            want.len()
+        );
+    }
+}

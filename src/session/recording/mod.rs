@@ -462,22 +462,58 @@ mod tests {
         frame.crc = frame.checksum(&payload);
         b[at..at + FRAME_BYTES].copy_from_slice(&frame.encode());
         std::fs::write(&path, &b).unwrap();
+        // A finished file: the index vouches for the chunk's place, reading it finds the
+        // damage, and the chunks around it load.
         let rec = Recording::open(&path).unwrap();
-        assert!(
-            rec.record_count() < recs.len() as u64,
-            "{}",
-            rec.record_count()
-        );
-        let damage = rec.damage.as_ref().expect("damage at the crafted chunk");
-        assert_eq!(damage.offset, second.offset);
+        let (back, damage) = rec.load_all();
+        let damage = damage.expect("damage at the crafted chunk");
+        assert_eq!((damage.offset, damage.chunk), (second.offset, 1));
         assert!(
             damage.message.contains("claims 4294967295 records"),
             "{damage}"
         );
-        // The crafted chunk is lost; every other chunk is found past it.
-        let mut want = good.chunks.clone();
+        let chunk = |i: usize| good.read_chunk(i).unwrap();
+        let want: Vec<Record> = (0..good.chunks.len())
+            .filter(|i| *i != 1)
+            .flat_map(chunk)
+            .collect();
+        assert_eq!(back, want);
+        // Cut before the last chunk (no index: scanned): the crafted chunk is lost; every other
+        // is found past it.
+        let index_at = good.chunks.last().map(|c| c.offset).unwrap() as usize;
+        std::fs::write(&path, &b[..index_at]).unwrap();
+        let rec = Recording::open(&path).unwrap();
+        assert!(rec.footer.is_none());
+        let damage = rec.damage.as_ref().expect("damage at the crafted chunk");
+        assert_eq!(damage.offset, second.offset);
+        let mut want = good.chunks[..good.chunks.len() - 1].to_vec();
         want.remove(1);
         assert_eq!(rec.chunks, want);
+    }
+
+    /// Damage to the header's backup copy in a file without its index costs no records: the
+    /// scan finds the first records chunk past it and says what was hit.
+    #[test]
+    fn a_damaged_header_copy_in_a_scanned_file_loses_nothing_and_says_so() {
+        let path = tmp("copy.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        write_all(&path, &header, sample_records(3000), Footer::default()).unwrap();
+        let good = Recording::open(&path).unwrap();
+        let mut b = std::fs::read(&path).unwrap();
+        let copy = b.windows(4).position(|w| w == CHUNK_MAGIC).unwrap();
+        assert!((copy as u64) < good.chunks[0].offset);
+        b[copy + 4] ^= 0x08;
+        let index_at = good.chunks.last().unwrap().offset as usize;
+        std::fs::write(&path, &b[..index_at]).unwrap();
+        let rec = Recording::open(&path).unwrap();
+        assert_eq!(rec.damage, None);
+        assert_eq!(rec.chunks, good.chunks[..good.chunks.len() - 1]);
+        let note = rec.copy_note.clone().expect("a note on the copy");
+        assert!(
+            note.contains("the header's backup copy, no records were lost"),
+            "{note}"
+        );
+        assert!(rec.notes().contains(&note));
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Recording {
     pub header_note: Option<String>,
     /// Set when the index disagreed with the chunks and a scan of them was used (how).
     pub index_note: Option<String>,
+    /// Set when a scan met damage that held no records (the header's backup copy).
+    pub copy_note: Option<String>,
 }
 
 impl Recording {
@@ -78,6 +80,7 @@ impl Recording {
             body_offset,
             header_note,
             index_note: None,
+            copy_note: None,
         };
         if !rec.read_index(&mut file) {
             rec.scan(&mut file);
@@ -262,7 +265,7 @@ impl Recording {
         // frames alone: 44 bytes read a chunk). An index that disagrees — even with a valid
         // checksum, listing no chunk at all or times that are not numbers — is set aside: the
         // chunks are found by scanning, and the recording says so.
-        let walked = self.walk_frames(file, at);
+        let walked = self.walk_frames(file, at, &index.chunks);
         if walked.as_ref() != Ok(&index.chunks) {
             let found = match &walked {
                 Ok(w) => format!("{} chunks of {} records", w.len(), records_in(w)),
@@ -281,36 +284,34 @@ impl Recording {
     }
 
     /// The record chunks' frames from the start of the body up to `until` (the index), read
-    /// without their payloads; `Err` at the first frame that cannot be read or is not
-    /// plausible (the offset).
-    fn walk_frames(&self, file: &mut File, until: u64) -> Result<Vec<ChunkInfo>, u64> {
+    /// without their payloads; `Err` at a frame that cannot be read or is not plausible (the
+    /// offset) where the index cannot vouch for what follows. A damaged frame where the index
+    /// places a chunk (or before the first indexed chunk: the header's copy) is damage, not
+    /// disagreement: the index's entry is kept (reading that chunk reports the damage) and the
+    /// walk goes on at the next indexed chunk.
+    fn walk_frames(
+        &self,
+        file: &mut File,
+        until: u64,
+        index: &[ChunkInfo],
+    ) -> Result<Vec<ChunkInfo>, u64> {
         let mut out = Vec::new();
         let mut at = self.body_offset;
         while at < until {
-            let mut fb = [0u8; FRAME_BYTES];
-            let frame = file
-                .seek(SeekFrom::Start(at))
-                .and_then(|_| file.read_exact(&mut fb))
-                .ok()
-                .and_then(|()| ChunkFrame::decode(&fb).ok())
-                .ok_or(at)?;
-            let next = at + FRAME_BYTES as u64 + u64::from(frame.payload_len);
-            if next > until {
-                return Err(at);
+            if let Some((info, next)) = frame_at(file, at, until, index) {
+                out.extend(info);
+                at = next;
+                continue;
             }
-            if frame.kind == ChunkKind::Records as u8 {
-                implausible(&frame).map_or(Ok(()), |_| Err(at))?;
-                out.push(ChunkInfo {
-                    offset: at,
-                    seq: frame.seq,
-                    count: frame.count,
-                    t_first: frame.t_first,
-                    t_last: frame.t_last,
-                });
-            } else if frame.kind != ChunkKind::HeaderCopy as u8 {
-                return Err(at);
+            let i = index.partition_point(|c| c.offset < at);
+            let indexed = index.get(i).filter(|c| c.offset == at);
+            out.extend(indexed.copied());
+            let before_all = i == 0 && indexed.is_none();
+            match index.get(i + usize::from(indexed.is_some())) {
+                Some(c) if before_all || indexed.is_some() => at = c.offset,
+                None if indexed.is_some() => break,
+                _ => return Err(at),
             }
-            at = next;
         }
         Ok(out)
     }
@@ -332,9 +333,16 @@ impl Recording {
             let (frame, raw) = match checked {
                 Ok(read) => read,
                 Err(message) => {
-                    self.note_damage(at, seq, message);
-                    seq += 1;
-                    match next_intact_chunk(file, at + 1, self.file_len) {
+                    let next = next_intact_chunk(file, at + 1, self.file_len);
+                    let next_seq = next.and_then(|n| records_seq_at(file, n, self.file_len));
+                    if next_seq == Some(seq) {
+                        // The next intact chunk is the one expected: no records were lost.
+                        self.note_lost_nothing(at, next.unwrap_or(at), &message);
+                    } else {
+                        self.note_damage(at, seq, message);
+                        seq += 1;
+                    }
+                    match next {
                         Some(next) => at = next,
                         None => return,
                     }
@@ -361,6 +369,19 @@ impl Recording {
                 seq = frame.seq.wrapping_add(1);
             }
         }
+    }
+
+    /// Damage between `from` and `to` that held no records (the header's backup copy): said,
+    /// not counted as damage.
+    fn note_lost_nothing(&mut self, from: u64, to: u64, why: &str) {
+        let what = if from == self.body_offset {
+            "the header's backup copy"
+        } else {
+            "bytes between two chunks"
+        };
+        self.copy_note = Some(format!(
+            "bytes {from}–{to} are damaged ({why}); they held {what}, no records were lost"
+        ));
     }
 
     /// Damage at `at` (chunk `seq`): the first is the recording's `damage`, every one is
@@ -422,6 +443,9 @@ impl Recording {
         let (frame, raw) = read_chunk_at(file, info.offset, self.file_len).map_err(damage)?;
         if frame.kind != ChunkKind::Records as u8 {
             return Err(damage("expected a chunk of records, found an index".into()));
+        }
+        if let Some(why) = implausible(&frame) {
+            return Err(damage(why));
         }
         let n = frame.count as usize;
         let Some(times) = read_time_planes(&raw, n) else {
@@ -621,6 +645,53 @@ fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame,
         ));
     }
     Ok((frame, raw))
+}
+
+/// The frame at `at` when it reads and is plausible: the records chunk it describes (none
+/// for a header copy) and where the next chunk starts. A frame that disagrees with the index
+/// (says other than the index's entry for this place, or ends elsewhere than where the index
+/// places the next chunk) counts
+/// as read only when its checksum holds: else it is damage, not a different chunk.
+fn frame_at(
+    file: &mut File,
+    at: u64,
+    until: u64,
+    index: &[ChunkInfo],
+) -> Option<(Option<ChunkInfo>, u64)> {
+    let mut fb = [0u8; FRAME_BYTES];
+    file.seek(SeekFrom::Start(at)).ok()?;
+    file.read_exact(&mut fb).ok()?;
+    let frame = ChunkFrame::decode(&fb).ok()?;
+    let next = at + FRAME_BYTES as u64 + u64::from(frame.payload_len);
+    let records = frame.kind == ChunkKind::Records as u8;
+    let known = records || frame.kind == ChunkKind::HeaderCopy as u8;
+    if next > until || !known || (records && implausible(&frame).is_some()) {
+        return None;
+    }
+    let info = records.then_some(ChunkInfo {
+        offset: at,
+        seq: frame.seq,
+        count: frame.count,
+        t_first: frame.t_first,
+        t_last: frame.t_last,
+    });
+    // The index is in offset order (checked before the walk).
+    let i = index.partition_point(|c| c.offset < at);
+    let indexed = index.get(i).filter(|c| c.offset == at).copied();
+    let after = index.get(i + usize::from(indexed.is_some()));
+    // Chunks follow each other: this one should end where the index places the next.
+    let ends_where_indexed = after.map_or(until, |c| c.offset) == next;
+    let disagrees = !ends_where_indexed || (indexed.is_some() && indexed != info);
+    if disagrees && read_chunk_at(file, at, until).is_err() {
+        return None;
+    }
+    Some((info, next))
+}
+
+/// The sequence number of the records chunk at `at`, when one is there.
+fn records_seq_at(file: &mut File, at: u64, file_len: u64) -> Option<u32> {
+    let (frame, _) = read_chunk_at(file, at, file_len).ok()?;
+    (frame.kind == ChunkKind::Records as u8).then_some(frame.seq)
 }
 
 /// Damaged places a recording lists (the count of the rest is not kept).

@@ -50,6 +50,9 @@ impl Recording {
         if let Some(n) = &self.index_note {
             notes.push(n.clone());
         }
+        if let Some(n) = &self.copy_note {
+            notes.push(n.clone());
+        }
         if self.footer.is_none() && self.damage.is_none() {
             notes.push(format!(
                 "not finished (no index): it ends at {:.2} s with chunk {} — the recorder was stopped before it finished, or the file was cut at a chunk boundary",
