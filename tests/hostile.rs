@@ -687,3 +687,35 @@ fn one_flipped_bit_in_any_frame_or_header_of_a_shipped_recording_costs_at_most_i
         );
     }
 }
+
+#[test]
+fn labels_from_a_recording_reach_the_terminal_short_and_escaped() {
+    use movescope::session::preset::Preset;
+    use movescope::session::recording::{Footer, Header, write_all};
+    let dir = TempDir::new("labels");
+    let path = dir.join("labels.msrec");
+    let mut preset = Preset::builtin_default();
+    preset.title = "\u{1b}]0;owned\u{7}title".into();
+    let long_name = "n".repeat(5_000_000);
+    let mut header = Header::new(&preset, &long_name, "\u{1b}[31mlive\u{1b}[0m").expect("header");
+    header.app_version = format!("{}\u{1b}[2J", header.app_version);
+    write_all(&path, &header, Vec::new(), Footer::default()).expect("written");
+    for args in [
+        vec!["inspect", path.to_str().expect("utf-8")],
+        vec!["doctor", path.to_str().expect("utf-8")],
+    ] {
+        let out = movescope(&args);
+        assert_ne!(out.status.code(), Some(101), "{args:?} panicked");
+        for stream in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(stream);
+            assert!(
+                !text.contains('\u{1b}'),
+                "{args:?}: a raw escape reached the terminal"
+            );
+            let longest = text.lines().map(str::len).max().unwrap_or(0);
+            assert!(longest < 1000, "{args:?}: a line of {longest} bytes");
+        }
+        let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("more characters"), "{args:?}: {said}");
+    }
+}

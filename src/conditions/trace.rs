@@ -19,6 +19,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::support::text::quoted;
+
 /// A trace: round trips (ms; `None` for a loss) at times (s from its start).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
@@ -85,6 +87,8 @@ fn plain_decimal(v: &str) -> Option<f64> {
 
 /// Parses a trace (see the module's formats); `source` names it.
 pub fn parse(text: &str, source: &str) -> Result<Trace, TraceError> {
+    // Spreadsheet programs start a CSV with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first = text
         .lines()
         .map(str::trim)
@@ -140,7 +144,8 @@ fn rtt_value(v: &str, line: usize) -> Result<f64, TraceError> {
     let x: f64 = plain_decimal(v).ok_or_else(|| TraceError {
         line: Some(line),
         message: format!(
-            "expected a delay in milliseconds as a plain decimal number (e.g. 12.3), found {v:?}"
+            "expected a delay in milliseconds as a plain decimal number (e.g. 12.3), found {}",
+            quoted(v)
         ),
     })?;
     if !(x.is_finite() && (0.0..=MAX_RTT_MS).contains(&x)) {
@@ -264,6 +269,16 @@ fn parse_csv(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
     for (i, line) in lines {
         let n = i + 1;
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() > cols.len() {
+            return Err(TraceError {
+                line: Some(n),
+                message: format!(
+                    "expected at most {} fields as in the header, found {} (write decimals with a point: 0.25, not 0,25)",
+                    cols.len(),
+                    f.len()
+                ),
+            });
+        }
         let t: f64 = f
             .get(time)
             .and_then(|v| plain_decimal(v))
@@ -271,8 +286,8 @@ fn parse_csv(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
             .ok_or_else(|| TraceError {
                 line: Some(n),
                 message: format!(
-                    "expected time_s as seconds from 0 to {MAX_TRACE_S} in a plain decimal number, found {:?}",
-                    f.get(time).copied().unwrap_or("")
+                    "expected time_s as seconds from 0 to {MAX_TRACE_S} in a plain decimal number, found {}",
+                    quoted(f.get(time).copied().unwrap_or(""))
                 ),
             })?;
         if out.last().is_some_and(|(p, _)| t <= *p) {
@@ -289,7 +304,10 @@ fn parse_csv(text: &str) -> Result<Vec<(f64, Option<f64>)>, TraceError> {
                 other => {
                     return Err(TraceError {
                         line: Some(n),
-                        message: format!("expected lost as 1/0 or true/false, found {other:?}"),
+                        message: format!(
+                            "expected lost as 1/0 or true/false, found {}",
+                            quoted(other)
+                        ),
                     });
                 }
             },
@@ -471,6 +489,33 @@ impl Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_csv_from_a_spreadsheet_with_a_bom_reads_and_a_decimal_comma_is_refused_with_its_line() {
+        let t = parse("\u{feff}time_s,rtt_ms\n0,20\n0.5,22.5\n", "x").unwrap();
+        assert_eq!(t.samples, vec![(0.0, Some(20.0)), (0.5, Some(22.5))]);
+        let e = parse("time_s,rtt_ms\n0,20\n0,2,1,2\n", "x").unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.contains("expected at most 2 fields"), "{e}");
+        assert!(e.message.contains("0.25, not 0,25"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_or_escaping_field_is_quoted_short_and_escaped() {
+        let field = "9".repeat(50_000_000);
+        let e = parse(&format!("time_s,rtt_ms\n0,20\n1,{field}x\n"), "x").unwrap_err();
+        assert!(e.message.len() < 400, "{} bytes", e.message.len());
+        assert!(
+            e.message.contains("more characters"),
+            "{}",
+            &e.message[..200]
+        );
+        let e = parse("time_s,rtt_ms\n0,20\n1,\u{1b}[2J\n", "x").unwrap_err();
+        assert!(
+            !e.message.contains('\u{1b}') && e.message.contains("\\u{1b}"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn linux_ping_output_with_gaps_and_a_statistics_line() {

@@ -104,7 +104,7 @@ impl Skipped {
                 count: 1,
                 file: file.to_path_buf(),
                 line,
-                example: text().chars().take(160).collect(),
+                example: crate::support::text::shown(&text(), 160),
             },
         );
     }

@@ -1,7 +1,7 @@
 //! Layer `support`: small leaves every other layer may use — seeded random streams
 //! (`rng`), the table of accepted setting ranges (`ranges`), the presets built into the binary
-//! (`shipped`), safe output writing (`output`), readable time stamps for names (`stamp`) and the
-//! scanner of delimited tokens in lesson texts (`delimited`).
+//! (`shipped`), safe output writing (`output`), readable time stamps for names (`stamp`), untrusted text
+//! as it may be shown (`text`) and the scanner of delimited tokens in lesson texts (`delimited`).
 //!
 //! May use: nothing else in the crate. Used by: every layer.
 
@@ -11,3 +11,4 @@ pub mod ranges;
 pub mod rng;
 pub mod shipped;
 pub mod stamp;
+pub mod text;

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::causes::Cause;
+use crate::support::text::shown;
 
 /// A detector's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -38,17 +39,20 @@ pub struct Quote {
     pub at: Option<String>,
 }
 
+/// Characters of a quote shown: a quote may carry a log line's text, which is untrusted.
+const QUOTE_CHARS: usize = 600;
+
 impl Quote {
     pub fn at(text: impl Into<String>, at: impl Into<String>) -> Quote {
         Quote {
-            text: text.into(),
-            at: Some(at.into()),
+            text: shown(&text.into(), QUOTE_CHARS),
+            at: Some(shown(&at.into(), QUOTE_CHARS)),
         }
     }
 
     pub fn plain(text: impl Into<String>) -> Quote {
         Quote {
-            text: text.into(),
+            text: shown(&text.into(), QUOTE_CHARS),
             at: None,
         }
     }

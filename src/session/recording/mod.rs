@@ -516,6 +516,33 @@ mod tests {
         assert!(rec.notes().contains(&note));
     }
 
+    /// Chunk times of ±1e300 under a valid checksum are damage in that chunk, and no message
+    /// prints them as 300-digit numbers.
+    #[test]
+    fn chunk_times_no_session_reaches_are_damage_and_print_short() {
+        let path = tmp("frame-times.msrec");
+        let header = Header::new(&Preset::builtin_default(), "default", "live").unwrap();
+        write_all(&path, &header, sample_records(3000), Footer::default()).unwrap();
+        let good = Recording::open(&path).unwrap();
+        let mut b = std::fs::read(&path).unwrap();
+        let at = good.chunks[1].offset as usize;
+        let mut frame = ChunkFrame::decode(b[at..at + FRAME_BYTES].try_into().unwrap()).unwrap();
+        let payload = b[at + FRAME_BYTES..at + FRAME_BYTES + frame.payload_len as usize].to_vec();
+        (frame.t_first, frame.t_last) = (-1e300, 1e300);
+        frame.crc = frame.checksum(&payload);
+        b[at..at + FRAME_BYTES].copy_from_slice(&frame.encode());
+        std::fs::write(&path, &b).unwrap();
+        let rec = Recording::open(&path).unwrap();
+        assert_eq!(rec.span(), good.span());
+        let (_, damage) = rec.load_all();
+        let damage = damage.expect("damage at the chunk");
+        assert_eq!(damage.chunk, 1);
+        assert!(damage.message.contains("are not session times"), "{damage}");
+        let said = format!("{}\n{damage}\n{}", rec.notes().join("\n"), rec.describe());
+        assert!(said.lines().all(|l| l.len() < 400), "{said}");
+        assert!(said.contains("-1.000e300 s"), "{said}");
+    }
+
     #[test]
     fn claims_in_a_crafted_index_bound_nothing_but_themselves() {
         let path = tmp("crafted.msrec");

@@ -71,7 +71,7 @@ impl Recording {
             };
         let mut rec = Recording {
             path: path.to_path_buf(),
-            header,
+            header: tamed(header),
             chunks: Vec::new(),
             footer: None,
             damage: None,
@@ -268,7 +268,12 @@ impl Recording {
         let walked = self.walk_frames(file, at, &index.chunks);
         if walked.as_ref() != Ok(&index.chunks) {
             let found = match &walked {
-                Ok(w) => format!("{} chunks of {} records", w.len(), records_in(w)),
+                Ok(w) => format!(
+                    "{} chunks of {} records{}",
+                    w.len(),
+                    records_in(w),
+                    first_difference(&index.chunks, w)
+                ),
                 Err(e) => format!("damage at byte {e}"),
             };
             self.index_note = Some(format!(
@@ -588,8 +593,47 @@ impl Recording {
 
 /// Reads the chunk at `at`, checks its frame and checksum and decompresses it.
 /// Records a list of chunks claims.
+/// Where an index and the chunks' frames first part: `; chunk 3: the index says 3.00 s to
+/// 4.00 s, its frame -1.000e300 s to 1.000e300 s` (empty when they differ only in length).
+fn first_difference(index: &[ChunkInfo], frames: &[ChunkInfo]) -> String {
+    let Some((i, (a, b))) = index
+        .iter()
+        .zip(frames)
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    else {
+        return String::new();
+    };
+    let says = |c: &ChunkInfo| {
+        format!(
+            "byte {}, {} records, {} to {}",
+            c.offset,
+            c.count,
+            seconds(c.t_first),
+            seconds(c.t_last)
+        )
+    };
+    format!(
+        "; chunk {i}: the index says {}, its frame {}",
+        says(a),
+        says(b)
+    )
+}
+
 fn records_in(chunks: &[ChunkInfo]) -> u64 {
     chunks.iter().map(|c| u64::from(c.count)).sum()
+}
+
+/// Session seconds a recording's times may reach (about three years).
+const MAX_SESSION_S: f64 = 1e8;
+
+/// A time as a message shows it: `12.35 s`, or `1.000e300 s` when it is no session time.
+fn seconds(t: f64) -> String {
+    if t.abs() < 1e9 {
+        format!("{t:.2} s")
+    } else {
+        format!("{t:.3e} s")
+    }
 }
 
 /// Why a records chunk's frame cannot be what it says (`None`: it can): its times are not
@@ -599,7 +643,15 @@ fn implausible(f: &ChunkFrame) -> Option<String> {
     if !(f.t_first.is_finite() && f.t_last.is_finite() && f.t_first <= f.t_last) {
         return Some(format!(
             "the chunk's times are not a span ({} to {})",
-            f.t_first, f.t_last
+            seconds(f.t_first),
+            seconds(f.t_last)
+        ));
+    }
+    if f.t_first < -MAX_SESSION_S || f.t_last > MAX_SESSION_S {
+        return Some(format!(
+            "the chunk's times ({} to {}) are not session times (expected within ±{MAX_SESSION_S:e} s)",
+            seconds(f.t_first),
+            seconds(f.t_last)
         ));
     }
     if u64::from(f.count) * 8 > u64::from(f.raw_len) {
@@ -686,6 +738,33 @@ fn frame_at(
         return None;
     }
     Some((info, next))
+}
+
+/// Characters of a label read from a recording's header (a preset's name, a mode).
+const LABEL_CHARS: usize = 200;
+/// Characters of a preset's description read from a recording's header.
+const DESCRIPTION_CHARS: usize = 4000;
+
+/// The header with its labels as they may be shown: a file's text is untrusted, so control
+/// characters are escaped and a label longer than a line can hold is cut, saying so. A header
+/// movescope wrote is unchanged.
+fn tamed(mut h: Header) -> Header {
+    use crate::support::text::{is_plain, shown, shown_lines};
+    for label in [
+        &mut h.app_version,
+        &mut h.mode,
+        &mut h.preset_name,
+        &mut h.preset.title,
+    ] {
+        *label = shown(label, LABEL_CHARS);
+    }
+    h.preset.description = shown_lines(&h.preset.description, DESCRIPTION_CHARS);
+    for b in &mut h.bindings {
+        if !is_plain(&b.name, LABEL_CHARS) {
+            b.name = shown(&b.name, LABEL_CHARS).into();
+        }
+    }
+    h
 }
 
 /// The sequence number of the records chunk at `at`, when one is there.
