@@ -118,6 +118,36 @@ fn game_log(dir: &Path) -> PathBuf {
     path
 }
 
+/// A dedicated server's log of 64 clients over 60 s (pitfall 1's preset, every trace on;
+/// written once, kept in `target/`).
+fn server_log_of_64(dir: &Path) -> PathBuf {
+    let logs = dir.join("server-64");
+    let path = logs.join("server.log");
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > 10 << 20) {
+        return path;
+    }
+    let (mut preset, _) = Preset::find("pitfall-01-unbound-member").expect("shipped");
+    preset.clients = 64;
+    preset.ai_pawns = 0;
+    preset.value_trace = true;
+    let list = preset.checked_bindings().expect("valid").list().to_vec();
+    let switches = movescope::gmclog::write::Switches::ALL;
+    let mut w = movescope::gmclog::write::GmcLogWriter::create(
+        &logs,
+        1_767_225_600_000,
+        &list,
+        false,
+        switches,
+    )
+    .expect("log folder");
+    movescope::sim::run_deterministic(&preset, "bench", 60.0, &mut |r| {
+        w.push(r).expect("write");
+    })
+    .expect("run");
+    w.finish().expect("finish");
+    path
+}
+
 fn main() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/ui-bench");
     std::fs::create_dir_all(&dir).expect("target/ui-bench");
@@ -195,7 +225,26 @@ fn main() {
         Duration::from_secs(300),
         |a| !a.is_opening() && !a.is_loading() && a.status().contains("loaded"),
     ));
-    println!("(the game log: {log_mb} MB)");
+    // A dedicated server's log of 64 clients, then a second of frames with it open.
+    let server = server_log_of_64(&dir);
+    let server_mb = std::fs::metadata(&server).map_or(0, |m| m.len() >> 20);
+    h.state_mut().open_recording(&server, None);
+    phases.push(frames_until(
+        &mut h,
+        "importing a server's log of 64 clients",
+        Duration::from_secs(300),
+        |a| !a.is_opening() && !a.is_loading() && a.status().contains("loaded"),
+    ));
+    phases.push(frames_until(
+        &mut h,
+        "idle with 64 clients",
+        Duration::from_secs(10),
+        {
+            let start = Instant::now();
+            move |_| start.elapsed() > Duration::from_millis(1000)
+        },
+    ));
+    println!("(the game log: {log_mb} MB; the server's log of 64 clients: {server_mb} MB)");
     println!("UI frames (headless egui_kittest, 1280×800; aim: every frame ≤ 20 ms)");
     for p in &phases {
         p.print();

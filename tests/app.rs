@@ -1358,3 +1358,38 @@ fn the_component_rate_line_is_the_running_sessions() {
             .is_none()
     );
 }
+
+#[test]
+fn a_session_of_many_clients_shows_nine_machines_at_first_and_says_how_many_are_hidden() {
+    use movescope::session::recording::{Footer, Header, write_all};
+    let mut preset = Preset::default();
+    preset.set("clients=12").unwrap();
+    let mut records = Vec::new();
+    movescope::sim::run_deterministic(&preset, "test", 3.0, &mut |r| records.push(r.clone()))
+        .unwrap();
+    let header = Header::new(&preset, "test", "deterministic").unwrap();
+    let dir = common::TempDir::new("app-many");
+    let path = dir.join("many.msrec");
+    write_all(&path, &header, records, Footer::default()).unwrap();
+    let mut h = opened(path);
+    h.run_steps(2);
+    // The server and the first eight clients are shown; the later clients are hidden.
+    use movescope::model::telemetry::Machine;
+    let hidden = h.state().plots_hidden();
+    assert!(hidden.len() >= 3, "{hidden:?}");
+    assert!(
+        hidden
+            .iter()
+            .all(|m| matches!(m, Machine::Client(c) if *c >= 8)),
+        "{hidden:?}"
+    );
+    h.get_by_label("Machines…").click();
+    h.run_steps(2);
+    h.get_by_label("all").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().plots_hidden(),
+        [],
+        "all shown, and they stay shown"
+    );
+}

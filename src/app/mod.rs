@@ -170,6 +170,11 @@ impl MovescopeApp {
         &self.shown.store
     }
 
+    /// The machines whose series the plots leave out (for tests and tools).
+    pub fn plots_hidden(&self) -> Vec<crate::model::telemetry::Machine> {
+        self.panes.plots.hidden.iter().copied().collect()
+    }
+
     /// What the run drawn over the plots is, when there is one (for tests and tools).
     pub fn overlay_label(&self) -> Option<&str> {
         self.panes

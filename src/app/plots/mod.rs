@@ -64,6 +64,8 @@ pub struct PlotsPanel {
     pub hidden: std::collections::BTreeSet<Machine>,
     /// The hidden set was chosen by the panel (many machines), not by the user.
     auto_hidden: bool,
+    /// The user picked which machines to show (the panel no longer hides any by itself).
+    user_chose: bool,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
     cache: std::collections::HashMap<(Metric, Machine, bool), Cached>,
     /// Where each plot drawn last frame put its values on screen (by title; for tests and
@@ -86,6 +88,7 @@ impl Default for PlotsPanel {
             from_game_log: false,
             hidden: std::collections::BTreeSet::new(),
             auto_hidden: false,
+            user_chose: false,
             cache: std::collections::HashMap::new(),
             transforms: std::collections::HashMap::new(),
         }
@@ -101,13 +104,18 @@ impl PlotsPanel {
     /// More than [`SHOWN_AT_ONCE`] machines (a server of many clients): the plots show the
     /// server and the first clients until the user picks others.
     fn limit_many(&mut self, machines: &std::collections::BTreeSet<Machine>) {
-        if machines.len() <= SHOWN_AT_ONCE || !self.hidden.is_empty() && !self.auto_hidden {
+        if self.user_chose {
             return;
         }
-        if self.hidden.is_empty() {
-            self.hidden = machines.iter().skip(SHOWN_AT_ONCE).copied().collect();
-            self.auto_hidden = true;
-        }
+        // Machines appear one by one in a live session: the first nine stay the shown ones.
+        self.hidden = machines.iter().skip(SHOWN_AT_ONCE).copied().collect();
+        self.auto_hidden = !self.hidden.is_empty();
+    }
+
+    /// The user picked machines: the panel's own choice is over.
+    fn user_chose(&mut self) {
+        self.auto_hidden = false;
+        self.user_chose = true;
     }
 
     /// "Machines…": every machine with a check box, all and none.
@@ -124,11 +132,11 @@ impl PlotsPanel {
             ui.horizontal(|ui| {
                 if ui.button("all").clicked() {
                     self.hidden.clear();
-                    self.auto_hidden = false;
+                    self.user_chose();
                 }
                 if ui.button("none").clicked() {
                     self.hidden = machines.clone();
-                    self.auto_hidden = false;
+                    self.user_chose();
                 }
             });
             egui::ScrollArea::vertical()
@@ -137,7 +145,7 @@ impl PlotsPanel {
                     for m in machines {
                         let mut on = !self.hidden.contains(m);
                         if ui.checkbox(&mut on, store.machine_name(*m)).changed() {
-                            self.auto_hidden = false;
+                            self.user_chose();
                             if on {
                                 self.hidden.remove(m);
                             } else {
@@ -216,7 +224,7 @@ impl PlotsPanel {
                     .clicked()
                 {
                     self.hidden.insert(*m);
-                    self.auto_hidden = false;
+                    self.user_chose();
                 }
             }
             let hidden = machines.iter().filter(|m| self.hidden.contains(m)).count();
