@@ -118,14 +118,16 @@ fn game_log(dir: &Path) -> PathBuf {
     path
 }
 
-/// A dedicated server's log of 64 clients over 60 s (pitfall 1's preset, every trace on;
-/// written once, kept in `target/`).
+/// A dedicated server's log of 64 clients over 20 s (pitfall 1's preset, every trace on: about
+/// 350 MB; written once, kept in `target/`). Twenty seconds keep CI's time; what a frame costs
+/// depends on the 64 machines, not on the log's length.
 fn server_log_of_64(dir: &Path) -> PathBuf {
     let logs = dir.join("server-64");
     let path = logs.join("server.log");
-    if std::fs::metadata(&path).is_ok_and(|m| m.len() > 10 << 20) {
+    if std::fs::metadata(logs.join("done")).is_ok() {
         return path;
     }
+    let _ = std::fs::remove_dir_all(&logs);
     let (mut preset, _) = Preset::find("pitfall-01-unbound-member").expect("shipped");
     preset.clients = 64;
     preset.ai_pawns = 0;
@@ -140,11 +142,12 @@ fn server_log_of_64(dir: &Path) -> PathBuf {
         switches,
     )
     .expect("log folder");
-    movescope::sim::run_deterministic(&preset, "bench", 60.0, &mut |r| {
+    movescope::sim::run_deterministic(&preset, "bench", 20.0, &mut |r| {
         w.push(r).expect("write");
     })
     .expect("run");
     w.finish().expect("finish");
+    std::fs::write(logs.join("done"), b"").expect("mark the logs written");
     path
 }
 

@@ -164,6 +164,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // An error may quote a file: each line short, control characters escaped.
+            let e = movescope::support::text::each_line_shown(&e.to_string(), 400);
             eprintln!("movescope: {e}");
             ExitCode::FAILURE
         }

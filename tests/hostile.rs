@@ -719,3 +719,31 @@ fn labels_from_a_recording_reach_the_terminal_short_and_escaped() {
         assert!(said.contains("more characters"), "{args:?}: {said}");
     }
 }
+
+#[test]
+fn preset_errors_quote_the_file_short_and_escaped() {
+    let dir = TempDir::new("quoting-presets");
+    let cases = [
+        format!("(title: \"x\", {}: 1)", "k".repeat(200_000)),
+        format!(
+            "(bindings: [(name: \"{}\u{1b}[2J\", tolerance: 1.0)])",
+            "n".repeat(300_000)
+        ),
+        "(seconds: \"\u{1b}]0;owned\u{7}\")".to_string(),
+    ];
+    for (i, text) in cases.iter().enumerate() {
+        let path = dir.join(format!("p{i}.ron"));
+        std::fs::write(&path, text).expect("write");
+        let out = movescope(&["run", "--preset", &s(&path), "--seconds", "1"]);
+        assert!(!out.status.success(), "case {i} ran");
+        assert_ne!(out.status.code(), Some(101), "case {i} panicked");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains('\u{1b}'),
+            "case {i}: a raw escape reached the terminal"
+        );
+        let longest = err.lines().map(str::len).max().unwrap_or(0);
+        assert!(longest < 1000, "case {i}: a line of {longest} bytes");
+        assert!(err.contains(&format!("p{i}.ron")), "case {i}: {err}");
+    }
+}

@@ -25,6 +25,25 @@ use crate::session::timeline::{TimeCommand, TimeControl};
 const DRAIN_BUDGET: Duration = Duration::from_millis(6);
 /// Longest the UI spends loading a recording per frame (it stays responsive meanwhile).
 const LOAD_BUDGET: Duration = Duration::from_millis(10);
+/// Records the loader hands the UI thread at once, so the frame budget is checked often: an
+/// imported log's records (moves with their values, checks) ingest slowly enough that a whole
+/// chunk, or pieces of 4096, ran frames past 20 ms while a 64-client server log loaded.
+const LOAD_PIECE: usize = 512;
+
+/// Sends a chunk's records in pieces the frame budget can check between; `false` when the app
+/// no longer listens.
+fn send_in_pieces(tx: &crossbeam_channel::Sender<LoadMsg>, batch: Vec<Record>) -> bool {
+    let mut records = batch.into_iter();
+    loop {
+        let piece: Vec<Record> = records.by_ref().take(LOAD_PIECE).collect();
+        if piece.is_empty() {
+            return true;
+        }
+        if tx.send(LoadMsg::Batch(piece)).is_err() {
+            return false;
+        }
+    }
+}
 
 /// Opening (scanning) a recording.
 pub(super) type OpenJob = Job<Result<Recording, String>>;
@@ -339,7 +358,7 @@ impl MovescopeApp {
                 for i in 0..rec.chunks.len() {
                     match rec.read_chunk_with(&mut file, i) {
                         Ok(batch) => {
-                            if tx.send(LoadMsg::Batch(batch)).is_err() {
+                            if !send_in_pieces(&tx, batch) {
                                 return;
                             }
                         }

@@ -13,6 +13,8 @@ pub(crate) fn lint(args: LintArgs) -> ExitCode {
     match run(&args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
+            // An error may quote a file: each line short, control characters escaped.
+            let e = movescope::support::text::each_line_shown(&e.to_string(), 400);
             eprintln!("movescope: {e}");
             ExitCode::from(2)
         }

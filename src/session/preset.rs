@@ -176,9 +176,11 @@ pub struct PresetError {
 
 impl std::fmt::Display for PresetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The message may quote the file: shown short and escaped.
+        let message = crate::support::text::shown_lines(&self.message, 600);
         match self.position {
-            Some((l, c)) => write!(f, "{}:{}:{}: {}", self.source, l, c, self.message),
-            None => write!(f, "{}: {}", self.source, self.message),
+            Some((l, c)) => write!(f, "{}:{}:{}: {message}", self.source, l, c),
+            None => write!(f, "{}: {message}", self.source),
         }
     }
 }

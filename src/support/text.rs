@@ -33,6 +33,15 @@ fn cut_escaped(text: &str, max: usize, keep: fn(char) -> bool) -> String {
     out
 }
 
+/// Every line of `text` as [`shown`] shows it, at most `max` characters each: how an error
+/// message (which may quote a file) reaches a terminal.
+pub fn each_line_shown(text: &str, max: usize) -> String {
+    text.split('\n')
+        .map(|l| shown(l, max))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// [`shown`] with [`SHOWN_CHARS`], in double quotes: how a message quotes a value it found.
 pub fn quoted(text: &str) -> String {
     format!("\"{}\"", shown(text, SHOWN_CHARS))
@@ -57,6 +66,10 @@ mod tests {
         assert_eq!(s, "xxxxxxxx… (4999992 more characters)");
         assert_eq!(quoted("0,2"), "\"0,2\"");
         assert_eq!(shown_lines("a\nb\u{7}", 9), "a\nb\\u{7}");
+        assert_eq!(
+            each_line_shown("ab\ncdef\u{1b}", 3),
+            "ab\ncde… (2 more characters)"
+        );
         assert!(quoted(&long).len() < 200);
         assert!(is_plain("default", 10) && !is_plain("a\tb", 10) && !is_plain(&long, 10));
     }
