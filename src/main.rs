@@ -165,7 +165,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // An error may quote a file: each line short, control characters escaped.
-            let e = movescope::support::text::each_line_shown(&e.to_string(), 400);
+            let e = movescope::support::text::each_line_shown(&e.to_string(), 600);
             eprintln!("movescope: {e}");
             ExitCode::FAILURE
         }

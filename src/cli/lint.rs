@@ -14,7 +14,7 @@ pub(crate) fn lint(args: LintArgs) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // An error may quote a file: each line short, control characters escaped.
-            let e = movescope::support::text::each_line_shown(&e.to_string(), 400);
+            let e = movescope::support::text::each_line_shown(&e.to_string(), 600);
             eprintln!("movescope: {e}");
             ExitCode::from(2)
         }

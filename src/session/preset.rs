@@ -176,8 +176,9 @@ pub struct PresetError {
 
 impl std::fmt::Display for PresetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The message may quote the file: shown short and escaped.
-        let message = crate::support::text::shown_lines(&self.message, 600);
+        // The message may quote the file (between backticks): each quote shown short, control
+        // characters escaped.
+        let message = crate::support::text::spans_shown(&self.message, 160);
         match self.position {
             Some((l, c)) => write!(f, "{}:{}:{}: {message}", self.source, l, c),
             None => write!(f, "{}: {message}", self.source),
@@ -324,10 +325,8 @@ impl Preset {
                 source: name.to_string(),
                 position: None,
                 message: format!(
-                    "no such file, and no shipped preset of that name (shipped: {})",
-                    crate::support::shipped::names()
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    "no such file, and no shipped preset of that name; the shipped presets:\n{}",
+                    crate::support::text::wrapped(crate::support::shipped::names(), 96, "  ")
                 ),
             }),
         }

@@ -42,6 +42,46 @@ pub fn each_line_shown(text: &str, max: usize) -> String {
         .join("\n")
 }
 
+/// A message that quotes what it found between backticks (`` `value` ``), as it may be shown:
+/// each quoted span at most `max` characters, control characters escaped everywhere (line
+/// breaks outside the quotes kept).
+pub fn spans_shown(text: &str, max: usize) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                shown(part, max)
+            } else {
+                shown_lines(part, usize::MAX)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+/// `words` joined by ", " into lines of about `width` characters, each after `indent`.
+pub fn wrapped(
+    words: impl IntoIterator<Item = impl AsRef<str>>,
+    width: usize,
+    indent: &str,
+) -> String {
+    let mut lines: Vec<String> = vec![indent.to_string()];
+    for w in words {
+        let w = w.as_ref();
+        let line = lines.last_mut().expect("one line at least");
+        if line.len() > indent.len() && line.len() + w.len() + 2 > width {
+            line.push(',');
+            lines.push(format!("{indent}{w}"));
+        } else {
+            if line.len() > indent.len() {
+                line.push_str(", ");
+            }
+            line.push_str(w);
+        }
+    }
+    lines.join("\n")
+}
+
 /// [`shown`] with [`SHOWN_CHARS`], in double quotes: how a message quotes a value it found.
 pub fn quoted(text: &str) -> String {
     format!("\"{}\"", shown(text, SHOWN_CHARS))
