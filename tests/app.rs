@@ -1393,3 +1393,36 @@ fn a_session_of_many_clients_shows_nine_machines_at_first_and_says_how_many_are_
         "all shown, and they stay shown"
     );
 }
+
+/// A client the server cut off is said in the plots' legend, with when and why: it does not
+/// just vanish from the plots and the world view.
+#[test]
+fn a_client_the_server_cut_off_is_said_in_the_legend() {
+    use movescope::model::telemetry::{Event, Machine, Record};
+    use movescope::session::recording::{Footer, Header, write_all};
+    let mut preset = Preset::default();
+    preset.set("clients=2").unwrap();
+    let mut records = Vec::new();
+    movescope::sim::run_deterministic(&preset, "test", 3.0, &mut |r| records.push(r.clone()))
+        .unwrap();
+    records.push(Record {
+        t: 3.3,
+        machine: Machine::Server,
+        event: Event::ClientDropped {
+            client: 1,
+            why: "nothing heard for 5 s".into(),
+        },
+    });
+    let header = Header::new(&preset, "test", "deterministic").unwrap();
+    let dir = common::TempDir::new("app-lost");
+    let path = dir.join("lost.msrec");
+    write_all(&path, &header, records, Footer::default()).unwrap();
+    let mut h = opened(path);
+    h.run_steps(3);
+    // (Panics, naming the label, when the legend does not say it.)
+    h.get_by_label_contains("client 1 lost at 3.3 s");
+    assert!(
+        h.query_by_label_contains("client 0 lost").is_none(),
+        "only the lost client is said lost"
+    );
+}

@@ -747,3 +747,31 @@ fn preset_errors_quote_the_file_short_and_escaped() {
         assert!(err.contains(&format!("p{i}.ron")), "case {i}: {err}");
     }
 }
+
+/// A server told when each client's turn to join is reports only the clients past their own
+/// deadline: a late joiner of a staggered session (pitfall 7 joins 3 s apart) is not cut off
+/// before its turn, and one that never comes is cut off once.
+#[test]
+fn an_expected_client_is_cut_off_only_after_its_own_deadline_and_once() {
+    use movescope::model::server::Server;
+    use movescope::model::telemetry::Event;
+    let p = movescope::session::preset::Preset::default();
+    let b = std::sync::Arc::new(p.checked_bindings().expect("valid"));
+    let mut server = Server::new(p.server_config(b));
+    server.expect_clients([(0, 8.0), (1, 11.0)]);
+    let mut dropped = Vec::new();
+    for frame in 0..=600 {
+        let now = f64::from(frame) / 60.0 * 2.0;
+        server.frame(now);
+        server.drain_telemetry_each(|t, e| {
+            if let Event::ClientDropped { client, .. } = e {
+                dropped.push((client, t));
+            }
+        });
+    }
+    assert_eq!(dropped.len(), 2, "{dropped:?}");
+    assert_eq!(dropped[0].0, 0);
+    assert!((8.0..8.1).contains(&dropped[0].1), "{dropped:?}");
+    assert_eq!(dropped[1].0, 1);
+    assert!((11.0..11.1).contains(&dropped[1].1), "{dropped:?}");
+}

@@ -740,3 +740,119 @@ fn a_client_that_never_reaches_the_server_is_reported_cut_off() {
     assert!(!c1.cut_off.is_empty(), "{:?}", c1.cut_off);
     s.stop();
 }
+
+/// Busy threads that keep every core busy until dropped (a starved machine, as on a loaded
+/// workshop laptop): twice as many as the machine has cores.
+struct Starve {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Starve {
+    fn start() -> Starve {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let n = 2 * std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..n)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        x = std::hint::black_box(
+                            x.wrapping_mul(6364136223846793005).wrapping_add(1),
+                        );
+                    }
+                })
+            })
+            .collect();
+        Starve { stop, threads }
+    }
+}
+
+impl Drop for Starve {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Every client of `p` executed by the server at least once from now on (a client that was
+/// lost never moves again), within `limit`; a client reported cut off fails at once.
+fn every_client_moving(s: &LiveSession, p: &movescope::session::preset::Preset, what: &str) {
+    let clients: std::collections::BTreeSet<u16> = p.network_clients().collect();
+    let mut moving = std::collections::BTreeSet::new();
+    let mut said = Vec::new();
+    until(s, Duration::from_secs(20), what, |r| {
+        match &r.event {
+            Event::RemoteMoveExecuted(x) => {
+                moving.insert(x.client);
+            }
+            Event::Log { text, .. } => said.push(format!("{:.3} {:?}: {text}", r.t, r.machine)),
+            Event::Rejected { reason } => {
+                said.push(format!("{:.3} {:?}: {reason:?}", r.t, r.machine))
+            }
+            Event::Joined { client, .. } => said.push(format!(
+                "{:.3} {:?}: client {client} joined",
+                r.t, r.machine
+            )),
+            Event::ClientDropped { client, why } => {
+                panic!(
+                    "{what}: client {client} cut off ({why}); before it:\n{}",
+                    said.join("\n")
+                )
+            }
+            _ => {}
+        }
+        moving == clients
+    });
+}
+
+/// Every shipped lesson's "Do it", made as the app makes it (the step's `key=value`s on the
+/// session's settings, one change; a change the session cannot make live starts the scenario
+/// again) while more busy threads than cores starve the machine: every client stays joined
+/// and moving — 2 s after each change, and again after every lesson's last change.
+#[test]
+fn every_lesson_do_it_keeps_every_client_joined_and_moving_on_a_starved_machine() {
+    let _g = serial();
+    let _starve = Starve::start();
+    for (name, text) in movescope::support::shipped::PRESETS {
+        let p = movescope::session::preset::Preset::from_ron(text, name).expect("shipped");
+        let Some(lesson) = p.lesson.clone() else {
+            continue;
+        };
+        if p.network_clients().count() == 0 || lesson.steps.iter().all(|st| st.set.is_empty()) {
+            continue;
+        }
+        let mut s = LiveSession::start(&p).expect("starts");
+        every_client_moving(&s, &p, &format!("{name}: every client moving at the start"));
+        for (k, st) in lesson
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| !st.set.is_empty())
+        {
+            let mut target = s.preset().clone();
+            for kv in &st.set {
+                target.set(kv).expect("a lesson's change applies");
+            }
+            if let movescope::net::live::Outcome::NeedsRestart(_) =
+                s.change_to(&target).expect("accepted")
+            {
+                s.stop();
+                s = LiveSession::start(&target).expect("restarts");
+            }
+            for r in collect(&s, Duration::from_secs(2)) {
+                if let Event::ClientDropped { client, why } = r.event {
+                    panic!(
+                        "{name}: step {}'s Do it cut client {client} off ({why})",
+                        k + 1
+                    );
+                }
+            }
+            every_client_moving(&s, &target, &format!("{name}: step {}'s Do it", k + 1));
+        }
+        s.stop();
+    }
+}

@@ -71,7 +71,10 @@ pub(crate) fn spawn_server(
     // Every client of a local session must join this server: one that does not is said. (A
     // host's participants join when they come.)
     if roster.is_none() {
-        server.expect_clients(p.network_clients(), EXPECT_JOIN_S);
+        server.expect_clients(
+            p.network_clients()
+                .map(|id| (id, crate::session::setup::join_time(p, id) + EXPECT_JOIN_S)),
+        );
     }
     let preset = p.clone();
     let fps = p.server_fps;

@@ -231,6 +231,7 @@ impl PlotsPanel {
             if hidden > 0 {
                 ui.weak(format!("·  {hidden} hidden (Machines…)"));
             }
+            lost_clients(ui, store);
             if self.overlay.is_some() {
                 let _ = legend_entry(ui, ui.visuals().text_color(), &format!("{} (B)", self.overlay_label), true);
             }
@@ -280,6 +281,20 @@ impl PlotsPanel {
                 });
         });
         seek
+    }
+}
+
+/// The clients the server cut off (and that did not come back), said in the legend in the
+/// warning colour: a lost client's series stop, and this says why.
+fn lost_clients(ui: &mut egui::Ui, store: &Store) {
+    for (client, (t, why)) in store.lost() {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("·  {} lost at {t:.1} s", store.client_name(*client)),
+        )
+        .on_hover_text(format!(
+            "The server cut this client off: {why}. Its series stop there and its pawn is gone from the world view; the event log has the warning."
+        ));
     }
 }
 

@@ -298,13 +298,12 @@ impl Server {
         }
     }
 
-    /// Clients `ids` must join by `by` (session time); one that has not by then is reported
-    /// cut off (`ClientDropped`), once. A live server expects its session's clients, so a
-    /// client that never comes back after a restart is said, not silently missing.
-    pub fn expect_clients(&mut self, ids: impl IntoIterator<Item = u16>, by: f64) {
-        for id in ids {
-            self.expected.insert(id, by);
-        }
+    /// Each client of `deadlines` (id, session time) must join by its time; one that has not
+    /// by then is reported cut off (`ClientDropped`), once. A live server expects its
+    /// session's clients, so a client that never comes back after a restart is said, not
+    /// silently missing.
+    pub fn expect_clients(&mut self, deadlines: impl IntoIterator<Item = (u16, f64)>) {
+        self.expected.extend(deadlines);
     }
 
     /// The expected clients past their time that never joined, reported.
@@ -323,7 +322,7 @@ impl Server {
                 Event::Log {
                     level: super::telemetry::LogLevel::Warning,
                     text: format!(
-                        "client {client} did not join the server within 5 s of the server's start: it is cut off"
+                        "client {client} had not joined the server by {now:.1} s (5 s after its turn to join): it is cut off"
                     ),
                 },
             ));
@@ -331,7 +330,8 @@ impl Server {
                 now,
                 Event::ClientDropped {
                     client,
-                    why: "it did not join the (re)started server within 5 s".to_string(),
+                    why: "it did not join the (re)started server within 5 s of its turn"
+                        .to_string(),
                 },
             ));
         }

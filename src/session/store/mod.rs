@@ -64,6 +64,8 @@ pub struct Store {
     growing: bool,
     /// A host's participants' names by client id (from the host's log lines).
     names: BTreeMap<u16, String>,
+    /// Clients the server cut off and that have not joined again: when, and why.
+    lost: BTreeMap<u16, (f64, String)>,
     /// Events counted by machine and time (presses, dashes, one-shots, effects, log lines).
     tallies: Tallies,
     /// The owner's wait for its own input ([`Metric::OwnInputDelay`]).
@@ -154,6 +156,12 @@ impl Store {
             Machine::Client(id) => self.client_name(id),
             Machine::Server => m.to_string(),
         }
+    }
+
+    /// The clients the server cut off that have not joined again: when (session time) and
+    /// why — what every view says instead of letting a client vanish.
+    pub fn lost(&self) -> &BTreeMap<u16, (f64, String)> {
+        &self.lost
     }
 
     /// A client as every view names it ("client 1", "client 1 · ana").
@@ -393,6 +401,12 @@ impl Store {
                 if let Some((id, name)) = pawns::participant_named(what) {
                     self.names.insert(id, name);
                 }
+            }
+            Event::ClientDropped { client, why } => {
+                self.lost.insert(*client, (r.t, why.clone()));
+            }
+            Event::Joined { client, .. } => {
+                self.lost.remove(client);
             }
             Event::MoveClosed {
                 move_id,
