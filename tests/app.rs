@@ -1426,3 +1426,52 @@ fn a_client_the_server_cut_off_is_said_in_the_legend() {
         "only the lost client is said lost"
     );
 }
+
+/// A lesson starts from the view it was written for — the one-shots filter and "vs server"
+/// a learner left on are off — and the learner's own view comes back when another session
+/// ends the lesson.
+#[test]
+fn a_lesson_starts_from_its_own_view_and_gives_the_learners_back_when_it_ends() {
+    let mut h = harness();
+    h.get_by_label("one-shots").click();
+    h.get_by_label("vs server").click();
+    h.run_steps(3);
+    assert!(h.state().event_log_kinds()[3], "one-shots listed");
+    assert!(h.state().world_vs_server());
+    h.get_by_label("Lessons").click();
+    h.run_steps(4);
+    h.get_by_label("lesson").click();
+    h.run_steps(3);
+    h.get_by_label("Basics 7: other pawns show the past")
+        .click();
+    h.run_steps(4);
+    assert_eq!(
+        h.state().event_log_kinds(),
+        [true, true, true, false],
+        "the lesson's event log: one-shots hidden"
+    );
+    assert!(!h.state().world_vs_server(), "the lesson's world view");
+    // The learner changes the view within the lesson: that is the lesson's, not theirs.
+    h.get_by_label("vs server").click();
+    h.run_steps(2);
+    h.get_by_label("lesson").click();
+    h.run_steps(3);
+    h.get_by_label("Pitfall 1: an unbound member").click();
+    h.run_steps(4);
+    assert!(
+        !h.state().world_vs_server(),
+        "the next lesson starts clean too"
+    );
+    // Another session ends the lesson: the view from before the first lesson is back.
+    h.get_by_label("Presets").click();
+    h.run_steps(3);
+    common::ui::retype(&mut h, "preset file", "default");
+    h.get_by_label("Open").click();
+    h.run_steps(4);
+    assert!(h.state().lesson_shown().is_none(), "the lesson ended");
+    assert!(
+        h.state().event_log_kinds()[3],
+        "the learner's filter is back"
+    );
+    assert!(h.state().world_vs_server(), "and their world view");
+}

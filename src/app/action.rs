@@ -41,6 +41,9 @@ pub enum Action {
     /// Pause (`true`) or run the live session (a lesson holds it until its question is
     /// answered).
     Hold(bool),
+    /// A lesson starts: keep the view as it is (unless a lesson already did) and show the
+    /// view lessons are written for ([`super::windows::LessonView::known`]).
+    LessonView,
     /// Open the lessons panel on this lesson and start it (from a cause the doctor names).
     StartLesson(String),
     /// Close the status line's error or warning.

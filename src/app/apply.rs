@@ -73,10 +73,11 @@ impl MovescopeApp {
                 Action::Start { preset, name } => {
                     // A session other than the running lesson's ends the lesson: its question
                     // and pointer would speak of a session no longer shown.
-                    self.windows.lessons.session_replaced(&name);
+                    self.lesson_session_replaced(&name);
                     self.start_preset(*preset, name)
                 }
                 Action::StartNamed(name) => {
+                    self.lesson_session_replaced(&name);
                     self.start_preset_named(&name);
                 }
                 Action::SavePreset(path) => self.save_preset(path),
@@ -92,6 +93,12 @@ impl MovescopeApp {
                 Action::OpenPaths(paths) => self.open_paths(paths, None),
                 Action::Toggle(t) => self.toggle(t),
                 Action::DismissStatus => self.status.dismiss_problem(),
+                Action::LessonView => {
+                    if self.panes.before_lesson.is_none() {
+                        self.panes.before_lesson = Some(self.panes.view_now());
+                    }
+                    self.panes.set_view(super::windows::LessonView::known());
+                }
                 Action::StartLesson(name) => {
                     let more = self.windows.lessons.start_named(&name);
                     self.actions.extend(more);
@@ -156,6 +163,17 @@ impl MovescopeApp {
     }
 
     /// Writes the session's preset (every live change included) on a job thread.
+    /// Another session replaces the shown one: a lesson it is not part of ends, and the view
+    /// the learner had before the lesson comes back.
+    fn lesson_session_replaced(&mut self, name: &str) {
+        self.windows.lessons.session_replaced(name);
+        if self.windows.lessons.current.is_none()
+            && let Some(before) = self.panes.before_lesson.take()
+        {
+            self.panes.set_view(before);
+        }
+    }
+
     fn save_preset(&mut self, path: PathBuf) {
         let text = format!(
             "// Saved by movescope from a live session.\n// Schema: docs/presets.md.\n{}\n",

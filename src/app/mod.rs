@@ -261,6 +261,17 @@ impl MovescopeApp {
     }
 
     /// The machine the world view shows the pawns as (for tests and tools).
+    /// The event log's filter: which kinds it lists (corrections, warnings & errors, session
+    /// changes, one-shots).
+    pub fn event_log_kinds(&self) -> [bool; 4] {
+        self.panes.log.filter.kinds
+    }
+
+    /// The world view shows the viewer's view next to the server's.
+    pub fn world_vs_server(&self) -> bool {
+        self.panes.world.side_by_side
+    }
+
     pub fn world_viewer(&self) -> crate::model::telemetry::Machine {
         self.panes.world.viewer
     }

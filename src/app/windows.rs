@@ -22,6 +22,49 @@ pub(super) struct Panes {
     pub(super) log: event_log::EventLog,
     pub(super) timeline: timeline_bar::TimelineBar,
     pub(super) controls: controls::ControlsPane,
+    /// The view before a lesson started, given back when it ends.
+    pub(super) before_lesson: Option<LessonView>,
+}
+
+/// What a lesson sets when it starts and gives back when it ends: the event log's filter, the
+/// world view (whose view, vs server, camera, what it draws) and which machines the plots
+/// hide. A lesson's steps point at labels and rows these decide ("ms ago" beside the pawns,
+/// corrections in the log), so it starts from the view it was written for.
+pub(super) struct LessonView {
+    filter: event_log::Filter,
+    world: world_view::WorldView,
+    machines: Option<std::collections::BTreeSet<crate::model::telemetry::Machine>>,
+}
+
+impl Panes {
+    /// The view as it is now.
+    pub(super) fn view_now(&self) -> LessonView {
+        LessonView {
+            filter: self.log.filter.clone(),
+            world: self.world.clone(),
+            machines: self.plots.machines_chosen(),
+        }
+    }
+
+    /// Puts `v` back (or the view a fresh window starts with, for [`LessonView::known`]).
+    pub(super) fn set_view(&mut self, v: LessonView) {
+        self.log.filter = v.filter;
+        self.world = v.world;
+        self.plots.choose_machines(v.machines);
+    }
+}
+
+impl LessonView {
+    /// The view a lesson is written for: the event log's default filter (one-shots hidden),
+    /// client 0's world view on its own, following its pawn, and the plots' own choice of
+    /// machines.
+    pub(super) fn known() -> LessonView {
+        LessonView {
+            filter: event_log::Filter::default(),
+            world: world_view::WorldView::default(),
+            machines: None,
+        }
+    }
 }
 
 /// The floating windows and dialogs, each with its own state (whether it is open included).

@@ -24,6 +24,7 @@ pub enum Camera {
     Free,
 }
 
+#[derive(Clone)]
 pub struct WorldView {
     /// The machine whose view is drawn.
     pub viewer: Machine,

@@ -90,6 +90,9 @@ impl LessonsWindow {
         self.step = 0;
         self.states = LessonStates::default();
         self.reset_step();
+        // Each lesson starts from the view it was written for; the app gives the learner's
+        // own back when the lesson ends.
+        actions.push(Action::LessonView);
         let asks_first = e
             .preset
             .lesson
@@ -126,13 +129,22 @@ impl LessonsWindow {
         self.choice = order.get(k.saturating_sub(1)).copied();
     }
 
-    /// The session was replaced by `name`: unless that is the running lesson's own scenario,
-    /// the lesson ends (its step, question and "look here" pointer go).
+    /// The session was replaced by `name`: unless that is the running lesson's own scenario
+    /// or its paired variant ("Open the paired variant"), the lesson ends (its step, question
+    /// and "look here" pointer go).
     pub fn session_replaced(&mut self, name: &str) {
+        let key = lesson_key(name);
         let ours = self
             .current
             .and_then(|i| self.list.get(i))
-            .is_some_and(|e| e.name == name);
+            .is_some_and(|e| {
+                lesson_key(&e.name) == key
+                    || e.preset
+                        .lesson
+                        .as_ref()
+                        .and_then(|l| l.fixed.as_deref())
+                        .is_some_and(|f| lesson_key(f) == key)
+            });
         if !ours {
             self.current = None;
             self.step = 0;

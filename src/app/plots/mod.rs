@@ -112,6 +112,19 @@ impl PlotsPanel {
         self.auto_hidden = !self.hidden.is_empty();
     }
 
+    /// Which machines the user hid (`None`: the panel chooses, as at start).
+    pub fn machines_chosen(&self) -> Option<std::collections::BTreeSet<Machine>> {
+        self.user_chose.then(|| self.hidden.clone())
+    }
+
+    /// Hides the machines of a choice [`Self::machines_chosen`] returned; `None` gives the
+    /// choice back to the panel (the server and the first clients shown).
+    pub fn choose_machines(&mut self, chosen: Option<std::collections::BTreeSet<Machine>>) {
+        self.user_chose = chosen.is_some();
+        self.auto_hidden = false;
+        self.hidden = chosen.unwrap_or_default();
+    }
+
     /// The user picked machines: the panel's own choice is over.
     fn user_chose(&mut self) {
         self.auto_hidden = false;
