@@ -516,3 +516,85 @@ fn the_clock_follows_the_server_with_a_replicator_and_drifts_without() {
     eprintln!("clock offset: {with} ms with, {without} ms without");
     assert!(without > 10.0 * with.max(0.1), "{with} → {without}");
 }
+
+/// Basics 4's last step asks the learner to drag the latency slider: doing so (here: back to
+/// 10 ms, 20 s of it) refutes none of the lesson's claims — its texts keep the figures of the
+/// state the lesson made, from before the learner's change.
+#[test]
+fn dragging_the_slider_a_step_asks_for_refutes_no_claim() {
+    let p = preset("basics-04-replay-depth-and-latency");
+    let lesson = p.lesson.clone().expect("a lesson");
+    let mut w = Walk::lesson(&p);
+    let before = w.read(TextId::Reveal(1), &lesson.steps[1].reveal);
+    let mut unnoticed = w.states.clone();
+    w.states.learner_changed(&w.store, w.now);
+    let mut target = w.preset.clone();
+    target.set("link.latency_ms=10").expect("a latency");
+    let store = &mut w.store;
+    w.session
+        .change_to(&target, &mut |r| store.ingest(&r))
+        .expect("a live change");
+    w.run(20.0);
+    for (id, claims) in [
+        (TextId::Expect, &lesson.claims),
+        (TextId::Reveal(1), &lesson.steps[1].claims),
+    ] {
+        let not_so = w.states.refuted(id, claims, &w.store, w.now);
+        assert!(not_so.is_empty(), "{id:?}: {not_so:?}");
+    }
+    assert_eq!(
+        w.read(TextId::Reveal(1), &lesson.steps[1].reveal),
+        before,
+        "the reveal keeps its figures"
+    );
+    // Unnoticed, the same change refutes the conclusion's claim (the test can fail).
+    let not_so = unnoticed.refuted(TextId::Expect, &lesson.claims, &w.store, w.now);
+    assert!(
+        !not_so.is_empty(),
+        "the slider changed what the figures measure"
+    );
+}
+
+/// What a text says in words is checked like what it quotes: a text saying there are no
+/// corrections (or that nothing dashes, or that every press dashes) carries a claim on that
+/// figure, so the walk above holds it to the session in the text's state; a step's "say",
+/// which carries no claims, says none of these.
+#[test]
+fn a_text_that_states_a_count_in_words_claims_it() {
+    const SAID: [(&str, &str); 8] = [
+        ("no correction", "corrections"),
+        ("nothing is corrected", "corrections"),
+        ("no corrections", "corrections"),
+        ("not corrected", "corrections"),
+        ("nothing dashes", "server_dashes"),
+        ("dashes nowhere", "server_dashes"),
+        ("never dash", "server_dashes"),
+        ("every press", "server_dashes"),
+    ];
+    let mut unclaimed = Vec::new();
+    for (name, p) in lessons() {
+        let lesson = p.lesson.as_ref().expect("a lesson");
+        let mut texts: Vec<(String, &str, &[String])> =
+            vec![("expect".into(), &lesson.expect, &lesson.claims)];
+        for (k, st) in lesson.steps.iter().enumerate() {
+            texts.push((format!("step {k} say"), &st.say, &[]));
+            texts.push((format!("step {k} reveal"), &st.reveal, &st.claims));
+        }
+        for (where_, text, claims) in texts {
+            let lower = text.to_lowercase();
+            for (words, figure) in SAID {
+                let claimed = claims.iter().any(|c| {
+                    c.split_whitespace()
+                        .next()
+                        .is_some_and(|left| left.split(['@', '#']).next() == Some(figure))
+                });
+                if lower.contains(words) && !claimed {
+                    unclaimed.push(format!(
+                        "{name} {where_}: says \"{words}\" without a claim on {figure}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(unclaimed.is_empty(), "{}", unclaimed.join("\n"));
+}

@@ -21,8 +21,19 @@ impl MovescopeApp {
         };
         let described = format!("{cmd:?}");
         let text: String = described.chars().take(200).collect();
+        let changes_figures = !matches!(
+            cmd,
+            Command::Pause
+                | Command::Resume
+                | Command::HookTrace(_)
+                | Command::ValueTrace(_)
+                | Command::BufferTrace(_)
+        );
         match s.command(cmd) {
             Ok(outcome) => {
+                if changes_figures {
+                    self.learner_changed();
+                }
                 self.shown.commands_sent.push(text);
                 self.shown.feedback.set(origin, true, outcome.describe());
             }
@@ -41,6 +52,9 @@ impl MovescopeApp {
             match a {
                 Action::Session { origin, command } => self.command(origin, command),
                 Action::ChangeTo { origin, preset } => {
+                    if origin != super::lessons::ORIGIN {
+                        self.learner_changed();
+                    }
                     let Some(s) = self.shown.session.as_mut() else {
                         let name = self.options.preset_name.clone();
                         self.start_preset(*preset, name);
@@ -163,6 +177,13 @@ impl MovescopeApp {
     }
 
     /// Writes the session's preset (every live change included) on a job thread.
+    /// A setting changed by the learner, not by a lesson's "Do it": a running lesson's texts
+    /// keep the figures from before it.
+    fn learner_changed(&mut self) {
+        let now = self.view.time.cursor();
+        self.windows.lessons.learner_changed(&self.shown.store, now);
+    }
+
     /// Another session replaces the shown one: a lesson it is not part of ends, and the view
     /// the learner had before the lesson comes back.
     fn lesson_session_replaced(&mut self, name: &str) {

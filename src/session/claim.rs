@@ -37,12 +37,28 @@ enum Bound {
     Range(f64, f64),
 }
 
+/// A claim that does not parse: what was expected where it went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimError(pub String);
+
+impl std::fmt::Display for ClaimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "expected {}", self.0)
+    }
+}
+
+impl std::error::Error for ClaimError {}
+
 /// What a claim's figures measured: the value and its text.
 pub type Measured = (f64, String);
 
 impl Claim {
     /// Parses `text`, or says what was expected where it went wrong.
-    pub fn parse(text: &str) -> Result<Claim, String> {
+    pub fn parse(text: &str) -> Result<Claim, ClaimError> {
+        Self::parse_words(text).map_err(ClaimError)
+    }
+
+    fn parse_words(text: &str) -> Result<Claim, String> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let [left, op, rest @ ..] = words.as_slice() else {
             return Err(format!("`FIGURE OP BOUND`, not `{text}`"));
@@ -114,8 +130,9 @@ impl Claim {
                 } else {
                     format!("{f} × ")
                 };
-                let said = r.map(|(_, s)| format!(", {s}")).unwrap_or_default();
-                format!("{times}{} ({}{said})", q.def.what, q.def.name)
+                // In words: what the figure is, and what it measured here (never its key).
+                let said = r.map(|(_, s)| format!(" ({s} here)")).unwrap_or_default();
+                format!("{times}{}{said}", q.def.what)
             }
         };
         let op = match self.cmp {
@@ -221,7 +238,7 @@ mod tests {
             let e = Claim::parse(text)
                 .err()
                 .unwrap_or_else(|| panic!("{text} refused"));
-            assert!(e.contains(expected), "{text}: {e}");
+            assert!(e.to_string().contains(expected), "{text}: {e}");
         }
     }
 
@@ -235,7 +252,7 @@ mod tests {
         let c = Claim::parse("move_age_ms > 0.5 * rtt_ms").expect("parses");
         let said = c.refuted(&(40.0, "40 ms".into()), Some(&(200.0, "200 ms".into())));
         assert!(
-            said.ends_with("above 0.5 × the clients' mean ping round trip (rtt_ms, 200 ms)"),
+            said.ends_with("above 0.5 × the clients' mean ping round trip (200 ms here)"),
             "{said}"
         );
     }

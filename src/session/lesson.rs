@@ -125,7 +125,7 @@ impl Lesson {
         for (field, claims) in fields {
             for text in claims {
                 let problem = match super::claim::Claim::parse(text) {
-                    Err(e) => Some(e),
+                    Err(e) => Some(e.0),
                     Ok(c) => c.quotes().find_map(|q| {
                         q.state.filter(|&k| k >= states).map(|k| {
                             format!("a state from 0 to {} in `{text}`, not @{k}", states - 1)
@@ -213,6 +213,8 @@ pub struct LessonStates {
     ended: Vec<Ended>,
     /// The state each text was first shown in.
     shown_in: Vec<(TextId, usize)>,
+    /// The current state's figures as they were when the learner changed a setting in it.
+    frozen: Option<Ended>,
 }
 
 impl LessonStates {
@@ -222,8 +224,29 @@ impl LessonStates {
     }
 
     /// The session left the current state at `now` (a change was made): its figures are
-    /// kept as they were, and the next state begins.
+    /// kept as they were (or as they were when the learner first changed a setting in it),
+    /// and the next state begins.
     pub fn change(&mut self, store: &Store, now: f64) {
+        let ended = match self.frozen.take() {
+            Some(f) => f,
+            None => self.measure(store, now),
+        };
+        self.ended.push(ended);
+        self.since = now;
+    }
+
+    /// The learner changed a setting themselves (a slider a step asks them to drag): the
+    /// state the lesson's texts speak of is over, so its figures are kept as they were at
+    /// `now` and its texts go on quoting those; the lesson's own next change still starts
+    /// state `current() + 1`.
+    pub fn learner_changed(&mut self, store: &Store, now: f64) {
+        if self.frozen.is_none() {
+            self.frozen = Some(self.measure(store, now));
+        }
+    }
+
+    /// Every figure over the current state's last window before `now`.
+    fn measure(&self, store: &Store, now: f64) -> Ended {
         let window = figure_window(now, self.since);
         let scopes = super::figures::Scope::every(store);
         let kept = super::figures::FIGURES
@@ -238,11 +261,10 @@ impl LessonStates {
                 ((f.name, w), said)
             })
             .collect();
-        self.ended.push(Ended {
+        Ended {
             whole: window.is_some(),
             kept,
-        });
-        self.since = now;
+        }
     }
 
     /// The session's data restarted at 0 (a change that restarts it): the current state
@@ -337,7 +359,8 @@ impl LessonStates {
 
     fn resolve(&self, own: usize, q: super::figures::Quote, store: &Store, now: f64) -> Resolved {
         let k = q.state.unwrap_or(own);
-        if let Some(ended) = self.ended.get(k) {
+        let frozen = self.frozen.as_ref().filter(|_| k == self.current());
+        if let Some(ended) = self.ended.get(k).or(frozen) {
             return match ended.kept.iter().find(|(n, _)| *n == (q.def.name, q.scope)) {
                 Some((_, Some((v, said)))) => Resolved::Measured(*v, said.clone()),
                 _ if !ended.whole => Resolved::TooShort,

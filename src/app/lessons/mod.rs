@@ -19,7 +19,7 @@ use crate::session::store::Store;
 pub const PRESENTER_ZOOM: f32 = 1.25;
 
 /// Where a lesson's outcomes are shown.
-const ORIGIN: &str = "lessons";
+pub const ORIGIN: &str = "lessons";
 
 /// Seconds before the cursor over which quoted figures are measured.
 pub use crate::session::lesson::{FIGURE_WINDOW_S, figure_window};
@@ -250,6 +250,16 @@ impl LessonsWindow {
         self.choice = None;
         self.revealed = false;
         self.done = false;
+    }
+
+    /// The learner changed a setting themselves while a lesson runs (a step asks them to drag
+    /// a slider, or they try something): the lesson's texts keep the figures of the state
+    /// before it ([`LessonStates::learner_changed`]), so a claim is never refuted by the
+    /// learner doing what a step asks.
+    pub fn learner_changed(&mut self, store: &Store, now: f64) {
+        if self.current.is_some() {
+            self.states.learner_changed(store, now);
+        }
     }
 
     /// `key=value` changes applied to the running session's settings (`preset`): one
@@ -509,7 +519,7 @@ impl LessonsWindow {
                         fixed = Some(f.clone());
                     }
                 } else if k + 1 == n {
-                    ui.weak("Answer and do this step to see what you should have seen, and the fix.");
+                    ui.weak(still_to_do(lesson.steps.get(k)));
                 }
                 // From the lesson to the symptom: the doctor on what the scenario did so far.
                 if (!first_asks || k > 0 || self.revealed)
@@ -568,6 +578,18 @@ impl LessonsWindow {
             actions.push(Action::StartNamed(name));
         }
         actions
+    }
+}
+
+/// What the last step still asks before the conclusion shows: only what it has (a question,
+/// a change, or both).
+fn still_to_do(step: Option<&crate::session::lesson::LessonStep>) -> &'static str {
+    let asks = step.is_some_and(|st| st.question.is_some());
+    let sets = step.is_some_and(|st| !st.set.is_empty());
+    match (asks, sets) {
+        (true, true) => "Answer, then press Do it, to see what you should have seen, and the fix.",
+        (true, false) => "Answer the question to see what you should have seen, and the fix.",
+        _ => "Press Do it to see what you should have seen, and the fix.",
     }
 }
 
@@ -679,6 +701,30 @@ fn show_answered(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_step_asks_only_for_what_it_has() {
+        use crate::session::lesson::LessonStep;
+        let ask = LessonStep {
+            question: Some("?".into()),
+            ..Default::default()
+        };
+        let set = LessonStep {
+            set: vec!["link.latency_ms=90".into()],
+            ..Default::default()
+        };
+        let both = LessonStep {
+            set: set.set.clone(),
+            ..ask.clone()
+        };
+        assert!(!still_to_do(Some(&ask)).contains("Do it"));
+        assert!(still_to_do(Some(&ask)).starts_with("Answer"));
+        assert!(!still_to_do(Some(&set)).contains("Answer"));
+        assert!(
+            still_to_do(Some(&both)).contains("Answer")
+                && still_to_do(Some(&both)).contains("Do it")
+        );
+    }
 
     #[test]
     fn a_done_step_says_its_switch_in_words_first() {
