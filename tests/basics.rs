@@ -598,3 +598,34 @@ fn a_text_that_states_a_count_in_words_claims_it() {
     }
     assert!(unclaimed.is_empty(), "{}", unclaimed.join("\n"));
 }
+
+/// The window each state's figures come from (the plots shade it): a state that is over keeps
+/// its last 10 s; the current one, the last 10 s before now; a restart forgets the windows of
+/// the run whose data is gone.
+#[test]
+fn each_state_names_the_window_its_figures_come_from() {
+    let p = preset("basics-04-replay-depth-and-latency");
+    let mut w = Walk::lesson(&p);
+    let near = |a: Option<(f64, f64)>, b: (f64, f64)| {
+        a.is_some_and(|a| (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9)
+    };
+    // Step 1 asked and ran 12 s, step 2 ran 12 s before its change (at 24 s), then 12 s more;
+    // step 3 another 12.
+    assert!(
+        near(w.states.window_of(0, w.now), (14.0, 24.0)),
+        "{:?}",
+        w.states.window_of(0, w.now)
+    );
+    assert!(near(w.states.window_of(1, w.now), (w.now - 10.0, w.now)));
+    assert_eq!(w.states.window_of(2, w.now), None, "no such state");
+    w.states.learner_changed(&w.store, w.now);
+    let frozen_at = w.now;
+    w.run(5.0);
+    assert!(
+        near(w.states.window_of(1, w.now), (frozen_at - 10.0, frozen_at)),
+        "the learner's change keeps the window the texts quote"
+    );
+    w.states.restarted();
+    assert_eq!(w.states.window_of(0, w.now), None, "its data is gone");
+    assert_eq!(w.states.window_of(1, w.now), None);
+}

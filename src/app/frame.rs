@@ -141,6 +141,7 @@ impl eframe::App for MovescopeApp {
             now,
         );
         self.actions.extend(actions);
+        self.panes.plots.lesson_window = self.windows.lessons.figures_window(now);
         // `--window journey`: the journey of the move at the cursor, once there is one.
         if self.windows.journey_pending
             && (self.shown.opened.is_some() || self.shown.store.latest() > 2.0)

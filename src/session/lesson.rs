@@ -263,6 +263,7 @@ impl LessonStates {
             .collect();
         Ended {
             whole: window.is_some(),
+            window,
             kept,
         }
     }
@@ -271,6 +272,33 @@ impl LessonStates {
     /// began there.
     pub fn restarted(&mut self) {
         self.since = 0.0;
+        for e in self.ended.iter_mut().chain(self.frozen.as_mut()) {
+            e.window = None;
+        }
+    }
+
+    /// The state the text shown as `id` speaks of, if it was shown.
+    pub fn state_of(&self, id: TextId) -> Option<usize> {
+        self.shown_in
+            .iter()
+            .find(|(t, _)| *t == id)
+            .map(|&(_, k)| k)
+    }
+
+    /// The window state `k`'s figures are (or were) measured over, while the session's data
+    /// still holds it: a state that is over, its last window; the current one, the last
+    /// [`FIGURE_WINDOW_S`] before `now` once that much of it ran.
+    pub fn window_of(&self, k: usize, now: f64) -> Option<(f64, f64)> {
+        if let Some(e) = self.ended.get(k) {
+            return e.window;
+        }
+        if k != self.current() {
+            return None;
+        }
+        match &self.frozen {
+            Some(f) => f.window,
+            None => figure_window(now, self.since),
+        }
     }
 
     /// The state `text` speaks of: the one it was first shown in (this call shows it).
@@ -393,6 +421,9 @@ pub enum Verdict {
 struct Ended {
     /// It ran a whole window.
     whole: bool,
+    /// The window its figures were measured over, while the store still holds it (`None`
+    /// once the session restarted: its data is gone).
+    window: Option<(f64, f64)>,
     /// Per figure and scope, its value and text (`None`: nothing measured).
     kept: Vec<(FigureIn, Option<(f64, String)>)>,
 }

@@ -262,6 +262,21 @@ impl LessonsWindow {
         }
     }
 
+    /// The window the current step's figures come from (shaded on the plots), when the
+    /// running lesson quotes figures and its step's state has measured one.
+    pub fn figures_window(&self, now: f64) -> Option<(f64, f64)> {
+        let lesson = self.list.get(self.current?)?.preset.lesson.as_ref()?;
+        if !self.open || !lesson_quotes_figures(lesson) {
+            return None;
+        }
+        let k = self
+            .states
+            .state_of(TextId::Reveal(self.step))
+            .or_else(|| self.states.state_of(TextId::Say(self.step)))
+            .unwrap_or(self.states.current());
+        self.states.window_of(k, now)
+    }
+
     /// `key=value` changes applied to the running session's settings (`preset`): one
     /// `ChangeTo`, so the session decides what changes live and what needs a restart
     /// ([`crate::net::live::LiveSession::change_to`]).
@@ -493,7 +508,7 @@ impl LessonsWindow {
                     }
                 }
                 if lesson_quotes_figures(lesson) {
-                    ui.weak(format!("Numbers in this lesson are measured in the running session over the last {FIGURE_WINDOW_S:.0} s (… while they are being measured)."));
+                    ui.weak(format!("Numbers in this lesson are measured in the running session over the last {FIGURE_WINDOW_S:.0} s, shaded green on the plots (… while they are being measured). Once a change ends a state, its texts keep the figures of its last {FIGURE_WINDOW_S:.0} s."));
                 }
                 // The lesson's conclusion waits until its last step is answered and done.
                 let last_done = lesson.steps.get(k).is_none_or(|st| {

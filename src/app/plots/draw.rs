@@ -181,6 +181,14 @@ impl PlotsPanel {
             Color32::from_rgb(190, 120, 0)
         };
         let unit = spec.unit;
+        let lesson_window = self.lesson_window;
+        // The lesson's figures' window: a pale green band, readable under the points in
+        // both themes.
+        let lesson_fill = if ui.visuals().dark_mode {
+            Color32::from_rgba_unmultiplied(80, 200, 110, 28)
+        } else {
+            Color32::from_rgba_unmultiplied(20, 140, 60, 30)
+        };
         // Correction plots name the deviating values of the correction under the pointer.
         let names_corrections =
             matches!(spec.metric, Metric::ReplayDepth | Metric::CorrectionError);
@@ -278,6 +286,9 @@ impl PlotsPanel {
                 plot_ui.set_plot_bounds_x(view.t0..=view.t1.max(view.t0 + 1e-3));
                 plot_ui.set_plot_bounds_y(y0..=y1);
                 plot_ui.set_auto_bounds([false, false]);
+                if let Some((a, b)) = lesson_window {
+                    plot_ui.span(Span::new("", a..=b).fill(lesson_fill));
+                }
                 if let Some((a, b)) = view.range {
                     // Unnamed items stay out of the legend.
                     plot_ui.span(

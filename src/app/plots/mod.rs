@@ -66,6 +66,9 @@ pub struct PlotsPanel {
     auto_hidden: bool,
     /// The user picked which machines to show (the panel no longer hides any by itself).
     user_chose: bool,
+    /// The window a running lesson's figures come from: shaded on every plot, so a quoted
+    /// figure can be checked against the points it was measured over.
+    pub lesson_window: Option<(f64, f64)>,
     /// Decimated points by (metric, machine, what-if), with what they were made from.
     cache: std::collections::HashMap<(Metric, Machine, bool), Cached>,
     /// Where each plot drawn last frame put its values on screen (by title; for tests and
@@ -89,6 +92,7 @@ impl Default for PlotsPanel {
             hidden: std::collections::BTreeSet::new(),
             auto_hidden: false,
             user_chose: false,
+            lesson_window: None,
             cache: std::collections::HashMap::new(),
             transforms: std::collections::HashMap::new(),
         }

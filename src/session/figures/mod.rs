@@ -82,13 +82,57 @@ impl FigureDef {
             Scope::All => self.disagreement(store, t0, t1),
             Scope::One(_) => None,
         };
-        Some(self.format(v) + &spread.unwrap_or_default())
+        // A range that only repeats where the clients' own means lie says nothing more.
+        let range = self
+            .points_range(store, scope, v, t0, t1)
+            .filter(|(_, lo, hi)| {
+                spread.as_ref().is_none_or(|(_, a, b)| {
+                    self.format(*lo) != self.format(*a) || self.format(*hi) != self.format(*b)
+                })
+            });
+        let spread = spread.map(|(said, ..)| said);
+        let range = range.map(|(said, ..)| said);
+        let said: Vec<String> = spread.into_iter().chain(range).collect();
+        Some(match said.is_empty() {
+            true => self.format(v),
+            false => format!("{} ({})", self.format(v), said.join("; ")),
+        })
     }
 
-    /// " (the mean of 3 clients, from −750.4 ms on client 2 to −250.1 ms on client 0)" when
+    /// "range 67 to 117 ms" when the plot's points of a mean lie far
+    /// from it (a quarter of it, and five shown steps): a mean of 1.0 sub-steps beside a
+    /// plot that shows 2s says the 2s too.
+    fn points_range(
+        &self,
+        store: &Store,
+        scope: Scope,
+        mean: f64,
+        t0: f64,
+        t1: f64,
+    ) -> Option<(String, f64, f64)> {
+        let (metric, scale) = self.spread?;
+        let (lo, hi) = store
+            .machines_with(metric)
+            .into_iter()
+            .filter(|m| scope.has(*m))
+            .filter_map(|m| store.series(m, metric))
+            .flat_map(|x| x.range(t0, t1).map(|p| p[1] * scale))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+                (lo.min(y), hi.max(y))
+            });
+        let wide = hi - lo;
+        let shown_step = 10f64.powi(-(self.decimals as i32));
+        (wide.is_finite() && wide > 0.25 * mean.abs() && wide >= 5.0 * shown_step).then(|| {
+            let low = self.format(lo);
+            let low = low.strip_suffix(self.unit).unwrap_or(&low);
+            (format!("range {low} to {}", self.format(hi)), lo, hi)
+        })
+    }
+
+    /// "the mean of 3 clients, from −750.4 ms on client 2 to −250.1 ms on client 0" when
     /// the machines' own means lie more than a quarter apart (and further than the shown
     /// precision): a mean of machines that disagree is no machine's figure.
-    fn disagreement(&self, store: &Store, t0: f64, t1: f64) -> Option<String> {
+    fn disagreement(&self, store: &Store, t0: f64, t1: f64) -> Option<(String, f64, f64)> {
         let (metric, scale) = self.spread?;
         let per: Vec<(Machine, f64)> = store
             .machines_with(metric)
@@ -107,14 +151,15 @@ impl FigureDef {
         let shown_step = 10f64.powi(-(self.decimals as i32));
         (per.len() > 1 && wide > 0.25 * lo.1.abs().max(hi.1.abs()) && wide >= 5.0 * shown_step)
             .then(|| {
-                format!(
-                    " (the mean of {} clients, from {} on {} to {} on {})",
+                let said = format!(
+                    "the mean of {} clients, from {} on {} to {} on {}",
                     per.len(),
                     self.format(lo.1),
                     lo.0,
                     self.format(hi.1),
                     hi.0
-                )
+                );
+                (said, lo.1, hi.1)
             })
     }
 
@@ -233,7 +278,17 @@ mod tests {
                 event: Event::Rtt { rtt },
             });
         }
-        assert_eq!(fill("{rtt_ms}", &store, 0.0, 10.0), "250 ms");
+        // A mean whose points lie far apart says their range (the plot shows both).
+        assert_eq!(
+            fill("{rtt_ms}", &store, 0.0, 10.0),
+            "250 ms (range 200 to 300 ms)"
+        );
+        store.ingest(&Record {
+            t: 3.0,
+            machine: Machine::Client(0),
+            event: Event::Rtt { rtt: 0.25 },
+        });
+        assert_eq!(fill("{rtt_ms}", &store, 2.5, 10.0), "250 ms", "one point");
         // Outside the window: no data.
         assert_eq!(fill("{rtt_ms}", &store, 5.0, 10.0), "…");
         let f = figure("clock_offset_ms").expect("a figure");
