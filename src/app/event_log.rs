@@ -152,6 +152,25 @@ impl EventLog {
         self.kept = None;
     }
 
+    /// While the pointer holds the list still, how many newer entries wait (the list is
+    /// not lagging: it waits for the pointer to leave).
+    fn say_held(&self, ui: &mut egui::Ui, store: &Store, upto: f64, cursor: f64) {
+        if cursor <= upto {
+            return;
+        }
+        let waiting = store
+            .log_between(upto, cursor)
+            .iter()
+            .filter(|e| e.t > upto && self.filter.accepts(e))
+            .count();
+        if waiting > 0 {
+            ui.weak(format!(
+                "Held still while the pointer is over the list: {waiting} newer entr{} wait until it leaves.",
+                if waiting == 1 { "y" } else { "ies" }
+            ));
+        }
+    }
+
     pub fn ui(&mut self, ui: &mut egui::Ui, store: &Store, cursor: f64) -> Vec<Action> {
         let mut actions = Vec::new();
         ui.horizontal_wrapped(|ui| {
@@ -200,6 +219,9 @@ impl EventLog {
             self.kept = None;
         }
         let upto = self.kept.map_or(upto, |(reach, _)| reach.max(upto));
+        if hovering {
+            self.say_held(ui, store, upto, cursor);
+        }
         let entries = self.filter.entries(store, upto, SHOWN);
         let mut seek = None;
         let mut trace: Option<(u16, u32, f64)> = None;
@@ -258,6 +280,16 @@ impl EventLog {
                             egui::TextWrapMode::Truncate
                         });
                         let r = ui.selectable_label(selected, text);
+                        // A row cut to one line: its whole entry on hover, and what a click
+                        // does (it moves the cursor, which leaves "follow live").
+                        let r = if r.hovered() && !selected {
+                            r.on_hover_text(format!(
+                                "{}\n\nClick: show it whole and move the cursor to {:.3} s (the session view stops following live; End follows again).",
+                                e.text, e.t
+                            ))
+                        } else {
+                            r
+                        };
                         if r.clicked() {
                             self.selected = (!selected).then_some((e.t, e.machine));
                             seek = Some(e.t);
@@ -400,5 +432,95 @@ mod tests {
         let f = Filter::default();
         let newest: Vec<f64> = f.entries(&store, 10.0, 2).iter().map(|e| e.t).collect();
         assert_eq!(newest, vec![3.0, 4.0]);
+    }
+
+    /// Following live with the one-shots listed (tens of entries a second), the newest row
+    /// is in view every frame: the list never lags the cursor.
+    #[test]
+    fn following_live_with_one_shots_keeps_the_newest_row_in_view() {
+        use egui_kittest::kittest::Queryable;
+        let store = std::rc::Rc::new(std::cell::RefCell::new(Store::new(None)));
+        let shared = store.clone();
+        let mut log = EventLog::default();
+        log.filter.kinds = [true; 4];
+        let state = (log, 0.0f64);
+        let mut h = egui_kittest::Harness::builder()
+            .with_size(egui::vec2(400.0, 300.0))
+            .build_ui_state(
+                move |ui, (log, cursor): &mut (EventLog, f64)| {
+                    let _ = log.ui(ui, &shared.borrow(), *cursor);
+                },
+                state,
+            );
+        h.event(egui::Event::PointerGone);
+        let mut n = 0u32;
+        for frame in 0..240 {
+            let now = f64::from(frame) / 60.0 * 4.0;
+            // 30 one-shots a second, as a few pawns raise them.
+            while f64::from(n) / 30.0 <= now {
+                store.borrow_mut().ingest(&Record {
+                    t: f64::from(n) / 30.0,
+                    machine: Machine::Client(0),
+                    event: Event::OneShot {
+                        pawn: 1,
+                        owner: Some(0),
+                        kind: crate::model::pawn::OneShotKind::Footstep,
+                        exec: crate::model::pawn::Execution::Live,
+                    },
+                });
+                n += 1;
+            }
+            h.state_mut().1 = now;
+            h.run_steps(1);
+        }
+        let newest = format!("{:7.3} s", f64::from(n - 1) / 30.0);
+        let row = h.get_by_label_contains(&newest);
+        let area = h.ctx.content_rect();
+        assert!(
+            area.contains_rect(row.rect()),
+            "the newest row ({newest}) is in view: {:?} in {area:?}",
+            row.rect()
+        );
+    }
+
+    /// The pointer over the list holds it still, and the list says so, with how many newer
+    /// entries wait: a held list is not mistaken for one lagging live.
+    #[test]
+    fn a_held_list_says_how_many_entries_wait() {
+        use egui_kittest::kittest::Queryable;
+        let mut store = Store::new(None);
+        for t in 1..=6 {
+            store.ingest(&Record {
+                t: f64::from(t),
+                machine: Machine::Server,
+                event: Event::Log {
+                    level: LogLevel::Warning,
+                    text: format!("warning {t}"),
+                },
+            });
+        }
+        let state = (EventLog::default(), 2.5f64);
+        let mut h = egui_kittest::Harness::builder()
+            .with_size(egui::vec2(400.0, 300.0))
+            .build_ui_state(
+                move |ui, (log, cursor): &mut (EventLog, f64)| {
+                    let _ = log.ui(ui, &store, *cursor);
+                },
+                state,
+            );
+        h.run();
+        let row = h.get_by_label_contains("warning 2").rect().center();
+        h.event(egui::Event::PointerMoved(row));
+        h.run();
+        h.state_mut().1 = 6.5;
+        h.run();
+        h.run();
+        assert!(h.query_by_label_contains("warning 5").is_none(), "held");
+        h.get_by_label_contains("4 newer entries wait");
+        h.event(egui::Event::PointerGone);
+        h.run();
+        h.run();
+        h.get_by_label_contains("warning 6");
+        assert!(h.query_by_label_contains("newer entries wait").is_none());
     }
 }
