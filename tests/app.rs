@@ -11,6 +11,11 @@ use movescope::app::{AppOptions, MovescopeApp};
 use movescope::session::preset::Preset;
 
 fn harness() -> Harness<'static, MovescopeApp> {
+    harness_sized(1280.0, 800.0)
+}
+
+/// The app at `w`×`h` points (a tall window shows a whole pane without scrolling).
+fn harness_sized(w: f32, h: f32) -> Harness<'static, MovescopeApp> {
     let preset = Preset {
         clients: 1,
         ai_pawns: 0,
@@ -18,7 +23,7 @@ fn harness() -> Harness<'static, MovescopeApp> {
     };
     let options = AppOptions::live(preset, "test");
     let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
+        .with_size(egui::vec2(w, h))
         .build_eframe(move |_cc| MovescopeApp::new(options));
     h.run_steps(3);
     h
@@ -1171,12 +1176,33 @@ fn the_controls_pane_clips_nothing_beside_the_lessons_panel() {
     assert_controls_clip_nothing(&h);
 }
 
+/// The same with "more link settings", the trace section and the smoothing settings open
+/// (their rows are the narrowest labels), down the whole pane (a window 1280 wide and tall
+/// enough to show it whole).
+#[test]
+fn the_controls_pane_clips_none_of_its_opened_sections_beside_the_lessons_panel() {
+    let mut h = harness_sized(1280.0, 2400.0);
+    h.get_by_label("Lessons").click();
+    h.run_steps(3);
+    for section in ["more link settings", "trace: none"] {
+        h.get_by_label(section).click();
+        h.run_steps(3);
+    }
+    h.get_by_label_contains("Smoothing").click();
+    h.run_steps(3);
+    assert_controls_clip_nothing(&h);
+}
+
 fn assert_controls_clip_nothing(h: &Harness<'static, MovescopeApp>) {
+    let pane_bottom = h.get_by_label("Timeline").rect().top();
+    assert_controls_clip_nothing_below(h, pane_bottom);
+}
+
+fn assert_controls_clip_nothing_below(h: &Harness<'static, MovescopeApp>, pane_bottom: f32) {
     use egui::accesskit::Role;
     use egui_kittest::kittest::By;
     let plots_left = h.get_by_label("Plots").rect().left();
     let pane_top = h.get_by_label("Controls").rect().bottom();
-    let pane_bottom = h.get_by_label("Timeline").rect().top();
     let mut checked = 0;
     for role in [
         Role::ComboBox,
@@ -1192,8 +1218,9 @@ fn assert_controls_clip_nothing(h: &Harness<'static, MovescopeApp>) {
                 checked += 1;
                 assert!(
                     r.right() <= plots_left + 0.5,
-                    "{role:?} {:?} ends at {} past the Controls pane ({plots_left})",
+                    "{role:?} {:?} {:?} at {r:?} ends at {} past the Controls pane ({plots_left})",
                     n.accesskit_node().label(),
+                    n.accesskit_node().value(),
                     r.right()
                 );
             }

@@ -520,7 +520,9 @@ impl NetworkPanel {
                     ui.add(
                         egui::TextEdit::singleline(&mut self.trace_path)
                             .hint_text("ping.txt or trace.csv")
-                            .desired_width((ui.available_width() - 70.0).max(60.0)),
+                            // Room for the Replay button beside it (its text, padding and
+                            // the spacing between them).
+                            .desired_width((ui.available_width() - 84.0).max(60.0)),
                     )
                     .accessible_name("trace file");
                     if ui
@@ -550,6 +552,31 @@ impl NetworkPanel {
 /// preset validation accepts. Returns the new value when the user edited it: a typed value
 /// when the edit is finished (Enter or focus leaving), never per keystroke; one outside the
 /// range is refused with a message (`refused`), not clamped.
+/// Narrows the slider so slider, value box and `label` fit the pane's width (a long label,
+/// "burst start", beside a narrow pane was cut); `false` when even a short slider leaves the
+/// label no room beside it (it then goes above).
+fn fit_slider(ui: &mut egui::Ui, label: &str) -> bool {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let text = ui
+        .painter()
+        .layout_no_wrap(label.to_string(), font, Color32::WHITE)
+        .size()
+        .x;
+    let gap = ui.spacing().item_spacing.x;
+    // The value box beside the slider (a value like "0.000").
+    let value = 46.0;
+    let room = ui.available_width() - text - value - 2.0 * gap - 2.0;
+    let beside = room >= 32.0;
+    let room = if beside {
+        room
+    } else {
+        ui.available_width() - value - gap - 2.0
+    };
+    let s = ui.spacing_mut();
+    s.slider_width = room.clamp(32.0, s.slider_width);
+    beside
+}
+
 fn field_row(
     ui: &mut egui::Ui,
     f: &Field,
@@ -564,13 +591,21 @@ fn field_row(
         .logarithmic(f.log)
         .fixed_decimals(f.decimals)
         .clamping(egui::SliderClamping::Never)
-        .update_while_editing(false)
-        .text(f.label);
+        .update_while_editing(false);
     if let Some(m) = mixed.clone() {
         slider = slider.custom_formatter(move |_, _| m.clone());
     }
     let resp = ui
-        .add(slider)
+        .scope(|ui| {
+            if fit_slider(ui, f.label) {
+                ui.add(slider.text(f.label))
+            } else {
+                // Too narrow for the label beside: above it, the slider named by it.
+                ui.label(f.label);
+                ui.add(slider).on_hover_text(f.label)
+            }
+        })
+        .inner
         .on_hover_text(format!("{}\nAccepts {}.", f.help, range.expected()));
     if mixed.is_some() {
         ui.label(

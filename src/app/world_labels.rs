@@ -63,6 +63,16 @@ pub(super) fn correction_colors(dark: bool) -> (Color32, Color32) {
     }
 }
 
+/// The colour of a correction's label: the server's cyan, darkened on the light theme so the
+/// text reads at small size (the arrow keeps the lighter cyan).
+pub(super) fn correction_label_color(dark: bool) -> Color32 {
+    if dark {
+        correction_colors(true).1
+    } else {
+        Color32::from_rgb(0, 95, 125)
+    }
+}
+
 /// Corrections drawn at once (the newest).
 pub(super) const CORRECTIONS_DRAWN: usize = 6;
 
@@ -206,6 +216,38 @@ mod tests {
     }
 
     /// Twelve labelled pawns close together: no two labels overlap and all stay in the view.
+    /// WCAG contrast ratio of two colours.
+    fn contrast(a: Color32, b: Color32) -> f32 {
+        let lum = |c: Color32| {
+            let ch = |v: u8| {
+                let v = f32::from(v) / 255.0;
+                if v <= 0.039_28 {
+                    v / 12.92
+                } else {
+                    ((v + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            0.2126 * ch(c.r()) + 0.7152 * ch(c.g()) + 0.0722 * ch(c.b())
+        };
+        let (x, y) = (lum(a), lum(b));
+        (x.max(y) + 0.05) / (x.min(y) + 0.05)
+    }
+
+    /// The "corrected" label reads on the world view's ground in both themes (4.5:1, the
+    /// contrast small text needs).
+    #[test]
+    fn the_correction_label_reads_in_both_themes() {
+        for (dark, ground) in [
+            (true, Color32::from_gray(18)),
+            (false, Color32::from_gray(238)),
+        ] {
+            let c = contrast(correction_label_color(dark), ground);
+            assert!(c >= 4.5, "dark {dark}: {c:.2}");
+        }
+        // The arrow's own light-theme cyan would not (what the label was drawn in before).
+        assert!(contrast(correction_colors(false).1, Color32::from_gray(238)) < 4.5);
+    }
+
     #[test]
     fn labels_never_overlap() {
         with_painter(|painter| {

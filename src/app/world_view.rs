@@ -71,11 +71,21 @@ struct Projection {
     scale: f32,
 }
 
+/// Points at the view's foot kept for its footer line (grid, hints): the camera centres the
+/// pawns in the part above it, so a fitted or followed pawn is never drawn under it.
+const FOOTER_H: f32 = 22.0;
+
 impl Projection {
+    /// Where the camera's centre is drawn: the middle of the view above its footer line.
+    fn mid(self) -> egui::Pos2 {
+        egui::pos2(self.rect.center().x, self.rect.center().y - FOOTER_H / 2.0)
+    }
+
     fn to_screen(self, p: glam::DVec3) -> egui::Pos2 {
+        let mid = self.mid();
         egui::pos2(
-            self.rect.center().x + ((p.x - self.center.x) as f32) * self.scale,
-            self.rect.center().y - ((p.y - self.center.y) as f32) * self.scale,
+            mid.x + ((p.x - self.center.x) as f32) * self.scale,
+            mid.y - ((p.y - self.center.y) as f32) * self.scale,
         )
     }
 }
@@ -171,7 +181,8 @@ impl WorldView {
         let view_rect = rects[0].1;
         let pawns: Vec<crate::session::store::PawnView> = store.pawns_at(self.viewer, cursor);
         // The camera.
-        let short = view_rect.width().min(view_rect.height()).max(1.0);
+        let above_footer = (view_rect.height() - FOOTER_H).max(1.0);
+        let short = view_rect.width().min(above_footer).max(1.0);
         match self.camera {
             Camera::Follow => {
                 let own = pawns
@@ -184,7 +195,7 @@ impl WorldView {
                 if let Some((lo, hi)) = bounds(&pawns) {
                     self.center = (lo + hi) / 2.0;
                     let need_x = (hi.x - lo.x) / 2.0 * f64::from(short / view_rect.width());
-                    let need_y = (hi.y - lo.y) / 2.0 * f64::from(short / view_rect.height());
+                    let need_y = (hi.y - lo.y) / 2.0 * f64::from(short / above_footer);
                     self.half = (need_x.max(need_y) + 300.0).max(500.0);
                 }
             }
@@ -271,7 +282,8 @@ impl WorldView {
             step *= 2.0;
         }
         let half_w = f64::from(rect.width() / 2.0 / proj.scale);
-        let half_h = f64::from(rect.height() / 2.0 / proj.scale);
+        // (The centre sits above the footer: the grid reaches both edges.)
+        let half_h = f64::from((rect.height() / 2.0 + FOOTER_H) / proj.scale);
         let grid = egui::Stroke::new(1.0, grid_c);
         let (x0, x1) = (proj.center.x - half_w, proj.center.x + half_w);
         let (y0, y1) = (proj.center.y - half_h, proj.center.y + half_h);
@@ -547,7 +559,10 @@ impl WorldView {
                 } else {
                     format!("corrected {size_cm:.0} cm")
                 };
-                let galley = painter.layout_no_wrap(text, font.clone(), put);
+                // Text stays readable while its arrow fades: unfaded, and darker on the light
+                // theme than the arrow's cyan.
+                let ink = super::world_labels::correction_label_color(dark);
+                let galley = painter.layout_no_wrap(text, font.clone(), ink);
                 let r = egui::Rect::from_min_size(a + egui::vec2(6.0, 6.0), galley.size());
                 // (Beside its own marks, whose places were taken for the pawns' labels.)
                 let free = !placed
@@ -556,7 +571,7 @@ impl WorldView {
                     .any(|(j, p)| !mark_places.contains(&j) && p.intersects(r));
                 if rect.contains_rect(r) && free {
                     placed.push(r);
-                    painter.galley(r.min, galley, put);
+                    painter.galley(r.min, galley, ink);
                 }
             }
         }
