@@ -113,7 +113,7 @@ mod tests {
         match id.split('.').next() {
             Some("world") => include_str!("../world_view.rs"),
             Some("view" | "top") => include_str!("../top_bar.rs"),
-            Some("lessons") => include_str!("mod.rs"),
+            Some("lessons") => include_str!("panel.rs"),
             _ => panic!("{id}: say which source draws it"),
         }
     }
