@@ -604,3 +604,24 @@ fn no_output_overwrites_an_input_or_another_output() {
     }
     assert!(!dir.join("x").exists() && !dir.join("y").exists() && !dir.join("z").exists());
 }
+
+/// `--walk` is refused, with what was expected, before any window opens: too short an
+/// interval, or a preset that is no lesson.
+#[test]
+fn walk_is_refused_for_a_short_interval_or_a_preset_without_a_lesson() {
+    for (args, expected) in [
+        (
+            vec!["--preset", "basics-03-correction-and-replay", "--walk", "0"],
+            "--walk: expected seconds ≥ 1, got 0",
+        ),
+        (
+            vec!["--preset", "default", "--walk", "5"],
+            "is not a lesson",
+        ),
+    ] {
+        let out = movescope(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}

@@ -483,3 +483,37 @@ fn a_lesson_opened_at_start_shows_the_plot_its_step_looks_at() {
         "drawn"
     );
 }
+
+/// `--walk 1`: the lesson is walked through as a learner would — its question answered right,
+/// its change made, the next step — until the conclusion shows (basics 3: a question, a step
+/// without one, and a change).
+#[test]
+fn a_walked_lesson_reaches_its_conclusion() {
+    let (lesson, name) = Preset::find("basics-03-correction-and-replay").expect("shipped");
+    let mut h = app(AppOptions {
+        walk: Some(1.0),
+        ..AppOptions::live(lesson, &name)
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
+    while h
+        .query_by_label_contains("What you should have seen")
+        .is_none()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the conclusion within 40 s of walking"
+        );
+        h.run_steps(5);
+    }
+    h.get_by_label("Step 3 of 3");
+    assert_eq!(
+        h.state()
+            .session()
+            .expect("live")
+            .preset()
+            .world
+            .turret_period_s,
+        0.0,
+        "the last step's change was made"
+    );
+}

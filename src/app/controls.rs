@@ -519,6 +519,30 @@ fn pitfall_switches(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
     }
 }
 
+/// GMC's identifier as a radio button's label: whole where it fits beside the button, else
+/// split into its words ("Adaptive Buffered Interpolation") so a narrow pane wraps it between
+/// words, never inside one.
+fn fitted_identifier(ui: &egui::Ui, name: &str) -> String {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let wide = ui
+        .painter()
+        .layout_no_wrap(name.to_string(), font, egui::Color32::WHITE)
+        .size()
+        .x;
+    let room = ui.available_width() - ui.spacing().icon_width - ui.spacing().icon_spacing;
+    if wide <= room {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.char_indices() {
+        if i > 0 && c.is_uppercase() {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The smoothing mode, as the session has it.
 fn smoothing(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
     ui.heading("Smoothing");
@@ -546,9 +570,10 @@ fn smoothing(ui: &mut egui::Ui, view: &SessionView) -> Vec<Action> {
             "Run the prediction tick (simulated executions) on a local copy, one frame at a time; each arriving state restarts it.",
         ),
     ] {
+        let name = format!("{m:?}");
         changed |= ui
-            .radio_value(&mut sm.mode, m, format!("{m:?}"))
-            .on_hover_text(explain)
+            .radio_value(&mut sm.mode, m, fitted_identifier(ui, &name))
+            .on_hover_text(format!("{name}: {explain}"))
             .changed();
     }
     view.feedback.show(ui, "smoothing");

@@ -141,6 +141,17 @@ impl eframe::App for MovescopeApp {
             now,
         );
         self.actions.extend(actions);
+        if let Some(every) = self.options.walk {
+            let preset = self
+                .shown
+                .session_view(&self.options, &self.view.time)
+                .preset;
+            let walked = self
+                .windows
+                .lessons
+                .walk(every, preset, &self.shown.store, now);
+            self.actions.extend(walked);
+        }
         self.panes.plots.lesson_window = self.windows.lessons.figures_window(now);
         // `--window journey`: the journey of the move at the cursor, once there is one.
         if self.windows.journey_pending

@@ -72,6 +72,9 @@ pub struct AppOptions {
     /// `--answer K`: the lesson opened with `--window lessons` has its first question
     /// answered with choice K (1-based).
     pub answer: Option<usize>,
+    /// `--walk SECONDS`: the lesson opened with `--window lessons` is walked through, one
+    /// move every SECONDS of session (right answers, every "Do it", the next step).
+    pub walk: Option<f64>,
     /// Offer the basics lessons at start whatever the remembered state says (tests; a plain
     /// start with `persist` offers them until the offer is answered).
     pub offer_basics: bool,
@@ -93,6 +96,7 @@ impl AppOptions {
             whatif: Vec::new(),
             reopened: false,
             answer: None,
+            walk: None,
             offer_basics: false,
             component: Vec::new(),
         }

@@ -135,12 +135,13 @@ impl MovescopeApp {
     }
 
     /// The lessons panel at start: `--window lessons`, `--window presenter` (presenter mode
-    /// of the same panel) or `--answer K` alone each open it on the lesson of the preset, and
+    /// of the same panel), `--answer K` or `--walk SECONDS` alone each open it on the lesson of the preset, and
     /// a lesson whose first step asks a question holds the session until it is answered (or
     /// shows `--answer`'s choice revealed).
     fn open_lessons_at_start(&mut self) {
         let asked = |w: &str| self.options.windows.iter().any(|x| x == w);
-        if !(asked("lessons") || asked("presenter") || self.options.answer.is_some()) {
+        let scripted = self.options.answer.is_some() || self.options.walk.is_some();
+        if !(asked("lessons") || asked("presenter") || scripted) {
             return;
         }
         // Opened on a lesson's preset: that lesson is the current one.

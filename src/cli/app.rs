@@ -38,6 +38,7 @@ fn options(preset: Preset, preset_name: String, source: Source) -> AppOptions {
         whatif: Vec::new(),
         reopened: false,
         answer: None,
+        walk: None,
         offer_basics: false,
         component: Vec::new(),
     }
@@ -129,10 +130,19 @@ pub(crate) fn open_app(args: AppArgs) -> Result<(), String> {
     if let Some(r) = &args.record {
         movescope::support::output::new_recording(r, args.force)?;
     }
-    let answer = args.answer;
+    if let Some(w) = args.walk {
+        if !w.is_finite() || w < 1.0 {
+            return Err(format!("--walk: expected seconds ≥ 1, got {w}"));
+        }
+        if preset.lesson.is_none() {
+            return Err(format!("--walk: the preset {name} is not a lesson"));
+        }
+    }
+    let (answer, walk) = (args.answer, args.walk);
     movescope::app::run(AppOptions {
         reopened,
         answer,
+        walk,
         ..from_args(args, preset, name, Source::Live)
     })
 }

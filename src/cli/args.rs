@@ -53,6 +53,12 @@ pub(crate) struct AppArgs {
     /// on every run) and run, as if the learner had (for slides and scripted screenshots).
     #[arg(long, value_name = "K")]
     pub(crate) answer: Option<usize>,
+    /// With `--window lessons` on a lesson's preset: walk the whole lesson as a learner would,
+    /// one move every SECONDS of session — each question answered with the right choice, each
+    /// "Do it" made, then the next step — until its conclusion shows (slides, and screenshots
+    /// of any step or the conclusion with --screenshot-after).
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) walk: Option<f64>,
     /// Check a GMC component's C++ (files or folders, repeatable) in the "Your component"
     /// window at start: its binding table, bandwidth and findings (docs/lint.md).
     #[arg(long, value_name = "PATH")]

@@ -54,6 +54,8 @@ pub struct LessonsWindow {
     /// are those of the state it speaks of, quoted once a whole [`FIGURE_WINDOW_S`] of that
     /// state is measured ("…" before).
     pub states: LessonStates,
+    /// `--walk`: the session time of the walk's last move.
+    walked_at: Option<f64>,
 }
 
 /// Whether a lesson's texts quote measured figures.

@@ -388,6 +388,55 @@ impl LessonsWindow {
         actions
     }
 
+    /// `--walk`: once every `every` seconds of session, the learner's next move through the
+    /// running lesson — the question answered with the right choice, then "Do it", then the
+    /// next step — until its conclusion shows (for slides and scripted screenshots). A
+    /// session restarted by a change counts from its new start.
+    pub fn walk(&mut self, every: f64, preset: &Preset, store: &Store, now: f64) -> Vec<Action> {
+        let last = self.walked_at.get_or_insert(now);
+        if now < *last {
+            *last = now;
+        }
+        // A session held for a question does not run: its answer comes at once.
+        if now - *last < every && !self.held {
+            return Vec::new();
+        }
+        *last = now;
+        self.walk_once(preset, store, now)
+    }
+
+    /// The learner's next move through the running lesson (nothing once it is over).
+    fn walk_once(&mut self, preset: &Preset, store: &Store, now: f64) -> Vec<Action> {
+        let Some(lesson) = self
+            .current
+            .and_then(|i| self.list.get(i))
+            .and_then(|e| e.preset.lesson.clone())
+        else {
+            return Vec::new();
+        };
+        let Some(step) = lesson.steps.get(self.step) else {
+            return Vec::new();
+        };
+        if step.question.is_some() && !self.revealed {
+            self.choice = step.answer;
+            self.revealed = true;
+            let asked = Asked {
+                answered: true,
+                ..Asked::default()
+            };
+            return self.act(asked, preset, store, now);
+        }
+        if !step.set.is_empty() && !self.done {
+            return self.make_change(preset, &step.set, store, now);
+        }
+        if self.step + 1 < lesson.steps.len() {
+            self.step += 1;
+            self.reset_step();
+            return self.show_focus();
+        }
+        Vec::new()
+    }
+
     /// "Do it": the step's changes as one change of the session, which then runs live so the
     /// change's effect shows; a change that cannot be made is said under the button.
     fn make_change(
