@@ -629,3 +629,32 @@ fn each_state_names_the_window_its_figures_come_from() {
     assert_eq!(w.states.window_of(0, w.now), None, "its data is gone");
     assert_eq!(w.states.window_of(1, w.now), None);
 }
+
+/// A reveal shown right after its "Do it" speaks of a state not yet measured: it quotes a
+/// figure its claims are about, so it reads "…" until the new state has run a whole window,
+/// never "no corrections" beside a plot whose corrections have not yet stopped.
+#[test]
+fn a_reveal_after_a_change_quotes_what_it_claims() {
+    let mut bare = Vec::new();
+    for (name, p) in lessons() {
+        let lesson = p.lesson.as_ref().expect("a lesson");
+        for (k, st) in lesson.steps.iter().enumerate() {
+            if st.set.is_empty() || st.question.is_some() || st.reveal.is_empty() {
+                continue;
+            }
+            let claimed: Vec<&str> = st
+                .claims
+                .iter()
+                .filter_map(|c| c.split_whitespace().next())
+                .map(|left| left.split(['@', '#']).next().unwrap_or(left))
+                .collect();
+            let quoted = claimed
+                .iter()
+                .any(|f| st.reveal.contains(&format!("{{{f}")));
+            if !quoted {
+                bare.push(format!("{name} step {}: {}", k + 1, st.reveal));
+            }
+        }
+    }
+    assert!(bare.is_empty(), "{}", bare.join("\n"));
+}
