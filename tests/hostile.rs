@@ -280,7 +280,7 @@ fn mutated_datagrams_never_panic_a_model() {
             1,
             &ClientMsg::Join {
                 incarnation: 7,
-                secret: 7,
+                proof: 7,
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -446,13 +446,20 @@ fn forged_out_of_range_and_stale_joins_are_refused_without_a_pawn() {
     p.set("ai_pawns=0").expect("valid");
     let b = std::sync::Arc::new(p.checked_bindings().expect("valid"));
     let secret = p.join_secret();
+    // A join as made with `secret` (the session's, or a forger's guess).
     let join = |id: u16, incarnation: u32, secret: u64, seq: u32| {
+        let key = movescope::model::messages::client_key(secret, id);
         wire::encode_client(
             id,
             seq,
             &ClientMsg::Join {
                 incarnation,
-                secret,
+                proof: movescope::model::messages::join_proof(
+                    key,
+                    id,
+                    incarnation,
+                    b.layout_hash(),
+                ),
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -470,6 +477,37 @@ fn forged_out_of_range_and_stale_joins_are_refused_without_a_pawn() {
             server.handle_datagram(0.02, &join(id, 9, secret ^ 0xFFFF, 10 + k as u32)),
             Err(Rejection::ForgedJoin),
             "client {id}"
+        );
+    }
+    // A captured join (client 1's, with its proof) rewritten: another id, a newer incarnation,
+    // another binding list. The proof proves only the join it came with.
+    let (_, captured) = wire::decode(&join(1, 0, secret, 1), |_| Some(&*b)).expect("a join");
+    let wire::Datagram::Client(ClientMsg::Join { proof, .. }) = captured else {
+        panic!("a join")
+    };
+    for (k, (id, incarnation, layout_hash)) in [
+        (3u16, 0u32, b.layout_hash()),
+        (63, 0, b.layout_hash()),
+        (1, 5, b.layout_hash()),
+        (1, 0, b.layout_hash() ^ 1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let rewritten = wire::encode_client(
+            id,
+            30 + k as u32,
+            &ClientMsg::Join {
+                incarnation,
+                proof,
+                layout_hash,
+            },
+            &b,
+        );
+        assert_eq!(
+            server.handle_datagram(0.02, &rewritten),
+            Err(Rejection::ForgedJoin),
+            "client {id}, incarnation {incarnation}"
         );
     }
     // With the secret, ids the session cannot have.
@@ -500,7 +538,7 @@ fn forged_out_of_range_and_stale_joins_are_refused_without_a_pawn() {
             .filter(|(_, e)| matches!(e, Event::Rejected { reason } if *reason == r))
             .count()
     };
-    assert_eq!(refused(Rejection::ForgedJoin), 6);
+    assert_eq!(refused(Rejection::ForgedJoin), 10);
     assert_eq!(refused(Rejection::ClientIdOutOfRange), 3);
     assert_eq!(refused(Rejection::StaleJoin), 1);
     let logged = events

@@ -210,7 +210,7 @@ fn datagrams_from_other_addresses_are_dropped_by_kind_and_state_stays_bounded() 
             1,
             &ClientMsg::Join {
                 incarnation: 99,
-                secret: s.join_secret() ^ 1,
+                proof: s.join_secret() ^ 1,
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -562,8 +562,9 @@ fn the_session_decides_what_changes_live_and_refuses_bad_values() {
 }
 
 /// The joins of a live session sent again byte for byte from one new port, and forged joins
-/// from many ports with rewritten sender ids: every one is refused and counted, no pawn is
-/// added, and the three real clients keep playing from their own addresses.
+/// from many ports — rewritten sender ids without the secret, and captured joins rewritten to
+/// another id or a newer incarnation: every one is refused and counted, no pawn is added, and
+/// the three real clients keep playing from their own addresses.
 #[test]
 fn replayed_and_forged_joins_leave_the_joined_clients_playing() {
     use movescope::model::messages::ClientMsg;
@@ -577,13 +578,15 @@ fn replayed_and_forged_joins_leave_the_joined_clients_playing() {
         joined >= 3
     });
     let b = p.checked_bindings().expect("valid");
+    // A first join made with `secret` (the session's, or a forger's guess).
     let join = |id: u16, seq: u32, secret: u64| {
+        let key = movescope::model::messages::client_key(secret, id);
         movescope::model::wire::encode_client(
             id,
             seq,
             &ClientMsg::Join {
                 incarnation: 0,
-                secret,
+                proof: movescope::model::messages::join_proof(key, id, 0, b.layout_hash()),
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -599,12 +602,37 @@ fn replayed_and_forged_joins_leave_the_joined_clients_playing() {
         }
     }
     replayer.poll(0.0, t0, &mut Vec::new());
-    // Forged joins from 30 ports: phantom ids and real ones, without the secret.
+    // Forged joins from 30 ports: phantom ids and real ones, half made without the secret,
+    // half rewritten from a captured join (a real client's proof, with another id or a newer
+    // incarnation: what a newer start of a joined client would send, without its key).
+    let captured = |c: u16| -> u64 {
+        let real = join(c, 1, s.join_secret());
+        let (_, d) = movescope::model::wire::decode(&real, |_| Some(&b)).expect("a join");
+        let movescope::model::wire::Datagram::Client(ClientMsg::Join { proof, .. }) = d else {
+            panic!("a join")
+        };
+        proof
+    };
     let mut forgers = Vec::new();
     for k in 0..30u16 {
         let mut e = movescope::net::transport::Endpoint::bind_loopback(0).unwrap();
         let id = [0, 1, 2, 3, 63, 128, 200, 65535][usize::from(k % 8)];
-        e.send(s.server_addr(), join(id, 1, u64::from(k)), true);
+        let bytes = if k % 2 == 0 {
+            join(id, 1, u64::from(k))
+        } else {
+            let proof = captured(k % 3);
+            movescope::model::wire::encode_client(
+                id,
+                1,
+                &ClientMsg::Join {
+                    incarnation: 7,
+                    proof,
+                    layout_hash: b.layout_hash(),
+                },
+                &b,
+            )
+        };
+        e.send(s.server_addr(), bytes, true);
         e.poll(0.0, t0, &mut Vec::new());
         forgers.push(e);
     }

@@ -126,13 +126,15 @@ fn a_hosted_server_takes_datagrams_only_from_admitted_addresses_as_their_own_cli
         |r| matches!(r.event, Event::Joined { client: 0, .. }),
     );
     let b = p.checked_bindings().expect("valid");
+    // A join as client `id` would make it, with its own key.
     let join_as = |id: u16| {
+        let key = movescope::model::messages::client_key(host.join_secret(), id);
         movescope::model::wire::encode_client(
             id,
             1,
             &ClientMsg::Join {
                 incarnation: 77,
-                secret: host.join_secret(),
+                proof: movescope::model::messages::join_proof(key, id, 77, b.layout_hash()),
                 layout_hash: b.layout_hash(),
             },
             &b,
@@ -159,7 +161,12 @@ fn a_hosted_server_takes_datagrams_only_from_admitted_addresses_as_their_own_cli
     .expect("admitted");
     assert_eq!(game, server);
     assert_eq!(id, 1);
-    assert_eq!(secret, host.join_secret(), "the host gives its join secret");
+    assert_eq!(
+        secret,
+        movescope::model::messages::client_key(host.join_secret(), 1),
+        "the host gives the participant its own join key"
+    );
+    assert_ne!(secret, host.join_secret(), "never the session's secret");
     admitted.only_from(server);
     admitted.send(server, join_as(0), true);
     admitted.poll(0.01, Instant::now(), &mut Vec::new());

@@ -67,8 +67,8 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
                 forger.poll((now - t0).as_secs_f64(), now, &mut Vec::new());
                 sent.fetch_add(1, Ordering::Relaxed);
                 // Once a second: every client's join as it sent it (incarnation 0, the
-                // session's secret, its first sequence numbers), replayed from the forger's
-                // port, and a join with a rewritten sender id and no secret from a new port.
+                // client's proof of it, its first sequence numbers), replayed from the forger's
+                // port, and a join with a rewritten sender id and no proof from a new port.
                 if i % 1600 < 8 {
                     let join = |id: u16, seq: u32, secret: u64| {
                         movescope::model::wire::encode_client(
@@ -76,7 +76,7 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
                             seq,
                             &ClientMsg::Join {
                                 incarnation: 0,
-                                secret,
+                                proof: first_join_proof(secret, id, bindings.layout_hash()),
                                 layout_hash: bindings.layout_hash(),
                             },
                             &bindings,
@@ -260,4 +260,10 @@ pub(crate) fn bench_soak(minutes: f64) -> Result<(), String> {
         return Err(format!("errors under the flood: {:?}", tally.errors));
     }
     Ok(())
+}
+
+/// The proof client `id`'s first join carries in a session whose secret is `secret`.
+fn first_join_proof(secret: u64, id: u16, layout_hash: u32) -> u64 {
+    use movescope::model::messages::{client_key, join_proof};
+    join_proof(client_key(secret, id), id, 0, layout_hash)
 }

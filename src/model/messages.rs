@@ -59,11 +59,12 @@ pub enum ClientMsg {
     /// Ask the server for a pawn. `incarnation` tells a retransmitted join (the same number)
     /// from a client that restarted (a larger one: every client started later in a session
     /// gets the session's next number), and a replay of an old join (a smaller or equal one,
-    /// from elsewhere) from both. `secret` is the session's join secret (a stranger does not
-    /// know it); `layout_hash` lets the server notice a binding list that differs from its own.
+    /// from elsewhere) from both. `proof` is [`join_proof`] with the client's own key (a
+    /// stranger does not know it, and a join seen on the wire proves only itself);
+    /// `layout_hash` lets the server notice a binding list that differs from its own.
     Join {
         incarnation: u32,
-        secret: u64,
+        proof: u64,
         layout_hash: u32,
     },
     /// A batch of completed moves, oldest first, all made with binding layout `layout`.
@@ -560,3 +561,26 @@ impl ServerMsg {
         }
     }
 }
+
+/// Client `id`'s own join key, derived from the session's join secret: what its joins are
+/// proven with. A hosted session gives each participant its own key only, never the secret,
+/// so a participant cannot join as another.
+pub fn client_key(secret: u64, id: u16) -> u64 {
+    crate::support::siphash::siphash24(secret, KEY_DOMAIN, &id.to_le_bytes())
+}
+
+/// The proof a join carries: the client's key's hash of the join's id, incarnation and layout
+/// hash. Seen on the wire it proves that one join only: a newer incarnation, another id or
+/// another binding list needs the key, which never travels.
+pub fn join_proof(key: u64, id: u16, incarnation: u32, layout_hash: u32) -> u64 {
+    let mut m = [0u8; 10];
+    m[..2].copy_from_slice(&id.to_le_bytes());
+    m[2..6].copy_from_slice(&incarnation.to_le_bytes());
+    m[6..].copy_from_slice(&layout_hash.to_le_bytes());
+    crate::support::siphash::siphash24(key, PROOF_DOMAIN, &m)
+}
+
+/// The second halves of the keys of [`client_key`] and [`join_proof`]: a key is used for one
+/// purpose only.
+const KEY_DOMAIN: u64 = 0x6d73_2d63_6c69_656e;
+const PROOF_DOMAIN: u64 = 0x6d73_2d6a_6f69_6e70;

@@ -119,7 +119,8 @@ pub enum Rejection {
     Unadmitted,
     /// Live sessions: over the sender's rate limit.
     RateLimited,
-    /// A join without the session's join secret (a stranger's, or a forged one).
+    /// A join without its client's proof of exactly that join (a stranger's, or one rewritten
+    /// from a captured join: another id, a newer incarnation, another binding list).
     ForgedJoin,
     /// A join for a client id the session cannot have.
     ClientIdOutOfRange,

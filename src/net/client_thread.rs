@@ -26,8 +26,9 @@ pub(crate) struct ClientSpawn<'a> {
     pub(crate) preset: &'a Preset,
     pub(crate) id: u16,
     pub(crate) incarnation: u32,
-    /// The session's join secret.
-    pub(crate) secret: u64,
+    /// The client's own join key (derived from the session's secret, or a participant's as
+    /// its host gave it).
+    pub(crate) key: u64,
     pub(crate) bindings: Arc<Bindings>,
     pub(crate) layouts: Vec<(u8, Arc<Bindings>, bool)>,
     pub(crate) endpoint: Endpoint,
@@ -47,7 +48,7 @@ pub(crate) fn spawn_client(s: ClientSpawn) -> Worker {
         up,
         down: _,
     } = setup::client(s.preset, s.id, s.incarnation, s.bindings, &s.layouts);
-    client.set_join_secret(s.secret);
+    client.set_join_key(s.key);
     let mut endpoint = s.endpoint;
     // A client hears only its server: anything else is dropped before laminar.
     endpoint.only_from(s.server);

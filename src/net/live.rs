@@ -315,10 +315,20 @@ impl LiveSession {
         &self.clock
     }
 
-    /// The join secret every client of this session carries in its joins (tests replay a
-    /// client's join byte for byte with it).
+    /// The session's join secret, from which each client's own key is derived (tests make a
+    /// client's join byte for byte with it). A participant holds its own key only.
     pub fn join_secret(&self) -> u64 {
         self.secret
+    }
+
+    /// Client `id`'s join key: derived from the session's secret, or a participant's own as
+    /// its host gave it.
+    fn client_key(&self, id: u16) -> u64 {
+        if self.participant.is_some() {
+            self.secret
+        } else {
+            crate::model::messages::client_key(self.secret, id)
+        }
     }
 
     pub fn server_addr(&self) -> SocketAddr {
@@ -381,7 +391,7 @@ impl LiveSession {
             preset: self.settings.preset(),
             id,
             incarnation,
-            secret: self.secret,
+            key: self.client_key(id),
             bindings: self.settings.client_bindings().clone(),
             layouts: self.settings.client_layouts().to_vec(),
             endpoint,

@@ -665,7 +665,7 @@ impl Preset {
         ClientConfig {
             id,
             incarnation,
-            join_secret: self.join_secret(),
+            join_key: crate::model::messages::client_key(self.join_secret(), id),
             gmc: self.gmc,
             faults: self.faults.clone(),
             bindings,

@@ -45,8 +45,9 @@ pub struct ClientConfig {
     /// restarted) gets the session's next number, so the server tells a rejoin from a
     /// retransmitted join and both from a replay.
     pub incarnation: u32,
-    /// The session's join secret, carried in every join.
-    pub join_secret: u64,
+    /// The client's own join key ([`crate::model::messages::client_key`]): its joins carry
+    /// a proof made with it, the key itself never travels.
+    pub join_key: u64,
     pub gmc: GmcSettings,
     pub faults: Faults,
     pub bindings: Arc<Bindings>,
@@ -243,11 +244,29 @@ impl Client {
     pub fn pawn(&self) -> u16 {
         self.pawn
     }
-    /// Sets the join secret the client carries in its joins (a live session's own, drawn
-    /// when it starts; set before the client runs).
-    pub fn set_join_secret(&mut self, secret: u64) {
-        self.cfg.join_secret = secret;
+    /// Sets the key the client proves its joins with (its own, derived from a live session's
+    /// secret, or given to a participant by its host; set before the client runs).
+    pub fn set_join_key(&mut self, key: u64) {
+        self.cfg.join_key = key;
     }
+    /// The join this client sends: its incarnation and binding list, proven with its key.
+    fn join_msg(&self) -> ClientMsg {
+        let (incarnation, layout_hash) = (
+            self.cfg.incarnation,
+            self.layouts.current_bindings().layout_hash(),
+        );
+        ClientMsg::Join {
+            incarnation,
+            proof: crate::model::messages::join_proof(
+                self.cfg.join_key,
+                self.cfg.id,
+                incarnation,
+                layout_hash,
+            ),
+            layout_hash,
+        }
+    }
+
     /// The pawn as the client shows it now (predicted).
     pub fn values(&self) -> &PawnValues {
         &self.values
@@ -333,14 +352,7 @@ impl Client {
                 self.phase = Phase::Connecting {
                     join_sent: Some(now),
                 };
-                self.outbox.push_back((
-                    ClientMsg::Join {
-                        incarnation: self.cfg.incarnation,
-                        secret: self.cfg.join_secret,
-                        layout_hash: self.layouts.current_bindings().layout_hash(),
-                    },
-                    Delivery::Reliable,
-                ));
+                self.outbox.push_back((self.join_msg(), Delivery::Reliable));
             }
             return;
         }

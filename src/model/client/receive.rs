@@ -401,7 +401,7 @@ mod tests {
         Client::new(ClientConfig {
             id: 3,
             incarnation: 1,
-            join_secret: 5,
+            join_key: 5,
             gmc,
             faults: Faults::default(),
             bindings,

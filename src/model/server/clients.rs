@@ -68,11 +68,12 @@ impl Server {
             Ok((h, Datagram::Client(msg))) => {
                 if let ClientMsg::Join {
                     incarnation,
-                    secret,
-                    ..
+                    proof,
+                    layout_hash,
                 } = &msg
                 {
-                    if let Some(reason) = self.join_refusal(h.sender, *incarnation, *secret) {
+                    let join = (*incarnation, *layout_hash, *proof);
+                    if let Some(reason) = self.join_refusal(h.sender, join) {
                         self.refuse_join(now, h.sender, reason.clone());
                         return Err(reason);
                     }
@@ -125,10 +126,17 @@ impl Server {
         }
     }
 
-    /// Why a join for client `id` would be refused: without the session's secret, for an id
-    /// the session cannot have, or older than the incarnation the client joined with.
-    pub fn join_refusal(&self, id: u16, incarnation: u32, secret: u64) -> Option<Rejection> {
-        if secret != self.cfg.join_secret {
+    /// Why a join for client `id` — its (incarnation, layout hash, proof) — would be refused:
+    /// without that client's proof of exactly this join (a stranger's, or one rewritten from a
+    /// captured join: another id, a newer incarnation), for an id the session cannot have, or
+    /// older than the incarnation the client joined with.
+    pub fn join_refusal(
+        &self,
+        id: u16,
+        (incarnation, layout_hash, proof): (u32, u32, u64),
+    ) -> Option<Rejection> {
+        let key = crate::model::messages::client_key(self.cfg.join_secret, id);
+        if proof != crate::model::messages::join_proof(key, id, incarnation, layout_hash) {
             Some(Rejection::ForgedJoin)
         } else if id >= self.cfg.max_clients {
             Some(Rejection::ClientIdOutOfRange)
@@ -157,7 +165,7 @@ impl Server {
             },
         ));
         let (bit, why) = match reason {
-            Rejection::ForgedJoin => (1u8, "it does not carry this session's join secret"),
+            Rejection::ForgedJoin => (1u8, "it does not carry this client's proof of this join"),
             Rejection::ClientIdOutOfRange => (2, "this session has no such client"),
             Rejection::StaleJoin => (4, "it is older than the join that client made"),
             Rejection::ReplayedJoin => (

@@ -36,11 +36,11 @@ pub fn encode_client_into(
     match msg {
         ClientMsg::Join {
             incarnation,
-            secret,
+            proof,
             layout_hash,
         } => {
             w.bits(u64::from(*incarnation), 32);
-            w.bits(*secret, 64);
+            w.bits(*proof, 64);
             w.bits(u64::from(*layout_hash), 32);
         }
         ClientMsg::Moves {
@@ -94,7 +94,7 @@ pub(super) fn read_client(
     Ok(match kind {
         K_JOIN => ClientMsg::Join {
             incarnation: r.bits(32)? as u32,
-            secret: r.bits(64)?,
+            proof: r.bits(64)?,
             layout_hash: r.bits(32)? as u32,
         },
         K_MOVES => {

@@ -187,7 +187,7 @@ mod tests {
         let client = vec![
             ClientMsg::Join {
                 incarnation: 77,
-                secret: 0xDEAD_BEEF_0123_4567,
+                proof: 0xDEAD_BEEF_0123_4567,
                 layout_hash: b.layout_hash(),
             },
             ClientMsg::Moves {
@@ -463,7 +463,7 @@ mod tests {
         let b = bindings();
         let join = ClientMsg::Join {
             incarnation: 0x0102_0304,
-            secret: 9,
+            proof: 9,
             layout_hash: 5,
         };
         let bytes = encode_client(2, 1, &join, &b);

@@ -763,7 +763,8 @@ fn admit(
         Down::Welcome {
             id,
             incarnation,
-            secret: cx.secret,
+            // Its own key only: with the session's secret a participant could join as another.
+            secret: crate::model::messages::client_key(cx.secret, id),
             preset: s.preset_ron.clone(),
             udp_port: s.udp_port,
         },

@@ -335,7 +335,8 @@ fn start_worker(
         preset: &w.preset,
         id: w.id,
         incarnation: w.incarnation,
-        secret: w.secret,
+        // The participant's own key, as its host gave it.
+        key: w.secret,
         bindings: settings.client_bindings().clone(),
         layouts: settings.client_layouts().to_vec(),
         endpoint: w.endpoint,

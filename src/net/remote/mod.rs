@@ -102,7 +102,8 @@ enum Down {
     Welcome {
         id: u16,
         incarnation: u32,
-        /// The session's join secret, carried in the participant's joins.
+        /// The participant's own join key (never the session's secret): its joins are proven
+        /// with it.
         secret: u64,
         /// The session's preset as it runs now (RON).
         preset: String,
