@@ -517,3 +517,37 @@ fn a_walked_lesson_reaches_its_conclusion() {
         "the last step's change was made"
     );
 }
+
+/// Presenter mode at 1280×800 (1024 points of larger text): the timeline's controls stay on
+/// one line (short labels), and the top bar leaves the session's title room.
+#[test]
+fn presenter_mode_keeps_the_timeline_on_one_line() {
+    let (lesson, name) = Preset::find("basics-04-replay-depth-and-latency").expect("shipped");
+    let options = AppOptions {
+        windows: vec!["presenter".into()],
+        ..AppOptions::live(lesson, &name)
+    };
+    // A 1280×800 window at presenter mode's 1.25 text size is 1024×640 points (the harness
+    // counts points).
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1024.0, 640.0))
+        .build_eframe(move |_cc| MovescopeApp::new(options));
+    h.run_steps(6);
+    let row = h.get_by_label("Timeline").rect();
+    let csv = h.get_by_label("CSV…").rect();
+    assert!(
+        (csv.center().y - row.center().y).abs() < 6.0,
+        "the last control of the timeline on its first line: {csv:?} vs {row:?}"
+    );
+    // The whole title where it fits, else the lesson's short name — never one cut mid-word.
+    let lessons = h.get_by_label("Lessons").rect();
+    let title = h
+        .query_by_label("Basics 4: replay depth grows with latency")
+        .or_else(|| h.query_by_label("Basics 4"))
+        .expect("the title, whole or short")
+        .rect();
+    assert!(
+        (title.center().y - lessons.center().y).abs() < 6.0,
+        "in the top bar: {title:?}"
+    );
+}

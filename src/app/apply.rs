@@ -180,7 +180,8 @@ impl MovescopeApp {
     /// A setting changed by the learner, not by a lesson's "Do it": a running lesson's texts
     /// keep the figures from before it.
     fn learner_changed(&mut self) {
-        let now = self.view.time.cursor();
+        // (The session's newest moment, as the lesson's texts measure it.)
+        let now = self.shown.store.latest();
         self.windows.lessons.learner_changed(&self.shown.store, now);
     }
 

@@ -129,8 +129,14 @@ impl eframe::App for MovescopeApp {
         super::set_window_area(&ctx, ui.available_rect_before_wrap());
         self.dialogs(&ctx);
         self.basics_offer(&ctx);
-        // The lessons, docked beside the plots (never over what they point at).
-        let now = self.view.time.cursor();
+        // The lessons, docked beside the plots (never over what they point at). A live
+        // lesson's texts speak of the session as it runs: its newest moment, not the cursor
+        // (a click in the event log moves the cursor back; the texts stay measured).
+        let now = if self.shown.session.is_some() {
+            self.shown.store.latest()
+        } else {
+            self.view.time.cursor()
+        };
         let actions = self.windows.lessons.ui(
             ui,
             self.shown

@@ -41,6 +41,9 @@ impl TimelineBar {
         let mut cmds: Vec<TimeCommand> = Vec::new();
         let mut journey: Option<u16> = None;
         let all_marks = MarkKind::ALL.to_vec();
+        // A narrow window (presenter mode at 1280×800): short labels, so the bar stays one
+        // line (the keys and hover texts say the rest).
+        let narrow = ui.ctx().content_rect().width() < super::top_bar::NARROW_BELOW;
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Timeline").strong()).on_hover_text(
                 "Every view shows the session at the cursor. Drag on the bar to seek, Shift+drag to select a range. Red: corrections, orange: corrections with replay, yellow: warnings, magenta: errors, blue: the session was changed (a setting, bindings, clients).",
@@ -75,7 +78,7 @@ impl TimelineBar {
                 cmds.push(TimeCommand::JumpMark { kinds: all_marks.clone(), forward: true });
             }
             if ui
-                .button("Move journey")
+                .button(if narrow { "Journey" } else { "Move journey" })
                 .on_hover_text(format!("The journey of the move {mv} closed nearest the cursor: frames, sending, the link, the server, the reply, corrections and replays."))
                 .clicked()
                 && let Machine::Client(c) = mv
@@ -84,6 +87,7 @@ impl TimelineBar {
             }
             let mut speed = time.speed();
             egui::ComboBox::from_label("speed")
+                .width(if narrow { 44.0 } else { ui.spacing().combo_width })
                 .selected_text(format!("{speed}×"))
                 .show_ui(ui, |ui| {
                     for s in SPEEDS {
@@ -93,7 +97,12 @@ impl TimelineBar {
             if speed != time.speed() {
                 cmds.push(TimeCommand::SetSpeed(speed));
             }
-            let follow_label = if live { "Follow live (End)" } else { "Go to end (End)" };
+            let follow_label = match (live, narrow) {
+                (true, false) => "Follow live (End)",
+                (false, false) => "Go to end (End)",
+                (true, true) => "Live",
+                (false, true) => "End",
+            };
             if ui
                 .selectable_label(time.is_following(), follow_label)
                 .on_hover_text("Keep the cursor on the newest data.")
@@ -108,7 +117,7 @@ impl TimelineBar {
                 }
             }
             if ui
-                .button("Export CSV…")
+                .button(if narrow { "CSV…" } else { "Export CSV…" })
                 .on_hover_text("Export the selected range (or the shown window) of chosen series.")
                 .clicked()
             {

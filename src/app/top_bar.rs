@@ -44,6 +44,26 @@ pub struct TopView<'a> {
 
 /// One row at 1280×800 and up: the buttons first, in fixed places (the rarer ones in the View
 /// menu), then what runs, cut to the width left (hover for all of it).
+/// The session's title as the room left allows: whole, or a lesson's short name (the part
+/// before its colon, "Basics 4") rather than a title cut mid-word; cut only when even that
+/// does not fit.
+fn fitted_title<'a>(ui: &egui::Ui, title: &'a str) -> &'a str {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let wide = |t: &str| {
+        ui.painter()
+            .layout_no_wrap(t.to_string(), font.clone(), Color32::WHITE)
+            .size()
+            .x
+    };
+    match title.split_once(':') {
+        Some((short, _)) if wide(title) > ui.available_width() => short,
+        _ => title,
+    }
+}
+
+/// Below this window width (points) the bars use their short labels.
+pub(super) const NARROW_BELOW: f32 = 1100.0;
+
 pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
     let mut actions = Vec::new();
     ui.horizontal(|ui| {
@@ -59,7 +79,10 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
         // Fixed widths: the buttons after these stay in place whether a live session or a
         // recording is shown, paused or not, recording or not.
         let h = ui.spacing().interact_size.y;
-        let (pause_w, record_w) = (118.0, 118.0);
+        // A narrow window (presenter mode's larger text at 1280×800 is 1024 points wide):
+        // shorter labels, so the session's title keeps its room.
+        let narrow = ui.ctx().content_rect().width() < NARROW_BELOW;
+        let (pause_w, record_w) = if narrow { (70.0, 84.0) } else { (118.0, 118.0) };
         if v.recording.is_some() {
             let w = pause_w + record_w + ui.spacing().item_spacing.x;
             if ui
@@ -70,14 +93,15 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 actions.push(Action::LiveFromRecording);
             }
         } else if v.live_now.is_some() {
-            let label = if v.paused {
-                "Resume (Space)"
-            } else {
-                "Pause (Space)"
+            let label = match (v.paused, narrow) {
+                (true, false) => "Resume (Space)",
+                (false, false) => "Pause (Space)",
+                (true, true) => "Resume",
+                (false, true) => "Pause",
             };
             if ui
                 .add_sized([pause_w, h], egui::Button::new(label))
-                .on_hover_text("Pauses the simulation threads (the session clock stops).")
+                .on_hover_text("Pauses the simulation threads (the session clock stops). Key: Space.")
                 .clicked()
             {
                 actions.push(Action::TogglePause);
@@ -86,7 +110,10 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
                 if ui
                     .add_sized(
                         [record_w, h],
-                        egui::Button::new(RichText::new("Stop recording").color(Color32::RED)),
+                        egui::Button::new(
+                            RichText::new(if narrow { "Stop rec." } else { "Stop recording" })
+                                .color(Color32::RED),
+                        ),
                     )
                     .on_hover_text(format!("Recording to {path}"))
                     .clicked()
@@ -253,8 +280,8 @@ pub fn ui(ui: &mut egui::Ui, v: &TopView) -> Vec<Action> {
         // The status first (short; the session time must stay readable, in presenter mode's
         // larger text too), then what runs: its title changes length, so it comes last and is
         // cut to the width left (hover for everything).
-        ui.add(egui::Label::new(RichText::new(v.title).strong()).truncate())
-            .on_hover_text(format!("{}\n\nPreset: {}", v.description, v.preset_name));
+        ui.add(egui::Label::new(RichText::new(fitted_title(ui, v.title)).strong()).truncate())
+            .on_hover_text(format!("{}\n\nTitle: {}\nPreset: {}", v.description, v.title, v.preset_name));
 
     });
     actions

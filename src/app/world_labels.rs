@@ -9,10 +9,12 @@ use egui::{Color32, FontId, Pos2, Rect};
 /// Puts the first of `texts` that fits beside the point `at` — right, then left, above or
 /// below it, then a row further out — inside `area`, clear of every rect in `placed` (which
 /// gets its rect), and clear of `avoid` too (the trails) where a place allows. Returns
-/// whether one was put (none: every place was taken).
-pub(super) fn place(
+/// whether one was put (none: every place was taken). Never where the label lies nearer
+/// another of the pawns at `spots` than its own (a crowd, or the views side by side): a
+/// label is read as naming the pawn nearest it.
+pub(super) fn place_near(
     painter: &egui::Painter,
-    (placed, avoid): (&mut Vec<Rect>, &[Rect]),
+    (placed, avoid, spots): (&mut Vec<Rect>, &[Rect], &[Pos2]),
     (area, at): (Rect, Pos2),
     texts: Vec<String>,
     font: &FontId,
@@ -36,7 +38,14 @@ pub(super) fn place(
         ]
         .map(|(dx, dy)| Rect::from_min_size(at + egui::vec2(dx, dy), size));
         let free = |r: &Rect, of: &[Rect]| !of.iter().any(|p| p.intersects(r.expand(1.0)));
-        let fits = |r: &&Rect| area.contains_rect(**r) && free(r, placed);
+        let own = |r: &Rect| {
+            let mine = r.distance_to_pos(at);
+            spots
+                .iter()
+                .filter(|p| p.distance(at) > 1.0)
+                .all(|p| r.distance_to_pos(*p) >= mine)
+        };
+        let fits = |r: &&Rect| area.contains_rect(**r) && free(r, placed) && own(r);
         let clear = candidates.iter().filter(fits).find(|r| free(r, avoid));
         if let Some(&r) = clear.or_else(|| candidates.iter().find(fits)) {
             placed.push(r);
@@ -258,9 +267,9 @@ mod tests {
                 .filter(|&i| {
                     let at = Pos2::new(150.0 + 8.0 * f32::from(i), 150.0);
                     let texts = vec![long(i), format!("client {i}")];
-                    place(
+                    place_near(
                         painter,
-                        (&mut placed, &[]),
+                        (&mut placed, &[], &[]),
                         (area, at),
                         texts,
                         &font,
@@ -293,9 +302,9 @@ mod tests {
                 Pos2::new(400.0, 160.0),
             )];
             let mut placed = Vec::new();
-            assert!(place(
+            assert!(place_near(
                 painter,
-                (&mut placed, &trail),
+                (&mut placed, &trail, &[]),
                 (area, at),
                 vec![long(1)],
                 &font,
@@ -305,9 +314,9 @@ mod tests {
             // Trails everywhere: the label is put anyway.
             let everywhere = [area];
             let mut placed = Vec::new();
-            assert!(place(
+            assert!(place_near(
                 painter,
-                (&mut placed, &everywhere),
+                (&mut placed, &everywhere, &[]),
                 (area, at),
                 vec![long(1)],
                 &font,
@@ -334,9 +343,9 @@ mod tests {
             let mut placed = Vec::new();
             let texts = vec![long(2), "client 2".to_string()];
             let at = Pos2::new(width / 2.0, 60.0);
-            assert!(place(
+            assert!(place_near(
                 painter,
-                (&mut placed, &[]),
+                (&mut placed, &[], &[]),
                 (area, at),
                 texts,
                 &font,
@@ -344,6 +353,47 @@ mod tests {
             ));
             assert_eq!(placed.len(), 1);
             assert!((placed[0].width() - short_w).abs() < 0.5, "{:?}", placed[0]);
+        });
+    }
+
+    /// In a crowd each label lies nearer its own pawn than any other, or is not drawn.
+    #[test]
+    fn a_label_is_nearest_its_own_pawn() {
+        with_painter(|painter| {
+            let area = Rect::from_min_size(Pos2::ZERO, egui::vec2(400.0, 300.0));
+            let font = FontId::proportional(12.0);
+            let spots: Vec<Pos2> = (0..8u16)
+                .map(|i| {
+                    Pos2::new(
+                        150.0 + 22.0 * f32::from(i % 4),
+                        130.0 + 26.0 * f32::from(i / 4),
+                    )
+                })
+                .collect();
+            let mut placed = Vec::new();
+            let mut mine = Vec::new();
+            for (i, at) in spots.iter().enumerate() {
+                if place_near(
+                    painter,
+                    (&mut placed, &[], &spots),
+                    (area, *at),
+                    vec![format!("client {i}")],
+                    &font,
+                    Color32::WHITE,
+                ) {
+                    mine.push((*at, *placed.last().expect("placed")));
+                }
+            }
+            assert!(mine.len() >= 4, "{} placed", mine.len());
+            for (at, r) in &mine {
+                let own = r.distance_to_pos(*at);
+                for p in &spots {
+                    assert!(
+                        r.distance_to_pos(*p) >= own - 1e-3,
+                        "{r:?} nearer {p:?} than {at:?}"
+                    );
+                }
+            }
         });
     }
 }

@@ -138,9 +138,10 @@ impl WorldView {
             ui.weak("how to read (hover)").on_hover_text(
                 "Every pawn as the chosen machine shows it: a client's own pawn is predicted (filled), \
                  other pawns are simulated proxies shown in the past (rings); the dashed ring is the \
-                 server's authoritative pawn. \"… ms ago (link + buffer)\" next to a proxy: how far in the \
-                 past this machine shows it — the server's states arrive a one-way trip late and are \
-                 buffered so they play smoothly (the Interpolation delay plot), not a fault. A correction is an arrow from where the client had its pawn (yellow \
+                 server's authoritative pawn. \"… ms ago (… ms link + … ms buffer)\" next to a proxy: how far in the \
+                 past this machine shows it — the server's states arrive a one-way trip late (the link: \
+                 half this machine's round trip) and are buffered so they play smoothly (the buffer: \
+                 GMC's interpolation buffer, there even at no latency; the Interpolation delay plot), not a fault. A correction is an arrow from where the client had its pawn (yellow \
                  square) to where the server put it (cyan dot), fading over two seconds, with its \
                  size. Seen from the server, a hollow square is the location a client claimed in a \
                  move against the server's result. Drag to pan, scroll to zoom; hover a pawn for \
@@ -330,6 +331,11 @@ impl WorldView {
             .series(viewer, Metric::InterpDelay)
             .and_then(|sr| sr.range(cursor - 1.0, cursor).last())
             .map(|p| p[1]);
+        // Its link's part: half this machine's round trip (the rest is the smoothing buffer).
+        let one_way = store
+            .series(viewer, Metric::Rtt)
+            .and_then(|sr| sr.range(cursor - 2.0, cursor).last())
+            .map(|p| p[1] / 2.0);
         // Labels are placed only where they overlap no other, no pawn, the caption and the
         // footer line (hover for the rest).
         let marks = store.corrections_between(cursor - CORRECTION_FADE_S, cursor);
@@ -348,16 +354,15 @@ impl WorldView {
         let mine = |m: &&crate::session::store::CorrectionMark| {
             m.machine == viewer || viewer == Machine::Server
         };
+        // Every pawn's place on screen: labels keep nearest their own.
+        let spots: Vec<egui::Pos2> = pawns.iter().map(|v| proj.to_screen(v.location)).collect();
         let Taken {
             mut placed,
             marks: mark_places,
             trails,
         } = taken(
             (rect, titled),
-            &pawns
-                .iter()
-                .map(|v| proj.to_screen(v.location))
-                .collect::<Vec<_>>(),
+            &spots,
             ghost,
             &marks
                 .iter()
@@ -423,7 +428,7 @@ impl WorldView {
             };
             let ago = match (v.kind, delay) {
                 (crate::model::telemetry::SampleKind::Displayed, Some(d)) if self.show_delays => {
-                    format!(", {:.0} ms ago (link + buffer)", d * 1000.0)
+                    delay_words(d, one_way)
                 }
                 _ => String::new(),
             };
@@ -470,15 +475,21 @@ impl WorldView {
             }
             // The whole label where it fits; else the name alone (a crowded view still
             // names every pawn it can).
-            if self.show_labels {
+            // A pawn outside the view (or under its footer line) gets no label: a label at the
+            // edge would name a pawn the reader cannot see.
+            let in_view = rect
+                .with_max_y(rect.max.y - FOOTER_H)
+                .shrink(2.0)
+                .contains(at);
+            if self.show_labels && in_view {
                 let texts = if label == who {
                     vec![label]
                 } else {
                     vec![label, who]
                 };
-                super::world_labels::place(
+                super::world_labels::place_near(
                     &painter,
-                    (&mut placed, &trails),
+                    (&mut placed, &trails, &spots),
                     (rect, at),
                     texts,
                     &font,
@@ -606,6 +617,23 @@ impl WorldView {
     }
 }
 
+/// How far in the past a proxy is shown, in its two parts when the round trip is known:
+/// ", 130 ms ago (0 ms link + 130 ms buffer)" — at no latency the delay is all buffer.
+fn delay_words(delay: f64, one_way: Option<f64>) -> String {
+    match one_way {
+        Some(link) if link.is_finite() => {
+            let link = link.clamp(0.0, delay);
+            format!(
+                ", {:.0} ms ago ({:.0} ms link + {:.0} ms buffer)",
+                delay * 1000.0,
+                link * 1000.0,
+                (delay - link) * 1000.0
+            )
+        }
+        _ => format!(", {:.0} ms ago (link + buffer)", delay * 1000.0),
+    }
+}
+
 /// The middle of the pawns (the origin when there are none).
 fn centroid(pawns: &[crate::session::store::PawnView]) -> glam::DVec2 {
     bounds(pawns).map_or(glam::DVec2::ZERO, |(lo, hi)| (lo + hi) / 2.0)
@@ -616,4 +644,28 @@ fn bounds(pawns: &[crate::session::store::PawnView]) -> Option<(glam::DVec2, gla
     let mut it = pawns.iter().map(|v| v.location.truncate());
     let first = it.next()?;
     Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At no latency the whole delay is the buffer; with a round trip, its half is the link's.
+    #[test]
+    fn a_proxys_delay_says_its_link_and_its_buffer() {
+        assert_eq!(
+            delay_words(0.130, Some(0.0)),
+            ", 130 ms ago (0 ms link + 130 ms buffer)"
+        );
+        assert_eq!(
+            delay_words(0.180, Some(0.050)),
+            ", 180 ms ago (50 ms link + 130 ms buffer)"
+        );
+        // A link estimate longer than the delay (a round trip measured before a change).
+        assert_eq!(
+            delay_words(0.100, Some(0.300)),
+            ", 100 ms ago (100 ms link + 0 ms buffer)"
+        );
+        assert_eq!(delay_words(0.130, None), ", 130 ms ago (link + buffer)");
+    }
 }

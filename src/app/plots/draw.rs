@@ -317,10 +317,13 @@ impl PlotsPanel {
                                     .shape(MarkerShape::Square),
                             );
                         } else {
+                            // Thin and faint: dashes of a noisy series run together, so
+                            // the run before reads as a lighter trace behind this one.
                             plot_ui.line(
                                 Line::new(name, pts)
                                     .id(id)
-                                    .color(color)
+                                    .color(color.gamma_multiply(0.6))
+                                    .width(1.0)
                                     .style(LineStyle::dashed_loose()),
                             );
                         }

@@ -67,7 +67,7 @@ pub const PLOTS: [PlotSpec; 13] = [
     },
     PlotSpec {
         title: "Move age on the server",
-        explain: "Server time minus the move's timestamp when the server executed it (ms): half a round trip plus batching and frame waits. Huge without a world-time replicator.",
+        explain: "Server time minus the move's timestamp when the server executed it (ms): half a round trip plus batching and frame waits. Huge without a world-time replicator. A few ms below 0 at low latency: the client's synchronized clock runs that much ahead of the server's (the Clock offset plot), not a move from the future.",
         here: "This session, last 10 s: moves executed {move_age_ms} after their timestamp, at a {rtt_ms} round trip.",
         metric: Metric::MoveAge,
         scale: 1000.0,
@@ -122,7 +122,7 @@ pub const PLOTS: [PlotSpec; 13] = [
     },
     PlotSpec {
         title: "Sub-steps per move",
-        explain: "How many slices a move was executed in: a delta larger than MaxTimeStep is sub-stepped (up to MaxIterations). More than 1 at low frame rates.",
+        explain: "How many slices a move was executed in: a delta larger than MaxTimeStep is sub-stepped (up to MaxIterations). More than 1 at low frame rates. 0 when the client does not predict: its moves carry input only and the movement runs on the server alone.",
         here: "This session, last 10 s: {substeps} sub-steps per move on average, {substeps_max} at most.",
         metric: Metric::Substeps,
         scale: 1.0,
