@@ -225,9 +225,12 @@ impl EventLog {
         let entries = self.filter.entries(store, upto, SHOWN);
         let mut seek = None;
         let mut trace: Option<(u16, u32, f64)> = None;
+        // The newest entry in view, every frame, scrolled to at once after the last row
+        // (egui's stick-to-bottom let go for good when a burst of rows arrived in one frame:
+        // the list then stayed at its top, 13 s behind live). The pointer over the list lets
+        // it be scrolled.
+        let follow = !hovering && !entries.is_empty();
         egui::ScrollArea::vertical()
-            // The newest entry in view; an empty list's explanation from its first line.
-            .stick_to_bottom(!hovering && !entries.is_empty())
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 if entries.is_empty() {
@@ -296,6 +299,13 @@ impl EventLog {
                             self.kept = Some((upto, e.t));
                         }
                     });
+                }
+                // (Only when the last row is out of view: a list at its end asks for nothing.)
+                if follow && ui.cursor().top() > ui.clip_rect().bottom() + 0.5 {
+                    ui.scroll_to_cursor_animation(
+                        Some(egui::Align::BOTTOM),
+                        egui::style::ScrollAnimation::none(),
+                    );
                 }
             });
         if let Some((client, m, t)) = trace {
@@ -453,9 +463,13 @@ mod tests {
                 state,
             );
         h.event(egui::Event::PointerGone);
+        // A few frames with nothing listed yet (the start of a session), then the entries.
+        for _ in 0..5 {
+            h.run_steps(1);
+        }
         let mut n = 0u32;
         for frame in 0..240 {
-            let now = f64::from(frame) / 60.0 * 4.0;
+            let now = 1.0 + f64::from(frame) / 60.0 * 4.0;
             // 30 one-shots a second, as a few pawns raise them.
             while f64::from(n) / 30.0 <= now {
                 store.borrow_mut().ingest(&Record {
