@@ -25,6 +25,8 @@ pub enum OutputError {
     },
     #[error("{what} {}: is a folder; expected a file name", out.display())]
     IsAFolder { what: String, out: PathBuf },
+    #[error("{what} {}: names a folder (it ends with a separator), and no such folder exists; expected a file name, in a folder that exists", out.display())]
+    NamesAMissingFolder { what: String, out: PathBuf },
     #[error("{what} {}: is not a regular file (a device or a pipe); expected a file name", out.display())]
     NotARegularFile { what: String, out: PathBuf },
     #[error("{what} {}: cannot write in {}: {source}", out.display(), folder.display())]
@@ -102,6 +104,20 @@ pub fn not_an_input(out: &Path, inputs: &[&Path]) -> Result<(), OutputError> {
 /// Checks that `out` can be written as a file: its folder exists and is a folder, and it is
 /// not itself a folder or a device. `what` names the option (e.g. `--summary-json`).
 pub fn writable_file(out: &Path, what: &str) -> Result<(), OutputError> {
+    // `new/` names a folder even before it exists (the parent of `new/` is the one above).
+    let text = out.as_os_str().to_string_lossy();
+    if text.ends_with(std::path::MAIN_SEPARATOR) || text.ends_with('/') {
+        return Err(match std::fs::metadata(out) {
+            Ok(_) => OutputError::IsAFolder {
+                what: what.into(),
+                out: out.to_path_buf(),
+            },
+            Err(_) => OutputError::NamesAMissingFolder {
+                what: what.into(),
+                out: out.to_path_buf(),
+            },
+        });
+    }
     let parent = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -268,6 +284,17 @@ mod tests {
         let e = writable_file(&d.join("nosuch").join("x.json"), "--out").unwrap_err();
         assert!(matches!(e, OutputError::NoSuchFolder { .. }));
         assert!(e.to_string().contains("does not exist"), "{e}");
+        // A name ending with a separator names a folder, existing or not.
+        let missing = PathBuf::from(format!("{}/", d.join("nosuch").display()));
+        let e = writable_file(&missing, "--record").unwrap_err();
+        assert!(
+            matches!(e, OutputError::NamesAMissingFolder { .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("no such folder exists"), "{e}");
+        let existing = PathBuf::from(format!("{}/", d.display()));
+        let e = writable_file(&existing, "--record").unwrap_err();
+        assert!(matches!(e, OutputError::IsAFolder { .. }), "{e:?}");
         let e = writable_file(&d, "--out").unwrap_err();
         assert!(matches!(e, OutputError::IsAFolder { .. }));
         assert!(e.to_string().contains("is a folder"), "{e}");
