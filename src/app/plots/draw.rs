@@ -9,11 +9,14 @@ use egui_plot::{
 
 use super::axes::{y_bounds, y_label, y_marks};
 use super::series::PlotSpec;
-use super::window::{CacheKey, decimated_range};
+use super::window::{CacheKey, Cached, decimated_range};
 use super::{PlotClick, PlotsPanel, View};
 use crate::app::color_of;
 use crate::model::telemetry::Machine;
-use crate::session::store::{Metric, Store};
+use crate::session::store::{LogEntry, Metric, Series, Store};
+
+/// A series lent to egui_plot: its machine, whether it is the overlaid run's, its points in view.
+type InView<'a> = (Machine, bool, &'a [PlotPoint]);
 
 impl PlotsPanel {
     pub(super) fn plot(
@@ -25,8 +28,33 @@ impl PlotsPanel {
         height: f32,
         width: f32,
     ) -> Option<PlotClick> {
+        self.title_row(ui, store, view, spec);
+        if self.from_game_log && store.machines_with(spec.metric).is_empty() {
+            silent_plot(ui, spec, width, height);
+            return None;
+        }
+        let width_px = ui.available_width().max(100.0) as usize;
+        let overlay = self.overlay.take();
+        let slots = self.fill_cache(store, overlay.as_ref(), view, spec, width_px);
+        self.overlay = overlay;
+        let lines = lines_in_view(&self.cache, &slots, spec.metric, view);
+        let resp = show_plot(
+            ui,
+            store,
+            view,
+            spec,
+            (width, height),
+            &lines,
+            self.lesson_window,
+        );
+        self.transforms.insert(spec.title, resp.transform);
+        click_of(&resp, &lines, store, spec)
+    }
+
+    /// The plot's title, marked when a lesson points at it; hovering it explains the plot
+    /// and measures the session's own figures (only then).
+    fn title_row(&self, ui: &mut egui::Ui, store: &Store, view: &View, spec: &PlotSpec) {
         let title = format!("{} ({})", spec.title, spec.unit);
-        // The session's own figures are measured only while the title is hovered.
         let t_here = view.t1.min(store.latest());
         let explain = |ui: &mut egui::Ui| {
             ui.label(spec.explain);
@@ -49,47 +77,25 @@ impl PlotsPanel {
         } else {
             ui.label(RichText::new(title).strong()).on_hover_ui(explain);
         }
-        if self.from_game_log && store.machines_with(spec.metric).is_empty() {
-            let (rect, _) = ui.allocate_exact_size(egui::vec2(width, height), egui::Sense::hover());
-            ui.painter().rect_stroke(
-                rect,
-                2.0,
-                ui.visuals().widgets.noninteractive.bg_stroke,
-                egui::StrokeKind::Inside,
-            );
-            ui.put(
-                rect.shrink(12.0),
-                egui::Label::new(
-                    RichText::new(crate::gmclog::how::silent_plot(spec.metric)).weak(),
-                )
-                .wrap(),
-            );
-            return None;
-        }
-        let width_px = ui.available_width().max(100.0) as usize;
+    }
+
+    /// Brings every shown (machine, run) series of the plot into the cache, decimated for
+    /// `width_px`; returns the slots drawn, in drawing order.
+    fn fill_cache(
+        &mut self,
+        store: &Store,
+        overlay: Option<&Store>,
+        view: &View,
+        spec: &PlotSpec,
+        width_px: usize,
+    ) -> Vec<(Machine, bool)> {
         let (d0, d1, range_px) = decimated_range(view.t0, view.t1, width_px);
-        let discrete = spec.discrete();
-        // Clients' series of a discrete quantity are drawn a little apart (dodged), so equal
-        // values of several clients stay visible; the hover text rounds back.
-        let clients_here: Vec<Machine> = store
-            .machines_with(spec.metric)
-            .into_iter()
-            .filter(|m| matches!(m, Machine::Client(_)) && !self.hidden.contains(m))
-            .collect();
-        let dodge_of = |m: Machine| -> f64 {
-            if !discrete || clients_here.len() < 2 {
-                return 0.0;
-            }
-            let n = clients_here.len() as f64;
-            let i = clients_here.iter().position(|c| *c == m).unwrap_or(0) as f64;
-            let gap = (0.4 / (n - 1.0)).min(0.12);
-            (i - (n - 1.0) / 2.0) * gap
-        };
-        // Points of each (machine, run) are kept in the cache and lent to egui_plot; a view of
-        // an unchanged series is not decimated (or copied) again.
+        // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
+        let per_column = if spec.points { 3 } else { 2 };
+        let columns = range_px / per_column;
+        let dodges = Dodges::new(store, spec, &self.hidden);
         let mut slots: Vec<(Machine, bool)> = Vec::new();
-        let overlay = self.overlay.take();
-        let sources = std::iter::once((store, false)).chain(overlay.as_ref().map(|o| (o, true)));
+        let sources = std::iter::once((store, false)).chain(overlay.map(|o| (o, true)));
         for (src, is_b) in sources {
             for m in src.machines_with(spec.metric) {
                 if self.hidden.contains(&m) {
@@ -98,21 +104,21 @@ impl PlotsPanel {
                 let Some(s) = src.series(m, spec.metric) else {
                     continue;
                 };
-                let slot = (spec.metric, m, is_b);
                 slots.push((m, is_b));
-                let dodge = dodge_of(m);
+                let slot = (spec.metric, m, is_b);
+                let scaled = Scaled {
+                    scale: spec.scale,
+                    dodge: dodges.of(m),
+                };
                 if self.naive {
                     // The benchmark's reference: every point, every frame.
                     let pts = s
                         .range(f64::NEG_INFINITY, f64::INFINITY)
-                        .map(|p| PlotPoint::new(p[0], p[1] * spec.scale + dodge))
+                        .map(|p| scaled.point(&p))
                         .collect();
                     self.cache.insert(slot, (None, pts));
                     continue;
                 }
-                // Lines: one column per pixel. Markers (3 px wide): one column per 3 pixels.
-                let per_column = if spec.points { 3 } else { 2 };
-                let columns = range_px / per_column;
                 let key = CacheKey {
                     len: s.len(),
                     first: s.first_t(),
@@ -120,275 +126,419 @@ impl PlotsPanel {
                     d0,
                     d1,
                     columns,
-                    dodge,
+                    dodge: scaled.dodge,
                     inserts: s.inserts(),
                 };
-                if self.cache.get(&slot).is_some_and(|(k, _)| *k == Some(key)) {
-                    continue;
-                }
-                // Points appended since (following live): only the columns from the one that
-                // held the newest cached point on are decimated again.
-                if let Some((Some(old), pts)) = self.cache.get_mut(&slot)
-                    && old.extends_to(&key)
-                    && columns > 0
-                    && d1 > d0
-                {
-                    let width = (d1 - d0) / columns as f64;
-                    let last_old = old.last.unwrap_or(d0);
-                    let c = ((last_old - d0) / width)
-                        .floor()
-                        .clamp(0.0, (columns - 1) as f64);
-                    let from = d0 + c * width;
-                    pts.truncate(pts.partition_point(|p| p.x < from));
-                    s.decimate(from, d1, columns - c as usize, &mut self.decimated);
-                    pts.extend(
-                        self.decimated
-                            .iter()
-                            .map(|p| PlotPoint::new(p[0], p[1] * spec.scale + dodge)),
-                    );
-                    *old = key;
-                    continue;
-                }
-                s.decimate(d0, d1, columns, &mut self.decimated);
-                let pts = self
-                    .decimated
-                    .iter()
-                    .map(|p| PlotPoint::new(p[0], p[1] * spec.scale + dodge))
-                    .collect();
-                self.cache.insert(slot, (Some(key), pts));
+                self.decimate_into_cache(slot, s, key, scaled);
             }
         }
-        let cache = &self.cache;
-        // Only what is in view (and the neighbours a line needs at the edges) goes to
-        // egui_plot: the cache covers three windows, tessellating all of it would triple the
-        // work.
-        let lines: Vec<(Machine, bool, &[PlotPoint])> = slots
-            .iter()
-            .filter_map(|&(m, is_b)| {
-                cache.get(&(spec.metric, m, is_b)).map(|(_, pts)| {
-                    let a = pts.partition_point(|p| p.x < view.t0).saturating_sub(1);
-                    let b = (pts.partition_point(|p| p.x <= view.t1) + 1).min(pts.len());
-                    (m, is_b, &pts[a..b.max(a)])
-                })
-            })
-            .collect();
-        self.overlay = overlay;
-        let (y0, y1) = y_bounds(spec, &lines, view.t0, view.t1);
-        // The cursor: light amber on dark, dark amber on light.
-        let cursor_color = if ui.visuals().dark_mode {
-            Color32::from_rgb(240, 220, 120)
-        } else {
-            Color32::from_rgb(190, 120, 0)
-        };
-        let unit = spec.unit;
-        let lesson_window = self.lesson_window;
-        // The lesson's figures' window: a pale green band, readable under the points in
-        // both themes.
-        let lesson_fill = if ui.visuals().dark_mode {
-            Color32::from_rgba_unmultiplied(80, 200, 110, 28)
-        } else {
-            Color32::from_rgba_unmultiplied(20, 140, 60, 30)
-        };
-        // Correction plots name the deviating values of the correction under the pointer.
-        let names_corrections =
-            matches!(spec.metric, Metric::ReplayDepth | Metric::CorrectionError);
-        let (per_move, on_server) = (spec.metric.per_move(), spec.metric.at_server_execution());
-        let machines: Vec<Machine> = lines.iter().filter(|l| !l.1).map(|l| l.0).collect();
-        // The window and the value range are the app's: dragging, zooming and scrolling over a
-        // plot would only fight them (the wheel scrolls the list of plots instead).
-        let plot = Plot::new(spec.title)
-            .height(height)
-            .width(width)
-            .allow_drag(false)
-            .allow_zoom(false)
-            .allow_scroll(false)
-            .allow_boxed_zoom(false)
-            .allow_double_click_reset(false)
-            // The hover label (label_formatter) needs show_x/show_y; no crosshair.
-            .show_x(true)
-            .show_y(true)
-            .show_crosshair(false)
-            // Time marks far enough apart to label, and at least two however narrow.
-            .x_grid_spacer(super::axes::x_marks)
-            .custom_x_axes(vec![
-                AxisHints::new_x()
-                    .formatter(|mark, _range| {
-                        if mark.step_size >= 1.0 {
-                            format!("{:.0} s", mark.value)
-                        } else {
-                            format!("{:.1} s", mark.value)
-                        }
-                    })
-                    .label_spacing(20.0..=24.0),
-            ])
-            .y_grid_spacer(move |input| y_marks(input, discrete))
-            .custom_y_axes(vec![
-                AxisHints::new_y()
-                    .formatter(|mark, _range| y_label(mark.value, mark.step_size))
-                    .label_spacing(16.0..=18.0),
-            ])
-            .y_axis_min_width(34.0);
-        let resp = plot
-            .label_formatter(move |h| match h {
-                egui_plot::HoverPosition::NearDataPoint {
-                    plot_name,
-                    position,
-                    ..
-                } => {
-                    let value = if discrete {
-                        format!("{:.0}", position.y.round())
-                    } else {
-                        format!("{:.2}", position.y)
-                    };
-                    let mut text = format!("{plot_name}\nt = {:.3} s\n{value} {unit}", position.x);
-                    let machine = plot_name.to_string();
-                    // A per-move plot names the move of the point (the what-if run's are not
-                    // in the store).
-                    if per_move
-                        && let Some(m) =
-                            machines.iter().find(|m| store.machine_name(**m) == machine)
-                    {
-                        let ids = store.moves_at(*m, position.x, on_server, MOVE_POINT_WITHIN);
-                        match ids.as_slice() {
-                            [] => {}
-                            [id] => {
-                                text.push_str(&format!("\nmove {id}"));
-                                if let Some(ts) = store.move_timestamp(*m, Some(*id)) {
-                                    text.push_str(&format!(" (GMC timestamp {ts:.6} s)"));
-                                }
-                            }
-                            [first, .., last] => text.push_str(&format!(
-                                "\nmoves {first}–{last} (the server executed them in one frame)"
-                            )),
-                        }
-                    }
-                    if names_corrections
-                        && let Some(e) = store
-                            .log_between(position.x - 0.05, position.x + 0.05)
-                            .iter()
-                            .filter(|e| {
-                                e.move_id.is_some() && store.machine_name(e.machine) == machine
-                            })
-                            .min_by(|a, b| {
-                                (a.t - position.x)
-                                    .abs()
-                                    .total_cmp(&(b.t - position.x).abs())
-                            })
-                    {
-                        text.push('\n');
-                        text.push_str(&e.text);
-                    }
-                    Some(text)
-                }
-                _ => None,
-            })
-            .show(ui, |plot_ui| {
-                plot_ui.set_plot_bounds_x(view.t0..=view.t1.max(view.t0 + 1e-3));
-                plot_ui.set_plot_bounds_y(y0..=y1);
-                plot_ui.set_auto_bounds([false, false]);
-                if let Some((a, b)) = lesson_window {
-                    plot_ui.span(Span::new("", a..=b).fill(lesson_fill));
-                }
-                if let Some((a, b)) = view.range {
-                    // Unnamed items stay out of the legend.
-                    plot_ui.span(
-                        Span::new("", a..=b)
-                            .fill(Color32::from_rgba_unmultiplied(90, 140, 230, 40)),
-                    );
-                }
-                for &(m, is_b, pts) in &lines {
-                    let id = ("series", m, is_b);
-                    let name = if is_b {
-                        format!("{} (B)", store.machine_name(m))
-                    } else {
-                        store.machine_name(m)
-                    };
-                    let pts = PlotPoints::Borrowed(pts);
-                    if is_b {
-                        // The what-if run: dashed lines, hollow markers.
-                        let color = color_of(m).gamma_multiply(0.8);
-                        if spec.points {
-                            plot_ui.points(
-                                Points::new(name, pts)
-                                    .id(id)
-                                    .color(color)
-                                    .radius(3.0)
-                                    .filled(false)
-                                    .shape(MarkerShape::Square),
-                            );
-                        } else {
-                            // Thin and faint: dashes of a noisy series run together, so
-                            // the run before reads as a lighter trace behind this one.
-                            plot_ui.line(
-                                Line::new(name, pts)
-                                    .id(id)
-                                    .color(color.gamma_multiply(0.6))
-                                    .width(1.0)
-                                    .style(LineStyle::dashed_loose()),
-                            );
-                        }
-                    } else if spec.points {
-                        let (radius, shape) = if names_corrections {
-                            (4.0, MarkerShape::Diamond)
-                        } else {
-                            (1.5, MarkerShape::Circle)
-                        };
-                        plot_ui.points(
-                            Points::new(name, pts)
-                                .id(id)
-                                .color(color_of(m))
-                                .radius(radius)
-                                .shape(shape),
-                        );
-                    } else {
-                        plot_ui.line(Line::new(name, pts).id(id).color(color_of(m)));
-                    }
-                }
-                plot_ui.vline(VLine::new("", view.cursor).color(cursor_color).width(1.5));
-            });
-        self.transforms.insert(spec.title, resp.transform);
-        let pos = resp.response.interact_pointer_pos()?;
-        if resp.response.double_clicked() {
-            // The client's point under the pointer: its own time (a move's closing, or its
-            // execution on the server), not the pointer's.
-            let near = nearest_client_point(&lines, &resp.transform, pos, 12.0);
-            let Some((c, point)) = near else {
-                let t = resp.transform.value_from_position(pos).x;
-                return Some(PlotClick {
-                    t,
-                    journey: None,
-                    move_id: None,
-                    on_server: false,
-                });
-            };
-            let t = point.x;
-            // On a correction plot, the corrected move there (as the hover text names it).
-            let move_id = if names_corrections {
-                store
-                    .log_between(t - 0.05, t + 0.05)
-                    .iter()
-                    .filter(|e| e.machine == Machine::Client(c))
-                    .filter_map(|e| Some((e.t, e.move_id?)))
-                    .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
-                    .map(|(_, m)| m)
-            } else {
-                None
-            };
-            return Some(PlotClick {
-                t,
-                journey: Some(c),
-                move_id,
-                on_server: spec.metric.at_server_execution(),
-            });
-        }
-        let t = resp.transform.value_from_position(pos).x;
-        resp.response.clicked().then_some(PlotClick {
-            t,
-            journey: None,
-            move_id: None,
-            on_server: false,
-        })
+        slots
     }
+
+    /// Decimates one series into its cache slot: nothing when the slot was made from the same
+    /// key, only the newest columns when points were appended since (following live), all of
+    /// it otherwise.
+    fn decimate_into_cache(
+        &mut self,
+        slot: (Metric, Machine, bool),
+        s: &Series,
+        key: CacheKey,
+        scaled: Scaled,
+    ) {
+        if self.cache.get(&slot).is_some_and(|(k, _)| *k == Some(key)) {
+            return;
+        }
+        let (d0, d1, columns) = (key.d0, key.d1, key.columns);
+        if let Some((Some(old), pts)) = self.cache.get_mut(&slot)
+            && old.extends_to(&key)
+            && columns > 0
+            && d1 > d0
+        {
+            let width = (d1 - d0) / columns as f64;
+            let last_old = old.last.unwrap_or(d0);
+            let c = ((last_old - d0) / width)
+                .floor()
+                .clamp(0.0, (columns - 1) as f64);
+            let from = d0 + c * width;
+            pts.truncate(pts.partition_point(|p| p.x < from));
+            s.decimate(from, d1, columns - c as usize, &mut self.decimated);
+            pts.extend(self.decimated.iter().map(|p| scaled.point(p)));
+            *old = key;
+            return;
+        }
+        s.decimate(d0, d1, columns, &mut self.decimated);
+        let pts = self.decimated.iter().map(|p| scaled.point(p)).collect();
+        self.cache.insert(slot, (Some(key), pts));
+    }
+}
+
+/// How a stored value becomes a plotted one: the plot's scale, and the dodge that keeps equal
+/// values of several clients' discrete series apart.
+#[derive(Clone, Copy)]
+struct Scaled {
+    scale: f64,
+    dodge: f64,
+}
+
+impl Scaled {
+    fn point(&self, p: &[f64; 2]) -> PlotPoint {
+        PlotPoint::new(p[0], p[1] * self.scale + self.dodge)
+    }
+}
+
+/// Clients' series of a discrete quantity are drawn a little apart (dodged), so equal values
+/// of several clients stay visible; the hover text rounds back.
+struct Dodges {
+    clients: Vec<Machine>,
+    discrete: bool,
+}
+
+impl Dodges {
+    fn new(store: &Store, spec: &PlotSpec, hidden: &std::collections::BTreeSet<Machine>) -> Dodges {
+        let clients = store
+            .machines_with(spec.metric)
+            .into_iter()
+            .filter(|m| matches!(m, Machine::Client(_)) && !hidden.contains(m))
+            .collect();
+        Dodges {
+            clients,
+            discrete: spec.discrete(),
+        }
+    }
+
+    fn of(&self, m: Machine) -> f64 {
+        if !self.discrete || self.clients.len() < 2 {
+            return 0.0;
+        }
+        let n = self.clients.len() as f64;
+        let i = self.clients.iter().position(|c| *c == m).unwrap_or(0) as f64;
+        let gap = (0.4 / (n - 1.0)).min(0.12);
+        (i - (n - 1.0) / 2.0) * gap
+    }
+}
+
+/// A game log without this plot's quantity: an outlined box saying what the log lacks.
+fn silent_plot(ui: &mut egui::Ui, spec: &PlotSpec, width: f32, height: f32) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(width, height), egui::Sense::hover());
+    ui.painter().rect_stroke(
+        rect,
+        2.0,
+        ui.visuals().widgets.noninteractive.bg_stroke,
+        egui::StrokeKind::Inside,
+    );
+    ui.put(
+        rect.shrink(12.0),
+        egui::Label::new(RichText::new(crate::gmclog::how::silent_plot(spec.metric)).weak()).wrap(),
+    );
+}
+
+/// Only what is in view (and the neighbours a line needs at the edges) goes to egui_plot: the
+/// cache covers three windows, tessellating all of it would triple the work.
+fn lines_in_view<'a>(
+    cache: &'a std::collections::HashMap<(Metric, Machine, bool), Cached>,
+    slots: &[(Machine, bool)],
+    metric: Metric,
+    view: &View,
+) -> Vec<InView<'a>> {
+    slots
+        .iter()
+        .filter_map(|&(m, is_b)| {
+            cache.get(&(metric, m, is_b)).map(|(_, pts)| {
+                let a = pts.partition_point(|p| p.x < view.t0).saturating_sub(1);
+                let b = (pts.partition_point(|p| p.x <= view.t1) + 1).min(pts.len());
+                (m, is_b, &pts[a..b.max(a)])
+            })
+        })
+        .collect()
+}
+
+/// The plot's frame: the window and the value range are the app's (dragging, zooming and
+/// scrolling over a plot would only fight them; the wheel scrolls the list of plots).
+fn frame_of(spec: &PlotSpec, (width, height): (f32, f32)) -> Plot<'static> {
+    let discrete = spec.discrete();
+    Plot::new(spec.title)
+        .height(height)
+        .width(width)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .allow_double_click_reset(false)
+        // The hover label (label_formatter) needs show_x/show_y; no crosshair.
+        .show_x(true)
+        .show_y(true)
+        .show_crosshair(false)
+        // Time marks far enough apart to label, and at least two however narrow.
+        .x_grid_spacer(super::axes::x_marks)
+        .custom_x_axes(vec![
+            AxisHints::new_x()
+                .formatter(|mark, _range| {
+                    if mark.step_size >= 1.0 {
+                        format!("{:.0} s", mark.value)
+                    } else {
+                        format!("{:.1} s", mark.value)
+                    }
+                })
+                .label_spacing(20.0..=24.0),
+        ])
+        .y_grid_spacer(move |input| y_marks(input, discrete))
+        .custom_y_axes(vec![
+            AxisHints::new_y()
+                .formatter(|mark, _range| y_label(mark.value, mark.step_size))
+                .label_spacing(16.0..=18.0),
+        ])
+        .y_axis_min_width(34.0)
+}
+
+/// Correction plots name the deviating values of the correction under the pointer and
+/// mark their points as diamonds.
+fn names_corrections(metric: Metric) -> bool {
+    matches!(metric, Metric::ReplayDepth | Metric::CorrectionError)
+}
+
+/// Shows the plot: its bounds, the lesson's window, the selected range, the series and the
+/// cursor, with a hover text naming the point's machine, value and move.
+fn show_plot(
+    ui: &mut egui::Ui,
+    store: &Store,
+    view: &View,
+    spec: &PlotSpec,
+    size: (f32, f32),
+    lines: &[InView<'_>],
+    lesson_window: Option<(f64, f64)>,
+) -> egui_plot::PlotResponse<()> {
+    let (y0, y1) = y_bounds(spec, lines, view.t0, view.t1);
+    let dark = ui.visuals().dark_mode;
+    let hover = HoverText {
+        store,
+        machines: lines.iter().filter(|l| !l.1).map(|l| l.0).collect(),
+        discrete: spec.discrete(),
+        unit: spec.unit,
+        per_move: spec.metric.per_move(),
+        on_server: spec.metric.at_server_execution(),
+        names_corrections: names_corrections(spec.metric),
+    };
+    frame_of(spec, size)
+        .label_formatter(move |h| hover.text(h))
+        .show(ui, |plot_ui| {
+            plot_ui.set_plot_bounds_x(view.t0..=view.t1.max(view.t0 + 1e-3));
+            plot_ui.set_plot_bounds_y(y0..=y1);
+            plot_ui.set_auto_bounds([false, false]);
+            if let Some((a, b)) = lesson_window {
+                plot_ui.span(Span::new("", a..=b).fill(lesson_fill(dark)));
+            }
+            if let Some((a, b)) = view.range {
+                // Unnamed items stay out of the legend.
+                plot_ui.span(
+                    Span::new("", a..=b).fill(Color32::from_rgba_unmultiplied(90, 140, 230, 40)),
+                );
+            }
+            for &line in lines {
+                draw_series(plot_ui, store, spec, line);
+            }
+            plot_ui.vline(
+                VLine::new("", view.cursor)
+                    .color(cursor_color(dark))
+                    .width(1.5),
+            );
+        })
+}
+
+/// The cursor: light amber on dark, dark amber on light.
+fn cursor_color(dark: bool) -> Color32 {
+    if dark {
+        Color32::from_rgb(240, 220, 120)
+    } else {
+        Color32::from_rgb(190, 120, 0)
+    }
+}
+
+/// The lesson's figures' window: a pale green band, readable under the points in both themes.
+fn lesson_fill(dark: bool) -> Color32 {
+    if dark {
+        Color32::from_rgba_unmultiplied(80, 200, 110, 28)
+    } else {
+        Color32::from_rgba_unmultiplied(20, 140, 60, 30)
+    }
+}
+
+/// One series: the session's as a line or markers in its machine's colour; the overlaid
+/// run's (the what-if run or the run before a restart) thin and faint, or hollow markers.
+fn draw_series<'a>(
+    plot_ui: &mut egui_plot::PlotUi<'a>,
+    store: &Store,
+    spec: &PlotSpec,
+    line: InView<'a>,
+) {
+    let (m, is_b, pts) = line;
+    let id = ("series", m, is_b);
+    let name = if is_b {
+        format!("{} (B)", store.machine_name(m))
+    } else {
+        store.machine_name(m)
+    };
+    let pts = PlotPoints::Borrowed(pts);
+    if is_b {
+        let color = color_of(m).gamma_multiply(0.8);
+        if spec.points {
+            plot_ui.points(
+                Points::new(name, pts)
+                    .id(id)
+                    .color(color)
+                    .radius(3.0)
+                    .filled(false)
+                    .shape(MarkerShape::Square),
+            );
+        } else {
+            // Thin and faint: dashes of a noisy series run together, so the run before
+            // reads as a lighter trace behind this one.
+            plot_ui.line(
+                Line::new(name, pts)
+                    .id(id)
+                    .color(color.gamma_multiply(0.6))
+                    .width(1.0)
+                    .style(LineStyle::dashed_loose()),
+            );
+        }
+    } else if spec.points {
+        let (radius, shape) = if names_corrections(spec.metric) {
+            (4.0, MarkerShape::Diamond)
+        } else {
+            (1.5, MarkerShape::Circle)
+        };
+        plot_ui.points(
+            Points::new(name, pts)
+                .id(id)
+                .color(color_of(m))
+                .radius(radius)
+                .shape(shape),
+        );
+    } else {
+        plot_ui.line(Line::new(name, pts).id(id).color(color_of(m)));
+    }
+}
+
+/// What the hover text of a plot needs to know.
+struct HoverText<'a> {
+    store: &'a Store,
+    /// The session's machines drawn (the what-if run's are not in the store).
+    machines: Vec<Machine>,
+    discrete: bool,
+    unit: &'static str,
+    per_move: bool,
+    on_server: bool,
+    names_corrections: bool,
+}
+
+impl HoverText<'_> {
+    /// The point's machine, time and value; on a per-move plot its move; on a correction
+    /// plot the correction's deviating values.
+    fn text(&self, h: &egui_plot::HoverPosition) -> Option<String> {
+        let egui_plot::HoverPosition::NearDataPoint {
+            plot_name,
+            position,
+            ..
+        } = h
+        else {
+            return None;
+        };
+        let value = if self.discrete {
+            format!("{:.0}", position.y.round())
+        } else {
+            format!("{:.2}", position.y)
+        };
+        let unit = self.unit;
+        let mut text = format!("{plot_name}\nt = {:.3} s\n{value} {unit}", position.x);
+        let machine = plot_name.to_string();
+        let m = self
+            .machines
+            .iter()
+            .find(|m| self.store.machine_name(**m) == machine);
+        if self.per_move
+            && let Some(m) = m
+        {
+            text.push_str(&self.moves_words(*m, position.x));
+        }
+        if self.names_corrections
+            && let Some(e) = self.correction_near(&machine, position.x)
+        {
+            text.push('\n');
+            text.push_str(&e.text);
+        }
+        Some(text)
+    }
+
+    /// The move (or moves the server executed in one frame) of a per-move point at `t`.
+    fn moves_words(&self, m: Machine, t: f64) -> String {
+        let ids = self.store.moves_at(m, t, self.on_server, MOVE_POINT_WITHIN);
+        match ids.as_slice() {
+            [] => String::new(),
+            [id] => match self.store.move_timestamp(m, Some(*id)) {
+                Some(ts) => format!("\nmove {id} (GMC timestamp {ts:.6} s)"),
+                None => format!("\nmove {id}"),
+            },
+            [first, .., last] => {
+                format!("\nmoves {first}–{last} (the server executed them in one frame)")
+            }
+        }
+    }
+
+    /// The event log's entry of a correction of `machine` nearest `t` (within 50 ms).
+    fn correction_near(&self, machine: &str, t: f64) -> Option<&LogEntry> {
+        self.store
+            .log_between(t - 0.05, t + 0.05)
+            .iter()
+            .filter(|e| e.move_id.is_some() && self.store.machine_name(e.machine) == machine)
+            .min_by(|a, b| (a.t - t).abs().total_cmp(&(b.t - t).abs()))
+    }
+}
+
+/// What a click or double-click on the plot asks for: a double-click on a client's point
+/// opens its journey at that point's own time (a move's closing, or its execution on the
+/// server) and, on a correction plot, the corrected move; a click moves the cursor.
+fn click_of(
+    resp: &egui_plot::PlotResponse<()>,
+    lines: &[InView<'_>],
+    store: &Store,
+    spec: &PlotSpec,
+) -> Option<PlotClick> {
+    let pos = resp.response.interact_pointer_pos()?;
+    let at_pointer = PlotClick {
+        t: resp.transform.value_from_position(pos).x,
+        journey: None,
+        move_id: None,
+        on_server: false,
+    };
+    if !resp.response.double_clicked() {
+        return resp.response.clicked().then_some(at_pointer);
+    }
+    let Some((c, point)) = nearest_client_point(lines, &resp.transform, pos, 12.0) else {
+        return Some(at_pointer);
+    };
+    let t = point.x;
+    let move_id = if names_corrections(spec.metric) {
+        corrected_move_near(store, c, t)
+    } else {
+        None
+    };
+    Some(PlotClick {
+        t,
+        journey: Some(c),
+        move_id,
+        on_server: spec.metric.at_server_execution(),
+    })
+}
+
+/// The move of client `c`'s event-log entry nearest `t` (within 50 ms): the corrected move
+/// a correction plot's hover text names there.
+fn corrected_move_near(store: &Store, c: u16, t: f64) -> Option<u32> {
+    store
+        .log_between(t - 0.05, t + 0.05)
+        .iter()
+        .filter(|e| e.machine == Machine::Client(c))
+        .filter_map(|e| Some((e.t, e.move_id?)))
+        .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+        .map(|(_, m)| m)
 }
 
 /// How far (s) a plotted point may be from its move's record: points are placed at the
