@@ -52,6 +52,7 @@ mod welcome;
 mod whatif_window;
 mod windows;
 mod world_labels;
+mod world_paint;
 mod world_view;
 
 use action::Action;
