@@ -1296,18 +1296,20 @@ fn help_names_the_keys_that_drive_a_pawn() {
     );
 }
 
-/// Following a live session is playing: the timeline's button says Pause and stops at the
-/// newest moment; it never restarts the timeline from the session's start.
+/// Following a live session is playing: the timeline's button says "Hold view" (not a second
+/// "Pause" beside the session's own) and stops at the newest moment; it never restarts the
+/// timeline from the session's start.
 #[test]
 fn the_timeline_pauses_a_followed_live_session_where_it_is() {
     let mut h = harness();
     run_until_live_data(&mut h, 1.0);
     assert!(h.state().time().is_following());
     assert!(
-        h.query_by_label("Play").is_none(),
-        "following live shows Pause"
+        h.query_by_label("Play").is_none() && h.query_by_label("Pause").is_none(),
+        "following live shows Hold view, and only the top bar says Pause"
     );
-    h.get_by_label("Pause").click();
+    h.get_by_label("Pause (Space)");
+    h.get_by_label("Hold view").click();
     h.run_steps(2);
     let t = h.state().time();
     assert!(!t.is_following() && !t.is_playing());
