@@ -135,39 +135,7 @@ impl TrackWindow {
                         Command::ValueTrace,
                         "track",
                     ));
-                    egui::ComboBox::from_label("pawn")
-                        .selected_text(owner.map_or("none".into(), |o| format!("client {o}")))
-                        .width(80.0)
-                        .show_ui(ui, |ui| {
-                            for o in &owners {
-                                ui.selectable_value(&mut self.owner, Some(*o), format!("client {o}"));
-                            }
-                        });
-                    egui::ComboBox::from_label("value")
-                        .selected_text(self.field.member_name())
-                        .width(110.0)
-                        .show_ui(ui, |ui| {
-                            for f in Field::ALL {
-                                ui.selectable_value(&mut self.field, f, f.member_name());
-                            }
-                        });
-                    if is_vector(self.field) {
-                        egui::ComboBox::from_id_salt("track component")
-                            .selected_text(self.component.label())
-                            .width(60.0)
-                            .show_ui(ui, |ui| {
-                                for c in Component::ALL {
-                                    ui.selectable_value(&mut self.component, c, c.label());
-                                }
-                            })
-                            .response
-                            .accessible_name("component");
-                    }
-                    ui.add(
-                        egui::Slider::new(&mut self.span, 0.5..=30.0)
-                            .logarithmic(true)
-                            .text("s shown"),
-                    );
+                    self.choosers(ui, owner, &owners);
                 });
                 let Some(owner) = owner else {
                     ui.label(match trace_on {
@@ -178,133 +146,231 @@ impl TrackWindow {
                     return;
                 };
                 let (t0, t1) = ((cursor - self.span).max(store.earliest()), cursor);
-                let comp = if is_vector(self.field) {
-                    self.component
-                } else {
-                    Component::X
-                };
-                let field = self.field;
-                let num = |p: &PawnValues| number(&p.get(field), comp);
-                let mut predicted = Vec::new();
-                let mut replays = Vec::new();
-                if let Some(track) = store.values(owner) {
-                    for (t, exec, v) in &track.client {
-                        if *t < t0 || *t > t1 {
-                            continue;
-                        }
-                        let Some(y) = num(v) else { continue };
-                        match exec {
-                            Execution::Replay => replays.push([*t, y]),
-                            _ => predicted.push([*t, y]),
-                        }
-                    }
-                }
-                let server: Vec<[f64; 2]> = store
-                    .values(owner)
-                    .map(|track| {
-                        track
-                            .server
-                            .iter()
-                            .filter(|(t, _)| *t >= t0 && *t <= t1)
-                            .filter_map(|(t, v)| Some([*t, num(v)?]))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let shown = store.shown_by_others(owner, t0, t1);
-                let corrections: Vec<f64> = store
-                    .log_between(t0, t1)
-                    .iter()
-                    .filter(|e| {
-                        e.machine == Machine::Client(owner)
-                            && matches!(e.kind, MarkKind::Correction | MarkKind::Replay)
-                    })
-                    .map(|e| e.t)
-                    .collect();
-                let unit = field.unit();
-                ui.label(format!(
-                    "client {owner}'s {}{}{}: {} predicted, {} on the server, {} replayed, {} corrections in view",
-                    field.member_name(),
-                    if is_vector(field) { format!(" ({})", comp.label()) } else { String::new() },
-                    if unit.is_empty() { String::new() } else { format!(", {unit}") },
-                    predicted.len(),
-                    server.len(),
-                    replays.len(),
-                    corrections.len()
-                ));
-                let dark = ui.visuals().dark_mode;
-                let server_c = if dark { Color32::from_gray(230) } else { Color32::from_gray(20) };
-                let mark_c = if dark {
-                    Color32::from_rgb(240, 228, 66)
-                } else {
-                    Color32::from_rgb(165, 140, 0)
-                };
-                let own_c = color_of(Machine::Client(owner));
-                let own_name = format!("client {owner} predicted");
-                let mut legend = vec![
-                    (own_c, own_name.as_str(), false),
-                    (server_c, "server", true),
-                    (own_c, "replayed (hollow diamonds)", false),
-                    (mark_c, "correction", true),
-                ];
-                let shows: Vec<(Color32, String)> = shown
-                    .iter()
-                    .filter(|(_, samples)| {
-                        samples.iter().any(|s| shown_number(s, field, comp).is_some())
-                    })
-                    .map(|(m, _)| (color_of(*m).gamma_multiply(0.7), format!("{} shows it", store.machine_name(*m))))
-                    .collect();
-                legend.extend(shows.iter().map(|(c, n)| (*c, n.as_str(), false)));
-                super::action::legend_row(ui, &legend);
-                super::action::cursor_plot("track one value")
-                    .y_axis_label(unit)
-                    .show(ui, |plot_ui| {
-                        plot_ui.set_plot_bounds_x(t0..=t1.max(t0 + 1e-3));
-                        for t in &corrections {
-                            plot_ui.vline(
-                                VLine::new("correction", *t)
-                                    .color(mark_c)
-                                    .style(LineStyle::dashed_dense()),
-                            );
-                        }
-                        plot_ui.line(
-                            Line::new(format!("client {owner} predicted"), PlotPoints::from(predicted))
-                                .color(own_c)
-                                .width(2.0),
-                        );
-                        plot_ui.line(
-                            Line::new("server", PlotPoints::from(server))
-                                .color(server_c)
-                                .style(LineStyle::dashed_loose())
-                                .width(1.5),
-                        );
-                        plot_ui.points(
-                            Points::new("replayed", PlotPoints::from(replays))
-                                .color(own_c)
-                                .shape(MarkerShape::Diamond)
-                                .filled(false)
-                                .radius(3.5),
-                        );
-                        for (m, samples) in &shown {
-                            let pts: Vec<[f64; 2]> = samples
-                                .iter()
-                                .filter_map(|s| Some([s.t, shown_number(s, field, comp)?]))
-                                .collect();
-                            if !pts.is_empty() {
-                                plot_ui.line(
-                                    Line::new(format!("{} shows it", store.machine_name(*m)), PlotPoints::from(pts))
-                                        .color(color_of(*m).gamma_multiply(0.7))
-                                        .width(1.0),
-                                );
-                            }
-                        }
-                    });
-                if !matches!(field, Field::Location | Field::Velocity | Field::Rotation) {
+                let tracked = Tracked::of(store, owner, self.shown_value(), (t0, t1));
+                ui.label(self.summary(owner, &tracked));
+                draw(ui, store, owner, &tracked, (t0, t1));
+                if !matches!(self.field, Field::Location | Field::Velocity | Field::Rotation) {
                     ui.weak("What other clients display is sampled for location, velocity and yaw only.");
                 }
             });
         self.open = open;
         actions
     }
+
+    /// The pawn, the value, its component (for a vector) and the seconds shown.
+    fn choosers(&mut self, ui: &mut egui::Ui, owner: Option<u16>, owners: &[u16]) {
+        egui::ComboBox::from_label("pawn")
+            .selected_text(owner.map_or("none".into(), |o| format!("client {o}")))
+            .width(80.0)
+            .show_ui(ui, |ui| {
+                for o in owners {
+                    ui.selectable_value(&mut self.owner, Some(*o), format!("client {o}"));
+                }
+            });
+        egui::ComboBox::from_label("value")
+            .selected_text(self.field.member_name())
+            .width(110.0)
+            .show_ui(ui, |ui| {
+                for f in Field::ALL {
+                    ui.selectable_value(&mut self.field, f, f.member_name());
+                }
+            });
+        if is_vector(self.field) {
+            egui::ComboBox::from_id_salt("track component")
+                .selected_text(self.component.label())
+                .width(60.0)
+                .show_ui(ui, |ui| {
+                    for c in Component::ALL {
+                        ui.selectable_value(&mut self.component, c, c.label());
+                    }
+                })
+                .response
+                .accessible_name("component");
+        }
+        ui.add(
+            egui::Slider::new(&mut self.span, 0.5..=30.0)
+                .logarithmic(true)
+                .text("s shown"),
+        );
+    }
+
+    /// The value tracked and the number plotted of it (a scalar's own; a vector's chosen
+    /// component).
+    fn shown_value(&self) -> (Field, Component) {
+        let comp = if is_vector(self.field) {
+            self.component
+        } else {
+            Component::X
+        };
+        (self.field, comp)
+    }
+
+    /// One line saying what is plotted and how many of each.
+    fn summary(&self, owner: u16, t: &Tracked) -> String {
+        let (field, comp) = self.shown_value();
+        let unit = field.unit();
+        format!(
+            "client {owner}'s {}{}{}: {} predicted, {} on the server, {} replayed, {} corrections in view",
+            field.member_name(),
+            if is_vector(field) {
+                format!(" ({})", comp.label())
+            } else {
+                String::new()
+            },
+            if unit.is_empty() {
+                String::new()
+            } else {
+                format!(", {unit}")
+            },
+            t.predicted.len(),
+            t.server.len(),
+            t.replays.len(),
+            t.corrections.len()
+        )
+    }
+}
+
+/// One pawn's value between two times: what its client predicted and replayed, what the
+/// server computed, what other machines show, and when its client was corrected.
+struct Tracked {
+    field: Field,
+    predicted: Vec<[f64; 2]>,
+    replays: Vec<[f64; 2]>,
+    server: Vec<[f64; 2]>,
+    /// Each other machine's display of the pawn, as plotted points (machines with none left out).
+    shown: Vec<(Machine, Vec<[f64; 2]>)>,
+    corrections: Vec<f64>,
+}
+
+impl Tracked {
+    fn of(
+        store: &Store,
+        owner: u16,
+        (field, comp): (Field, Component),
+        (t0, t1): (f64, f64),
+    ) -> Tracked {
+        let num = |p: &PawnValues| number(&p.get(field), comp);
+        let within = |t: f64| t >= t0 && t <= t1;
+        let mut predicted = Vec::new();
+        let mut replays = Vec::new();
+        let mut server = Vec::new();
+        if let Some(track) = store.values(owner) {
+            for (t, exec, v) in track.client.iter().filter(|(t, _, _)| within(*t)) {
+                let Some(y) = num(v) else { continue };
+                match exec {
+                    Execution::Replay => replays.push([*t, y]),
+                    _ => predicted.push([*t, y]),
+                }
+            }
+            server = track
+                .server
+                .iter()
+                .filter(|(t, _)| within(*t))
+                .filter_map(|(t, v)| Some([*t, num(v)?]))
+                .collect();
+        }
+        let shown = store
+            .shown_by_others(owner, t0, t1)
+            .into_iter()
+            .map(|(m, samples)| {
+                let pts: Vec<[f64; 2]> = samples
+                    .iter()
+                    .filter_map(|s| Some([s.t, shown_number(s, field, comp)?]))
+                    .collect();
+                (m, pts)
+            })
+            .filter(|(_, pts)| !pts.is_empty())
+            .collect();
+        let corrections = store
+            .log_between(t0, t1)
+            .iter()
+            .filter(|e| {
+                e.machine == Machine::Client(owner)
+                    && matches!(e.kind, MarkKind::Correction | MarkKind::Replay)
+            })
+            .map(|e| e.t)
+            .collect();
+        Tracked {
+            field,
+            predicted,
+            replays,
+            server,
+            shown,
+            corrections,
+        }
+    }
+}
+
+/// The legend and the plot of a tracked value.
+fn draw(ui: &mut egui::Ui, store: &Store, owner: u16, t: &Tracked, (t0, t1): (f64, f64)) {
+    let dark = ui.visuals().dark_mode;
+    let server_c = if dark {
+        Color32::from_gray(230)
+    } else {
+        Color32::from_gray(20)
+    };
+    let mark_c = if dark {
+        Color32::from_rgb(240, 228, 66)
+    } else {
+        Color32::from_rgb(165, 140, 0)
+    };
+    let own_c = color_of(Machine::Client(owner));
+    let own_name = format!("client {owner} predicted");
+    let shows: Vec<(Color32, String)> = t
+        .shown
+        .iter()
+        .map(|(m, _)| {
+            (
+                color_of(*m).gamma_multiply(0.7),
+                format!("{} shows it", store.machine_name(*m)),
+            )
+        })
+        .collect();
+    let mut legend = vec![
+        (own_c, own_name.as_str(), false),
+        (server_c, "server", true),
+        (own_c, "replayed (hollow diamonds)", false),
+        (mark_c, "correction", true),
+    ];
+    legend.extend(shows.iter().map(|(c, n)| (*c, n.as_str(), false)));
+    super::action::legend_row(ui, &legend);
+    super::action::cursor_plot("track one value")
+        .y_axis_label(t.field.unit())
+        .show(ui, |plot_ui| {
+            plot_ui.set_plot_bounds_x(t0..=t1.max(t0 + 1e-3));
+            for at in &t.corrections {
+                plot_ui.vline(
+                    VLine::new("correction", *at)
+                        .color(mark_c)
+                        .style(LineStyle::dashed_dense()),
+                );
+            }
+            plot_ui.line(
+                Line::new(own_name.clone(), PlotPoints::from(t.predicted.clone()))
+                    .color(own_c)
+                    .width(2.0),
+            );
+            plot_ui.line(
+                Line::new("server", PlotPoints::from(t.server.clone()))
+                    .color(server_c)
+                    .style(LineStyle::dashed_loose())
+                    .width(1.5),
+            );
+            plot_ui.points(
+                Points::new("replayed", PlotPoints::from(t.replays.clone()))
+                    .color(own_c)
+                    .shape(MarkerShape::Diamond)
+                    .filled(false)
+                    .radius(3.5),
+            );
+            for ((_, pts), (color, name)) in t.shown.iter().zip(&shows) {
+                plot_ui.line(
+                    Line::new(name.clone(), PlotPoints::from(pts.clone()))
+                        .color(*color)
+                        .width(1.0),
+                );
+            }
+        });
 }
 
 #[cfg(test)]
