@@ -488,7 +488,9 @@ fn other_pawns_are_shown_in_the_past_and_jitter_pushes_them_further() {
     assert!(calm > 50.0, "{calm}");
     let jitter = value(&run(&at_step(&p, 1)), "interp_delay_ms");
     eprintln!("interpolation delay: {calm} calm, {jitter} with jitter");
-    assert!(jitter > calm, "{calm} → {jitter}");
+    // Clearly: more than a busy machine's frame-time spikes add to the delay live (a 40 ms
+    // jitter added about 10 ms, less than the spikes on the same plot).
+    assert!(jitter > calm + 25.0, "{calm} → {jitter}");
     // The lesson says so in one sentence, each figure from its own state.
     let reveal = p.lesson.clone().expect("a lesson").steps[1].reveal.clone();
     let mut w = Walk::lesson(&p);

@@ -67,16 +67,41 @@ impl PlotsPanel {
                 ));
             }
         };
-        if self.focus.as_deref() == Some(spec.title) {
-            ui.label(
-                RichText::new(format!("{title}  <- look here"))
-                    .strong()
-                    .color(super::super::palette_look(ui.visuals().dark_mode)),
-            )
-            .on_hover_ui(explain);
-        } else {
-            ui.label(RichText::new(title).strong()).on_hover_ui(explain);
-        }
+        // The overlaid run's faint dashes are named on the plot that draws them, not only in
+        // the legend above every plot.
+        let overlaid = self
+            .overlay
+            .as_ref()
+            .is_some_and(|o| !o.machines_with(spec.metric).is_empty());
+        ui.horizontal(|ui| {
+            if self.focus.as_deref() == Some(spec.title) {
+                ui.label(
+                    RichText::new(format!("{title}  <- look here"))
+                        .strong()
+                        .color(super::super::palette_look(ui.visuals().dark_mode)),
+                )
+                .on_hover_ui(explain);
+            } else {
+                ui.label(RichText::new(title).strong()).on_hover_ui(explain);
+            }
+            if overlaid {
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(format!(
+                            "{}: {} (B)",
+                            if spec.points {
+                                "hollow squares"
+                            } else {
+                                "faint dashes"
+                            },
+                            self.overlay_label
+                        ))
+                        .weak(),
+                    )
+                    .truncate(),
+                );
+            }
+        });
     }
 
     /// Brings every shown (machine, run) series of the plot into the cache, decimated for
