@@ -219,7 +219,7 @@ fn measured() -> Vec<(usize, String, String, usize)> {
             all.push((lines, rel.clone(), name, line));
         }
     }
-    all.sort_by(|a, b| b.0.cmp(&a.0));
+    all.sort_by_key(|f| std::cmp::Reverse(f.0));
     all
 }
 

@@ -72,8 +72,9 @@ impl PlotsPanel {
         let overlaid = self
             .overlay
             .as_ref()
-            .is_some_and(|o| !o.machines_with(spec.metric).is_empty());
-        ui.horizontal(|ui| {
+            .is_some_and(|o| overlaid_in_view(o, spec.metric, view));
+        // Wrapped within the plot's column: a row wider than it would widen the column.
+        ui.horizontal_wrapped(|ui| {
             if self.focus.as_deref() == Some(spec.title) {
                 ui.label(
                     RichText::new(format!("{title}  <- look here"))
@@ -85,21 +86,22 @@ impl PlotsPanel {
                 ui.label(RichText::new(title).strong()).on_hover_ui(explain);
             }
             if overlaid {
-                ui.add(
-                    egui::Label::new(
-                        RichText::new(format!(
-                            "{}: {} (B)",
-                            if spec.points {
-                                "hollow squares"
-                            } else {
-                                "faint dashes"
-                            },
-                            self.overlay_label
-                        ))
-                        .weak(),
-                    )
-                    .truncate(),
-                );
+                let drawn = if spec.points {
+                    "B: squares"
+                } else {
+                    "B: dashed"
+                };
+                let note = egui::Label::new(RichText::new(drawn).weak())
+                    .wrap_mode(egui::TextWrapMode::Extend);
+                ui.add(note).on_hover_text(format!(
+                    "{}: {} (B), drawn behind this session's series",
+                    if spec.points {
+                        "Hollow squares"
+                    } else {
+                        "Faint dashes"
+                    },
+                    self.overlay_label
+                ));
             }
         });
     }
@@ -195,6 +197,15 @@ impl PlotsPanel {
         let pts = self.decimated.iter().map(|p| scaled.point(p)).collect();
         self.cache.insert(slot, (Some(key), pts));
     }
+}
+
+/// The overlaid run has points of `metric` in the view's window.
+fn overlaid_in_view(overlay: &Store, metric: Metric, view: &View) -> bool {
+    overlay.machines_with(metric).into_iter().any(|m| {
+        overlay
+            .series(m, metric)
+            .is_some_and(|s| s.range(view.t0, view.t1).next().is_some())
+    })
 }
 
 /// How a stored value becomes a plotted one: the plot's scale, and the dodge that keeps equal
