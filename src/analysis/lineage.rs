@@ -13,13 +13,11 @@
 
 use serde::Serialize;
 
+use super::lineage_steps as steps;
+
 use crate::model::binding::Binding;
-use crate::model::messages::MsgKind;
-use crate::model::pawn::Execution;
 use crate::model::pawn::PawnValues;
-use crate::model::telemetry::{
-    Event, Hook, Machine, MoveValues, NetContext, PacketFate, REPLAY_DEPTH_UNKNOWN, Record,
-};
+use crate::model::telemetry::{Event, Machine, MoveValues, Record};
 
 /// One bound value through one execution.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -40,7 +38,8 @@ pub struct ExecValues {
 }
 
 impl ExecValues {
-    fn new(bindings: &[Binding], v: &MoveValues) -> ExecValues {
+    /// The values `bindings` took through the execution `v`.
+    pub(super) fn new(bindings: &[Binding], v: &MoveValues) -> ExecValues {
         let show = |p: &PawnValues, b: &Binding| p.get(b.field).to_string();
         ExecValues {
             exec: format!("{:?}", v.exec).to_lowercase(),
@@ -127,7 +126,7 @@ impl Lineage {
 }
 
 /// How a correction step's text starts.
-const CORRECTED: &str = "corrected";
+pub(super) const CORRECTED: &str = "corrected";
 
 impl Lineage {
     /// Where the move's bound values parted between the client and the server, in words:
@@ -209,51 +208,6 @@ pub fn move_executed_near(records: &[Record], client: u16, t: f64) -> Option<u32
         .map(|(_, m)| m)
 }
 
-/// The closing step: frames, timestamp, delta and sub-steps — a game log's 0 frames or
-/// sub-steps and NaN delta are what it did not print, and are said so.
-fn closed_text(n: u16, frames: &[f64], timestamp: f64, delta: f64, substeps: u16) -> String {
-    let merged = if n == 0 {
-        "frames not in the log".to_string()
-    } else {
-        format!(
-            "{n} frame(s) merged (frames at {})",
-            frames
-                .iter()
-                .map(|t| format!("{t:.3}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    let delta = if delta.is_finite() {
-        format!("delta {:.1} ms", delta * 1000.0)
-    } else {
-        "delta not in the log".to_string()
-    };
-    let steps = if substeps == 0 {
-        "sub-steps not in the log (Log LogGMCMovement VeryVerbose)".to_string()
-    } else {
-        format!("{substeps} sub-step(s)")
-    };
-    format!("closed: {merged}, timestamp {timestamp:.6} s, {delta}, {steps}")
-}
-
-/// A game log's failed server check, as the journey says it.
-fn rejected_text(k: &crate::model::logged::LoggedCheck) -> String {
-    let values: Vec<String> = k
-        .deviations
-        .iter()
-        .map(crate::model::telemetry::Deviation::describe)
-        .collect();
-    format!(
-        "rejected by the server (its validation failed: {}); GMC marks the move invalid and replicates one reply per net update, for the last move it executed — this move's reply reaches the client only if it was that one",
-        if values.is_empty() {
-            "the log names no value".to_string()
-        } else {
-            values.join("; ")
-        }
-    )
-}
-
 /// The journey of `move_id` of `client`, or `None` when the records do not hold its closing.
 /// Executions traced in `records` or in `values` (value-trace records from a re-simulation)
 /// show `bindings`' values; `value_trace` says where they come from.
@@ -266,419 +220,18 @@ pub fn trace(
     move_id: u32,
 ) -> Option<Lineage> {
     let me = Machine::Client(client);
-    let mut steps = Vec::new();
-    let step = |t: f64, m: Machine, what: String, inferred: bool| Step {
-        t,
-        machine: m.to_string(),
-        what,
-        inferred,
-        values: None,
-        hooks: Vec::new(),
-    };
-    // Closing, and the frames merged into it (since the previous move closed).
-    let (t_close, close_idx) = records
-        .iter()
-        .enumerate()
-        .find_map(|(i, r)| match &r.event {
-            Event::MoveClosed { move_id: m, .. } if r.machine == me && *m == move_id => {
-                Some((r.t, i))
-            }
-            _ => None,
-        })?;
-    let prev_close = records[..close_idx]
-        .iter()
-        .rev()
-        .find(|r| r.machine == me && matches!(r.event, Event::MoveClosed { .. }))
-        .map_or(f64::NEG_INFINITY, |r| r.t);
-    let frames: Vec<f64> = records
-        .iter()
-        .filter(|r| {
-            r.machine == me
-                && matches!(r.event, Event::Frame { .. })
-                && r.t > prev_close
-                && r.t <= t_close
-        })
-        .map(|r| r.t)
-        .collect();
-    if let Event::MoveClosed {
-        timestamp,
-        delta,
-        frames: n,
-        substeps,
-        ..
-    } = &records[close_idx].event
-    {
-        steps.push(step(
-            t_close,
-            me,
-            closed_text(*n, &frames, *timestamp, *delta, *substeps),
-            false,
-        ));
-    }
-    // The batch it left in: the client's first send after it closed.
-    if let Some((i, r)) = records
-        .iter()
-        .enumerate()
-        .skip(close_idx)
-        .find(|(_, r)| r.machine == me && matches!(r.event, Event::MovesSent { .. }))
-        && let Event::MovesSent {
-            new_moves,
-            resent_moves,
-            bytes,
-            reliable,
-            ..
-        } = &r.event
-    {
-        steps.push(step(
-            r.t,
-            me,
-            if *bytes == 0 {
-                // A game log's batch: GMC logs the moves, not the datagram.
-                format!(
-                    "sent in a batch of {new_moves} new move(s) and {resent_moves} resent (the log gives no bytes or channel)"
-                )
-            } else {
-                format!(
-                    "sent in a batch of {new_moves} new move(s) and {resent_moves} resent, {bytes} bytes, {}",
-                    if *reliable { "reliable" } else { "unreliable (sent again in later batches until acknowledged)" }
-                )
-            },
-            true,
-        ));
-        // That datagram's fate: sends and deliveries of Moves datagrams on this link, in order.
-        let sent_t = r.t;
-        let is_moves = |r: &Record, fate: PacketFate| {
-            matches!(&r.event, Event::Packet { from, to, fate: f, kind: MsgKind::Moves, .. }
-                if *from == me && *to == Machine::Server && *f == fate)
-        };
-        // This send's own datagram record (at the same instant, just before or after).
-        let own = records
+    let (close_idx, closing) = steps::closing(records, me, move_id)?;
+    let mut steps = vec![closing];
+    steps.extend(steps::batch(records, me, close_idx));
+    steps.extend(
+        records
             .iter()
-            .enumerate()
-            .filter(|(_, r)| r.t == sent_t && is_moves(r, PacketFate::Sent))
-            .min_by_key(|(j, _)| j.abs_diff(i))
-            .map_or(i, |(j, _)| j);
-        let k = records[..own]
-            .iter()
-            .filter(|r| is_moves(r, PacketFate::Sent))
-            .count();
-        let dropped_before = records[..own]
-            .iter()
-            .filter(|r| is_moves(r, PacketFate::Dropped))
-            .count();
-        let dropped_now = records[own..]
-            .iter()
-            .take_while(|r| r.t <= sent_t)
-            .skip(1)
-            .take_while(|r| !is_moves(r, PacketFate::Sent))
-            .any(|r| is_moves(r, PacketFate::Dropped));
-        if dropped_now {
-            steps.push(step(
-                sent_t,
-                me,
-                "the datagram was lost on the link".into(),
-                true,
-            ));
-        } else if let Some(d) = {
-            // In order per link: the k-th datagram not dropped is the k-th delivered. The
-            // records may start mid-flight (a window of a recording), so the match must also
-            // arrive after the send and have its size; otherwise the first delivery after the
-            // send with its size.
-            let bytes_of = |r: &Record| match &r.event {
-                Event::Packet { bytes, .. } => Some(*bytes),
-                _ => None,
-            };
-            let size = bytes_of(&records[own]);
-            let fits = |r: &&Record| r.t >= sent_t && size.is_none_or(|n| bytes_of(r) == Some(n));
-            records
-                .iter()
-                .filter(|r| is_moves(r, PacketFate::Delivered))
-                .nth(k - dropped_before)
-                .filter(fits)
-                .or_else(|| {
-                    records
-                        .iter()
-                        .filter(|r| is_moves(r, PacketFate::Delivered))
-                        .find(fits)
-                })
-        } {
-            steps.push(step(
-                d.t,
-                Machine::Server,
-                format!(
-                    "the datagram arrived after {:.1} ms on the link",
-                    (d.t - sent_t) * 1000.0
-                ),
-                true,
-            ));
-        }
-    }
-    for r in records {
-        match (&r.machine, &r.event) {
-            (Machine::Server, Event::RemoteMoveExecuted(x))
-                if x.client == client && x.move_id == move_id =>
-            {
-                steps.push(step(
-                    r.t,
-                    Machine::Server,
-                    format!(
-                        "executed on the server, {:.1} ms after its timestamp, {} sub-step(s)",
-                        x.age * 1000.0,
-                        x.substeps
-                    ),
-                    false,
-                ))
-            }
-            // A game log: the server's validation failed. GMC marks the move invalid and
-            // sends no correction of its own: the client gets one reply per net update, for
-            // the last move executed.
-            (Machine::Server, Event::LoggedCheck(k))
-                if k.client == client && k.move_id == move_id =>
-            {
-                steps.push(step(r.t, Machine::Server, rejected_text(k), false))
-            }
-            (
-                Machine::Server,
-                Event::MovesSkipped {
-                    client: c,
-                    from,
-                    to,
-                },
-            ) if *c == client && (*from..=*to).contains(&move_id) => steps.push(step(
-                r.t,
-                Machine::Server,
-                format!("skipped by the server (moves {from}–{to} never arrived in time)"),
-                false,
-            )),
-            (
-                Machine::Server,
-                Event::CorrectionSent {
-                    client: c,
-                    move_id: m,
-                    deviations,
-                },
-            ) if *c == client && *m == move_id => steps.push(step(
-                r.t,
-                Machine::Server,
-                format!("the server sent a correction ({deviations} deviating value(s))"),
-                false,
-            )),
-            (
-                Machine::Client(c),
-                Event::Correction {
-                    move_id: m,
-                    deviations,
-                    replay_depth,
-                    detected_by,
-                    ..
-                },
-            ) if *c == client => {
-                if *m == move_id {
-                    steps.push(step(
-                        r.t,
-                        me,
-                        format!(
-                            "{CORRECTED} (found by the {}): {}; then {}",
-                            format!("{detected_by:?}").to_lowercase(),
-                            if deviations.is_empty() {
-                                "no value named (the log has no validation line for it)".to_string()
-                            } else {
-                                deviations
-                                    .iter()
-                                    .map(crate::model::telemetry::Deviation::describe)
-                                    .collect::<Vec<_>>()
-                                    .join("; ")
-                            },
-                            if *replay_depth == REPLAY_DEPTH_UNKNOWN {
-                                "the pending moves replayed (how many, the log does not say)"
-                                    .to_string()
-                            } else {
-                                format!("{replay_depth} pending move(s) replayed")
-                            }
-                        ),
-                        false,
-                    ));
-                } else if *replay_depth != REPLAY_DEPTH_UNKNOWN
-                    && *m < move_id
-                    && move_id <= m.saturating_add(u32::from(*replay_depth))
-                {
-                    steps.push(step(
-                        r.t,
-                        me,
-                        format!("re-run in the replay after move {m} was corrected"),
-                        false,
-                    ));
-                }
-            }
-            _ => {}
-        }
-    }
+            .filter_map(|r| steps::of_record(r, client, move_id)),
+    );
     steps.sort_by(|a, b| a.t.total_cmp(&b.t));
-    // The value trace: each execution's values, on the step that names it (the server's
-    // execution, a replay) or as a step of its own (the live and combined executions).
-    let mut own_steps = Vec::new();
-    for r in records.iter().chain(values) {
-        let Event::MoveValues(v) = &r.event else {
-            continue;
-        };
-        if v.owner != Some(client) || v.move_id != move_id {
-            continue;
-        }
-        let ev = ExecValues::new(bindings, v);
-        let on =
-            |s: &Step, prefix: &str| s.t == r.t && s.values.is_none() && s.what.starts_with(prefix);
-        let target = match (r.machine, v.exec) {
-            (Machine::Server, _) => steps.iter_mut().find(|s| on(s, "executed on the server")),
-            (_, crate::model::pawn::Execution::Replay) => {
-                steps.iter_mut().find(|s| on(s, "re-run in the replay"))
-            }
-            _ => None,
-        };
-        match target {
-            Some(s) => s.values = Some(ev),
-            None => {
-                let what = match v.exec {
-                    e @ crate::model::pawn::Execution::Live => format!(
-                        "executed live ({}), {} sub-step(s)",
-                        e.queries(),
-                        v.substeps.len()
-                    ),
-                    e @ crate::model::pawn::Execution::Combined => format!(
-                        "re-executed with the next frame merged ({}), {} sub-step(s)",
-                        e.queries(),
-                        v.substeps.len()
-                    ),
-                    e => format!(
-                        "executed ({}: {}), {} sub-step(s)",
-                        format!("{e:?}").to_lowercase(),
-                        e.queries(),
-                        v.substeps.len()
-                    ),
-                };
-                let mut st = step(r.t, r.machine, what, false);
-                st.values = Some(ev);
-                own_steps.push(st);
-            }
-        }
-    }
-    // Stable, executions first: a move executed in the frame it closed shows before its
-    // closing.
-    own_steps.append(&mut steps);
-    steps = own_steps;
-    steps.sort_by(|a, b| a.t.total_cmp(&b.t));
-    // The hook trace: the hooks called for this move, on the step of the same instant and
-    // machine (an execution where there is one), else as a step of their own.
-    let server_pawn = records.iter().find_map(|r| match &r.event {
-        Event::RemoteMoveExecuted(x) if x.client == client && x.move_id == move_id => Some(x.pawn),
-        _ => None,
-    });
-    for r in records {
-        let Event::Hook {
-            hook,
-            pawn,
-            move_id: m,
-            iteration,
-            exec,
-            context,
-        } = &r.event
-        else {
-            continue;
-        };
-        let ours = *m == move_id
-            && match r.machine {
-                // The owning client's own pawn: its local and replayed executions.
-                Machine::Client(c) => {
-                    c == client
-                        && (matches!(hook, Hook::PreLocalMoveExecution)
-                            || exec.is_some_and(|e| !matches!(e, Execution::Simulated))
-                            || context.is_some_and(|x| {
-                                !matches!(x, NetContext::RemoteClientPawn_Simulation)
-                            }))
-                }
-                Machine::Server => Some(*pawn) == server_pawn,
-            };
-        if !ours {
-            continue;
-        }
-        let mut name = format!("{hook:?}");
-        if *hook == Hook::GenPredictionTick {
-            name += &format!("[{iteration}]");
-        }
-        if *hook == Hook::GenAncillaryTick
-            && let Some((local, combined)) = exec.and_then(|e| e.ancillary_args())
-        {
-            name += &format!("(bLocalMove={local}, bCombinedClientMove={combined})");
-        }
-        if let Some(x) = context {
-            name += &format!("({x:?})");
-        }
-        let machine = r.machine.to_string();
-        // A replay and a local move can run in the same frame: a hook goes to the execution
-        // of its own kind (replay hooks, with their rollback swaps, to the replay step).
-        let replay_hook = *exec == Some(Execution::Replay)
-            || matches!(
-                context,
-                Some(
-                    NetContext::LocalClientPawn_PreReplayMoveExecution
-                        | NetContext::LocalClientPawn_PostReplayMoveExecution
-                        | NetContext::RollbackSwap
-                )
-            );
-        let kind_matches = |s: &Step| {
-            r.machine == Machine::Server
-                || s.what.starts_with("re-run in the replay") == replay_hook
-        };
-        let at = steps
-            .iter()
-            .rposition(|s| {
-                s.t == r.t && s.machine == machine && s.values.is_some() && kind_matches(s)
-            })
-            .or_else(|| {
-                steps
-                    .iter()
-                    .rposition(|s| s.t == r.t && s.machine == machine && s.values.is_some())
-            })
-            .or_else(|| {
-                steps.iter().rposition(|s| {
-                    s.t == r.t
-                        && s.machine == machine
-                        && (s.what.starts_with("executed")
-                            || s.what.starts_with("re-executed")
-                            || s.what.starts_with("re-run")
-                            || s.what.starts_with("hooks"))
-                })
-            });
-        match at {
-            Some(i) => steps[i].hooks.push(name),
-            None => {
-                let mut st = step(r.t, r.machine, "hooks called".into(), false);
-                st.hooks.push(name);
-                let i = steps.partition_point(|s| s.t <= r.t);
-                steps.insert(i, st);
-            }
-        }
-    }
-    // The reply to an executed move: a correction (the server found a deviation) or an
-    // acknowledgement carrying the server's values.
-    if !steps
-        .iter()
-        .any(|s| s.what.starts_with("the server sent a correction"))
-        && steps
-            .iter()
-            .any(|s| s.what.starts_with("executed on the server"))
-    {
-        let t = steps
-            .iter()
-            .find(|s| s.what.starts_with("executed on the server"))
-            .map_or(0.0, |s| s.t);
-        steps.push(step(
-            t,
-            Machine::Server,
-            "acknowledged: the server replied with its result (the client checks its client-validated values against it)".into(),
-            false,
-        ));
-        steps.sort_by(|a, b| a.t.total_cmp(&b.t));
-    }
+    let mut steps = steps::with_values(bindings, records, values, client, move_id, steps);
+    steps::add_hooks(records, client, move_id, &mut steps);
+    steps::add_reply(&mut steps);
     Some(Lineage {
         client,
         move_id,
