@@ -5,7 +5,6 @@
 
 pub mod doctor;
 pub mod lineage;
-mod lineage_steps;
 pub mod lint;
 pub mod report;
 pub mod valuetrace;

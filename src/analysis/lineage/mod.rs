@@ -13,11 +13,11 @@
 
 use serde::Serialize;
 
-use super::lineage_steps as steps;
-
 use crate::model::binding::Binding;
 use crate::model::pawn::PawnValues;
 use crate::model::telemetry::{Event, Machine, MoveValues, Record};
+
+mod steps;
 
 /// One bound value through one execution.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -39,7 +39,7 @@ pub struct ExecValues {
 
 impl ExecValues {
     /// The values `bindings` took through the execution `v`.
-    pub(super) fn new(bindings: &[Binding], v: &MoveValues) -> ExecValues {
+    fn new(bindings: &[Binding], v: &MoveValues) -> ExecValues {
         let show = |p: &PawnValues, b: &Binding| p.get(b.field).to_string();
         ExecValues {
             exec: format!("{:?}", v.exec).to_lowercase(),
@@ -126,7 +126,7 @@ impl Lineage {
 }
 
 /// How a correction step's text starts.
-pub(super) const CORRECTED: &str = "corrected";
+const CORRECTED: &str = "corrected";
 
 impl Lineage {
     /// Where the move's bound values parted between the client and the server, in words:

@@ -1,9 +1,9 @@
-//! The steps of a move's journey for [`super::lineage::trace`], one function per kind of
+//! The steps of a move's journey for [`super::trace`], one function per kind of
 //! step: its closing, the batch and datagram it left in, what the server and the client did
 //! with it (one record at a time), the value trace's executions, the hooks called for it, and
 //! the server's reply.
 
-use super::lineage::{CORRECTED, ExecValues, Step};
+use super::{CORRECTED, ExecValues, Step};
 use crate::model::binding::Binding;
 use crate::model::messages::MsgKind;
 use crate::model::pawn::Execution;
