@@ -12,6 +12,7 @@
 //! column order; the bits per value are the wire model's own (`BoundType::nominal_bits`).
 
 mod binding_checks;
+mod body;
 mod carry;
 mod ctx;
 pub mod gmc;
