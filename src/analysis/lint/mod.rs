@@ -11,12 +11,15 @@
 //! has a time budget, every walk is iterative or depth-capped); findings come out in file, line,
 //! column order; the bits per value are the wire model's own (`BoundType::nominal_bits`).
 
+mod binding_checks;
+mod body;
 mod carry;
 mod ctx;
 pub mod gmc;
 pub mod guard;
 mod headers;
 mod nodes;
+mod prediction_checks;
 pub mod program;
 pub mod render;
 pub mod rules;

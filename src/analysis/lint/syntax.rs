@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 
 use tree_sitter::{Node, ParseOptions, Parser, Tree};
 
-use super::nodes::{
-    advance, advance_tracked, declared_name, function_declarator, is_assert_or_log, written_name,
-};
+use super::nodes::{advance, declared_name, function_declarator};
 use super::source::{ReadProblem, SourceFile};
 
 /// A place in a file: 1-based line and column (in characters), and the width to underline.
@@ -212,29 +210,29 @@ impl LineIndex {
     }
 }
 
-struct Extractor<'a> {
-    text: &'a str,
+pub(super) struct Extractor<'a> {
+    pub(super) text: &'a str,
     lines: &'a LineIndex,
     file: usize,
     out: FileSyntax,
 }
 
 /// Collapses runs of blanks to one space.
-fn squash(s: &str) -> String {
+pub(super) fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Removes every blank.
-fn tight(s: &str) -> String {
+pub(super) fn tight(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 impl<'a> Extractor<'a> {
-    fn src(&self, n: Node) -> &'a str {
+    pub(super) fn src(&self, n: Node) -> &'a str {
         self.text.get(n.byte_range()).unwrap_or("")
     }
 
-    fn pos(&self, n: Node) -> Pos {
+    pub(super) fn pos(&self, n: Node) -> Pos {
         let p = n.start_position();
         let start = self.lines.starts.get(p.row).copied().unwrap_or(0);
         let line_text = self.text.get(start..).unwrap_or("");
@@ -395,335 +393,6 @@ impl<'a> Extractor<'a> {
             self.body(body, &mut f);
         }
         self.out.funcs.push(f);
-    }
-
-    /// The inner walk over one body.
-    fn body(&mut self, body: Node, f: &mut Func) {
-        let mut c = body.walk();
-        // Kinds of the current node's ancestors below `body` (its parent last), kept by the
-        // walk: tree-sitter's `parent` and cursor depth both cost a walk from the root.
-        let mut kinds: Vec<&str> = Vec::new();
-        // Left sides of plain `=`: written, not read.
-        let mut plain_lhs: Vec<usize> = Vec::new();
-        // (node id, cond) to enter when the walk reaches that node.
-        let mut pending: Vec<(usize, u32)> = Vec::new();
-        // (end byte, cond) currently open.
-        let mut open: Vec<(usize, u32)> = Vec::new();
-        loop {
-            let n = c.node();
-            while open.last().is_some_and(|(end, _)| n.start_byte() >= *end) {
-                open.pop();
-            }
-            if let Some(i) = pending.iter().position(|(id, _)| *id == n.id()) {
-                let (_, k) = pending.swap_remove(i);
-                open.push((n.end_byte(), k));
-            }
-            let cur = open.last().map(|(_, k)| *k);
-            let field = c.field_name();
-            let parent = kinds.last().copied().unwrap_or("");
-            let lhs = plain_lhs.last() == Some(&n.id());
-            if lhs {
-                plain_lhs.pop();
-            }
-            let mut descend = true;
-            match n.kind() {
-                "if_statement" => {
-                    let text = n
-                        .child_by_field_name("condition")
-                        .map(|x| squash(self.src(x)))
-                        .unwrap_or_default();
-                    let k = self.cond(f, CondKind::If, text.clone(), n, cur);
-                    if let Some(cons) = n.child_by_field_name("consequence") {
-                        pending.push((cons.id(), k));
-                    }
-                    if let Some(alt) = n.child_by_field_name("alternative") {
-                        let e = self.cond(f, CondKind::Else, text, n, cur);
-                        pending.push((alt.id(), e));
-                    }
-                }
-                "conditional_expression" => {
-                    let text = n
-                        .child_by_field_name("condition")
-                        .map(|x| squash(self.src(x)))
-                        .unwrap_or_default();
-                    let k = self.cond(f, CondKind::Ternary, text.clone(), n, cur);
-                    if let Some(cons) = n.child_by_field_name("consequence") {
-                        pending.push((cons.id(), k));
-                    }
-                    if let Some(alt) = n.child_by_field_name("alternative") {
-                        let e = self.cond(f, CondKind::Else, text, n, cur);
-                        pending.push((alt.id(), e));
-                    }
-                }
-                "switch_statement" | "while_statement" | "for_statement" | "for_range_loop"
-                | "do_statement" => {
-                    let kind = if n.kind() == "switch_statement" {
-                        CondKind::Switch
-                    } else {
-                        CondKind::Loop
-                    };
-                    let text = n
-                        .child_by_field_name("condition")
-                        .or_else(|| n.child_by_field_name("right"))
-                        .map(|x| squash(self.src(x)))
-                        .unwrap_or_default();
-                    let k = self.cond(f, kind, text, n, cur);
-                    if let Some(b) = n.child_by_field_name("body") {
-                        pending.push((b.id(), k));
-                    }
-                    if n.kind() == "for_range_loop"
-                        && let Some((id, _)) =
-                            n.child_by_field_name("declarator").and_then(declared_name)
-                    {
-                        f.locals.insert(self.src(id).to_string());
-                    }
-                }
-                "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_else" => {
-                    let text = n
-                        .child_by_field_name("condition")
-                        .or_else(|| n.child_by_field_name("name"))
-                        .map(|x| squash(self.src(x)))
-                        .unwrap_or_default();
-                    let text = if n.kind() == "preproc_ifdef"
-                        && self.src(n).trim_start().starts_with("#ifndef")
-                    {
-                        format!("!defined({text})")
-                    } else {
-                        text
-                    };
-                    let k = self.cond(f, CondKind::Preproc, text, n, cur);
-                    open.push((n.end_byte(), k));
-                }
-                // Assertions and logging read values without using them: their arguments are
-                // not events (`check(X == 0)` is no read of X).
-                "call_expression"
-                    if n.child_by_field_name("function")
-                        .is_some_and(|x| is_assert_or_log(self.src(x))) =>
-                {
-                    descend = false
-                }
-                "call_expression" => self.call(n, f, cur),
-                "assignment_expression" => {
-                    if let (Some(l), Some(op)) = (
-                        n.child_by_field_name("left"),
-                        n.child_by_field_name("operator"),
-                    ) && self.src(op) == "="
-                    {
-                        plain_lhs.push(l.id());
-                    }
-                    self.assignment(n, f, cur)
-                }
-                "update_expression" => {
-                    if let Some(a) = n.child_by_field_name("argument")
-                        && let Some(t) = written_name(self.text, a)
-                    {
-                        self.push(
-                            f,
-                            EventKind::Write {
-                                target: t,
-                                plain: false,
-                                rhs: String::new(),
-                                path: tight(self.src(a)).trim_start_matches("this->").to_string(),
-                            },
-                            a,
-                            cur,
-                        );
-                    }
-                }
-                "declaration" => self.declaration(n, f, cur),
-                "return_statement" => self.push(f, EventKind::Return, n, cur),
-                "identifier" => {
-                    let skip =
-                        matches!(field, Some("function") | Some("declarator") | Some("label"))
-                            || matches!(
-                                parent,
-                                "qualified_identifier" | "goto_statement" | "labeled_statement"
-                            );
-                    if !skip && !lhs {
-                        let name = self.src(n).to_string();
-                        self.push(f, EventKind::Read { name }, n, cur);
-                    }
-                }
-                "field_expression" if field != Some("function") => {
-                    if let (Some(arg), Some(fld)) = (
-                        n.child_by_field_name("argument"),
-                        n.child_by_field_name("field"),
-                    ) {
-                        let name = self.src(fld).to_string();
-                        if self.src(arg) == "this" {
-                            if !lhs {
-                                self.push(f, EventKind::Read { name }, fld, cur);
-                            }
-                        } else {
-                            let path = tight(self.src(n));
-                            self.push(f, EventKind::Field { path, name }, n, cur);
-                        }
-                    }
-                }
-                "comment" | "string_literal" | "raw_string_literal" | "char_literal" => {
-                    descend = false
-                }
-                "lambda_expression" => {
-                    if let Some(params) = n
-                        .child_by_field_name("declarator")
-                        .and_then(|d| d.child_by_field_name("parameters"))
-                    {
-                        let mut w = params.walk();
-                        for p in params.named_children(&mut w) {
-                            if let Some((id, _)) =
-                                p.child_by_field_name("declarator").and_then(declared_name)
-                            {
-                                f.locals.insert(self.src(id).to_string());
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-            if !advance_tracked(&mut c, descend, &mut kinds) {
-                break;
-            }
-        }
-    }
-
-    fn cond(
-        &mut self,
-        f: &mut Func,
-        kind: CondKind,
-        text: String,
-        n: Node,
-        parent: Option<u32>,
-    ) -> u32 {
-        f.conds.push(Cond {
-            kind,
-            text,
-            pos: self.pos(n),
-            parent,
-        });
-        (f.conds.len() - 1) as u32
-    }
-
-    fn push(&self, f: &mut Func, kind: EventKind, n: Node, cond: Option<u32>) {
-        f.events.push(Event {
-            kind,
-            pos: self.pos(n),
-            cond,
-        });
-    }
-
-    fn call(&mut self, n: Node, f: &mut Func, cur: Option<u32>) {
-        let Some(func) = n.child_by_field_name("function") else {
-            return;
-        };
-        let path = tight(self.src(func));
-        let (name_node, receiver) = match func.kind() {
-            "field_expression" => (
-                func.child_by_field_name("field"),
-                func.child_by_field_name("argument")
-                    .map(|a| tight(self.src(a))),
-            ),
-            "qualified_identifier" => {
-                let mut q = func;
-                while let Some(nn) = q.child_by_field_name("name") {
-                    q = nn;
-                }
-                (Some(q), None)
-            }
-            "template_function" => (func.child_by_field_name("name"), None),
-            _ => (Some(func), None),
-        };
-        let name_node = name_node.map(|x| {
-            if x.kind() == "template_function" {
-                x.child_by_field_name("name").unwrap_or(x)
-            } else {
-                x
-            }
-        });
-        let name = name_node.map(|x| tight(self.src(x))).unwrap_or_default();
-        let receiver = receiver.filter(|r| r != "this");
-        let mut args = Vec::new();
-        if let Some(a) = n.child_by_field_name("arguments") {
-            let mut w = a.walk();
-            for x in a.named_children(&mut w) {
-                if x.kind() != "comment" {
-                    args.push(squash(self.src(x)));
-                }
-            }
-        }
-        let at = name_node.unwrap_or(func);
-        self.push(
-            f,
-            EventKind::Call {
-                path,
-                name,
-                receiver,
-                args,
-            },
-            at,
-            cur,
-        );
-    }
-
-    fn assignment(&mut self, n: Node, f: &mut Func, cur: Option<u32>) {
-        let (Some(left), Some(op)) = (
-            n.child_by_field_name("left"),
-            n.child_by_field_name("operator"),
-        ) else {
-            return;
-        };
-        let plain_op = self.src(op) == "=";
-        let rhs = n
-            .child_by_field_name("right")
-            .map(|r| squash(self.src(r)))
-            .unwrap_or_default();
-        let whole = matches!(left.kind(), "identifier")
-            || (left.kind() == "field_expression"
-                && left
-                    .child_by_field_name("argument")
-                    .is_some_and(|a| self.src(a) == "this"));
-        if let Some(t) = written_name(self.text, left) {
-            self.push(
-                f,
-                EventKind::Write {
-                    target: t,
-                    plain: plain_op && whole,
-                    rhs,
-                    path: tight(self.src(left))
-                        .trim_start_matches("this->")
-                        .to_string(),
-                },
-                left,
-                cur,
-            );
-        }
-    }
-
-    fn declaration(&mut self, n: Node, f: &mut Func, cur: Option<u32>) {
-        let ty = n
-            .child_by_field_name("type")
-            .map(|t| squash(self.src(t)))
-            .unwrap_or_default();
-        let mut w = n.walk();
-        for d in n.children_by_field_name("declarator", &mut w) {
-            let init = d
-                .child_by_field_name("value")
-                .map(|v| squash(self.src(v)))
-                .unwrap_or_default();
-            if let Some((id, _)) = declared_name(d) {
-                let name = self.src(id).to_string();
-                f.locals.insert(name.clone());
-                self.push(
-                    f,
-                    EventKind::Local {
-                        name,
-                        ty: ty.clone(),
-                        init,
-                    },
-                    id,
-                    cur,
-                );
-            }
-        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! restarted; the server restarted) its own way. Pure: no clock, thread or socket.
 
 mod command;
+mod diff;
 mod machine;
 mod plan;
 

@@ -6,8 +6,11 @@
 use std::sync::Arc;
 
 use super::command::{Command, CommandError, MAX_CLIENTS, Outcome, invalid, restart_keys};
+use super::diff;
 use super::machine::{MachineCmd, To};
+use crate::conditions::link::LinkParams;
 use crate::model::binding::Bindings;
+use crate::model::settings::Faults;
 use crate::session::preset::{BindingsError, Direction, LinkOverride, Preset};
 
 /// What a command means for the session, once validated: what to tell which machine, its
@@ -106,50 +109,57 @@ impl Settings {
     /// (adding, removing, restarting machines; pausing) change no setting: the driver does
     /// them after this said they are valid.
     pub fn plan(&mut self, cmd: &Command, clients: &[u16]) -> Result<Planned, CommandError> {
-        let before = (self.preset.clone(), self.bindings());
-        let has = |c: u16| clients.contains(&c);
-        let mut sends = Vec::new();
-        let mut outcome = Outcome::AppliedNow;
-        let mut new_bindings: Option<Arc<Bindings>> = None;
-        let mut respawn = false;
-        let what: Option<String> = match cmd {
+        let (before, bindings_before) = (self.preset.clone(), self.bindings());
+        let Applied {
+            sends,
+            respawn,
+            outcome,
+            new_bindings,
+            what,
+        } = self.apply(cmd, clients)?;
+        let Some(what) = what else {
+            return Ok(Planned {
+                sends,
+                respawn,
+                outcome,
+                change: None,
+            });
+        };
+        let mut diff = match cmd {
+            Command::SetLink {
+                client, direction, ..
+            } => diff::link_diff(&before, &self.preset, *client, *direction),
+            _ => diff::preset_diff(&before, &self.preset),
+        };
+        // A binding change, or a pitfall switch that changed the binding list.
+        let now_bindings = new_bindings.unwrap_or_else(|| self.bindings());
+        diff.extend(diff::bindings_diff(&bindings_before, &now_bindings));
+        let Some(text) = diff::change_text(what, &diff) else {
+            // Set to what it was.
+            return Ok(Planned {
+                sends,
+                respawn: false,
+                outcome: Outcome::NoChange,
+                change: None,
+            });
+        };
+        Ok(Planned {
+            sends,
+            respawn,
+            outcome,
+            change: Some(text),
+        })
+    }
+
+    /// Validates `cmd` and changes the settings it changes: one function per command that
+    /// does more than set one value.
+    fn apply(&mut self, cmd: &Command, clients: &[u16]) -> Result<Applied, CommandError> {
+        Ok(match cmd {
             Command::SetLink {
                 client,
                 direction,
                 params,
-            } => {
-                params
-                    .validate()
-                    .map_err(|(f, e)| invalid((format!("link.{f}"), e)))?;
-                if !has(*client) {
-                    return Err(CommandError::NoSuchClient(*client));
-                }
-                // Remembered as an override, so restarted machines get it too. It replaces
-                // the overrides it covers, so dragging a slider does not pile them up.
-                let (client, direction) = (*client, *direction);
-                self.preset.link_overrides.retain(|o| {
-                    o.client != client
-                        || !(direction == Direction::Both || o.direction == direction)
-                });
-                self.preset.link_overrides.push(LinkOverride {
-                    client,
-                    direction,
-                    link: params.clone(),
-                });
-                if matches!(direction, Direction::Up | Direction::Both) {
-                    sends.push((To::Client(client), MachineCmd::UpLink(params.clone())));
-                }
-                if matches!(direction, Direction::Down | Direction::Both) {
-                    sends.push((
-                        To::Server,
-                        MachineCmd::DownLink {
-                            client,
-                            params: params.clone(),
-                        },
-                    ));
-                }
-                Some(format!("client {client} link"))
-            }
+            } => self.set_link(*client, *direction, params, clients)?,
             Command::SetGmc(g) => {
                 if g.use_client_prediction != self.preset.gmc.use_client_prediction {
                     return Err(invalid((
@@ -159,211 +169,189 @@ impl Settings {
                     )));
                 }
                 self.preset = self.validated(|p| p.gmc = *g)?;
-                sends.push((To::Everyone, MachineCmd::Gmc(*g)));
-                Some(String::new())
+                Applied::told(To::Everyone, MachineCmd::Gmc(*g))
             }
-            Command::SetFaults(f) => {
-                // Binding mistakes change the binding list: the session switches to the list
-                // the new switches make, at the next move boundary, everywhere. Any switch
-                // whose list differs is one (compared, not enumerated: a new binding
-                // mistake cannot be forgotten here).
-                let old = &self.preset.faults;
-                // The clients' own list differs from the server's under binding_mismatch.
-                let mismatch_switch = f.binding_mismatch != old.binding_mismatch;
-                let p = self.validated(|p| p.faults = f.clone())?;
-                let new_list = p.checked_bindings()?;
-                let list = (new_list != self.preset.checked_bindings()?).then_some(new_list);
-                let client_list = if mismatch_switch {
-                    Some(p.client_bindings()?)
-                } else {
-                    None
-                };
-                self.preset.faults = f.clone();
-                sends.push((To::Everyone, MachineCmd::Faults(f.clone())));
-                if let Some(list) = list {
-                    // A member bound or unbound is a new build: new pawns everywhere.
-                    self.define_layout(list, true)?;
-                    respawn = true;
-                    outcome = Outcome::Respawned;
-                }
-                if let Some(cl) = client_list {
-                    // The clients bind another order (or the server's again), as the
-                    // pitfall's build does; the server keeps its list.
-                    if respawn {
-                        self.define_layout(cl, false)?;
-                    } else {
-                        sends.extend(self.define_layout(cl, false)?);
-                        outcome = Outcome::AtNextMoveBoundary;
-                    }
-                }
-                Some(String::new())
-            }
+            Command::SetFaults(f) => self.set_faults(f)?,
             Command::SetWorld(w) => {
                 self.preset = self.validated(|p| p.world = w.clone())?;
-                sends.push((To::Server, MachineCmd::World(w.clone())));
-                Some(String::new())
+                Applied::told(To::Server, MachineCmd::World(w.clone()))
             }
             Command::SetSmoothing(sm) => {
                 self.preset = self.validated(|p| p.smoothing = *sm)?;
-                sends.push((To::Everyone, MachineCmd::Smoothing(*sm)));
-                Some(String::new())
+                Applied::told(To::Everyone, MachineCmd::Smoothing(*sm))
             }
             Command::SetNetUpdateRate(rate) => {
                 self.preset = self.validated(|p| p.net_update_rate = *rate)?;
-                sends.push((To::Server, MachineCmd::NetUpdateRate(*rate)));
-                Some(String::new())
+                Applied::told(To::Server, MachineCmd::NetUpdateRate(*rate))
             }
             Command::SetClientFrameRate { fps, jitter } => {
-                self.preset = self.validated(|p| {
-                    p.client_fps = *fps;
-                    p.client_fps_jitter = *jitter;
-                })?;
-                for &id in clients {
-                    let (fps, jitter) = crate::session::setup::frame_rate(&self.preset, id);
-                    sends.push((To::Client(id), MachineCmd::FrameRate { fps, jitter }));
-                }
-                Some(String::new())
+                self.set_frame_rate(*fps, *jitter, clients)?
             }
             Command::HookTrace(on) => {
                 self.preset.hook_trace = *on;
-                sends.push((To::Everyone, MachineCmd::HookTrace(*on)));
-                Some(String::new())
+                Applied::told(To::Everyone, MachineCmd::HookTrace(*on))
             }
             Command::ValueTrace(on) => {
                 self.preset.value_trace = *on;
-                sends.push((To::Everyone, MachineCmd::ValueTrace(*on)));
-                Some(String::new())
+                Applied::told(To::Everyone, MachineCmd::ValueTrace(*on))
             }
             Command::BufferTrace(on) => {
                 self.preset.buffer_trace = *on;
-                sends.push((To::Everyone, MachineCmd::BufferTrace(*on)));
-                Some(String::new())
+                Applied::told(To::Everyone, MachineCmd::BufferTrace(*on))
             }
             Command::ChangeBindings {
                 bindings,
                 consistent,
-            } => {
-                if *consistent && **bindings == *self.bindings() {
-                    // The list the session binds already: no new build.
-                    return Ok(Planned {
-                        sends,
-                        respawn: false,
-                        outcome: Outcome::NoChange,
-                        change: None,
-                    });
-                }
-                if *consistent {
-                    // The preset keeps the list as overrides of the demo pawn's bindings, so
-                    // saving it or restarting keeps the change.
-                    self.preset.set_binding_list(bindings.list());
-                }
-                let define = self.define_layout((**bindings).clone(), *consistent)?;
-                if *consistent {
-                    // Bindings are made once per pawn: the restarted machines define it.
-                    respawn = true;
-                    outcome = Outcome::Respawned;
-                } else {
-                    sends.extend(define);
-                    outcome = Outcome::AtNextMoveBoundary;
-                }
-                new_bindings = Some(Arc::new((**bindings).clone()));
-                Some(
-                    if *consistent {
-                        "binding list changed: every pawn respawned with it on the server and \
-                         every client (a new build)"
-                    } else {
-                        "binding list changed on the clients only (the binding-mismatch pitfall)"
-                    }
-                    .to_string(),
-                )
-            }
-            Command::AddClient => {
-                let id = Self::next_client_id(clients);
-                if id >= MAX_CLIENTS {
-                    return Err(CommandError::TooManyClients);
-                }
-                Some(format!("client {id} added"))
-            }
-            Command::RemoveClient(id) => {
-                if !has(*id) {
-                    return Err(CommandError::NoSuchClient(*id));
-                }
-                Some(format!("client {id} removed"))
-            }
-            Command::RestartClient(id) => {
-                if !has(*id) {
-                    return Err(CommandError::NoSuchClient(*id));
-                }
-                Some(format!("client {id} restarted (it rejoins)"))
-            }
-            Command::RestartServer => Some("server restarted (clients rejoin)".to_string()),
-            Command::Drive { client, input } => {
-                if !has(*client) {
-                    return Err(CommandError::NoSuchClient(*client));
-                }
-                sends.push((To::Client(*client), MachineCmd::Drive(*input)));
-                None
-            }
-            Command::Pause | Command::Resume => None,
+            } => self.change_bindings(bindings, *consistent)?,
+            Command::AddClient
+            | Command::RemoveClient(_)
+            | Command::RestartClient(_)
+            | Command::RestartServer
+            | Command::Drive { .. }
+            | Command::Pause
+            | Command::Resume => lifecycle(cmd, clients)?,
+        })
+    }
+
+    /// One client's link: remembered as an override, so restarted machines get it too. It
+    /// replaces the overrides it covers, so dragging a slider does not pile them up.
+    fn set_link(
+        &mut self,
+        client: u16,
+        direction: Direction,
+        params: &LinkParams,
+        clients: &[u16],
+    ) -> Result<Applied, CommandError> {
+        params
+            .validate()
+            .map_err(|(f, e)| invalid((format!("link.{f}"), e)))?;
+        known(clients, client)?;
+        self.preset.link_overrides.retain(|o| {
+            o.client != client || !(direction == Direction::Both || o.direction == direction)
+        });
+        self.preset.link_overrides.push(LinkOverride {
+            client,
+            direction,
+            link: params.clone(),
+        });
+        let mut sends = Vec::new();
+        if matches!(direction, Direction::Up | Direction::Both) {
+            sends.push((To::Client(client), MachineCmd::UpLink(params.clone())));
+        }
+        if matches!(direction, Direction::Down | Direction::Both) {
+            sends.push((
+                To::Server,
+                MachineCmd::DownLink {
+                    client,
+                    params: params.clone(),
+                },
+            ));
+        }
+        Ok(Applied {
+            sends,
+            what: Some(format!("client {client} link")),
+            ..Applied::said(None)
+        })
+    }
+
+    /// The pitfall switches. Binding mistakes change the binding list: the session switches to
+    /// the list the new switches make, at the next move boundary, everywhere. Any switch whose
+    /// list differs is one (compared, not enumerated: a new binding mistake cannot be
+    /// forgotten here).
+    fn set_faults(&mut self, f: &Faults) -> Result<Applied, CommandError> {
+        let old = &self.preset.faults;
+        // The clients' own list differs from the server's under binding_mismatch.
+        let mismatch_switch = f.binding_mismatch != old.binding_mismatch;
+        let p = self.validated(|p| p.faults = f.clone())?;
+        let new_list = p.checked_bindings()?;
+        let list = (new_list != self.preset.checked_bindings()?).then_some(new_list);
+        let client_list = if mismatch_switch {
+            Some(p.client_bindings()?)
+        } else {
+            None
         };
-        let Some(what) = what else {
-            return Ok(Planned {
-                sends,
-                respawn,
-                outcome,
-                change: None,
-            });
-        };
-        let (before, bindings_before) = before;
-        let mut diff = match cmd {
-            Command::SetLink {
-                client, direction, ..
-            } => {
-                let mut d = Vec::new();
-                for (up, name) in [(true, "up"), (false, "down")] {
-                    let hit = match direction {
-                        Direction::Both => true,
-                        Direction::Up => up,
-                        Direction::Down => !up,
-                    };
-                    if hit {
-                        d.extend(
-                            json_diff(
-                                &before.link_params(*client, up),
-                                &self.preset.link_params(*client, up),
-                            )
-                            .into_iter()
-                            .map(|x| format!("{name} {x}")),
-                        );
-                    }
-                }
-                d
+        self.preset.faults = f.clone();
+        let mut applied = Applied::told(To::Everyone, MachineCmd::Faults(f.clone()));
+        if let Some(list) = list {
+            // A member bound or unbound is a new build: new pawns everywhere.
+            self.define_layout(list, true)?;
+            applied.respawn = true;
+            applied.outcome = Outcome::Respawned;
+        }
+        if let Some(cl) = client_list {
+            // The clients bind another order (or the server's again), as the pitfall's build
+            // does; the server keeps its list.
+            if applied.respawn {
+                self.define_layout(cl, false)?;
+            } else {
+                applied.sends.extend(self.define_layout(cl, false)?);
+                applied.outcome = Outcome::AtNextMoveBoundary;
             }
-            _ => preset_diff(&before, &self.preset),
-        };
-        // A binding change, or a pitfall switch that changed the binding list.
-        let now_bindings = new_bindings.unwrap_or_else(|| self.bindings());
-        diff.extend(bindings_diff(&bindings_before, &now_bindings));
-        if what.is_empty() && diff.is_empty() {
-            // Set to what it was.
-            return Ok(Planned {
-                sends,
-                respawn: false,
+        }
+        Ok(applied)
+    }
+
+    /// The clients' frame rate: each client is told its own (the jitter differs per client).
+    fn set_frame_rate(
+        &mut self,
+        fps: f64,
+        jitter: f64,
+        clients: &[u16],
+    ) -> Result<Applied, CommandError> {
+        self.preset = self.validated(|p| {
+            p.client_fps = fps;
+            p.client_fps_jitter = jitter;
+        })?;
+        let mut applied = Applied::said(Some(String::new()));
+        for &id in clients {
+            let (fps, jitter) = crate::session::setup::frame_rate(&self.preset, id);
+            applied
+                .sends
+                .push((To::Client(id), MachineCmd::FrameRate { fps, jitter }));
+        }
+        Ok(applied)
+    }
+
+    /// A new binding list: no change when it is the list the session binds already; a new
+    /// build (every pawn respawned) when consistent; else the clients' own redefinition (the
+    /// binding-mismatch pitfall) at their next move boundary.
+    fn change_bindings(
+        &mut self,
+        bindings: &Bindings,
+        consistent: bool,
+    ) -> Result<Applied, CommandError> {
+        if consistent && *bindings == *self.bindings() {
+            // The list the session binds already: no new build.
+            return Ok(Applied {
                 outcome: Outcome::NoChange,
-                change: None,
+                ..Applied::said(None)
             });
         }
-        let text = match (what.is_empty(), diff.is_empty()) {
-            (true, _) => diff.join("; "),
-            (false, true) => what,
-            (false, false) => format!("{what}: {}", diff.join("; ")),
-        };
-        Ok(Planned {
-            sends,
-            respawn,
-            outcome,
-            change: Some(text),
-        })
+        if consistent {
+            // The preset keeps the list as overrides of the demo pawn's bindings, so saving
+            // it or restarting keeps the change.
+            self.preset.set_binding_list(bindings.list());
+        }
+        let define = self.define_layout(bindings.clone(), consistent)?;
+        let mut applied = Applied::said(Some(
+            if consistent {
+                "binding list changed: every pawn respawned with it on the server and every \
+                 client (a new build)"
+            } else {
+                "binding list changed on the clients only (the binding-mismatch pitfall)"
+            }
+            .to_string(),
+        ));
+        if consistent {
+            // Bindings are made once per pawn: the restarted machines define it.
+            applied.respawn = true;
+            applied.outcome = Outcome::Respawned;
+        } else {
+            applied.sends = define;
+            applied.outcome = Outcome::AtNextMoveBoundary;
+        }
+        applied.new_bindings = Some(Arc::new(bindings.clone()));
+        Ok(applied)
     }
 
     /// A new binding list. Consistent: the server and every client define it as the next
@@ -491,80 +479,78 @@ impl Settings {
     }
 }
 
-/// `key: old -> new` for every leaf that differs between two serializable values (dotted keys;
-/// arrays compare whole).
-fn json_diff<T: serde::Serialize>(a: &T, b: &T) -> Vec<String> {
-    fn walk(key: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
-        use serde_json::Value;
-        // A trace is named by its source (its samples would fill the log).
-        if key == "trace" || key.ends_with(".trace") {
-            if a != b {
-                let name = |v: &Value| {
-                    v.get("source")
-                        .and_then(Value::as_str)
-                        .map_or_else(|| "none".to_string(), |s| format!("the trace {s}"))
-                };
-                out.push(format!("{key}: {} -> {}", name(a), name(b)));
-            }
-            return;
-        }
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                for (k, va) in x {
-                    let path = if key.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{key}.{k}")
-                    };
-                    match y.get(k) {
-                        Some(vb) => walk(&path, va, vb, out),
-                        None => out.push(format!("{path}: {va} -> (none)")),
-                    }
-                }
-            }
-            _ if a != b => out.push(format!("{key}: {a} -> {b}")),
-            _ => {}
+/// What a command did to the settings, before its change is put in words.
+struct Applied {
+    sends: Vec<(To, MachineCmd)>,
+    respawn: bool,
+    outcome: Outcome,
+    /// The binding list the command switched the session to, when it gave one.
+    new_bindings: Option<Arc<Bindings>>,
+    /// The change's own words (empty: the settings' differences say it); `None`: not a change
+    /// of the session.
+    what: Option<String>,
+}
+
+impl Applied {
+    /// A setting changed now, told to `to` as `cmd` and said by the settings' differences.
+    fn told(to: To, cmd: MachineCmd) -> Applied {
+        Applied {
+            sends: vec![(to, cmd)],
+            ..Applied::said(Some(String::new()))
         }
     }
-    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
-        return Vec::new();
+
+    /// Applied now with nothing told: `what` says the change, if it is one.
+    fn said(what: Option<String>) -> Applied {
+        Applied {
+            sends: Vec::new(),
+            respawn: false,
+            outcome: Outcome::AppliedNow,
+            new_bindings: None,
+            what,
+        }
+    }
+}
+
+/// `client` is one of the session's `clients`, or the error that says it is not.
+fn known(clients: &[u16], client: u16) -> Result<(), CommandError> {
+    if clients.contains(&client) {
+        Ok(())
+    } else {
+        Err(CommandError::NoSuchClient(client))
+    }
+}
+
+/// A lifecycle command (adding, removing, restarting machines; driving; pausing), validated:
+/// the change it records (`None`: none) and, for driving, the input for the client.
+fn lifecycle(cmd: &Command, clients: &[u16]) -> Result<Applied, CommandError> {
+    let what = match cmd {
+        Command::AddClient => {
+            let id = Settings::next_client_id(clients);
+            if id >= MAX_CLIENTS {
+                return Err(CommandError::TooManyClients);
+            }
+            Some(format!("client {id} added"))
+        }
+        Command::RemoveClient(id) => {
+            known(clients, *id)?;
+            Some(format!("client {id} removed"))
+        }
+        Command::RestartClient(id) => {
+            known(clients, *id)?;
+            Some(format!("client {id} restarted (it rejoins)"))
+        }
+        Command::RestartServer => Some("server restarted (clients rejoin)".to_string()),
+        Command::Drive { client, input } => {
+            known(clients, *client)?;
+            return Ok(Applied {
+                sends: vec![(To::Client(*client), MachineCmd::Drive(*input))],
+                ..Applied::said(None)
+            });
+        }
+        _ => None,
     };
-    let mut out = Vec::new();
-    walk("", &a, &b, &mut out);
-    out
-}
-
-/// The settings that differ between two presets (links are described by their command).
-fn preset_diff(a: &Preset, b: &Preset) -> Vec<String> {
-    json_diff(a, b)
-        .into_iter()
-        .filter(|d| !d.starts_with("link_overrides:") && !d.starts_with("lesson"))
-        .collect()
-}
-
-/// Bindings added, removed or changed (by name) between two binding lists.
-fn bindings_diff(a: &Bindings, b: &Bindings) -> Vec<String> {
-    let mut out = Vec::new();
-    for x in a.list() {
-        match b.list().iter().find(|y| y.name == x.name) {
-            None => out.push(format!("binding {} removed", x.name)),
-            Some(y) => out.extend(
-                json_diff(x, y)
-                    .into_iter()
-                    .filter(|d| !d.starts_with("name:"))
-                    .map(|d| format!("binding {} {d}", x.name)),
-            ),
-        }
-    }
-    for y in b.list() {
-        if !a.list().iter().any(|x| x.name == y.name) {
-            out.push(format!("binding {} added", y.name));
-        }
-    }
-    if out.is_empty() && a.list() != b.list() {
-        out.push("binding order changed".to_string());
-    }
-    out
+    Ok(Applied::said(what))
 }
 
 #[cfg(test)]

@@ -4,12 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::binding::Value;
-use crate::model::messages::MsgKind;
-use crate::model::telemetry::{
-    Event, Machine, PacketFate, REPLAY_DEPTH_UNKNOWN, Record, SampleKind,
-};
+use crate::model::telemetry::{Event, Machine, PacketFate, Record, SampleKind};
 
+mod ingest;
 mod log;
 mod own;
 mod pawns;
@@ -22,7 +19,7 @@ pub use self::pawns::{
     BufferTrack, CorrectionMark, PawnView, STALE_SECONDS, Shown, TRAIL_SECONDS, ValueTrack,
     describe_participant, participant_named,
 };
-use self::pawns::{PawnSampleAt, PawnTrack, view_at};
+use self::pawns::{PawnTrack, view_at};
 use self::sent::SentTally;
 
 /// A move's point: session time, move id, the move's timestamp.
@@ -373,29 +370,22 @@ impl Store {
         self.latest = self.latest.max(r.t);
         self.earliest = Some(self.earliest.map_or(r.t, |e| e.min(r.t)));
         self.records += 1;
-        let m = r.machine;
         self.tallies.ingest(r);
         if let Some((client, wait)) = self.own.derive(r) {
             self.point(client, Metric::OwnInputDelay, r.t, wait);
         }
-        if let Event::LoggedCheck(k) = &r.event
-            && k.timestamp.is_finite()
-        {
-            self.checked_ts.insert((k.client, k.move_id), k.timestamp);
+        self.note_game_log(r);
+        self.log_entry(r);
+        self.fold_event(r);
+        if let Some(keep) = self.retention {
+            self.keep_after(self.latest - keep);
         }
-        if let Event::LogContents(c) = &r.event {
-            self.log_contents = Some(c.clone());
-        }
-        if let Some(mut entry) = LogEntry::from_record(r) {
-            if let (Event::Correction { move_id, .. }, Some(ts)) =
-                (&r.event, self.move_timestamp(m, entry.move_id))
-            {
-                // GMC's identity of the move (what its log prints), after what deviated.
-                entry.text = format!("{}; move {move_id} has GMC timestamp {ts:.6} s", entry.text);
-            }
-            let i = self.log.partition_point(|e| e.t <= entry.t);
-            self.log.insert(i, entry);
-        }
+    }
+
+    /// Which series, tracks and tables the record's event feeds: one function per kind that
+    /// does more than one thing.
+    fn fold_event(&mut self, r: &Record) {
+        let (m, t) = (r.machine, r.t);
         match &r.event {
             Event::SessionChanged { what } => {
                 if let Some((id, name)) = pawns::participant_named(what) {
@@ -403,149 +393,41 @@ impl Store {
                 }
             }
             Event::ClientDropped { client, why } => {
-                self.lost.insert(*client, (r.t, why.clone()));
+                self.lost.insert(*client, (t, why.clone()));
             }
             Event::Joined { client, .. } => {
                 self.lost.remove(client);
             }
-            Event::MoveClosed {
-                move_id,
-                timestamp,
-                delta,
-                frames,
-                substeps,
-            } => {
-                self.move_ids
-                    .entry((m, false))
-                    .or_default()
-                    .push((r.t, *move_id, *timestamp));
-                self.point(m, Metric::MoveDelta, r.t, *delta);
-                self.point(m, Metric::FramesPerMove, r.t, f64::from(*frames));
-                self.point(m, Metric::Substeps, r.t, f64::from(*substeps));
-                // The server's clock is session time minus its start (0 unless restarted).
-                self.point(m, Metric::MoveTimestampOffset, r.t, timestamp - r.t);
-            }
-            Event::RemoteMoveExecuted(x) => {
-                let crate::model::telemetry::RemoteMove {
-                    client,
-                    age,
-                    move_id,
-                    timestamp,
-                    ..
-                } = &**x;
-                self.point(Machine::Client(*client), Metric::MoveAge, r.t, *age);
-                self.move_ids
-                    .entry((Machine::Client(*client), true))
-                    .or_default()
-                    .push((r.t, *move_id, *timestamp));
-            }
+            Event::MoveClosed { .. } => self.on_move_closed(r),
+            Event::RemoteMoveExecuted(x) => self.on_remote_move(t, x),
             Event::ProxyState {
                 pawn,
                 state_time,
                 server_now,
             } => {
                 let b = self.buffers.entry((m, *pawn)).or_default();
-                b.states.push((r.t, *state_time, *server_now));
+                b.states.push((t, *state_time, *server_now));
             }
             Event::ProxyDisplay { pawn, delay, mode } => {
                 let b = self.buffers.entry((m, *pawn)).or_default();
-                b.shown.push((r.t, *delay, *mode));
+                b.shown.push((t, *delay, *mode));
             }
-            Event::MoveValues(v) => {
-                if let Some(owner) = v.owner {
-                    let track = self.values.entry(owner).or_default();
-                    match m {
-                        Machine::Server => track.server.push((r.t, v.exit.clone())),
-                        Machine::Client(c) if c == owner => {
-                            track.client.push((r.t, v.exec, v.exit.clone()));
-                        }
-                        Machine::Client(_) => {}
-                    }
-                }
-            }
-            Event::PawnSample(s) => {
-                let crate::model::telemetry::PawnSample {
-                    pawn,
-                    owner,
-                    kind,
-                    location,
-                    velocity,
-                    yaw,
-                } = &**s;
-                let track = self
-                    .tracks
-                    .entry((m, *pawn, *kind))
-                    .or_insert_with(|| PawnTrack {
-                        owner: *owner,
-                        samples: Vec::new(),
-                    });
-                let sample = PawnSampleAt {
-                    t: r.t,
-                    location: *location,
-                    velocity: *velocity,
-                    yaw: *yaw,
-                };
-                if track.samples.last().is_none_or(|s| s.t <= r.t) {
-                    track.samples.push(sample);
-                } else {
-                    let i = track.samples.partition_point(|s| s.t <= r.t);
-                    track.samples.insert(i, sample);
-                }
-            }
-            Event::Frame { .. } => push_sorted(self.frames.entry(m).or_default(), r.t),
+            Event::MoveValues(v) => self.on_move_values(m, t, v),
+            Event::PawnSample(s) => self.on_pawn_sample(m, t, s),
+            Event::Frame { .. } => push_sorted(self.frames.entry(m).or_default(), t),
             Event::Correction {
                 replay_depth,
                 deviations,
                 detected_by,
                 ..
-            } => {
-                for d in deviations.iter().filter(|d| &*d.binding == "location") {
-                    if let (Value::Vec3(p), Value::Vec3(a)) = (&d.predicted, &d.authoritative) {
-                        let mark = CorrectionMark {
-                            t: r.t,
-                            machine: m,
-                            detected_by: *detected_by,
-                            predicted: *p,
-                            authoritative: *a,
-                        };
-                        let i = self.marks.partition_point(|x| x.t <= r.t);
-                        self.marks.insert(i, mark);
-                    }
-                }
-                // A game log may not say the depth (`Replayed N moves.` missing) or the
-                // tolerance (2.x prints none): nothing is drawn for what it does not say.
-                if *replay_depth != REPLAY_DEPTH_UNKNOWN {
-                    self.point(m, Metric::ReplayDepth, r.t, f64::from(*replay_depth));
-                }
-                let ratios: Vec<f64> = deviations
-                    .iter()
-                    .filter(|d| d.tolerance.is_finite())
-                    .map(|d| {
-                        if d.tolerance > 0.0 {
-                            d.error / d.tolerance
-                        } else {
-                            d.error
-                        }
-                    })
-                    .filter(|x| x.is_finite())
-                    .collect();
-                if !ratios.is_empty() {
-                    let worst = ratios.iter().copied().fold(0.0, f64::max);
-                    self.point(m, Metric::CorrectionError, r.t, worst);
-                }
-            }
+            } => self.on_correction(m, t, *replay_depth, deviations, *detected_by),
             Event::ProxiesDisplayed(x) if x.proxies > x.paused => {
-                self.point(m, Metric::InterpDelay, r.t, x.delay_mean)
+                self.point(m, Metric::InterpDelay, t, x.delay_mean)
             }
-            Event::Rtt { rtt } => self.point(m, Metric::Rtt, r.t, *rtt),
-            Event::ClockOffset { offset } => self.point(m, Metric::ClockOffset, r.t, *offset),
+            Event::Rtt { rtt } => self.point(m, Metric::Rtt, t, *rtt),
+            Event::ClockOffset { offset } => self.point(m, Metric::ClockOffset, t, *offset),
             Event::ServerFrame { remote_moves } => {
-                self.point(
-                    m,
-                    Metric::RemoteMovesPerFrame,
-                    r.t,
-                    f64::from(*remote_moves),
-                );
+                self.point(m, Metric::RemoteMovesPerFrame, t, f64::from(*remote_moves));
             }
             Event::Packet {
                 from,
@@ -553,82 +435,24 @@ impl Store {
                 fate: PacketFate::Sent,
                 kind,
                 ..
-            } => {
-                let (done, cur) = self.sent.entry(*from).or_default().at(r.t);
-                cur.bytes += u64::from(*bytes);
-                if *kind == MsgKind::Moves {
-                    cur.move_datagrams += 1;
-                }
-                if let Some(d) = done {
-                    self.point(*from, Metric::BytesSent, d.start + 0.5, d.bytes as f64);
-                }
-            }
+            } => self.on_datagram_sent(*from, t, *bytes, *kind),
             Event::MovesSent {
                 new_moves,
                 resent_moves,
                 value_bits,
                 ..
-            } => {
-                let (done, cur) = self.sent.entry(m).or_default().at(r.t);
-                cur.moves += u64::from(*new_moves) + u64::from(*resent_moves);
-                cur.value_bits += u64::from(*value_bits);
-                // A second with moves but no datagram seen: its bytes are not known (a game
-                // log's batches), not zero.
-                if let Some(d) = done.filter(|d| d.bytes > 0 || d.move_datagrams > 0) {
-                    self.point(m, Metric::BytesSent, d.start + 0.5, d.bytes as f64);
-                }
-            }
+            } => self.on_moves_sent(
+                m,
+                t,
+                u64::from(*new_moves) + u64::from(*resent_moves),
+                *value_bits,
+            ),
             _ => {}
-        }
-        if let Some(keep) = self.retention {
-            // Trim in steps, not on every record.
-            let cut = self.latest - keep;
-            if self
-                .series
-                .values()
-                .next()
-                .and_then(|s| s.t.first())
-                .is_some_and(|&first| first < cut - 1.0)
-            {
-                for s in self.series.values_mut() {
-                    s.trim_before(cut);
-                }
-                for track in self.tracks.values_mut() {
-                    let k = track.samples.partition_point(|s| s.t < cut);
-                    track.samples.drain(..k);
-                }
-                for f in self.frames.values_mut() {
-                    let k = f.partition_point(|&t| t < cut);
-                    f.drain(..k);
-                }
-                for v in self.move_ids.values_mut() {
-                    let k = v.partition_point(|m| m.0 < cut);
-                    v.drain(..k);
-                }
-                for v in self.values.values_mut() {
-                    let k = v.client.partition_point(|s| s.0 < cut);
-                    v.client.drain(..k);
-                    let k = v.server.partition_point(|s| s.0 < cut);
-                    v.server.drain(..k);
-                }
-                for b in self.buffers.values_mut() {
-                    let k = b.states.partition_point(|s| s.0 < cut);
-                    b.states.drain(..k);
-                    // The display change in force at the cut stays (it holds until the next).
-                    let k = b.shown.partition_point(|s| s.0 < cut).saturating_sub(1);
-                    b.shown.drain(..k);
-                }
-                let k = self.marks.partition_point(|m| m.t < cut);
-                self.marks.drain(..k);
-                let k = self.log.partition_point(|e| e.t < cut);
-                self.log.drain(..k);
-                self.tallies.trim_before(cut);
-                self.earliest = Some(cut);
-            }
         }
     }
 }
 
+/// Inserts `t` into the sorted `v`, at its end when it is the newest (the usual case).
 fn push_sorted(v: &mut Vec<f64>, t: f64) {
     if v.last().is_none_or(|&last| last <= t) {
         v.push(t);

@@ -1,0 +1,314 @@
+//! The prediction-path rules of [`super::rules`]: a walk over the path's events whose state
+//! is [`PathWalk`], one method per kind of event (a call, a field read, a name read, a write),
+//! then the carried-state checks of [`super::carry`].
+
+use std::collections::{HashMap, HashSet};
+
+use super::ctx::Ctx;
+use super::gmc;
+use super::program::{Component, Step};
+use super::syntax::EventKind;
+use super::table::*;
+use crate::model::binding::PredictionMode;
+
+/// Runs the prediction-path rules on `c`'s prediction path `path`.
+pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
+    let p = cx.p;
+    let fields: HashMap<String, String> = p.fields(&c.class).into_iter().collect();
+    let bound = bound_names(c);
+    let delta_members = delta_members(cx, c, &fields);
+    let sealed = path
+        .iter()
+        .any(|s| matches!(cx.event(s), EventKind::Call { name, .. } if name == gmc::SEAL));
+    let mut walk = PathWalk {
+        c,
+        fields: &fields,
+        bound: &bound,
+        inputs: c
+            .bindings
+            .iter()
+            .filter(|b| b.prediction.value() == Some(PredictionMode::ClientAuth_Input))
+            .map(|b| b.member.as_str())
+            .collect(),
+        delta_members,
+        stream_seeded: HashSet::new(),
+        input_seen: HashMap::new(),
+    };
+    for s in path {
+        match cx.event(s).clone() {
+            EventKind::Call {
+                path: cp,
+                name,
+                receiver,
+                args,
+            } => walk.call(cx, s, &cp, &name, receiver.as_deref(), &args),
+            EventKind::Field { path: fp, name } => walk.field(cx, s, &fp, &name),
+            EventKind::Read { name } => walk.read(cx, s, &name),
+            EventKind::Write {
+                target, path, rhs, ..
+            } if !p.funcs[s.func].locals.contains(&target) && cx.on_owner(s) => {
+                walk.write(cx, s, &path, &rhs)
+            }
+            _ => {}
+        }
+    }
+    super::carry::unbound_state(cx, c, path, &fields, &bound);
+    if !sealed {
+        super::carry::one_shots(cx, c, path);
+    }
+}
+
+/// Members TickComponent fills from its frame delta: (line, file) of the first such write.
+fn delta_members(
+    cx: &Ctx,
+    c: &Component,
+    fields: &HashMap<String, String>,
+) -> HashMap<String, (u32, usize)> {
+    let p = cx.p;
+    let mut delta_members: HashMap<String, (u32, usize)> = HashMap::new();
+    for tick in p.lookup(Some(&c.class), "TickComponent", 0) {
+        let Some(dt) = p.funcs[tick].params.first().cloned() else {
+            continue;
+        };
+        for s in p.flow(tick) {
+            if let EventKind::Write { target, rhs, .. } = cx.event(&s)
+                && fields.contains_key(target)
+                && gmc::words(rhs).any(|w| w == dt)
+            {
+                let (file, pos) = cx.at(&s);
+                delta_members
+                    .entry(target.clone())
+                    .or_insert((pos.line, file));
+            }
+        }
+    }
+    delta_members
+}
+
+/// The walk over one component's prediction path: what it knows of the component, and what
+/// it has seen so far.
+struct PathWalk<'a> {
+    c: &'a Component,
+    fields: &'a HashMap<String, String>,
+    bound: &'a HashSet<String>,
+    /// The members bound ClientAuth_Input.
+    inputs: Vec<&'a str>,
+    /// Members holding TickComponent's frame delta, until their first read is reported.
+    delta_members: HashMap<String, (u32, usize)>,
+    /// FRandomStream members seeded from bound state in this move.
+    stream_seeded: HashSet<String>,
+    /// (written path, function) → the finding already made for it.
+    input_seen: HashMap<(String, usize), usize>,
+}
+
+impl PathWalk<'_> {
+    /// A call `cp(args)` on the path: the world clock, the frame delta, an unseeded random
+    /// number, a random stream drawn from, a side effect or RPC that replays.
+    fn call(
+        &mut self,
+        cx: &mut Ctx,
+        s: &Step,
+        cp: &str,
+        name: &str,
+        receiver: Option<&str>,
+        args: &[String],
+    ) {
+        let c = self.c;
+        let (at, func, class) = (cx.at(s), Some(s.func), &c.class);
+        if gmc::is_world_time_call(cp, name, receiver) && !cx.value_guarded(s) {
+            cx.add(
+                WORLD_TIME,
+                Severity::Warning,
+                class,
+                at,
+                func,
+                format!("`{cp}()` reads the clock on the prediction path"),
+            );
+        }
+        if gmc::is_frame_delta_call(cp, name) && !cx.value_guarded(s) {
+            cx.add(
+                FRAME_DELTA,
+                Severity::Warning,
+                class,
+                at,
+                func,
+                format!("`{cp}()` is this machine's frame delta, not the move's"),
+            );
+        }
+        if gmc::is_unseeded_random_call(cp, name) && !cx.value_guarded(s) {
+            cx.add(
+                RANDOM,
+                Severity::Warning,
+                class,
+                at,
+                func,
+                format!("`{cp}()` draws a number client, server and replay do not share"),
+            );
+        }
+        if let Some(r) = receiver {
+            self.stream_call(cx, s, r, name, args);
+        }
+        let rpc = receiver.is_none() && cx.p.rpcs.contains(name);
+        if (gmc::is_side_effect_call(cp, name) || rpc) && !cx.not_replayed(s) {
+            let what = if rpc {
+                format!("the RPC `{name}`")
+            } else {
+                format!("`{cp}()`")
+            };
+            cx.add(
+                SIDE_EFFECT,
+                Severity::Warning,
+                class,
+                at,
+                func,
+                format!(
+                    "{what} runs on every execution of the move (replays and combined re-runs too)"
+                ),
+            );
+        }
+    }
+
+    /// A call on member `r`: when it is an FRandomStream, seeding it from the move's bound
+    /// state, or drawing from it unseeded.
+    fn stream_call(&mut self, cx: &mut Ctx, s: &Step, r: &str, name: &str, args: &[String]) {
+        let is_stream = self
+            .fields
+            .get(r)
+            .is_some_and(|t| t.contains("FRandomStream"));
+        if is_stream && matches!(name, "Initialize" | "Reset") {
+            let seeded_from_move = args.iter().any(|a| {
+                gmc::words(a).any(|w| {
+                    self.bound.contains(w) || w.starts_with("GetMove") || w == "GetIterationNumber"
+                })
+            });
+            if seeded_from_move {
+                self.stream_seeded.insert(r.to_string());
+            }
+        } else if is_stream
+            && gmc::is_stream_draw(name)
+            && !self.stream_seeded.contains(r)
+            && !cx.value_guarded(s)
+        {
+            cx.add(RANDOM, Severity::Warning, &self.c.class, cx.at(s), Some(s.func), format!(
+                "`{r}` is an FRandomStream member that draws here without being seeded from bound state in this move"));
+        }
+    }
+
+    /// A field read `fp` on the path: the world clock, or the frame delta.
+    fn field(&mut self, cx: &mut Ctx, s: &Step, fp: &str, name: &str) {
+        let c = self.c;
+        let (at, func, class) = (cx.at(s), Some(s.func), &c.class);
+        if gmc::is_world_time_field(name) && !cx.value_guarded(s) {
+            cx.add(
+                WORLD_TIME,
+                Severity::Warning,
+                class,
+                at,
+                func,
+                format!("`{fp}` is the world clock, read on the prediction path"),
+            );
+        }
+        if gmc::is_frame_delta_field(name) && !cx.value_guarded(s) {
+            cx.add(
+                FRAME_DELTA,
+                Severity::Warning,
+                class,
+                at,
+                func,
+                format!("`{fp}` is this machine's frame delta, not the move's"),
+            );
+        }
+    }
+
+    /// A name read on the path: a member holding TickComponent's frame delta (reported once).
+    fn read(&mut self, cx: &mut Ctx, s: &Step, name: &str) {
+        if let Some(&(line, file)) = self.delta_members.get(name)
+            && !cx.p.funcs[s.func].locals.contains(name)
+        {
+            let at = cx.at(s);
+            let cited = cx.line_ref(at.0, file, line);
+            cx.add(FRAME_DELTA, Severity::Warning, &self.c.class, at, Some(s.func), format!(
+                "`{name}` holds TickComponent's frame delta (set on {cited}), read on the prediction path"));
+            self.delta_members.remove(name);
+        }
+    }
+
+    /// A write of `path` (a member, on the owner) on the path: one of the ClientAuth_Input
+    /// inputs, reported once per input and function (later writes are listed in it).
+    fn write(&mut self, cx: &mut Ctx, s: &Step, path: &str, rhs: &str) {
+        let hit: Vec<&str> = self
+            .inputs
+            .iter()
+            .copied()
+            .filter(|m| writes_member(path, m))
+            .collect();
+        if hit.is_empty() {
+            return;
+        }
+        let at = cx.at(s);
+        let key = (path.to_string(), s.func);
+        if let Some(&i) = self.input_seen.get(&key) {
+            let line = cx.line_ref(cx.out[i].file, at.0, at.1.line);
+            cx.out[i].message.push_str(&format!(" (also {line})"));
+            return;
+        }
+        self.input_seen.insert(key, cx.out.len());
+        cx.add(
+            INPUT_WRITTEN,
+            Severity::Warning,
+            &self.c.class,
+            at,
+            Some(s.func),
+            input_written_text(path, &hit, rhs),
+        );
+    }
+}
+
+/// What a write of inputs `hit` through `path` is, and its fix: a struct holding inputs
+/// (`Input = {}`) names them, a member or a part of one is named itself; a pulse cleared
+/// after use and a value the tick derives are fixed differently.
+fn input_written_text(path: &str, hit: &[&str], rhs: &str) -> String {
+    let what = if hit.len() == 1 && hit[0].len() <= path.len() {
+        format!("`{path}` is a ClientAuth_Input input")
+    } else {
+        format!(
+            "`{path}` holds the ClientAuth_Input input{} {}",
+            if hit.len() > 1 { "s" } else { "" },
+            hit.iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let how = if rhs.is_empty() || super::carry::is_reset(rhs) {
+        "a pulse consumed in the tick: the next execution of the move (a replay, the server's) still sees it set; clear it where input is gathered (PreLocalMoveExecution) and let CombineIfUnchanged keep the press in its own move"
+    } else {
+        "a value the tick derives is not the player's input: bind it as an output (ServerAuth_Output_ClientValidated), so the server computes it too and the client's value is checked"
+    };
+    format!("{what}, but the prediction path writes it: {how}")
+}
+
+/// Whether a write to `target` (a member, a struct's root, or a path through a pointer)
+/// changes the bound member `member` (`bJump`, `Input.bJump`, `Data->bJump`): the member
+/// itself, a part of it, or a struct that holds it.
+fn writes_member(target: &str, member: &str) -> bool {
+    let under = |whole: &str, part: &str| {
+        part.strip_prefix(whole).is_some_and(|rest| {
+            rest.starts_with('.') || rest.starts_with("->") || rest.starts_with('[')
+        })
+    };
+    target == member || under(member, target) || under(target, member)
+}
+
+/// Names bound in `c`, and the bases of bound paths (`Data` for `Data.Speed`).
+pub(super) fn bound_names(c: &Component) -> HashSet<String> {
+    let mut s = HashSet::new();
+    for b in &c.bindings {
+        s.insert(b.member_name().to_string());
+        s.insert(b.member.clone());
+        if let Some(head) = b.member.split(['.', '-']).next() {
+            s.insert(head.to_string());
+        }
+    }
+    s
+}
