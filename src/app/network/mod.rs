@@ -7,6 +7,8 @@
 use eframe::egui;
 use egui::{Color32, RichText};
 
+mod trace;
+
 use super::action::{Action, SessionView};
 use crate::conditions::link::{LagSpike, LinkParams, Window};
 use crate::net::live::Command;
@@ -278,8 +280,44 @@ impl NetworkPanel {
         if self.target.is_some_and(|c| !view.client_ids.contains(&c)) {
             self.target = None;
         }
-        // Wrapped: with the lesson panel open the Controls pane is narrower than the row, and
-        // a clipped direction box hides which links an edit changes.
+        self.target_row(ui, view);
+        let links = selected_links(view.preset, &view.client_ids, self.target, self.direction);
+        // Slider, value and label fit the pane's width.
+        ui.spacing_mut().slider_width = (ui.available_width() - 170.0).clamp(50.0, 220.0);
+        if links.is_empty() {
+            ui.weak("No client links in this session.");
+            return actions;
+        }
+        let profile = profile_choice(ui);
+        let mut edits = self.main_fields(ui, &links);
+        egui::CollapsingHeader::new("more link settings").show(ui, |ui| {
+            edits.extend(self.more_fields(ui, &links, &mut actions));
+        });
+        actions.extend(self.trace_ui(ui, &links));
+        if let Some(i) = profile {
+            let (_, d, j, l) = PROFILES[i];
+            actions.extend(link_actions(&links, |link| {
+                link.latency_ms = d;
+                link.jitter_ms = j;
+                link.loss = l;
+            }));
+        }
+        for (set, v) in edits {
+            actions.extend(link_actions(&links, |l| set(l, v)));
+        }
+        actions.extend(self.events_row(ui, &links, view.now));
+        scheduled_note(ui, &links, view.now);
+        view.feedback.show(ui, ORIGIN);
+        if !view.live {
+            actions.clear();
+        }
+        actions
+    }
+
+    /// Which links an edit changes: all clients or one, both directions or one. Wrapped: with
+    /// the lesson panel open the Controls pane is narrower than the row, and a clipped
+    /// direction box hides which links an edit changes.
+    fn target_row(&mut self, ui: &mut egui::Ui, view: &SessionView) {
         ui.horizontal_wrapped(|ui| {
             ui.label("edit");
             // Narrow enough that the row fits the Controls pane at 1280×800.
@@ -313,32 +351,20 @@ impl NetworkPanel {
                 .response
                 .accessible_name("direction");
         });
-        let links = selected_links(view.preset, &view.client_ids, self.target, self.direction);
-        // Slider, value and label fit the pane's width.
-        ui.spacing_mut().slider_width = (ui.available_width() - 170.0).clamp(50.0, 220.0);
-        if links.is_empty() {
-            ui.weak("No client links in this session.");
-            return actions;
-        }
-        let mut edits: Vec<(Setter, f64)> = Vec::new();
-        let mut profile: Option<usize> = None;
-        egui::ComboBox::from_label("profile")
-            .selected_text("choose…")
-            .height(420.0)
-            .show_ui(ui, |ui| {
-                for (i, (name, d, j, l)) in PROFILES.iter().enumerate() {
-                    ui.selectable_value(&mut profile, Some(i), *name)
-                        .on_hover_text(format!(
-                            "{d} ms one way, {j} ms jitter, {:.0} % loss",
-                            l * 100.0
-                        ));
-                }
-            });
-        // A trace replaces latency, jitter and loss: their sliders would not tell the truth.
+    }
+
+    /// Latency, jitter and loss (greyed while a trace replays: their sliders would not tell
+    /// the truth); returns the edits made.
+    fn main_fields(
+        &mut self,
+        ui: &mut egui::Ui,
+        links: &[(u16, bool, LinkParams)],
+    ) -> Vec<(Setter, f64)> {
+        let mut edits = Vec::new();
         let traced = links.iter().all(|(_, _, l)| l.trace.is_some());
         ui.add_enabled_ui(!traced, |ui| {
             for f in &MAIN_FIELDS {
-                if let Some(v) = field_row(ui, f, &links, &mut self.refused) {
+                if let Some(v) = field_row(ui, f, links, &mut self.refused) {
                     edits.push((f.set, v));
                 }
             }
@@ -349,37 +375,45 @@ impl NetworkPanel {
         if traced {
             ui.weak("Latency, jitter and loss come from the trace (below) while it replays.");
         }
-        egui::CollapsingHeader::new("more link settings").show(ui, |ui| {
-            for f in &MORE_FIELDS {
-                if let Some(v) = field_row(ui, f, &links, &mut self.refused) {
-                    edits.push((f.set, v));
-                }
+        edits
+    }
+
+    /// The rarer link settings and reordering; returns the edits made (reordering's
+    /// change goes to `actions` at once).
+    fn more_fields(
+        &mut self,
+        ui: &mut egui::Ui,
+        links: &[(u16, bool, LinkParams)],
+        actions: &mut Vec<Action>,
+    ) -> Vec<(Setter, f64)> {
+        let mut edits = Vec::new();
+        for f in &MORE_FIELDS {
+            if let Some(v) = field_row(ui, f, links, &mut self.refused) {
+                edits.push((f.set, v));
             }
-            let reorder: Vec<bool> = links.iter().map(|(_, _, l)| l.reorder).collect();
-            let mut on = reorder[0];
-            let mixed = reorder.iter().any(|r| *r != on);
-            let label = if mixed { "reorder (mixed)" } else { "reorder" };
-            if ui
-                .checkbox(&mut on, label)
-                .on_hover_text("Let jitter reorder datagrams (off: first in, first out).")
-                .changed()
-            {
-                actions.extend(link_actions(&links, |l| l.reorder = on));
-            }
-        });
-        actions.extend(self.trace_ui(ui, &links));
-        if let Some(i) = profile {
-            let (_, d, j, l) = PROFILES[i];
-            actions.extend(link_actions(&links, |link| {
-                link.latency_ms = d;
-                link.jitter_ms = j;
-                link.loss = l;
-            }));
         }
-        for (set, v) in edits {
-            actions.extend(link_actions(&links, |l| set(l, v)));
+        let reorder: Vec<bool> = links.iter().map(|(_, _, l)| l.reorder).collect();
+        let mut on = reorder[0];
+        let mixed = reorder.iter().any(|r| *r != on);
+        let label = if mixed { "reorder (mixed)" } else { "reorder" };
+        if ui
+            .checkbox(&mut on, label)
+            .on_hover_text("Let jitter reorder datagrams (off: first in, first out).")
+            .changed()
+        {
+            actions.extend(link_actions(links, |l| l.reorder = on));
         }
-        let now = view.now;
+        edits
+    }
+
+    /// An outage or a lag spike on the selected links, from now, for the seconds chosen.
+    fn events_row(
+        &mut self,
+        ui: &mut egui::Ui,
+        links: &[(u16, bool, LinkParams)],
+        now: f64,
+    ) -> Vec<Action> {
+        let mut actions = Vec::new();
         ui.horizontal_wrapped(|ui| {
             ui.add(
                 egui::DragValue::new(&mut self.outage_seconds)
@@ -395,7 +429,7 @@ impl NetworkPanel {
                 )
                 .clicked()
             {
-                actions.extend(link_actions(&links, |l| {
+                actions.extend(link_actions(links, |l| {
                     l.outages.push(Window {
                         start_s: now,
                         duration_s: secs,
@@ -409,7 +443,7 @@ impl NetworkPanel {
                 )
                 .clicked()
             {
-                actions.extend(link_actions(&links, |l| {
+                actions.extend(link_actions(links, |l| {
                     l.lag_spikes.push(LagSpike {
                         start_s: now,
                         duration_s: secs,
@@ -418,133 +452,49 @@ impl NetworkPanel {
                 }));
             }
         });
-        let scheduled: usize = links
-            .iter()
-            .map(|(_, _, l)| {
-                l.outages
-                    .iter()
-                    .filter(|w| w.start_s + w.duration_s > now)
-                    .count()
-                    + l.lag_spikes
-                        .iter()
-                        .filter(|w| w.start_s + w.duration_s > now)
-                        .count()
-            })
-            .max()
-            .unwrap_or(0);
-        if scheduled > 0 {
-            ui.colored_label(
-                Color32::from_rgb(230, 160, 60),
-                format!("{scheduled} outage(s)/lag spike(s) running or scheduled"),
-            );
-        }
-        view.feedback.show(ui, ORIGIN);
-        if !view.live {
-            actions.clear();
-        }
         actions
     }
 }
 
-impl NetworkPanel {
-    /// Replaying a recorded trace on the selected links: what replays now (its statistics),
-    /// a file to replay, a profile fitted to it, looping or stretching.
-    fn trace_ui(&mut self, ui: &mut egui::Ui, links: &[(u16, bool, LinkParams)]) -> Vec<Action> {
-        let traces: Vec<Option<&std::sync::Arc<crate::conditions::trace::Trace>>> =
-            links.iter().map(|(_, _, l)| l.trace.as_ref()).collect();
-        let same = traces.windows(2).all(|w| w[0] == w[1]);
-        let title = match (&traces[0], same) {
-            (Some(t), true) => format!("trace: {}", t.source),
-            (None, true) => "trace: none".to_string(),
-            _ => "trace: mixed".to_string(),
-        };
-        let mut out = Vec::new();
-        egui::CollapsingHeader::new(title)
-            .id_salt("net trace")
-            .show(ui, |ui| {
-                ui.weak("A real network's round trips and losses (ping output or a CSV), replayed instead of latency, jitter and loss.");
-                if let (Some(t), true) = (&traces[0], same) {
-                    ui.label(describe_trace(t));
-                    let fitted = crate::conditions::link::LinkParams::fit(t);
-                    ui.horizontal_wrapped(|ui| {
-                        if ui
-                            .button("Stop replaying")
-                            .on_hover_text("Back to the latency, jitter and loss above.")
-                            .clicked()
-                        {
-                            out.extend(link_actions(links, |l| l.trace = None));
-                        }
-                        if ui
-                            .button("Use a fitted profile")
-                            .on_hover_text(format!(
-                                "Replace the trace with a profile fitted to it: {:.1} ms one way, {:.1} ms {:?} jitter, burst loss (enter {:.4}, end {:.3}).",
-                                fitted.latency_ms,
-                                fitted.jitter_ms,
-                                fitted.jitter_distribution,
-                                fitted.burst_enter,
-                                fitted.burst_exit
-                            ))
-                            .clicked()
-                        {
-                            out.extend(link_actions(links, |l| {
-                                let keep = (l.outages.clone(), l.lag_spikes.clone());
-                                *l = fitted.clone();
-                                (l.outages, l.lag_spikes) = keep;
-                            }));
-                        }
-                    });
-                    let stretch = links[0].2.trace_stretch_s;
-                    let mut looped = stretch == 0.0;
-                    ui.horizontal(|ui| {
-                        if ui
-                            .checkbox(&mut looped, "loop")
-                            .on_hover_text("Loop the trace; off: stretch (or squeeze) it over the seconds given.")
-                            .changed()
-                        {
-                            let s = if looped { 0.0 } else { t.duration() };
-                            out.extend(link_actions(links, |l| l.trace_stretch_s = s));
-                        }
-                        if !looped {
-                            let mut s = stretch;
-                            if ui
-                                .add(egui::DragValue::new(&mut s).range(1.0..=1_000_000.0).suffix(" s"))
-                                .on_hover_text("Seconds the whole trace is stretched over.")
-                                .changed()
-                            {
-                                out.extend(link_actions(links, |l| l.trace_stretch_s = s));
-                            }
-                        }
-                    });
-                }
-                ui.horizontal(|ui| {
-                    ui.add(
-                        egui::TextEdit::singleline(&mut self.trace_path)
-                            .hint_text("ping.txt or trace.csv")
-                            // Room for the Replay button beside it (its text, padding and
-                            // the spacing between them).
-                            .desired_width((ui.available_width() - 84.0).max(60.0)),
-                    )
-                    .accessible_name("trace file");
-                    if ui
-                        .button("Replay")
-                        .on_hover_text("Read the file (ping output from Linux, macOS or Windows, or a CSV with time_s and rtt_ms or one_way_ms, and lost) and replay it on the selected links.")
-                        .clicked()
-                    {
-                        match crate::session::preset::load_trace(std::path::Path::new(self.trace_path.trim())) {
-                            Ok(t) => {
-                                self.trace_error = None;
-                                let t = std::sync::Arc::new(t);
-                                out.extend(link_actions(links, |l| l.trace = Some(t.clone())));
-                            }
-                            Err(e) => self.trace_error = Some(e.to_string()),
-                        }
-                    }
-                });
-                if let Some(e) = &self.trace_error {
-                    ui.colored_label(Color32::from_rgb(230, 90, 80), e);
-                }
-            });
-        out
+/// A shipped link profile picked from the list, if one was.
+fn profile_choice(ui: &mut egui::Ui) -> Option<usize> {
+    let mut profile: Option<usize> = None;
+    egui::ComboBox::from_label("profile")
+        .selected_text("choose…")
+        .height(420.0)
+        .show_ui(ui, |ui| {
+            for (i, (name, d, j, l)) in PROFILES.iter().enumerate() {
+                ui.selectable_value(&mut profile, Some(i), *name)
+                    .on_hover_text(format!(
+                        "{d} ms one way, {j} ms jitter, {:.0} % loss",
+                        l * 100.0
+                    ));
+            }
+        });
+    profile
+}
+
+/// How many outages and lag spikes run or wait on the busiest selected link, said when any.
+fn scheduled_note(ui: &mut egui::Ui, links: &[(u16, bool, LinkParams)], now: f64) {
+    let scheduled: usize = links
+        .iter()
+        .map(|(_, _, l)| {
+            l.outages
+                .iter()
+                .filter(|w| w.start_s + w.duration_s > now)
+                .count()
+                + l.lag_spikes
+                    .iter()
+                    .filter(|w| w.start_s + w.duration_s > now)
+                    .count()
+        })
+        .max()
+        .unwrap_or(0);
+    if scheduled > 0 {
+        ui.colored_label(
+            Color32::from_rgb(230, 160, 60),
+            format!("{scheduled} outage(s)/lag spike(s) running or scheduled"),
+        );
     }
 }
 
