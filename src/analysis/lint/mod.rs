@@ -33,7 +33,7 @@ pub mod writes;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::model::binding::{Binding, BoundType, PredictionMode, SimulationMode};
+use crate::model::binding::{Binding, BoundType, CombineMode, PredictionMode, SimulationMode};
 use crate::model::messages::{ClientMsg, HEADER_BYTES, WireMove, moves_frame_bits};
 use crate::model::pawn::PawnValues;
 use crate::session::preset::Preset;
@@ -81,6 +81,8 @@ pub struct Totals {
     /// Frames per move and moves per second the client bandwidth assumes (inputs that allow
     /// combining, at the preset's frame rate).
     pub frames_per_move: u32,
+    /// The input bound NeverCombine that makes every frame a move of its own, if any.
+    pub never_combined_by: Option<String>,
     pub moves_per_s: f64,
     /// Client → server bytes per second of the moves (datagram headers and move framing
     /// included).
@@ -339,12 +341,14 @@ pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
     totals_of(
         rows.iter().map(|b| {
             let p = b.prediction.value();
-            (
-                b.ty,
-                p,
-                b.simulation.value(),
-                is_axis(b.ty, p, b.member_name()),
-            )
+            WireRow {
+                ty: b.ty,
+                prediction: p,
+                simulation: b.simulation.value(),
+                axis: is_axis(b.ty, p, b.member_name()),
+                combine: b.combine.value(),
+                name: b.member_name(),
+            }
         }),
         rates,
     )
@@ -356,32 +360,52 @@ pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
     totals_of(
         list.iter().map(|b| {
             let p = Some(b.prediction);
-            (b.ty, p, Some(b.simulation), is_axis(b.ty, p, &b.name))
+            WireRow {
+                ty: b.ty,
+                prediction: p,
+                simulation: Some(b.simulation),
+                axis: is_axis(b.ty, p, &b.name),
+                combine: Some(b.combine),
+                name: &b.name,
+            }
         }),
         rates,
     )
 }
 
-/// Wire totals of values given as (type, prediction, simulation); a mode that could not be
-/// read (`None`) leaves the value out and counts it as unknown.
-fn totals_of(
-    rows: impl Iterator<
-        Item = (
-            BoundType,
-            Option<PredictionMode>,
-            Option<SimulationMode>,
-            bool,
-        ),
-    >,
-    rates: Rates,
-) -> Totals {
+/// One bound value as the wire totals count it; a mode that could not be read is `None`.
+struct WireRow<'a> {
+    ty: BoundType,
+    prediction: Option<PredictionMode>,
+    simulation: Option<SimulationMode>,
+    /// An input axis (costed at its unit range).
+    axis: bool,
+    combine: Option<CombineMode>,
+    name: &'a str,
+}
+
+impl WireRow<'_> {
+    /// An input bound NeverCombine: every frame becomes its own move.
+    fn never_combines(&self) -> bool {
+        self.prediction.is_some_and(PredictionMode::is_input)
+            && self.combine.map(|c| c.resolve(self.ty)) == Some(CombineMode::NeverCombine)
+    }
+}
+
+/// Wire totals of the bound values; a value whose mode could not be read is left out and
+/// counted as unknown.
+fn totals_of<'a>(rows: impl Iterator<Item = WireRow<'a>>, rates: Rates) -> Totals {
     let mut move_bits = 0;
     let mut state_bits = 0;
     let mut proxy_bits = 0;
     let mut unknown = 0;
-    for (ty, p, s, axis) in rows {
-        let bits = ty.nominal_bits_as(axis);
-        let (Some(p), Some(s)) = (p, s) else {
+    let mut never_combined_by = None;
+    for row in rows {
+        let bits = row.ty.nominal_bits_as(row.axis);
+        if never_combined_by.is_none() && row.never_combines() {
+            never_combined_by = Some(row.name.to_string());
+        }
+        let (Some(p), Some(s)) = (row.prediction, row.simulation) else {
             unknown += 1;
             continue;
         };
@@ -396,7 +420,13 @@ fn totals_of(
         }
     }
     let fps = rates.client_fps.max(1e-3);
-    let frames_per_move = ((rates.combine_limit * fps + 1e-6).floor() as u32).max(1);
+    // Frames merge into a move while every input allows it (up to MaxCombinedDeltaTime); an
+    // input bound NeverCombine makes every frame a move of its own.
+    let frames_per_move = if never_combined_by.is_some() {
+        1
+    } else {
+        ((rates.combine_limit * fps + 1e-6).floor() as u32).max(1)
+    };
     let moves_per_s = fps / f64::from(frames_per_move);
     let sends_per_s = rates.client_send_rate.min(moves_per_s).max(0.0);
     let client_bytes_per_s = client_bytes_at(move_bits, moves_per_s, sends_per_s);
@@ -416,6 +446,7 @@ fn totals_of(
         state_bits,
         proxy_bits,
         frames_per_move,
+        never_combined_by,
         moves_per_s,
         client_bytes_per_s,
         ping_bytes_per_s,

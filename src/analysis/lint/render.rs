@@ -161,12 +161,17 @@ fn totals_text(t: &Totals) -> String {
     );
     let _ = writeln!(
         s,
-        "  client → server ≈ {:.0} B/s ({:.0} moves/s: {} fps, {} frame{} per move, sent at {} Hz) · per proxy ≈ {:.0} B/s at {} updates/s",
+        "  client → server ≈ {:.0} B/s ({:.0} moves/s: {} fps, {} frame{} per move{}, sent at {} Hz) · per proxy ≈ {:.0} B/s at {} updates/s",
         t.client_bytes_per_s,
         t.moves_per_s,
         t.rates.client_fps,
         t.frames_per_move,
         if t.frames_per_move == 1 { "" } else { "s" },
+        t.never_combined_by
+            .as_ref()
+            .map_or(String::new(), |n| format!(
+                " as `{n}` is bound NeverCombine"
+            )),
         t.rates.client_send_rate,
         t.proxy_bytes_per_s,
         t.rates.net_update_rate
@@ -280,6 +285,7 @@ fn totals_json(t: &Totals) -> Json {
         "state_bits": t.state_bits,
         "proxy_bits": t.proxy_bits,
         "frames_per_move": t.frames_per_move,
+        "never_combined_by": t.never_combined_by,
         "moves_per_s": t.moves_per_s,
         "client_bytes_per_s": t.client_bytes_per_s,
         "proxy_bytes_per_s": t.proxy_bytes_per_s,
