@@ -231,7 +231,47 @@ impl Quote {
 /// Text with every quote (`{figure}`, `{figure@k}`) replaced by what `say` makes of it;
 /// braces that quote no figure are left as they are.
 pub fn fill_with(text: &str, mut say: impl FnMut(Quote) -> String) -> String {
-    crate::support::delimited::replace(text, "{", "}", |inside| quote(inside).map(&mut say))
+    let filled =
+        crate::support::delimited::replace(text, "{", "}", |inside| quote(inside).map(&mut say));
+    singular_after_one(&filled)
+}
+
+/// Nouns lesson texts count after a figure ("{corrections} corrections").
+const COUNTED: [(&str, &str); 7] = [
+    ("corrections", "correction"),
+    ("moves", "move"),
+    ("presses", "press"),
+    ("dashes", "dash"),
+    ("frames", "frame"),
+    ("clients", "client"),
+    ("sub-steps", "sub-step"),
+];
+
+/// A count of one reads in the singular: "1 corrections" → "1 correction" (a whole 1 only:
+/// "1.0 sub-steps" and "21 moves" stay).
+fn singular_after_one(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("1 ") {
+        let whole_one = !rest[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',');
+        out.push_str(&rest[..at + 2]);
+        rest = &rest[at + 2..];
+        if !whole_one {
+            continue;
+        }
+        let word_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '-'))
+            .unwrap_or(rest.len());
+        if let Some((_, one)) = COUNTED.iter().find(|(many, _)| *many == &rest[..word_end]) {
+            out.push_str(one);
+            rest = &rest[word_end..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Text with every `{figure}` replaced by its value over `[t0, t1)` (`…` while it has no
@@ -262,6 +302,19 @@ pub fn unknown_in(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_of_one_reads_in_the_singular() {
+        assert_eq!(
+            singular_after_one(
+                "1 corrections in the last 10 s, 21 moves, 1.0 sub-steps, 11 dashes"
+            ),
+            "1 correction in the last 10 s, 21 moves, 1.0 sub-steps, 11 dashes"
+        );
+        assert_eq!(singular_after_one("(1 moves)"), "(1 move)");
+        assert_eq!(singular_after_one("1 correctionsX"), "1 correctionsX");
+        assert_eq!(singular_after_one("ends with 1 "), "ends with 1 ");
+    }
     use crate::model::telemetry::{Event, Record};
 
     #[test]
