@@ -272,3 +272,75 @@ fn the_headline_compares_the_execution_the_server_checked() {
     );
     assert!(!head.contains("405.87"), "{head}");
 }
+
+/// A journey lists what happened to its own move: a rollback the server made for another
+/// client's move of the same number (which swaps this client's pawn) is not this move's, and
+/// nothing the server did before the move existed is; the closing lists exactly the frames it
+/// merged (a move closed by a frame that did not merge does not own that frame).
+#[test]
+fn a_journey_keeps_to_its_own_move_and_frames() {
+    use movescope::model::telemetry::NetContext;
+    let p = movescope::session::preset::Preset {
+        hook_trace: true,
+        clients: 3,
+        client_fps: 144.0,
+        ..Default::default()
+    };
+    let mut records = Vec::new();
+    movescope::sim::run_deterministic(&p, "t", 6.0, &mut |r| records.push(r.clone()))
+        .expect("runs");
+    let b = p.checked_bindings().expect("valid");
+    let mut swapped = 0;
+    for m in (40..400).step_by(7) {
+        let Some(l) = movescope::analysis::lineage::trace(b.list(), &records, &[], "", 1, m) else {
+            continue;
+        };
+        let text = l.to_text();
+        let closed = l
+            .steps
+            .iter()
+            .find(|s| s.what.starts_with("closed"))
+            .unwrap_or_else(|| panic!("{text}"));
+        let n: usize = closed.what["closed: ".len()..]
+            .split(' ')
+            .next()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("a frame count in {}", closed.what));
+        let times = closed
+            .what
+            .split_once("(frames at ")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map_or(0, |(list, _)| {
+                list.split(", ").filter(|t| !t.is_empty()).count()
+            });
+        assert_eq!(times, n, "frames listed against merged: {}", closed.what);
+        // Another client's move of the same number swaps client 1's pawn under that number.
+        let own_pawn = records.iter().find_map(|r| match &r.event {
+            Event::RemoteMoveExecuted(x) if x.client == 1 && x.move_id == m => Some(x.pawn),
+            _ => None,
+        });
+        swapped += usize::from(records.iter().any(|r| {
+            r.machine == Machine::Server
+                && matches!(&r.event, Event::Hook { pawn, move_id, context: Some(NetContext::RollbackSwap), .. }
+                    if *move_id == m && Some(*pawn) == own_pawn)
+        }));
+        let server = || l.steps.iter().filter(|s| s.machine == "server");
+        let listed_swaps: usize = server()
+            .map(|s| {
+                s.hooks
+                    .iter()
+                    .filter(|h| h.contains("RollbackSwap"))
+                    .count()
+            })
+            .sum();
+        assert_eq!(listed_swaps, 0, "another move's rollback listed:\n{text}");
+        assert!(
+            server().all(|s| s.hooks.is_empty() || s.t >= closed.t),
+            "a server hook before the move existed:\n{text}"
+        );
+    }
+    assert!(
+        swapped > 10,
+        "moves another move's rollback swapped: {swapped}"
+    );
+}

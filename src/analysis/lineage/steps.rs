@@ -40,16 +40,6 @@ pub(super) fn closing(records: &[Record], me: Machine, move_id: u32) -> Option<(
         .rev()
         .find(|r| r.machine == me && matches!(r.event, Event::MoveClosed { .. }))
         .map_or(f64::NEG_INFINITY, |r| r.t);
-    let frames: Vec<f64> = records
-        .iter()
-        .filter(|r| {
-            r.machine == me
-                && matches!(r.event, Event::Frame { .. })
-                && r.t > prev_close
-                && r.t <= t_close
-        })
-        .map(|r| r.t)
-        .collect();
     let Event::MoveClosed {
         timestamp,
         delta,
@@ -60,8 +50,51 @@ pub(super) fn closing(records: &[Record], me: Machine, move_id: u32) -> Option<(
     else {
         return None;
     };
+    let around: Vec<(f64, f64)> = records
+        .iter()
+        .filter(|r| r.machine == me && r.t >= prev_close && r.t <= t_close)
+        .filter_map(|r| match r.event {
+            Event::Frame { dt } => Some((r.t, dt)),
+            _ => None,
+        })
+        .collect();
+    let frames = frames_of_move(&around, (prev_close, t_close), *n, *delta);
     let what = closed_text(*n, &frames, *timestamp, *delta, *substeps);
     Some((close_idx, step(t_close, me, what, false)))
+}
+
+/// The times of a move's frames among the frames `around` it (time, frame delta) from the
+/// previous move's closing to its own. A move closes either at the end of its last frame or
+/// when a frame that does not merge arrives (that frame starts the next move), so the frame
+/// at either end may be this move's or its neighbour's: of the four readings, the one with
+/// the move's frame count and, among those, the frame deltas summing nearest the move's delta.
+fn frames_of_move(
+    around: &[(f64, f64)],
+    (prev_close, t_close): (f64, f64),
+    n: u16,
+    delta: f64,
+) -> Vec<f64> {
+    let first_shared = around.first().is_some_and(|f| f.0 == prev_close);
+    let last_shared = around.last().is_some_and(|f| f.0 == t_close);
+    // (count differs, distance from the move's delta, first, end)
+    let mut best: Option<(bool, f64, usize, usize)> = None;
+    for drop_first in [true, false] {
+        for drop_last in [true, false] {
+            if (!drop_first && !first_shared) || (!drop_last && !last_shared) {
+                continue;
+            }
+            let from = usize::from(drop_first && first_shared);
+            let to = (around.len() - usize::from(drop_last && last_shared)).max(from);
+            let sum: f64 = around[from..to].iter().map(|f| f.1).sum();
+            let reading = (to - from != usize::from(n), (sum - delta).abs(), from, to);
+            if best.is_none_or(|b| (reading.0, reading.1) < (b.0, b.1)) {
+                best = Some(reading);
+            }
+        }
+    }
+    best.map_or_else(Vec::new, |(_, _, from, to)| {
+        around[from..to].iter().map(|f| f.0).collect()
+    })
 }
 
 /// The closing step: frames, timestamp, delta and sub-steps — a game log's 0 frames or
@@ -409,10 +442,7 @@ fn execution_text(v: &MoveValues) -> String {
 /// Adds the hook trace to `steps`: each hook called for the move on the step of the same
 /// instant and machine (an execution where there is one), else as a step of its own.
 pub(super) fn add_hooks(records: &[Record], client: u16, move_id: u32, steps: &mut Vec<Step>) {
-    let server_pawn = records.iter().find_map(|r| match &r.event {
-        Event::RemoteMoveExecuted(x) if x.client == client && x.move_id == move_id => Some(x.pawn),
-        _ => None,
-    });
+    let on_server = ServerRun::of(records, client, move_id);
     for r in records {
         let Event::Hook {
             hook,
@@ -425,17 +455,12 @@ pub(super) fn add_hooks(records: &[Record], client: u16, move_id: u32, steps: &m
         else {
             continue;
         };
-        if *m != move_id
-            || !hook_is_ours(
-                r.machine,
-                client,
-                server_pawn,
-                *hook,
-                *pawn,
-                *exec,
-                *context,
-            )
-        {
+        let ours = *m == move_id
+            && match r.machine {
+                Machine::Client(c) => c == client && client_hook_is_ours(*hook, *exec, *context),
+                Machine::Server => on_server.has(r.t, *hook, *pawn, *context),
+            };
+        if !ours {
             continue;
         }
         let name = hook_name(*hook, *iteration, *exec, *context);
@@ -451,27 +476,47 @@ pub(super) fn add_hooks(records: &[Record], client: u16, move_id: u32, steps: &m
     }
 }
 
-/// Whether a hook `machine` called on `pawn` was for the move's executions: on the owning
-/// client its own pawn's local and replayed executions, on the server the pawn that executed
-/// the move (`server_pawn`).
-fn hook_is_ours(
-    machine: Machine,
-    client: u16,
-    server_pawn: Option<u16>,
-    hook: Hook,
-    pawn: u16,
-    exec: Option<Execution>,
-    context: Option<NetContext>,
-) -> bool {
-    match machine {
-        Machine::Client(c) => {
-            c == client
-                && (matches!(hook, Hook::PreLocalMoveExecution)
-                    || exec.is_some_and(|e| !matches!(e, Execution::Simulated))
-                    || context
-                        .is_some_and(|x| !matches!(x, NetContext::RemoteClientPawn_Simulation)))
+/// Whether a hook the owning client called was for its own pawn's local and replayed
+/// executions (not its display of others).
+fn client_hook_is_ours(hook: Hook, exec: Option<Execution>, context: Option<NetContext>) -> bool {
+    matches!(hook, Hook::PreLocalMoveExecution)
+        || exec.is_some_and(|e| !matches!(e, Execution::Simulated))
+        || context.is_some_and(|x| !matches!(x, NetContext::RemoteClientPawn_Simulation))
+}
+
+/// Where and when the server executed the move. A server hook carries only the move's number
+/// and the pawn it ran on: a rollback swaps the other pawns under the mover's move number, so
+/// another client's move of the same number rolls this client's pawn back too — a rollback on
+/// this move's pawn is never this move's.
+struct ServerRun {
+    pawn: Option<u16>,
+    /// The instants the server executed this move.
+    at: Vec<f64>,
+}
+
+impl ServerRun {
+    fn of(records: &[Record], client: u16, move_id: u32) -> ServerRun {
+        let mut run = ServerRun {
+            pawn: None,
+            at: Vec::new(),
+        };
+        for r in records {
+            if let Event::RemoteMoveExecuted(x) = &r.event
+                && x.client == client
+                && x.move_id == move_id
+            {
+                run.pawn = Some(x.pawn);
+                run.at.push(r.t);
+            }
         }
-        Machine::Server => Some(pawn) == server_pawn,
+        run
+    }
+
+    /// A server hook at `t` was for this move: at one of its executions, on its pawn, and not
+    /// a rollback (which swaps a pawn for another pawn's move).
+    fn has(&self, t: f64, hook: Hook, pawn: u16, context: Option<NetContext>) -> bool {
+        let rollback = hook == Hook::OnPawnRolledBack || context == Some(NetContext::RollbackSwap);
+        !rollback && Some(pawn) == self.pawn && self.at.contains(&t)
     }
 }
 
