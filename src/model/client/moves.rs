@@ -13,13 +13,12 @@ use crate::model::telemetry::{Event, Hook, LogLevel, NetContext};
 impl Client {
     /// PreLocalMoveExecution → save input → GenPredictionTick → GenAncillaryTick → save output.
     pub(super) fn local_move(&mut self, now: f64, dt: f64, raw: RawInput) {
-        let gmc = self.cfg.gmc;
         let layout = self.layouts.current();
         let ts = quantize_time(self.synced_time(now)).max(self.last_timestamp);
         self.last_timestamp = ts;
         // Without client prediction the owner runs no local move (it is smoothed like a proxy
         // and gets GenSimulationTick); the frame's input is still saved and sent.
-        let predicting = gmc.use_client_prediction;
+        let predicting = self.cfg.gmc.use_client_prediction;
 
         // PreLocalMoveExecution runs first, before the input is saved: what it writes (the
         // demo pawn: the frame's stick and dash) is the move's input and takes part in
@@ -28,39 +27,8 @@ impl Client {
             self.hook(now, Hook::PreLocalMoveExecution, 0, 0, None, None);
             self.telemetry.len() - 1
         });
-        // Borrowed, not cloned (an atomic count per frame): only its masks are needed once
-        // the hooks run.
-        let b = &**self.layouts.current_bindings();
-        let (bound, input_mask) = (b.bound, b.input);
-        if self.cfg.modified {
-            // A modified client writes the member outside the move cycle, every frame.
-            self.values.move_ramp = crate::model::pawn::RAMP_TIME;
-        }
-        // The input is saved at wire precision (docs/model.md).
-        let mut frame_input = self.values.clone();
-        frame_input.input_move = raw.dir;
-        frame_input.input_dash = raw.dash;
-        if b.is_imported() {
-            let phase = f64::from(self.cfg.id) * IMPORTED_PHASE_S;
-            imported::write_inputs(&mut frame_input, b.imported_inputs(), &raw, now, dt, phase);
-        }
-        frame_input.quantize(b.list(), b.input);
-        let frame_input = frame_input;
-
-        let merge = match &self.current {
-            Some(cur) => {
-                cur.layout == layout
-                    && ts - cur.prev_timestamp <= gmc.combine_limit() + 1e-9
-                    && inputs_combine(b, &cur.input, &frame_input)
-            }
-            None => false,
-        };
-        // The combined input of a merged move (the hooks below do not touch the move).
-        let combined = match &self.current {
-            Some(cur) if merge => Some(combine_inputs(b, &cur.input, &frame_input)),
-            _ => None,
-        };
-
+        let frame_input = self.frame_input(now, dt, &raw);
+        let merge = self.merges_into_current(layout, ts, &frame_input);
         let move_id = if merge {
             self.current.as_ref().map_or(self.next_move_id, |m| m.id)
         } else {
@@ -72,41 +40,9 @@ impl Client {
             *id = move_id;
         }
         let exec = if merge {
-            let cur = self.current.as_mut().expect("merge implies a current move");
-            cur.timestamp = ts;
-            cur.delta = clamp_delta(&gmc, ts - cur.prev_timestamp);
-            if let Some(c) = combined {
-                cur.input = c;
-            }
-            cur.frames += 1;
-            // Reset the pawn to the move's start state (bound members only) and load the
-            // combined input.
-            self.values.copy_fields(&cur.start, bound);
-            self.values.copy_fields(&cur.input, input_mask);
-            Execution::Combined
+            self.combine_into_current(ts, &frame_input)
         } else {
-            self.close_current(now);
-            let prev = self
-                .last_closed_timestamp
-                .unwrap_or_else(|| quantize_time(ts - dt.clamp(0.0, gmc.max_move_delta_time)));
-            let mv = Move {
-                id: self.next_move_id,
-                layout,
-                timestamp: ts,
-                prev_timestamp: prev,
-                delta: clamp_delta(&gmc, ts - prev),
-                input: frame_input.clone(),
-                start: self.values.clone(),
-                output: self.values.clone(),
-                frames: 1,
-                substeps: 0,
-                max_substeps: 0,
-                sealed: false,
-            };
-            self.next_move_id += 1;
-            self.values.copy_fields(&frame_input, input_mask);
-            self.current = Some(mv);
-            Execution::Live
+            self.start_move(now, dt, ts, layout, &frame_input)
         };
         if predicting {
             // The move's start state with its input is loaded: a fresh move and a combined
@@ -117,49 +53,7 @@ impl Client {
                 move_id,
             );
         }
-
-        let others = if self.cfg.faults.tick_reads_proxy_transform {
-            self.proxy_locations()
-        } else {
-            Vec::new()
-        };
-        let random = self.tick_random();
-        let cur = self.current.as_mut().expect("a current move exists");
-        // The value trace starts with the values at entry (no copy when it is off).
-        if let Some(t) = self.value_trace.as_mut() {
-            t.clear();
-            t.push(self.values.clone());
-        }
-        // Without client prediction the tick does not run here: the move only carries input,
-        // and the pawn is shown from server states.
-        let n = if !predicting {
-            self.tick_out.clear();
-            0
-        } else {
-            run_move(
-                &mut self.values,
-                cur.delta,
-                exec,
-                MoveClock {
-                    move_timestamp: cur.timestamp,
-                    world_time: ts,
-                    others: &others,
-                    frame_delta: dt,
-                    random,
-                    imported: Some(&**self.layouts.current_bindings()).filter(|b| b.is_imported()),
-                },
-                &gmc,
-                &self.cfg.faults,
-                &mut self.tick_out,
-                self.value_trace.as_mut(),
-            )
-        };
-        cur.substeps = n;
-        cur.max_substeps = cur.max_substeps.max(n);
-        if self.tick_out.seal {
-            cur.sealed = true;
-        }
-        let close = cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.combine_limit();
+        let (n, close) = self.run_current_move(dt, ts, exec);
         emit_one_shots(
             &mut self.telemetry,
             now,
@@ -168,24 +62,7 @@ impl Client {
             exec,
             &self.tick_out,
         );
-        if self
-            .tick_out
-            .one_shots
-            .iter()
-            .any(|o| o.kind == crate::model::pawn::OneShotKind::DashFired)
-        {
-            // The dash tags whoever this client shows in reach (the claim the server checks).
-            let from = self.values.location;
-            let b = self.layouts.current_bindings();
-            let target = crate::model::pawn::tag_target(
-                from,
-                self.proxies
-                    .values()
-                    .map(|p| (p.pawn, p.display(b).location)),
-            );
-            self.telemetry
-                .push((now, Event::HitClaim { move_id, target }));
-        }
+        self.claim_hit_on_dash(now, move_id);
         if predicting {
             // GenAncillaryTick(delta, bLocalMove = true, bCombinedClientMove = frames > 1):
             // the demo pawn has no work in it; the hook trace records the call.
@@ -208,6 +85,162 @@ impl Client {
             // No later frame will fit (or the move was sealed): complete it now so it can be
             // sent without waiting a frame.
             self.close_current(now);
+        }
+    }
+
+    /// The frame's input as the move saves it: the pawn with the frame's stick and dash (and
+    /// the imported inputs), at wire precision (docs/model.md).
+    fn frame_input(&mut self, now: f64, dt: f64, raw: &RawInput) -> PawnValues {
+        // Borrowed, not cloned (an atomic count per frame).
+        let b = &**self.layouts.current_bindings();
+        if self.cfg.modified {
+            // A modified client writes the member outside the move cycle, every frame.
+            self.values.move_ramp = crate::model::pawn::RAMP_TIME;
+        }
+        let mut frame_input = self.values.clone();
+        frame_input.input_move = raw.dir;
+        frame_input.input_dash = raw.dash;
+        if b.is_imported() {
+            let phase = f64::from(self.cfg.id) * IMPORTED_PHASE_S;
+            imported::write_inputs(&mut frame_input, b.imported_inputs(), raw, now, dt, phase);
+        }
+        frame_input.quantize(b.list(), b.input);
+        frame_input
+    }
+
+    /// Whether the frame merges into the open move: same layout, within the combine limit,
+    /// and inputs that combine per their bindings.
+    fn merges_into_current(&self, layout: u8, ts: f64, frame_input: &PawnValues) -> bool {
+        let b = &**self.layouts.current_bindings();
+        match &self.current {
+            Some(cur) => {
+                cur.layout == layout
+                    && ts - cur.prev_timestamp <= self.cfg.gmc.combine_limit() + 1e-9
+                    && inputs_combine(b, &cur.input, frame_input)
+            }
+            None => false,
+        }
+    }
+
+    /// Merges the frame into the open move and resets the pawn to the move's start state
+    /// (bound members only) with the combined input loaded: a combined re-run.
+    fn combine_into_current(&mut self, ts: f64, frame_input: &PawnValues) -> Execution {
+        let b = &**self.layouts.current_bindings();
+        let cur = self.current.as_mut().expect("merge implies a current move");
+        // The combined input of the merged move (the hooks before do not touch the move).
+        let combined = combine_inputs(b, &cur.input, frame_input);
+        cur.timestamp = ts;
+        cur.delta = clamp_delta(&self.cfg.gmc, ts - cur.prev_timestamp);
+        cur.input = combined;
+        cur.frames += 1;
+        self.values.copy_fields(&cur.start, b.bound);
+        self.values.copy_fields(&cur.input, b.input);
+        Execution::Combined
+    }
+
+    /// Closes the open move and opens a new one from the frame: a live execution.
+    fn start_move(
+        &mut self,
+        now: f64,
+        dt: f64,
+        ts: f64,
+        layout: u8,
+        frame_input: &PawnValues,
+    ) -> Execution {
+        let input_mask = self.layouts.current_bindings().input;
+        self.close_current(now);
+        let gmc = &self.cfg.gmc;
+        let prev = self
+            .last_closed_timestamp
+            .unwrap_or_else(|| quantize_time(ts - dt.clamp(0.0, gmc.max_move_delta_time)));
+        let mv = Move {
+            id: self.next_move_id,
+            layout,
+            timestamp: ts,
+            prev_timestamp: prev,
+            delta: clamp_delta(gmc, ts - prev),
+            input: frame_input.clone(),
+            start: self.values.clone(),
+            output: self.values.clone(),
+            frames: 1,
+            substeps: 0,
+            max_substeps: 0,
+            sealed: false,
+        };
+        self.next_move_id += 1;
+        self.values.copy_fields(frame_input, input_mask);
+        self.current = Some(mv);
+        Execution::Live
+    }
+
+    /// GenPredictionTick on the open move (none without client prediction: the move only
+    /// carries input, and the pawn is shown from server states). Gives the iterations, and
+    /// whether the move closes this frame (sealed, or no later frame fits).
+    fn run_current_move(&mut self, dt: f64, ts: f64, exec: Execution) -> (u16, bool) {
+        let others = if self.cfg.faults.tick_reads_proxy_transform {
+            self.proxy_locations()
+        } else {
+            Vec::new()
+        };
+        let random = self.tick_random();
+        let cur = self.current.as_mut().expect("a current move exists");
+        // The value trace starts with the values at entry (no copy when it is off).
+        if let Some(t) = self.value_trace.as_mut() {
+            t.clear();
+            t.push(self.values.clone());
+        }
+        let gmc = &self.cfg.gmc;
+        let n = if !gmc.use_client_prediction {
+            self.tick_out.clear();
+            0
+        } else {
+            run_move(
+                &mut self.values,
+                cur.delta,
+                exec,
+                MoveClock {
+                    move_timestamp: cur.timestamp,
+                    world_time: ts,
+                    others: &others,
+                    frame_delta: dt,
+                    random,
+                    imported: Some(&**self.layouts.current_bindings()).filter(|b| b.is_imported()),
+                },
+                gmc,
+                &self.cfg.faults,
+                &mut self.tick_out,
+                self.value_trace.as_mut(),
+            )
+        };
+        cur.substeps = n;
+        cur.max_substeps = cur.max_substeps.max(n);
+        if self.tick_out.seal {
+            cur.sealed = true;
+        }
+        (
+            n,
+            cur.sealed || (ts - cur.prev_timestamp) + dt > gmc.combine_limit(),
+        )
+    }
+
+    /// A dash that fired tags whoever this client shows in reach: the claim the server checks.
+    fn claim_hit_on_dash(&mut self, now: f64, move_id: u32) {
+        if self
+            .tick_out
+            .one_shots
+            .iter()
+            .any(|o| o.kind == crate::model::pawn::OneShotKind::DashFired)
+        {
+            let from = self.values.location;
+            let b = self.layouts.current_bindings();
+            let target = crate::model::pawn::tag_target(
+                from,
+                self.proxies
+                    .values()
+                    .map(|p| (p.pawn, p.display(b).location)),
+            );
+            self.telemetry
+                .push((now, Event::HitClaim { move_id, target }));
         }
     }
 

@@ -5,7 +5,7 @@
 use super::{BUFFER_TRACE_DELAY_STEP, Client, SteadyFrame};
 use crate::model::cycle::emit_one_shots;
 use crate::model::pawn::Execution;
-use crate::model::proxy::{Proxy, SimulationCtx};
+use crate::model::proxy::{FrameAcc, Proxy, ProxyFrame, SimulationCtx};
 use crate::model::telemetry::{DisplayMode, Event, Hook, NetContext, PawnSample, SampleKind};
 
 impl Client {
@@ -13,31 +13,60 @@ impl Client {
     pub(super) fn update_proxies(&mut self, now: f64, dt: f64) {
         let server_now = self.synced_time(now);
         let latency = self.rtt.unwrap_or(0.0) / 2.0;
-        let b = &**self.layouts.current_bindings();
         let cfg = self.cfg.smoothing;
         let pause = self.cfg.gmc.post_spawn_smoothing_pause;
-        let mut acc = crate::model::proxy::FrameAcc::default();
-        let mut count = 0usize;
-        // Sum of the delays of proxies not paused (from the first, not from 0).
-        let mut view_sum: Option<f64> = None;
         let mut effects: Vec<u16> = Vec::new();
-        let own = if self.cfg.gmc.use_client_prediction {
-            None
-        } else {
-            self.own_proxy.as_mut()
-        };
-        let forward = cfg.mode.simulates();
         // Proxies may take the quick update when nothing they were updated with changed.
         let same_settings = self.proxy_settings == Some((cfg, pause));
         self.proxy_settings = Some((cfg, pause));
-        // A steady frame: every proxy would take the quick update and give what it gave last
-        // frame (no state arrived, no proxy came or went, same settings and latency, the
-        // display time moved forward but passed no buffered state and no re-sync is due).
-        // Then only the display times move, and the frame's figures are the last frame's.
-        let steady = match self.steady.as_mut() {
+        let frame = match self.repeat_steady_frame(now, server_now, latency, same_settings) {
+            Some(s) => s,
+            None => {
+                let (frame, all_quick) = self.smooth_every_proxy(
+                    now,
+                    server_now,
+                    latency,
+                    dt,
+                    same_settings,
+                    &mut effects,
+                );
+                self.steady = all_quick.then_some(frame);
+                frame
+            }
+        };
+        if self.hook_trace {
+            self.trace_proxy_hooks(now);
+        }
+        for pawn in effects {
+            self.telemetry.push((now, Event::ProxyEffect { pawn }));
+        }
+        if frame.count > 0 {
+            self.display_stats.end_frame(&frame.acc, frame.count);
+        }
+        if let Some(d) = frame.view_sum {
+            self.view_delay = d / f64::from(frame.acc.live);
+        }
+        if let Some(e) = self.display_stats.take(now) {
+            self.telemetry.push((now, e));
+        }
+    }
+
+    /// Whether this frame is steady: every proxy would take the quick update and give what it
+    /// gave last frame (no state arrived, no proxy came or went, same settings and latency, the
+    /// display time moved forward but passed no buffered state and no re-sync is due). Then
+    /// only the display times move, and the frame's figures are the last frame's.
+    fn repeat_steady_frame(
+        &mut self,
+        now: f64,
+        server_now: f64,
+        latency: f64,
+        same_settings: bool,
+    ) -> Option<SteadyFrame> {
+        let own_shown = !self.cfg.gmc.use_client_prediction && self.own_proxy.is_some();
+        let s = match self.steady.as_mut() {
             Some(s)
                 if same_settings
-                    && own.is_none()
+                    && !own_shown
                     && s.set_version == self.proxy_set_version
                     && s.latency == latency
                     && server_now >= s.server_now
@@ -46,31 +75,42 @@ impl Client {
                     && self.proxies.values().all(|p| !p.has_new_state()) =>
             {
                 s.server_now = server_now;
-                Some(*s)
+                *s
             }
-            _ => None,
+            _ => return None,
         };
-        if let Some(s) = steady {
-            for p in self.proxies.values_mut() {
-                p.steady_frame(now, server_now);
-            }
-            self.display_stats.add_repeated(s.team_unknown, s.delay_max);
-            acc = s.acc;
-            count = s.count;
-            view_sum = s.view_sum;
+        for p in self.proxies.values_mut() {
+            p.steady_frame(now, server_now);
         }
-        // Whether this frame's figures can stand for the next frames (all quick updates).
-        let mut all_quick = !forward;
-        let mut team_unknown = 0u32;
-        let mut delay_max = f64::NAN;
-        let mut server_until = f64::INFINITY;
-        let mut now_until = f64::INFINITY;
-        let proxies = if steady.is_some() {
+        self.display_stats.add_repeated(s.team_unknown, s.delay_max);
+        Some(s)
+    }
+
+    /// Updates every proxy (and the own pawn shown from server states without prediction):
+    /// the quick update when it holds, else the full one (simulated forward when the smoothing
+    /// mode simulates). Gives the frame's figures and whether they can stand for the next
+    /// frames (all quick updates); the pawns whose effects fire go to `effects`.
+    fn smooth_every_proxy(
+        &mut self,
+        now: f64,
+        server_now: f64,
+        latency: f64,
+        dt: f64,
+        same_settings: bool,
+        effects: &mut Vec<u16>,
+    ) -> (SteadyFrame, bool) {
+        let b = &**self.layouts.current_bindings();
+        let cfg = self.cfg.smoothing;
+        let pause = self.cfg.gmc.post_spawn_smoothing_pause;
+        let forward = cfg.mode.simulates();
+        let own = if self.cfg.gmc.use_client_prediction {
             None
         } else {
-            Some(self.proxies.values_mut().chain(own))
+            self.own_proxy.as_mut()
         };
-        for p in proxies.into_iter().flatten() {
+        let mut frame = SteadyFrame::start(self.proxy_set_version, latency, server_now);
+        let mut all_quick = !forward;
+        for p in self.proxies.values_mut().chain(own) {
             // Each simulated execution reports only what it raised itself (not what the live
             // move or the previous proxy left in the buffer).
             self.tick_out.clear();
@@ -86,9 +126,7 @@ impl Client {
             };
             let f = match quick {
                 Some(f) => {
-                    let (server, local) = p.steady_until();
-                    server_until = server_until.min(server);
-                    now_until = now_until.min(local);
+                    frame.steady_until(p.steady_until());
                     f
                 }
                 None => {
@@ -96,10 +134,6 @@ impl Client {
                     p.update(now, server_now, latency, &cfg, pause, b, &mut self.rng, sim)
                 }
             };
-            if f.team == 0 {
-                team_unknown += 1;
-            }
-            delay_max = delay_max.max(f.delay);
             if forward {
                 // Simulated executions (IsSimulatedMove): guarded side effects stay silent.
                 emit_one_shots(
@@ -112,37 +146,12 @@ impl Client {
                 );
                 self.tick_out.clear();
             }
-            // The buffer trace: how the proxy is displayed, when that changes (a re-sync, the
-            // buffer running dry or refilling, the spawn pause ending). Steady frames change
-            // nothing, so skipping them misses nothing.
+            // Steady frames change nothing, so tracing only here misses nothing.
             if self.buffer_trace && p.owner != Some(self.cfg.id) {
-                let mode = if f.paused || f.delay.is_nan() {
-                    DisplayMode::Waiting
-                } else if f.extrapolating {
-                    DisplayMode::Extrapolating
-                } else {
-                    DisplayMode::Interpolating
-                };
-                let changed = p.traced.is_none_or(|(d, m)| {
-                    m != mode || (d - f.delay).abs() > BUFFER_TRACE_DELAY_STEP
-                });
-                if changed {
-                    p.traced = Some((f.delay, mode));
-                    self.telemetry.push((
-                        now,
-                        Event::ProxyDisplay {
-                            pawn: p.pawn,
-                            delay: f.delay,
-                            mode,
-                        },
-                    ));
-                }
+                trace_display(&mut self.telemetry, now, p, &f);
             }
-            self.display_stats.add(&mut acc, &f, dt);
-            count += 1;
-            if !f.paused {
-                view_sum = Some(view_sum.map_or(f.delay, |s| s + f.delay));
-            }
+            self.display_stats.add(&mut frame.acc, &f, dt);
+            frame.count_proxy(&f);
             // GenSimulationTick: react to bound values that changed (cosmetics only).
             if !f.paused {
                 let last = p.last_effect_count.replace(f.dash_count);
@@ -151,66 +160,43 @@ impl Client {
                 }
             }
         }
-        if steady.is_none() {
-            self.steady = all_quick.then_some(SteadyFrame {
-                set_version: self.proxy_set_version,
-                latency,
-                server_now,
-                server_until,
-                now_until,
-                acc,
-                count,
-                view_sum,
-                team_unknown,
-                delay_max,
-            });
-        }
-        if self.hook_trace {
-            // Every smoothed pawn that had a state applied this frame (not those inside
-            // PostSpawnSmoothingPause): the proxies, and the own pawn without prediction.
-            let own = if self.cfg.gmc.use_client_prediction {
-                None
-            } else {
-                self.own_proxy.as_ref()
-            };
-            let pawns: Vec<(u16, bool)> = self
-                .proxies
-                .values()
-                .chain(own)
-                .map(|p| (p.pawn, p.applies_state()))
-                .collect();
-            for (pawn, applied) in pawns {
-                if applied {
-                    self.telemetry.push((
-                        now,
-                        Event::hook(
-                            Hook::OnSyncDataApplied,
-                            pawn,
-                            0,
-                            0,
-                            None,
-                            Some(NetContext::RemoteClientPawn_Simulation),
-                        ),
-                    ));
-                }
-                // GenSimulationTick runs every frame, also inside the spawn pause.
+        (frame, all_quick)
+    }
+
+    /// The hook trace of the proxy update: OnSyncDataApplied for every smoothed pawn that had a
+    /// state applied this frame (not those inside PostSpawnSmoothingPause), GenSimulationTick
+    /// for every one: the proxies, and the own pawn without prediction.
+    fn trace_proxy_hooks(&mut self, now: f64) {
+        let own = if self.cfg.gmc.use_client_prediction {
+            None
+        } else {
+            self.own_proxy.as_ref()
+        };
+        let pawns: Vec<(u16, bool)> = self
+            .proxies
+            .values()
+            .chain(own)
+            .map(|p| (p.pawn, p.applies_state()))
+            .collect();
+        for (pawn, applied) in pawns {
+            if applied {
                 self.telemetry.push((
                     now,
-                    Event::hook(Hook::GenSimulationTick, pawn, 0, 0, None, None),
+                    Event::hook(
+                        Hook::OnSyncDataApplied,
+                        pawn,
+                        0,
+                        0,
+                        None,
+                        Some(NetContext::RemoteClientPawn_Simulation),
+                    ),
                 ));
             }
-        }
-        for pawn in effects {
-            self.telemetry.push((now, Event::ProxyEffect { pawn }));
-        }
-        if count > 0 {
-            self.display_stats.end_frame(&acc, count);
-        }
-        if let Some(d) = view_sum {
-            self.view_delay = d / f64::from(acc.live);
-        }
-        if let Some(e) = self.display_stats.take(now) {
-            self.telemetry.push((now, e));
+            // GenSimulationTick runs every frame, also inside the spawn pause.
+            self.telemetry.push((
+                now,
+                Event::hook(Hook::GenSimulationTick, pawn, 0, 0, None, None),
+            ));
         }
     }
 
@@ -255,5 +241,68 @@ impl Client {
     /// The simulated proxies this client shows.
     pub fn proxies(&self) -> impl Iterator<Item = &Proxy> {
         self.proxies.values()
+    }
+}
+
+/// The buffer trace: reports how the proxy is displayed when that changed (a re-sync, the
+/// buffer running dry or refilling, the spawn pause ending).
+fn trace_display(telemetry: &mut Vec<(f64, Event)>, now: f64, p: &mut Proxy, f: &ProxyFrame) {
+    let mode = if f.paused || f.delay.is_nan() {
+        DisplayMode::Waiting
+    } else if f.extrapolating {
+        DisplayMode::Extrapolating
+    } else {
+        DisplayMode::Interpolating
+    };
+    let changed = p
+        .traced
+        .is_none_or(|(d, m)| m != mode || (d - f.delay).abs() > BUFFER_TRACE_DELAY_STEP);
+    if changed {
+        p.traced = Some((f.delay, mode));
+        telemetry.push((
+            now,
+            Event::ProxyDisplay {
+                pawn: p.pawn,
+                delay: f.delay,
+                mode,
+            },
+        ));
+    }
+}
+
+impl SteadyFrame {
+    /// A frame's figures before any proxy is counted.
+    fn start(set_version: u64, latency: f64, server_now: f64) -> Self {
+        SteadyFrame {
+            set_version,
+            latency,
+            server_now,
+            server_until: f64::INFINITY,
+            now_until: f64::INFINITY,
+            acc: FrameAcc::default(),
+            count: 0,
+            view_sum: None,
+            team_unknown: 0,
+            delay_max: f64::NAN,
+        }
+    }
+
+    /// Narrows the steady span to a quick-updated proxy's (server time, local time) limits.
+    fn steady_until(&mut self, (server, local): (f64, f64)) {
+        self.server_until = self.server_until.min(server);
+        self.now_until = self.now_until.min(local);
+    }
+
+    /// Counts one updated proxy: its team when unknown, its delay (the largest, and the sum
+    /// of the delays of proxies not paused, from the first, not from 0).
+    fn count_proxy(&mut self, f: &ProxyFrame) {
+        if f.team == 0 {
+            self.team_unknown += 1;
+        }
+        self.delay_max = self.delay_max.max(f.delay);
+        self.count += 1;
+        if !f.paused {
+            self.view_sum = Some(self.view_sum.map_or(f.delay, |s| s + f.delay));
+        }
     }
 }

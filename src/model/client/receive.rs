@@ -3,7 +3,7 @@
 //! starting or rejoining a session.
 
 use super::{Client, Phase};
-use crate::model::messages::{MsgKind, ServerMsg};
+use crate::model::messages::{MsgKind, ServerMsg, SpawnData, StateEntries};
 use crate::model::pawn::PawnValues;
 use crate::model::proxy::{Proxy, ProxyList};
 use crate::model::telemetry::{Event, Hook, LogLevel, Rejection, Role};
@@ -141,122 +141,20 @@ impl Client {
     pub fn handle_msg(&mut self, now: f64, msg: ServerMsg) {
         self.last_heard = now;
         match msg {
-            ServerMsg::Pong { seq, client_time } => {
-                if seq > self.last_pong_seq {
-                    self.last_pong_seq = seq;
-                    let sample = (now - client_time).max(0.0);
-                    self.rtt = Some(match self.rtt {
-                        Some(r) => r + 0.25 * (sample - r),
-                        None => sample,
-                    });
-                    self.telemetry.push((now, Event::Rtt { rtt: sample }));
-                }
-            }
+            ServerMsg::Pong { seq, client_time } => self.on_pong(now, seq, client_time),
             ServerMsg::WorldTime {
                 replicator,
                 server_time,
-            } => {
-                // The clock is synchronized only when exactly one replicator exists: with none
-                // or several, GMC leaves every clock in its own domain (docs/model.md).
-                if self.replicators == Some(1)
-                    && replicator == 0
-                    && server_time > self.last_world_time
-                {
-                    self.last_world_time = server_time;
-                    self.resync(now, server_time);
-                }
-            }
+            } => self.on_world_time(now, replicator, server_time),
             ServerMsg::Welcome {
                 pawn,
                 spawn,
                 replicators,
                 server_time,
                 ..
-            } => {
-                if let Phase::Connecting { join_sent } = self.phase {
-                    self.start_session();
-                    self.phase = Phase::Playing;
-                    self.pawn = pawn;
-                    // The actor as spawned: its transform and actor properties, every bound
-                    // value at the class default (the layout's spawn values).
-                    self.values = crate::model::imported::spawned(
-                        spawn.values(),
-                        self.layouts.current_bindings(),
-                    );
-                    self.last_seen_dash = Some(self.values.dash_count);
-                    self.replicators = Some(replicators);
-                    self.hook(now, Hook::BindReplicationData, 0, 0, None, None);
-                    let predicted = self.cfg.gmc.use_client_prediction;
-                    if !predicted {
-                        self.own_proxy = Some(Proxy::new(pawn, Some(self.cfg.id), now, spawn));
-                    }
-                    self.telemetry.push((
-                        now,
-                        Event::Role {
-                            pawn,
-                            role: if predicted {
-                                Role::AutonomousProxy
-                            } else {
-                                Role::AutonomousProxyNotPredicted
-                            },
-                        },
-                    ));
-                    match replicators {
-                        0 => self.log(
-                            now,
-                            LogLevel::Warning,
-                            "LogGMCReplication: no AGMC_WorldTimeReplicator found in the world; \
-                             this client's clock is never synchronized and its move timestamps \
-                             are in its own time domain"
-                                .to_string(),
-                        ),
-                        1 => {
-                            // Until the first pong, the join round trip (which includes a
-                            // server frame wait) is the only latency estimate.
-                            self.join_rtt = join_sent.map(|sent| (now - sent).max(0.0));
-                            self.resync(now, server_time);
-                        }
-                        n => self.log(
-                            now,
-                            LogLevel::Error,
-                            format!(
-                                "LogGMCReplication: {n} AGMC_WorldTimeReplicator actors found; \
-                                 exactly one must exist: this client's clock is never \
-                                 synchronized and its move timestamps are in its own time domain"
-                            ),
-                        ),
-                    }
-                }
-            }
+            } => self.on_welcome(now, pawn, spawn, replicators, server_time),
             ServerMsg::ProxySpawn { pawn, owner, spawn } => {
-                if pawn != self.pawn || self.phase != Phase::Playing {
-                    let owner = (owner != crate::model::messages::NO_OWNER).then_some(owner);
-                    if !self.proxies.contains(pawn) {
-                        self.proxies.insert(Proxy::new(pawn, owner, now, spawn));
-                        self.proxy_set_version += 1;
-                        self.telemetry.push((
-                            now,
-                            Event::ProxySpawned {
-                                pawn,
-                                owner,
-                                actor_team: spawn.team,
-                            },
-                        ));
-                        self.telemetry.push((
-                            now,
-                            Event::Role {
-                                pawn,
-                                role: Role::SimulatedProxy,
-                            },
-                        ));
-                        if self.hook_trace {
-                            self.telemetry.push((
-                                now,
-                                Event::hook(Hook::BindReplicationData, pawn, 0, 0, None, None),
-                            ));
-                        }
-                    }
-                }
+                self.on_proxy_spawn(now, pawn, owner, spawn);
             }
             ServerMsg::ProxyDespawn { pawn } => {
                 if self.proxies.remove(pawn) {
@@ -268,34 +166,160 @@ impl Client {
                 layout,
                 server_time,
                 entries,
-            } => {
-                let simulated = self.bindings_of(layout).simulated;
-                let server_now = self.buffer_trace.then(|| self.synced_time(now));
-                for e in &entries {
-                    if e.pawn == self.pawn && self.phase == Phase::Playing {
-                        if let Some(p) = self.own_proxy.as_mut() {
-                            p.receive(now, server_time, &e.values, simulated);
-                        }
-                    } else if let Some(p) = self.proxies.get_mut(e.pawn) {
-                        p.receive(now, server_time, &e.values, simulated);
-                        if let Some(server_now) = server_now {
-                            self.telemetry.push((
-                                now,
-                                Event::ProxyState {
-                                    pawn: e.pawn,
-                                    state_time: server_time,
-                                    server_now,
-                                },
-                            ));
-                        }
-                    }
+            } => self.on_state_update(now, layout, server_time, entries),
+            other => self.inbox.push(other),
+        }
+    }
+
+    /// A pong newer than the last one: a round-trip sample, smoothed into the RTT estimate.
+    fn on_pong(&mut self, now: f64, seq: u32, client_time: f64) {
+        if seq > self.last_pong_seq {
+            self.last_pong_seq = seq;
+            let sample = (now - client_time).max(0.0);
+            self.rtt = Some(match self.rtt {
+                Some(r) => r + 0.25 * (sample - r),
+                None => sample,
+            });
+            self.telemetry.push((now, Event::Rtt { rtt: sample }));
+        }
+    }
+
+    /// A newer world time re-syncs the clock, only when exactly one replicator exists: with
+    /// none or several, GMC leaves every clock in its own domain (docs/model.md).
+    fn on_world_time(&mut self, now: f64, replicator: u8, server_time: f64) {
+        if self.replicators == Some(1) && replicator == 0 && server_time > self.last_world_time {
+            self.last_world_time = server_time;
+            self.resync(now, server_time);
+        }
+    }
+
+    /// The join answered while connecting: a new session starts with the own pawn as spawned
+    /// (predicted, or shown from server states), and the clock syncs if it can.
+    fn on_welcome(
+        &mut self,
+        now: f64,
+        pawn: u16,
+        spawn: SpawnData,
+        replicators: u8,
+        server_time: f64,
+    ) {
+        let Phase::Connecting { join_sent } = self.phase else {
+            return;
+        };
+        self.start_session();
+        self.phase = Phase::Playing;
+        self.pawn = pawn;
+        // The actor as spawned: its transform and actor properties, every bound value at the
+        // class default (the layout's spawn values).
+        self.values =
+            crate::model::imported::spawned(spawn.values(), self.layouts.current_bindings());
+        self.last_seen_dash = Some(self.values.dash_count);
+        self.replicators = Some(replicators);
+        self.hook(now, Hook::BindReplicationData, 0, 0, None, None);
+        let predicted = self.cfg.gmc.use_client_prediction;
+        if !predicted {
+            self.own_proxy = Some(Proxy::new(pawn, Some(self.cfg.id), now, spawn));
+        }
+        self.telemetry.push((
+            now,
+            Event::Role {
+                pawn,
+                role: if predicted {
+                    Role::AutonomousProxy
+                } else {
+                    Role::AutonomousProxyNotPredicted
+                },
+            },
+        ));
+        match replicators {
+            0 => self.log(
+                now,
+                LogLevel::Warning,
+                "LogGMCReplication: no AGMC_WorldTimeReplicator found in the world; this \
+                 client's clock is never synchronized and its move timestamps are in its own \
+                 time domain"
+                    .to_string(),
+            ),
+            1 => {
+                // Until the first pong, the join round trip (which includes a server frame
+                // wait) is the only latency estimate.
+                self.join_rtt = join_sent.map(|sent| (now - sent).max(0.0));
+                self.resync(now, server_time);
+            }
+            n => self.log(
+                now,
+                LogLevel::Error,
+                format!(
+                    "LogGMCReplication: {n} AGMC_WorldTimeReplicator actors found; exactly one \
+                     must exist: this client's clock is never synchronized and its move \
+                     timestamps are in its own time domain"
+                ),
+            ),
+        }
+    }
+
+    /// Another pawn appears (not the own pawn once playing, nor one already shown): a new
+    /// simulated proxy.
+    fn on_proxy_spawn(&mut self, now: f64, pawn: u16, owner: u16, spawn: SpawnData) {
+        if pawn == self.pawn && self.phase == Phase::Playing {
+            return;
+        }
+        let owner = (owner != crate::model::messages::NO_OWNER).then_some(owner);
+        if self.proxies.contains(pawn) {
+            return;
+        }
+        self.proxies.insert(Proxy::new(pawn, owner, now, spawn));
+        self.proxy_set_version += 1;
+        self.telemetry.push((
+            now,
+            Event::ProxySpawned {
+                pawn,
+                owner,
+                actor_team: spawn.team,
+            },
+        ));
+        self.telemetry.push((
+            now,
+            Event::Role {
+                pawn,
+                role: Role::SimulatedProxy,
+            },
+        ));
+        if self.hook_trace {
+            self.telemetry.push((
+                now,
+                Event::hook(Hook::BindReplicationData, pawn, 0, 0, None, None),
+            ));
+        }
+    }
+
+    /// A decoded state update: each entry into its proxy's buffer (the own pawn's into the
+    /// own proxy when it is shown from server states).
+    fn on_state_update(&mut self, now: f64, layout: u8, server_time: f64, entries: StateEntries) {
+        let simulated = self.bindings_of(layout).simulated;
+        let server_now = self.buffer_trace.then(|| self.synced_time(now));
+        for e in &entries {
+            if e.pawn == self.pawn && self.phase == Phase::Playing {
+                if let Some(p) = self.own_proxy.as_mut() {
+                    p.receive(now, server_time, &e.values, simulated);
                 }
-                // A decoded list's buffer serves the next state update's decoding.
-                if entries.shared_parts().is_none() {
-                    self.entry_scratch = entries.into_vec();
+            } else if let Some(p) = self.proxies.get_mut(e.pawn) {
+                p.receive(now, server_time, &e.values, simulated);
+                if let Some(server_now) = server_now {
+                    self.telemetry.push((
+                        now,
+                        Event::ProxyState {
+                            pawn: e.pawn,
+                            state_time: server_time,
+                            server_now,
+                        },
+                    ));
                 }
             }
-            other => self.inbox.push(other),
+        }
+        // A decoded list's buffer serves the next state update's decoding.
+        if entries.shared_parts().is_none() {
+            self.entry_scratch = entries.into_vec();
         }
     }
 

@@ -195,6 +195,9 @@ impl Server {
         count
     }
 
+    /// Executes one remote move of `client`'s pawn: rolled back among the others when
+    /// bRollBackServerPawns, the tick, the hit check of a dash, and the validation against
+    /// what the client claims.
     fn execute_remote(
         &mut self,
         now: f64,
@@ -206,23 +209,8 @@ impl Server {
         reports: Option<&mut Vec<DeviationReport>>,
     ) {
         let pawn_id = self.pawns[pawn_idx].id;
-        // bRollBackServerPawns: for the whole execution (tick and hit check) the other pawns
-        // stand where the moving client saw them, at its view time.
         let roll = self.cfg.gmc.roll_back_server_pawns;
-        let others = if roll {
-            let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
-            self.rollback_swap(now, pawn_idx, m.id, true);
-            if self.cfg.faults.tick_reads_proxy_transform {
-                (0..self.pawns.len())
-                    .filter(|&i| i != pawn_idx)
-                    .map(|i| self.location_at(i, view))
-                    .collect()
-            } else {
-                Vec::new()
-            }
-        } else {
-            self.others(pawn_id)
-        };
+        let others = self.others_for_remote(now, pawn_idx, client, m, roll);
         self.trace(
             now,
             Event::hook(
@@ -234,62 +222,7 @@ impl Server {
                 Some(NetContext::ServerPawn_PreRemoteMoveExecution),
             ),
         );
-        let (frame_delta, random) = (self.frame_dt, self.tick_random());
-        let world = &self.cfg.world;
-        let p = &mut self.pawns[pawn_idx];
-        // The client's input for client-authoritative input values; server-owned inputs keep
-        // the server's value.
-        p.values.copy_fields(&m.input, b.client_auth_input);
-        if now >= p.next_turret {
-            let a = self.turret_rng.range(0.0, std::f64::consts::TAU);
-            p.values.velocity += (DVec2::from_angle(a) * world.turret_knockback).extend(0.0);
-            p.next_turret += world.turret_period_s.max(0.01);
-            while p.next_turret <= now {
-                p.next_turret += world.turret_period_s.max(0.01);
-            }
-            self.telemetry.push((now, Event::TurretHit { pawn: p.id }));
-        }
-        let delta = clamp_delta(&self.cfg.gmc, m.delta);
-        // The value trace starts with the values at entry (no copy when it is off).
-        if let Some(t) = self.value_trace.as_mut() {
-            t.clear();
-            t.push(p.values.clone());
-        }
-        let n = run_move(
-            &mut p.values,
-            delta,
-            Execution::Remote,
-            MoveClock {
-                move_timestamp: m.timestamp,
-                world_time: now,
-                others: &others,
-                frame_delta,
-                random,
-                imported: Some(b).filter(|b| b.is_imported()),
-            },
-            &self.cfg.gmc,
-            &self.cfg.faults,
-            &mut self.tick_out,
-            self.value_trace.as_mut(),
-        );
-        // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
-        p.values.copy_fields(&m.output, b.client_auth_output);
-        if let Some(t) = self.value_trace.as_mut() {
-            let (entry, substeps) =
-                crate::model::cycle::split_trace(std::mem::take(t), p.values.clone());
-            self.telemetry.push((
-                now,
-                Event::MoveValues(std::sync::Arc::new(MoveValues {
-                    pawn: p.id,
-                    owner: Some(client),
-                    move_id: m.id,
-                    exec: Execution::Remote,
-                    entry,
-                    substeps,
-                    exit: p.values.clone(),
-                })),
-            ));
-        }
+        let (delta, n) = self.run_remote_tick(now, pawn_idx, client, b, m, &others);
         let dashed = self
             .tick_out
             .one_shots
@@ -307,30 +240,8 @@ impl Server {
         if dashed {
             self.hit_check(now, pawn_idx, client, m);
         }
-        let p = &self.pawns[pawn_idx];
         if let Some(reports) = reports {
-            let full = self.cfg.gmc.force_full_validation;
-            let checks = b
-                .server_validated_inputs()
-                .map(|(i, bd)| (i, bd, m.input.get(bd.field)))
-                .chain(
-                    b.server_validated_outputs()
-                        .map(|(i, bd)| (i, bd, m.output.get(bd.field))),
-                );
-            for (i, bd, claimed) in checks {
-                let server_value = bd.ty.quantize(&p.values.get(bd.field));
-                if compare(bd, m.id, &claimed, &server_value).is_some() {
-                    reports.push(DeviationReport {
-                        move_id: m.id,
-                        binding: i as u16,
-                        client_value: claimed,
-                        server_value,
-                    });
-                    if !full {
-                        break;
-                    }
-                }
-            }
+            self.validate_remote(pawn_idx, b, m, reports);
         }
         self.tick_hooks(now, pawn_id, m.id, n, Execution::Remote);
         self.trace(
@@ -360,6 +271,147 @@ impl Server {
                 age: now - m.timestamp,
             })),
         ));
+    }
+
+    /// Where the tick of a remote move sees the other pawns. With bRollBackServerPawns, for
+    /// the whole execution (tick and hit check) they stand where the moving client saw them,
+    /// at its view time (and the rollback is traced); else where they are now.
+    fn others_for_remote(
+        &mut self,
+        now: f64,
+        pawn_idx: usize,
+        client: u16,
+        m: &WireMove,
+        roll: bool,
+    ) -> Vec<DVec3> {
+        if roll {
+            let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
+            self.rollback_swap(now, pawn_idx, m.id, true);
+            if self.cfg.faults.tick_reads_proxy_transform {
+                (0..self.pawns.len())
+                    .filter(|&i| i != pawn_idx)
+                    .map(|i| self.location_at(i, view))
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        } else {
+            self.others(self.pawns[pawn_idx].id)
+        }
+    }
+
+    /// Runs the remote move's tick on the pawn: the client's input in, a turret hit when one
+    /// is due, GenPredictionTick, the client's outputs in. Gives the clamped delta and the
+    /// iterations.
+    fn run_remote_tick(
+        &mut self,
+        now: f64,
+        pawn_idx: usize,
+        client: u16,
+        b: &Bindings,
+        m: &WireMove,
+        others: &[DVec3],
+    ) -> (f64, u16) {
+        let (frame_delta, random) = (self.frame_dt, self.tick_random());
+        // The client's input for client-authoritative input values; server-owned inputs keep
+        // the server's value.
+        self.pawns[pawn_idx]
+            .values
+            .copy_fields(&m.input, b.client_auth_input);
+        self.turret_hit(now, pawn_idx);
+        let delta = clamp_delta(&self.cfg.gmc, m.delta);
+        let p = &mut self.pawns[pawn_idx];
+        // The value trace starts with the values at entry (no copy when it is off).
+        if let Some(t) = self.value_trace.as_mut() {
+            t.clear();
+            t.push(p.values.clone());
+        }
+        let n = run_move(
+            &mut p.values,
+            delta,
+            Execution::Remote,
+            MoveClock {
+                move_timestamp: m.timestamp,
+                world_time: now,
+                others,
+                frame_delta,
+                random,
+                imported: Some(b).filter(|b| b.is_imported()),
+            },
+            &self.cfg.gmc,
+            &self.cfg.faults,
+            &mut self.tick_out,
+            self.value_trace.as_mut(),
+        );
+        // GenAncillaryTick(delta, bLocalMove = false, bCombinedClientMove = false) runs here.
+        p.values.copy_fields(&m.output, b.client_auth_output);
+        if let Some(t) = self.value_trace.as_mut() {
+            let (entry, substeps) =
+                crate::model::cycle::split_trace(std::mem::take(t), p.values.clone());
+            self.telemetry.push((
+                now,
+                Event::MoveValues(std::sync::Arc::new(MoveValues {
+                    pawn: p.id,
+                    owner: Some(client),
+                    move_id: m.id,
+                    exec: Execution::Remote,
+                    entry,
+                    substeps,
+                    exit: p.values.clone(),
+                })),
+            ));
+        }
+        (delta, n)
+    }
+
+    /// The world's turret: when its period came round, knocks the pawn in a random direction.
+    fn turret_hit(&mut self, now: f64, pawn_idx: usize) {
+        let world = &self.cfg.world;
+        let p = &mut self.pawns[pawn_idx];
+        if now >= p.next_turret {
+            let a = self.turret_rng.range(0.0, std::f64::consts::TAU);
+            p.values.velocity += (DVec2::from_angle(a) * world.turret_knockback).extend(0.0);
+            p.next_turret += world.turret_period_s.max(0.01);
+            while p.next_turret <= now {
+                p.next_turret += world.turret_period_s.max(0.01);
+            }
+            self.telemetry.push((now, Event::TurretHit { pawn: p.id }));
+        }
+    }
+
+    /// Compares the server-validated inputs and outputs the client claims with the server's
+    /// result; each that differs becomes a deviation report (only the first, unless
+    /// bForceFullValidation).
+    fn validate_remote(
+        &self,
+        pawn_idx: usize,
+        b: &Bindings,
+        m: &WireMove,
+        reports: &mut Vec<DeviationReport>,
+    ) {
+        let p = &self.pawns[pawn_idx];
+        let full = self.cfg.gmc.force_full_validation;
+        let checks = b
+            .server_validated_inputs()
+            .map(|(i, bd)| (i, bd, m.input.get(bd.field)))
+            .chain(
+                b.server_validated_outputs()
+                    .map(|(i, bd)| (i, bd, m.output.get(bd.field))),
+            );
+        for (i, bd, claimed) in checks {
+            let server_value = bd.ty.quantize(&p.values.get(bd.field));
+            if compare(bd, m.id, &claimed, &server_value).is_some() {
+                reports.push(DeviationReport {
+                    move_id: m.id,
+                    binding: i as u16,
+                    client_value: claimed,
+                    server_value,
+                });
+                if !full {
+                    break;
+                }
+            }
+        }
     }
 
     pub(super) fn local_move(&mut self, now: f64, dt: f64, i: usize) {

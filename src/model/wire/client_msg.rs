@@ -98,7 +98,7 @@ pub(super) fn read_client(
             layout_hash: r.bits(32)? as u32,
         },
         K_MOVES => {
-            use crate::model::cycle::from_units;
+            use crate::model::time_units::from_units;
             let epoch = r.bits(32)? as u32;
             let view_delay_ms = r.bits(16)? as u16;
             let n = r.bits(8)? as usize;

@@ -6,25 +6,16 @@ use crate::model::telemetry::{Event, LogLevel, Machine, Record, Rejection};
 use crate::net::remote::DEFAULT_MAX_PARTICIPANTS;
 use crate::net::remote::DEFAULT_PORT;
 use crate::net::remote::Down;
-use crate::net::remote::HELLO_TIMEOUT;
 use crate::net::remote::Inbox;
-use crate::net::remote::MAGIC;
 use crate::net::remote::MAX_BACKLOG;
 use crate::net::remote::MAX_HANDSHAKING;
 use crate::net::remote::MAX_HANDSHAKING_PER_ADDR;
-use crate::net::remote::MAX_WRONG_CODES;
 use crate::net::remote::Outbox;
 use crate::net::remote::PING_INTERVAL;
-use crate::net::remote::PROTOCOL;
-use crate::net::remote::RECORDS_PER_S;
 use crate::net::remote::RemoteCmd;
-use crate::net::remote::Up;
-use crate::net::remote::WRONG_CODE_WINDOW;
-use crate::net::remote::same_code;
 use crate::net::remote::wait_readable;
 use crate::net::runtime::{SessionClock, TelemetryTx};
 use crate::net::transport::{Departures, Roster};
-use crate::session::control::Settings;
 use crate::session::preset::Preset;
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -33,6 +24,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+mod serve;
+use self::serve::serve;
 
 /// How a host is started.
 #[derive(Clone, Debug, PartialEq)]
@@ -222,20 +216,27 @@ impl Drop for HostLink {
 
 pub(crate) enum ConnState {
     /// Waiting for the magic and the handshake.
-    Handshaking { since: f64, magic_ok: bool },
-    Joined {
-        id: u16,
-        /// Host session time − participant session time.
-        offset: f64,
-        last_ping: f64,
-        rtt: Option<f64>,
-        tokens: f64,
-        last_t: f64,
-        /// Records that came before the first pong (their offset is not known yet).
-        early: Vec<Record>,
+    Handshaking {
+        since: f64,
+        magic_ok: bool,
     },
+    Joined(Joined),
     /// The participant said it leaves: the connection closes without another word.
     Left,
+}
+
+/// A joined participant's connection: its clock offset, round trip and pings, and the rate
+/// limit on its records.
+pub(crate) struct Joined {
+    id: u16,
+    /// Host session time − participant session time.
+    offset: f64,
+    last_ping: f64,
+    rtt: Option<f64>,
+    tokens: f64,
+    last_t: f64,
+    /// Records that came before the first pong (their offset is not known yet).
+    early: Vec<Record>,
 }
 
 /// Records a participant's connection holds until its clock offset is known.
@@ -317,7 +318,7 @@ pub(crate) fn host_loop(
         for (id, msg) in rx.try_iter() {
             if let Some(c) = conns
                 .iter_mut()
-                .find(|c| matches!(c.state, ConnState::Joined { id: j, .. } if j == id))
+                .find(|c| matches!(&c.state, ConnState::Joined(j) if j.id == id))
             {
                 if matches!(msg, Down::Bye { .. }) {
                     c.closing = true;
@@ -336,7 +337,7 @@ pub(crate) fn host_loop(
                 .filter_map(|p| Some((p.id, p.name.clone()?)))
                 .collect();
             for c in &mut conns {
-                if matches!(c.state, ConnState::Joined { .. }) && !c.closing {
+                if matches!(c.state, ConnState::Joined(_)) && !c.closing {
                     c.outbox.push(&Down::Names {
                         names: names.clone(),
                     });
@@ -363,17 +364,15 @@ pub(crate) fn host_loop(
                 }
             }
             if let Err(why) = serve(c, t, &code, max, &cx, &mut wrong) {
-                gone.push((i, why));
+                gone.push((i, why.to_string()));
                 continue;
             }
-            if let ConnState::Joined {
-                id, last_ping, rtt, ..
-            } = &mut c.state
-                && t - *last_ping >= PING_INTERVAL
+            if let ConnState::Joined(j) = &mut c.state
+                && t - j.last_ping >= PING_INTERVAL
             {
-                *last_ping = t;
+                j.last_ping = t;
                 if let Ok(mut s) = cx.shared.lock()
-                    && let Some(p) = s.participants.get_mut(id)
+                    && let Some(p) = s.participants.get_mut(&j.id)
                 {
                     p.control_in = c.inbox.total;
                     p.control_out = c.outbox.total;
@@ -381,7 +380,7 @@ pub(crate) fn host_loop(
                 c.outbox.push(&Down::Ping {
                     host_t: t,
                     server_time: cx.clock.server_time(t),
-                    rtt: *rtt,
+                    rtt: j.rtt,
                 });
             }
             if c.outbox.buf.len() > MAX_BACKLOG {
@@ -394,7 +393,7 @@ pub(crate) fn host_loop(
         }
         for (i, why) in gone.into_iter().rev() {
             let c = conns.remove(i);
-            if let ConnState::Joined { id, .. } = c.state {
+            if let ConnState::Joined(Joined { id, .. }) = c.state {
                 let name = leave(&cx, id);
                 let who = describe(id, name.as_deref());
                 if why.is_empty() {
@@ -411,7 +410,7 @@ pub(crate) fn host_loop(
 /// [`MAX_HANDSHAKING_PER_ADDR`] from one address wait at once, and when [`MAX_HANDSHAKING`]
 /// wait in all, the oldest waiting connection of the address holding the most slots gives its
 /// place up (connections that send nothing cannot keep a participant from another address
-/// out; each is closed [`HELLO_TIMEOUT`] after it was accepted in any case).
+/// out; each is closed [`HELLO_TIMEOUT`](crate::net::remote::HELLO_TIMEOUT) after it was accepted in any case).
 pub(crate) fn make_room(conns: &mut Vec<Conn>, ip: IpAddr) -> bool {
     let mut waiting: HashMap<IpAddr, usize> = HashMap::new();
     for c in conns.iter() {
@@ -463,323 +462,6 @@ pub(crate) fn leave(cx: &HostContext, id: u16) -> Option<String> {
         r.remove(&a);
     }
     name
-}
-
-/// Handles what arrived on one connection. `Err`: drop it, for this reason.
-fn serve(
-    c: &mut Conn,
-    t: f64,
-    code: &str,
-    max: usize,
-    cx: &HostContext,
-    wrong: &mut HashMap<IpAddr, VecDeque<f64>>,
-) -> Result<(), String> {
-    let tele = &cx.tele;
-    loop {
-        match &mut c.state {
-            ConnState::Handshaking { since, magic_ok } => {
-                if !*magic_ok {
-                    match c.inbox.take_raw(MAGIC.len()) {
-                        Some(m) if m == MAGIC => *magic_ok = true,
-                        Some(_) => {
-                            tele.send(rejected(t, Rejection::Foreign));
-                            return Err("not a movescope participant".into());
-                        }
-                        None => {
-                            return if t - *since > HELLO_TIMEOUT {
-                                tele.send(rejected(t, Rejection::Unadmitted));
-                                Err("no handshake in time".into())
-                            } else {
-                                Ok(())
-                            };
-                        }
-                    }
-                }
-                let hello = match c.inbox.next::<Up>() {
-                    Ok(Some(m)) => m,
-                    Ok(None) => {
-                        return if t - *since > HELLO_TIMEOUT {
-                            tele.send(rejected(t, Rejection::Unadmitted));
-                            Err("no handshake in time".into())
-                        } else {
-                            Ok(())
-                        };
-                    }
-                    Err(_) => {
-                        tele.send(rejected(
-                            t,
-                            Rejection::Malformed(crate::model::wire::DecodeError::Truncated),
-                        ));
-                        return Err("a malformed handshake".into());
-                    }
-                };
-                match admit(c.peer, hello, t, code, max, cx, wrong) {
-                    Ok((id, welcome, who)) => {
-                        c.outbox.push(&welcome);
-                        c.state = ConnState::Joined {
-                            id,
-                            offset: 0.0,
-                            // The first ping a tenth of a second after the welcome, when the
-                            // participant's loop runs (one in the welcome's segment would be
-                            // read late, after its client started, and set its clock late).
-                            last_ping: t - PING_INTERVAL + 0.1,
-                            rtt: None,
-                            tokens: RECORDS_PER_S,
-                            last_t: t,
-                            early: Vec::new(),
-                        };
-                        tele.send(changed(t, format!("{who} joined from {}", c.peer.ip())));
-                    }
-                    Err(why) => {
-                        tele.send(log(
-                            t,
-                            LogLevel::Warning,
-                            format!("host: refused a participant from {}: {why}", c.peer),
-                        ));
-                        c.outbox.push(&Down::Refused { why });
-                        c.closing = true;
-                        return Ok(());
-                    }
-                }
-            }
-            ConnState::Joined {
-                id,
-                offset,
-                rtt,
-                tokens,
-                last_t,
-                early,
-                ..
-            } => {
-                let msg = match c.inbox.next::<Up>() {
-                    Ok(Some(m)) => m,
-                    Ok(None) => return Ok(()),
-                    Err(_) => {
-                        tele.send(rejected(
-                            t,
-                            Rejection::Malformed(crate::model::wire::DecodeError::Truncated),
-                        ));
-                        return Err("it sent a malformed frame".into());
-                    }
-                };
-                match msg {
-                    Up::Records(rs) => {
-                        *tokens =
-                            (*tokens + (t - *last_t).max(0.0) * RECORDS_PER_S).min(RECORDS_PER_S);
-                        *last_t = t;
-                        for mut r in rs {
-                            if *tokens < 1.0 {
-                                tele.send(rejected(t, Rejection::RateLimited));
-                                continue;
-                            }
-                            *tokens -= 1.0;
-                            if r.machine != Machine::Client(*id) || !r.t.is_finite() {
-                                tele.send(rejected(t, Rejection::WrongSource));
-                                continue;
-                            }
-                            if rtt.is_none() {
-                                if early.len() < MAX_EARLY {
-                                    early.push(r);
-                                } else {
-                                    tele.send(rejected(t, Rejection::RateLimited));
-                                }
-                                continue;
-                            }
-                            r.t += *offset;
-                            tele.send(r);
-                        }
-                    }
-                    Up::Pong { host_t, p_t, held } => {
-                        let trip = (t - host_t - held.clamp(0.0, 1.0)).max(0.0);
-                        if host_t.is_finite() && p_t.is_finite() && host_t <= t {
-                            *rtt = Some(trip);
-                            *offset = host_t + held + trip / 2.0 - p_t;
-                            if let Ok(mut s) = cx.shared.lock()
-                                && let Some(p) = s.participants.get_mut(id)
-                            {
-                                p.real_rtt = Some(trip);
-                            }
-                            tele.send(Record {
-                                t,
-                                machine: Machine::Client(*id),
-                                event: Event::RealRtt { rtt: trip },
-                            });
-                            // What came before the offset was known, on the host's time now.
-                            for mut r in early.drain(..) {
-                                r.t += *offset;
-                                tele.send(r);
-                            }
-                        }
-                    }
-                    Up::Hello { .. } => {
-                        tele.send(rejected(t, Rejection::Duplicate));
-                    }
-                    Up::Leave { why } => {
-                        let id = *id;
-                        let why: String =
-                            why.chars().filter(|c| !c.is_control()).take(120).collect();
-                        let name = leave(cx, id);
-                        if let Ok(mut d) = cx.departures.lock() {
-                            d.push((id, why.clone()));
-                        }
-                        let who = describe(id, name.as_deref());
-                        tele.send(changed(t, format!("{who} left the session ({why})")));
-                        c.state = ConnState::Left;
-                        return Err(String::new());
-                    }
-                }
-            }
-            ConnState::Left => return Ok(()),
-        }
-    }
-}
-
-/// Checks a handshake; on success puts the participant on the roster and says what to send.
-fn admit(
-    peer: SocketAddr,
-    hello: Up,
-    t: f64,
-    code: &str,
-    max: usize,
-    cx: &HostContext,
-    wrong: &mut HashMap<IpAddr, VecDeque<f64>>,
-) -> Result<(u16, Down, String), String> {
-    let Up::Hello {
-        protocol,
-        code: given,
-        name,
-        udp_port,
-    } = hello
-    else {
-        return Err("the first message was not a handshake".into());
-    };
-    if protocol != PROTOCOL {
-        return Err(format!(
-            "this host speaks movescope's join protocol {PROTOCOL}, the participant {protocol}: use the same movescope version"
-        ));
-    }
-    let tries = wrong.entry(peer.ip()).or_default();
-    while tries.front().is_some_and(|&w| t - w > WRONG_CODE_WINDOW) {
-        tries.pop_front();
-    }
-    if tries.len() >= MAX_WRONG_CODES {
-        cx.tele.send(rejected(t, Rejection::RateLimited));
-        return Err(locked_out(peer.ip(), tries, t));
-    }
-    if !same_code(&given, code) {
-        tries.push_back(t);
-        cx.tele.send(rejected(t, Rejection::Unadmitted));
-        let mut why =
-            String::from("wrong join code (ask the trainer for the code the host printed)");
-        if tries.len() >= MAX_WRONG_CODES {
-            why.push_str(&format!(
-                "; that was the {MAX_WRONG_CODES}th wrong code from {} within a minute: {}",
-                peer.ip(),
-                locked_out(peer.ip(), tries, t)
-            ));
-        }
-        return Err(why);
-    }
-    let name = name
-        .map(|n| {
-            n.trim()
-                .chars()
-                .filter(|c| !c.is_control())
-                .take(32)
-                .collect::<String>()
-        })
-        .filter(|n| !n.is_empty());
-    let mut s = cx
-        .shared
-        .lock()
-        .map_err(|_| "the host is shutting down".to_string())?;
-    let returning = name.as_ref().and_then(|n| {
-        s.participants
-            .values()
-            .find(|p| p.name.as_ref() == Some(n))
-            .cloned()
-    });
-    if let Some(p) = &returning
-        && p.connected
-    {
-        return Err(format!(
-            "the name {} is in use by a connected participant; choose another with --name",
-            p.name.as_deref().unwrap_or_default()
-        ));
-    }
-    let connected = s.participants.values().filter(|p| p.connected).count();
-    if connected >= max {
-        cx.tele.send(rejected(t, Rejection::RateLimited));
-        return Err(format!("the session is full ({max} participants)"));
-    }
-    let id = match &returning {
-        Some(p) => p.id,
-        None => {
-            let taken: Vec<u16> = s
-                .local_ids
-                .iter()
-                .copied()
-                .chain(s.participants.keys().copied())
-                .collect();
-            let id = Settings::next_client_id(&taken);
-            if id >= crate::session::control::MAX_CLIENTS {
-                return Err(format!(
-                    "the session has no room for another client (at most {})",
-                    crate::session::control::MAX_CLIENTS
-                ));
-            }
-            id
-        }
-    };
-    let udp = SocketAddr::new(peer.ip(), udp_port);
-    if let Ok(mut r) = cx.roster.lock() {
-        if let Some(old) = returning.as_ref().map(|p| p.udp) {
-            r.remove(&old);
-        }
-        r.insert(udp, id);
-    }
-    s.participants.insert(
-        id,
-        ParticipantInfo {
-            id,
-            name: name.clone(),
-            connected: true,
-            udp,
-            real_rtt: None,
-            control_in: 0,
-            control_out: 0,
-        },
-    );
-    s.names_version += 1;
-    let incarnation = cx.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
-    let who = describe(id, name.as_deref());
-    let who = if returning.is_some() {
-        format!("{who}, back for its pawn,")
-    } else {
-        who
-    };
-    Ok((
-        id,
-        Down::Welcome {
-            id,
-            incarnation,
-            // Its own key only: with the session's secret a participant could join as another.
-            secret: crate::model::messages::client_key(cx.secret, id),
-            preset: s.preset_ron.clone(),
-            udp_port: s.udp_port,
-        },
-        who,
-    ))
-}
-
-/// The refusal an address gets while its wrong codes lock it out: how long it still lasts.
-fn locked_out(ip: IpAddr, tries: &VecDeque<f64>, t: f64) -> String {
-    let oldest = tries.front().copied().unwrap_or(t);
-    let left = (WRONG_CODE_WINDOW - (t - oldest)).clamp(1.0, WRONG_CODE_WINDOW);
-    format!(
-        "{ip} is locked out after {MAX_WRONG_CODES} wrong join codes within a minute: every \
-         join from it, even with the right code, is refused for another {left:.0} s"
-    )
 }
 
 // ---------------------------------------------------------------------------------------

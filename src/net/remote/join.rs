@@ -3,20 +3,15 @@
 
 use crate::model::input::RawInput;
 use crate::model::telemetry::{Event, LogLevel, Machine, Record};
-use crate::net::client_thread::{ClientSpawn, spawn_client};
 use crate::net::remote::Down;
 use crate::net::remote::Inbox;
 use crate::net::remote::MAGIC;
-use crate::net::remote::MAX_BACKLOG;
-use crate::net::remote::Outbox;
 use crate::net::remote::PROTOCOL;
-use crate::net::remote::RemoteCmd;
 use crate::net::remote::Up;
 use crate::net::remote::frame;
-use crate::net::runtime::{SessionClock, TelemetryTx, ThreadCmd, Worker};
+use crate::net::runtime::{SessionClock, TelemetryTx};
 use crate::net::transport::Endpoint;
-use crate::session::control::{MachineCmd, Settings};
-use crate::session::preset::{BindingsError, Preset};
+use crate::session::preset::Preset;
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
@@ -24,6 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+mod link;
+use self::link::{Link, participant_loop};
 
 /// How a participant joins.
 #[derive(Clone, Debug, PartialEq)]
@@ -323,273 +321,4 @@ pub(crate) fn local_log(tele: &TelemetryTx, t: f64, me: Machine, level: LogLevel
         machine: me,
         event: Event::Log { level, text },
     });
-}
-
-fn start_worker(
-    w: Welcomed,
-    clock: &Arc<SessionClock>,
-    tele: &TelemetryTx,
-) -> Result<(Worker, TcpStream, Inbox, u16), BindingsError> {
-    let settings = Settings::new(&w.preset)?;
-    let worker = spawn_client(ClientSpawn {
-        preset: &w.preset,
-        id: w.id,
-        incarnation: w.incarnation,
-        // The participant's own key, as its host gave it.
-        key: w.secret,
-        bindings: settings.client_bindings().clone(),
-        layouts: settings.client_layouts().to_vec(),
-        endpoint: w.endpoint,
-        server: w.server,
-        clock: clock.clone(),
-        tele: tele.clone(),
-        start: clock.now(),
-    });
-    Ok((worker, w.stream, w.inbox, w.id))
-}
-
-/// What the participant's link thread works with.
-struct Link {
-    opts: JoinOptions,
-    clock: Arc<SessionClock>,
-    tele: TelemetryTx,
-    uplink: Receiver<Record>,
-    drive_rx: Receiver<Option<RawInput>>,
-    newer: Arc<Mutex<Option<Preset>>>,
-    stop: Arc<AtomicBool>,
-}
-
-fn participant_loop(link: Link, first: Welcomed) {
-    let Link {
-        opts,
-        clock,
-        tele,
-        uplink,
-        drive_rx,
-        newer,
-        stop,
-    } = link;
-    let mut next = Some(first);
-    let mut named: std::collections::HashSet<(u16, String)> = std::collections::HashSet::new();
-    let mut driving: Option<RawInput> = None;
-    let mut me = Machine::Client(0);
-    while !stop.load(Ordering::Acquire) {
-        let welcomed = match next.take() {
-            Some(w) => w,
-            None => {
-                // Reconnect once a second until the host takes us back (or we are stopped).
-                let mut got = None;
-                while got.is_none() && !stop.load(Ordering::Acquire) {
-                    match handshake(&opts) {
-                        Ok(w) => got = Some(w),
-                        Err(_) => {
-                            for _ in 0..20 {
-                                if stop.load(Ordering::Acquire) {
-                                    break;
-                                }
-                                std::thread::sleep(Duration::from_millis(50));
-                            }
-                        }
-                    }
-                }
-                match got {
-                    Some(w) => {
-                        if let Ok(mut n) = newer.lock() {
-                            *n = Some(w.preset.clone());
-                        }
-                        let t = clock.now();
-                        local_log(
-                            &tele,
-                            t,
-                            Machine::Client(w.id),
-                            LogLevel::Warning,
-                            format!("rejoined the host at {} as client {}", opts.host, w.id),
-                        );
-                        w
-                    }
-                    None => return,
-                }
-            }
-        };
-        let (mut worker, mut stream, mut inbox, id) = match start_worker(welcomed, &clock, &tele) {
-            Ok(x) => x,
-            Err(e) => {
-                local_log(
-                    &tele,
-                    clock.now(),
-                    me,
-                    LogLevel::Error,
-                    format!("cannot run the host's preset: {e}"),
-                );
-                return;
-            }
-        };
-        me = Machine::Client(id);
-        let me_id = id;
-        if driving.is_some() {
-            let _ = worker
-                .tx
-                .try_send(ThreadCmd::Do(MachineCmd::Drive(driving)));
-        }
-        let _ = stream.set_read_timeout(Some(Duration::from_millis(5)));
-        let mut outbox = Outbox::default();
-        let mut batch: Vec<Record> = Vec::new();
-        let mut last_sent = clock.now();
-        let mut ending = false;
-        let why: Option<String> = loop {
-            if stop.load(Ordering::Acquire) {
-                ending = true;
-                break None;
-            }
-            match inbox.fill(&mut stream) {
-                Ok(true) => {}
-                Ok(false) => break Some("the host closed the connection".into()),
-                Err(e) => break Some(format!("the connection to the host failed: {e}")),
-            }
-            let mut leave: Option<Option<String>> = None;
-            loop {
-                match inbox.next::<Down>() {
-                    Ok(Some(Down::Ping {
-                        host_t,
-                        server_time,
-                        rtt,
-                    })) => {
-                        let got = clock.now();
-                        clock.set_server_time(got, server_time + rtt.unwrap_or(0.0) / 2.0);
-                        let p_t = clock.now();
-                        outbox.push(&Up::Pong {
-                            host_t,
-                            p_t,
-                            held: p_t - got,
-                        });
-                    }
-                    Ok(Some(Down::Cmd(c))) => match (&c, c.to_machine()) {
-                        (RemoteCmd::Pause, _) => clock.pause(),
-                        (RemoteCmd::Resume, _) => {
-                            clock.resume();
-                            let _ = worker.tx.try_send(ThreadCmd::Wake);
-                        }
-                        (_, Some(m)) => {
-                            let _ = worker.tx.try_send(ThreadCmd::Do(m));
-                        }
-                        (_, None) => {}
-                    },
-                    Ok(Some(Down::Rejoin)) => {
-                        leave = Some(None);
-                        break;
-                    }
-                    Ok(Some(Down::Bye { why })) => {
-                        local_log(
-                            &tele,
-                            clock.now(),
-                            me,
-                            LogLevel::Error,
-                            format!("the host removed this participant: {why}"),
-                        );
-                        stop.store(true, Ordering::Release);
-                        leave = Some(None);
-                        break;
-                    }
-                    Ok(Some(Down::Preset { preset })) => {
-                        match Preset::from_ron(&preset, &format!("the host at {}", opts.host)) {
-                            Ok(p) => {
-                                if let Ok(mut n) = newer.lock() {
-                                    *n = Some(p);
-                                }
-                            }
-                            Err(e) => local_log(
-                                &tele,
-                                clock.now(),
-                                me,
-                                LogLevel::Warning,
-                                format!("the host's changed settings cannot be shown here: {e}"),
-                            ),
-                        }
-                    }
-                    Ok(Some(Down::Names { names })) => {
-                        // This window's own records (not sent up): views call the other
-                        // participants' pawns by their names.
-                        for (id, name) in names {
-                            let name: String =
-                                name.chars().filter(|c| !c.is_control()).take(32).collect();
-                            if id != me_id && named.insert((id, name.clone())) {
-                                let _ = tele.tx.try_send(Record {
-                                    t: clock.now(),
-                                    machine: me,
-                                    event: Event::SessionChanged {
-                                        what: format!(
-                                            "{} is in the session",
-                                            crate::session::store::describe_participant(
-                                                id,
-                                                Some(&name)
-                                            )
-                                        ),
-                                    },
-                                });
-                            }
-                        }
-                    }
-                    Ok(Some(Down::Welcome { .. } | Down::Refused { .. })) => {}
-                    Ok(None) => break,
-                    Err(e) => {
-                        leave = Some(Some(format!("the host sent a malformed frame ({e:?})")));
-                        break;
-                    }
-                }
-            }
-            if let Some(l) = leave {
-                break l;
-            }
-            for d in drive_rx.try_iter() {
-                driving = d;
-                let _ = worker.tx.try_send(ThreadCmd::Do(MachineCmd::Drive(d)));
-            }
-            let t = clock.now();
-            batch.extend(uplink.try_iter().filter(|r| r.machine == me));
-            if !batch.is_empty() && (t - last_sent >= 0.02 || batch.len() >= 2048) {
-                for chunk in batch.chunks(2048) {
-                    outbox.push(&Up::Records(chunk.to_vec()));
-                }
-                batch.clear();
-                last_sent = t;
-            }
-            if outbox.buf.len() > MAX_BACKLOG {
-                break Some("the host stopped reading".into());
-            }
-            let _ = stream.set_nonblocking(true);
-            let flushed = outbox.flush(&mut stream);
-            let _ = stream.set_nonblocking(false);
-            if let Err(e) = flushed {
-                break Some(format!("the connection to the host failed: {e}"));
-            }
-        };
-        worker.stop();
-        if ending {
-            // Said on the control channel, so the host logs this participant as left and
-            // its pawn goes at once (not "nothing heard for 5 s").
-            batch.extend(uplink.try_iter().filter(|r| r.machine == me));
-            for chunk in batch.chunks(2048) {
-                outbox.push(&Up::Records(chunk.to_vec()));
-            }
-            outbox.push(&Up::Leave {
-                why: "its run ended".into(),
-            });
-            let _ = stream.set_nonblocking(false);
-            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-            let _ = outbox.flush(&mut stream);
-            let _ = stream.shutdown(std::net::Shutdown::Write);
-        }
-        if let Some(why) = why {
-            local_log(
-                &tele,
-                clock.now(),
-                me,
-                LogLevel::Warning,
-                format!(
-                    "lost the host at {} ({why}); trying to rejoin every second",
-                    opts.host
-                ),
-            );
-        }
-    }
 }

@@ -177,9 +177,9 @@ impl ChunkFrame {
     }
 
     /// Parses a frame; `Err` says what is wrong with it.
-    pub(super) fn decode(b: &[u8; FRAME_BYTES]) -> Result<ChunkFrame, String> {
+    pub(super) fn decode(b: &[u8; FRAME_BYTES]) -> Result<ChunkFrame, FrameError> {
         if b[0..4] != CHUNK_MAGIC {
-            return Err("expected a chunk (`MSCH`), found other bytes".into());
+            return Err(FrameError::NotAChunk);
         }
         let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         let f64_at = |i: usize| {
@@ -199,24 +199,54 @@ impl ChunkFrame {
             crc: u32_at(40),
         };
         if b[5] != 1 {
-            return Err(format!("unknown chunk flags {}", b[5]));
+            return Err(FrameError::UnknownFlags(b[5]));
         }
         if b[6] > ENCODING_TAGGED {
-            return Err(format!("unknown record encoding {}", b[6]));
+            return Err(FrameError::UnknownEncoding(b[6]));
         }
         if f.kind != ChunkKind::Records as u8
             && f.kind != ChunkKind::Index as u8
             && f.kind != ChunkKind::HeaderCopy as u8
         {
-            return Err(format!("unknown chunk kind {}", f.kind));
+            return Err(FrameError::UnknownKind(f.kind));
         }
         if f.payload_len > MAX_PAYLOAD || f.raw_len > MAX_RAW {
-            return Err(format!(
-                "implausible chunk sizes ({} compressed, {} raw bytes)",
-                f.payload_len, f.raw_len
-            ));
+            return Err(FrameError::ImplausibleSizes {
+                compressed: f.payload_len,
+                raw: f.raw_len,
+            });
         }
         Ok(f)
+    }
+}
+
+/// What is wrong with a chunk frame that does not parse; its `Display` says what was expected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FrameError {
+    /// The frame does not start with the chunk magic `MSCH`.
+    NotAChunk,
+    /// The flags byte is not 1 (zstd), the only flags known.
+    UnknownFlags(u8),
+    /// The record encoding is past the last one known.
+    UnknownEncoding(u8),
+    /// The chunk kind is none of records, index or header copy.
+    UnknownKind(u8),
+    /// The compressed or raw size is past what a writer produces.
+    ImplausibleSizes { compressed: u32, raw: u32 },
+}
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrameError::NotAChunk => write!(f, "expected a chunk (`MSCH`), found other bytes"),
+            FrameError::UnknownFlags(v) => write!(f, "unknown chunk flags {v}"),
+            FrameError::UnknownEncoding(v) => write!(f, "unknown record encoding {v}"),
+            FrameError::UnknownKind(v) => write!(f, "unknown chunk kind {v}"),
+            FrameError::ImplausibleSizes { compressed, raw } => write!(
+                f,
+                "implausible chunk sizes ({compressed} compressed, {raw} raw bytes)"
+            ),
+        }
     }
 }
 

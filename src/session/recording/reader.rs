@@ -673,7 +673,7 @@ fn read_chunk_at(file: &mut File, at: u64, file_len: u64) -> Result<(ChunkFrame,
     file.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
     let mut fb = [0u8; FRAME_BYTES];
     file.read_exact(&mut fb).map_err(|e| e.to_string())?;
-    let frame = ChunkFrame::decode(&fb)?;
+    let frame = ChunkFrame::decode(&fb).map_err(|e| e.to_string())?;
     let end = at + FRAME_BYTES as u64 + u64::from(frame.payload_len);
     if end > file_len {
         return Err(format!(
