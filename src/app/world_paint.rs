@@ -9,9 +9,36 @@ use super::color_of;
 use super::world_labels::{
     CORRECTION_FADE_S, CORRECTIONS_DRAWN, Taken, correction_colors, footer_line, taken,
 };
-use super::world_view::{FOOTER_H, Projection};
 use crate::model::telemetry::{DetectedBy, Machine, SampleKind};
 use crate::session::store::{CorrectionMark, Metric, PawnView, Store};
+
+/// World (cm) to screen for one view rectangle.
+#[derive(Clone, Copy)]
+pub(super) struct Projection {
+    pub rect: egui::Rect,
+    pub center: glam::DVec2,
+    /// Points per cm.
+    pub scale: f32,
+}
+
+/// Points at the view's foot kept for its footer line (grid, hints): the camera centres the
+/// pawns in the part above it, so a fitted or followed pawn is never drawn under it.
+pub(super) const FOOTER_H: f32 = 22.0;
+
+impl Projection {
+    /// Where the camera's centre is drawn: the middle of the view above its footer line.
+    fn mid(self) -> egui::Pos2 {
+        egui::pos2(self.rect.center().x, self.rect.center().y - FOOTER_H / 2.0)
+    }
+
+    pub(super) fn to_screen(self, p: glam::DVec3) -> egui::Pos2 {
+        let mid = self.mid();
+        egui::pos2(
+            mid.x + ((p.x - self.center.x) as f32) * self.scale,
+            mid.y - ((p.y - self.center.y) as f32) * self.scale,
+        )
+    }
+}
 
 /// What the user chose to show over the pawns (the view's "show…" menu).
 #[derive(Clone, Copy)]
