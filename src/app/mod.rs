@@ -33,6 +33,7 @@ mod frame;
 mod gmc_window;
 mod help_window;
 pub mod jobs;
+mod journey_lanes;
 mod journey_window;
 pub mod layout;
 mod lessons;

@@ -6,6 +6,7 @@
 
 mod axes;
 mod draw;
+mod hover;
 mod series;
 mod window;
 
