@@ -390,42 +390,54 @@ fn pre_local_move_execution_runs_before_the_input_is_saved() {
 
 /// "While the bound inputs allow combining and the accumulated delta stays within
 /// MaxCombinedDeltaTime … the newest frame is merged into the pending move", and a move's delta
-/// is "clamped to MaxMoveDeltaTime, 0.05 s": a combined move never exceeds MaxMoveDeltaTime,
-/// or the time of the frames it absorbed past it would be lost.
+/// is "clamped to MaxMoveDeltaTime, 0.05 s": with MaxCombinedDeltaTime above MaxMoveDeltaTime
+/// GMC merges up to the combined limit and then clamps the move, so the time of the frames past
+/// the clamp is lost and the pawn runs slow — shown, with the warning, not prevented.
 #[test]
-fn a_combined_move_never_exceeds_max_move_delta_time() {
+fn a_combining_limit_above_the_clamp_runs_the_pawn_slow_as_in_gmc() {
     let (s, records) = run_collect(&["client_fps=120", "gmc.max_combined_delta_time=0.1"], 10.0);
     let mut frames_max = 0;
     for r in &records {
         if let Event::MoveClosed { delta, frames, .. } = r.event {
-            assert!(delta <= 0.05 + 1e-9, "a combined move of {delta} s");
+            assert!(delta <= 0.05 + 1e-9, "a clamped move of {delta} s");
             frames_max = frames_max.max(frames);
         }
     }
     assert!(
-        (5..=7).contains(&frames_max),
-        "frames per move: {frames_max}"
+        (11..=13).contains(&frames_max),
+        "frames merged up to MaxCombinedDeltaTime: {frames_max}"
     );
     assert!(
         s.warnings
             .iter()
-            .any(|w| w.contains("MaxCombinedDeltaTime")),
-        "the cap is said: {:?}",
+            .any(|w| w.contains("MaxCombinedDeltaTime") && w.contains("runs slow")),
+        "the slow pawn is said: {:?}",
         s.warnings
     );
-    // The pawn keeps its speed: the moves' deltas add up to the session's time.
-    let sum: f64 = records
-        .iter()
-        .filter(|r| r.machine == Machine::Client(0))
-        .filter_map(|r| match r.event {
-            Event::MoveClosed { delta, .. } => Some(delta),
-            _ => None,
-        })
-        .sum();
-    assert!(sum > 9.5, "time moved by client 0's moves: {sum}");
-    let fine = run(&["client_fps=120"], 10.0);
+    // Time moved by client 0's moves against the session's: about half is lost (0.05 of
+    // every 0.1 s) while frames combine fully.
+    let moved = |records: &[movescope::model::telemetry::Record]| -> f64 {
+        records
+            .iter()
+            .filter(|r| r.machine == Machine::Client(0))
+            .filter_map(|r| match r.event {
+                Event::MoveClosed { delta, .. } => Some(delta),
+                _ => None,
+            })
+            .sum()
+    };
+    let slow = moved(&records);
+    let (fine_summary, fine_records) = run_collect(&["client_fps=120"], 10.0);
+    let fine = moved(&fine_records);
+    eprintln!("time moved in 10 s: {fine:.2} s within the clamp, {slow:.2} s above it");
+    assert!(fine > 9.5, "within the clamp no time is lost: {fine}");
     assert!(
-        fine.warnings
+        slow < 0.75 * fine && slow > 0.4 * fine,
+        "the pawn runs slow: {slow} s of {fine} s"
+    );
+    assert!(
+        fine_summary
+            .warnings
             .iter()
             .all(|w| !w.contains("MaxCombinedDeltaTime"))
     );

@@ -47,21 +47,38 @@ pub struct GmcSettings {
 }
 
 impl GmcSettings {
-    /// The delta up to which a pending move absorbs frames: MaxCombinedDeltaTime, capped at
-    /// MaxMoveDeltaTime. A combined move longer than MaxMoveDeltaTime would have its delta
-    /// clamped and lose the rest of its frames' time (the pawn would run slow).
+    /// The delta up to which a pending move absorbs frames: MaxCombinedDeltaTime, as in GMC —
+    /// not capped at MaxMoveDeltaTime. A combined move longer than MaxMoveDeltaTime has its
+    /// delta clamped and loses the rest of its frames' time: the pawn runs slow (the warning
+    /// says so).
     pub fn combine_limit(&self) -> f64 {
-        self.max_combined_delta_time.min(self.max_move_delta_time)
+        self.max_combined_delta_time
+    }
+
+    /// The share of real time a pawn keeps when every move combines up to the limit: the
+    /// clamped delta over the combined one (1 when MaxCombinedDeltaTime is within
+    /// MaxMoveDeltaTime).
+    pub fn combined_time_kept(&self) -> f64 {
+        if self.max_combined_delta_time > self.max_move_delta_time {
+            self.max_move_delta_time / self.max_combined_delta_time
+        } else {
+            1.0
+        }
     }
 
     /// The warning for a MaxCombinedDeltaTime above MaxMoveDeltaTime, if it is.
     pub fn combine_warning(&self) -> Option<String> {
         (self.max_combined_delta_time > self.max_move_delta_time).then(|| {
             format!(
-                "MaxCombinedDeltaTime {} s is above MaxMoveDeltaTime {} s: moves combine only \
-                 up to {} s. This cap is movescope's guard, not GMC's (a longer combined move \
-                 would have its delta clamped and the pawn would lose time)",
-                self.max_combined_delta_time, self.max_move_delta_time, self.max_move_delta_time
+                "MaxCombinedDeltaTime {} s is above MaxMoveDeltaTime {} s: a move combines frames \
+                 up to {} s and its delta is then clamped to {} s, so the rest of its frames' \
+                 time is lost and the pawn runs slow (down to {:.0} % of real time while frames \
+                 combine fully), as in GMC",
+                self.max_combined_delta_time,
+                self.max_move_delta_time,
+                self.max_combined_delta_time,
+                self.max_move_delta_time,
+                self.combined_time_kept() * 100.0
             )
         })
     }

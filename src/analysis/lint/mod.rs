@@ -48,7 +48,7 @@ pub struct Rates {
     pub client_fps: f64,
     pub client_send_rate: f64,
     pub net_update_rate: f64,
-    /// The delta up to which frames combine into one move (MaxCombinedDeltaTime capped).
+    /// The delta up to which frames combine into one move (MaxCombinedDeltaTime).
     pub combine_limit: f64,
     /// Seconds between the client's pings (movescope's round-trip probe; a session sends
     /// them besides the moves).
