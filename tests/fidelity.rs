@@ -822,3 +822,100 @@ fn the_join_brings_no_bound_value_only_the_spawned_actor() {
         .expect("a reply after the restart");
     assert_eq!(first_reply, "correction");
 }
+
+/// "Other pawns are rolled back … by loading a historical state (hooks see historical states,
+/// OnSyncDataApplied fires with RollbackSwap)": a hit check during a rolled-back remote move
+/// reads the other pawn's whole bound state at the mover's view time — its velocity too, not
+/// only where it stood — and without rollback its present one.
+#[test]
+fn a_hit_check_in_a_rolled_back_move_reads_the_targets_past_velocity() {
+    let sets = |roll: &str| {
+        [
+            "link.latency_ms=120".to_string(),
+            "clients=6".to_string(),
+            "world_view_rate=1000".to_string(),
+            format!("gmc.roll_back_server_pawns={roll}"),
+        ]
+    };
+    let reads = |records: &[Record]| {
+        records
+            .iter()
+            .filter_map(|r| match r.event {
+                Event::HitTargetRead {
+                    client,
+                    move_id,
+                    target,
+                    seen_at,
+                    velocity,
+                    rolled_back,
+                    ..
+                } => Some((
+                    (client, move_id),
+                    (target, seen_at, velocity, rolled_back, r.t),
+                )),
+                _ => None,
+            })
+            .collect::<std::collections::HashMap<_, _>>()
+    };
+    let on = sets("true");
+    let off = sets("false");
+    let (_, rolled) = run_collect(&on.iter().map(String::as_str).collect::<Vec<_>>(), 30.0);
+    let (_, present) = run_collect(&off.iter().map(String::as_str).collect::<Vec<_>>(), 30.0);
+    let (rolled_reads, present_reads) = (reads(&rolled), reads(&present));
+    assert!(rolled_reads.len() >= 5, "hits read: {}", rolled_reads.len());
+    // The server's own samples of every pawn, every frame: (pawn, time) -> velocity.
+    let samples: Vec<(u16, f64, glam::DVec3)> = rolled
+        .iter()
+        .filter_map(|r| match (&r.machine, &r.event) {
+            (Machine::Server, Event::PawnSample(s))
+                if s.kind == movescope::model::telemetry::SampleKind::Authoritative =>
+            {
+                Some((s.pawn, r.t, s.velocity))
+            }
+            _ => None,
+        })
+        .collect();
+    let (mut differs, mut checked) = (0, 0);
+    for (key, (target, seen_at, velocity, rolled_back, time)) in &rolled_reads {
+        assert!(rolled_back, "{key:?}");
+        assert!(
+            *seen_at < *time,
+            "{key:?}: read at {seen_at} in the past of {time}"
+        );
+        // A view time on a frame's end is ambiguous here: the records' times and the server's
+        // clock may differ in the last bits. Those reads are left out.
+        if samples
+            .iter()
+            .any(|(p, t, _)| p == target && (t - seen_at).abs() < 1e-6)
+        {
+            continue;
+        }
+        let then = samples
+            .iter()
+            .rfind(|(p, t, _)| p == target && *t < *seen_at)
+            .map(|s| s.2)
+            .expect("a sample before the view time");
+        checked += 1;
+        assert!(
+            velocity.distance(then) < 0.1,
+            "{key:?}: read {velocity} but pawn {target} moved at {then} at {seen_at} s"
+        );
+        // The same move without rollback (the movement is the same: nothing in the default
+        // tick reads other pawns) reads the present.
+        let Some(&(now_target, now_at, now_velocity, now_rolled, now_time)) =
+            present_reads.get(key)
+        else {
+            continue;
+        };
+        assert!(!now_rolled && now_at <= now_time);
+        if now_target == *target && now_velocity.distance(*velocity) > 1.0 {
+            differs += 1;
+        }
+    }
+    eprintln!("{checked} reads checked, {differs} differ from the present");
+    assert!(checked >= 5, "reads checked against the samples: {checked}");
+    assert!(
+        differs > 0,
+        "the past and the present velocities of the targets never differed"
+    );
+}

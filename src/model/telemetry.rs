@@ -2,6 +2,7 @@
 //! own clock; whoever drives the model (harness or live runtime) re-stamps them with session
 //! time and passes them on. Everything downstream (summary, plots, recordings) reads only this.
 
+use glam::DVec3;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -371,6 +372,21 @@ pub enum Event {
     LoggedCheck(Arc<super::logged::LoggedCheck>),
     /// A game log: what the imported logs hold (once, at the start). Stamped with the server.
     LogContents(Arc<super::logged::LogContents>),
+    /// Server, after a [`Event::HitCheck`] that tagged a pawn: what the check read of its
+    /// target during the move — the bound state a rollback loaded (`rolled_back`), else the
+    /// present one. Last of the variants, so recordings made before it still read.
+    HitTargetRead {
+        client: u16,
+        move_id: u32,
+        target: u16,
+        /// The server time of the state read: the client's view time when rolled back.
+        seen_at: f64,
+        location: DVec3,
+        velocity: DVec3,
+        /// The target's bound flag `input_dash` as read.
+        dashing: bool,
+        rolled_back: bool,
+    },
 }
 
 /// How a simulated proxy is shown (the buffer trace).

@@ -7,25 +7,79 @@ use std::sync::Arc;
 
 use glam::{DVec2, DVec3};
 
-use super::Server;
-use crate::model::binding::Bindings;
+use super::{Server, ServerPawn};
+use crate::model::binding::{Bindings, Field, FieldMask};
 use crate::model::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_move};
 use crate::model::imported::{self, IMPORTED_PHASE_S};
 use crate::model::messages::{Delivery, DeviationReport, ServerMsg, WireMove};
-use crate::model::pawn::Execution;
+use crate::model::pawn::{Execution, PawnValues};
 use crate::model::telemetry::{Event, Hook, LogLevel, MoveValues, NetContext};
 
 impl Server {
-    /// Where pawn `i` was at server time `at` (from its history; now if older than kept).
-    fn location_at(&self, i: usize, at: f64) -> DVec3 {
-        let h = &self.pawns[i].history;
-        let k = h.partition_point(|(t, _)| *t <= at);
-        match (k.checked_sub(1).and_then(|j| h.get(j)), h.get(k)) {
-            (Some((t0, a)), Some((t1, b))) if t1 > t0 => a.lerp(*b, (at - t0) / (t1 - t0)),
-            (Some((_, a)), _) => *a,
-            (None, Some((_, b))) => *b,
-            (None, None) => self.pawns[i].values.location,
+    /// Loads pawn `i`'s bound state at server time `at` into it, as a rollback does: every
+    /// value in `bound` from the last state kept at or before `at` (the earliest kept when `at`
+    /// is older), the location interpolated between the kept states around `at`. Members
+    /// outside `bound` keep their present value; with nothing kept yet the pawn stays as it is.
+    fn load_state_at(&mut self, i: usize, at: f64, bound: FieldMask) {
+        let ServerPawn {
+            history, values, ..
+        } = &mut self.pawns[i];
+        let k = history.partition_point(|(t, _)| *t <= at);
+        let (before, after) = (
+            k.checked_sub(1).and_then(|j| history.get(j)),
+            history.get(k),
+        );
+        let Some((_, state)) = before.or(after) else {
+            return;
+        };
+        values.copy_fields(state, bound);
+        if let (Some((t0, a)), Some((t1, b))) = (before, after)
+            && t1 > t0
+            && bound.contains(Field::Location)
+        {
+            values.location = a.location.lerp(b.location, (at - t0) / (t1 - t0));
         }
+    }
+
+    /// The server time at which `client` saw the other pawns when it made move `m`: the move's
+    /// time less the client's interpolation delay.
+    fn view_time(&self, client: u16, m: &WireMove) -> f64 {
+        m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay)
+    }
+
+    /// With bRollBackServerPawns, before a remote move: every pawn but the mover takes its bound
+    /// state at the moving client's view time, for the whole execution (tick and hit check;
+    /// traced). Gives their present states, which [`Server::restore_others`] puts back.
+    fn roll_back_others(
+        &mut self,
+        now: f64,
+        pawn_idx: usize,
+        client: u16,
+        m: &WireMove,
+        bound: FieldMask,
+    ) -> Vec<(usize, PawnValues)> {
+        let view = self.view_time(client, m);
+        self.rollback_swap(now, pawn_idx, m.id, true);
+        let mut present = Vec::with_capacity(self.pawns.len());
+        for i in (0..self.pawns.len()).filter(|&i| i != pawn_idx) {
+            present.push((i, self.pawns[i].values.clone()));
+            self.load_state_at(i, view, bound);
+        }
+        present
+    }
+
+    /// After a rolled-back remote move: the other pawns' present states back (traced).
+    fn restore_others(
+        &mut self,
+        now: f64,
+        mover: usize,
+        move_id: u32,
+        present: Vec<(usize, PawnValues)>,
+    ) {
+        for (i, v) in present {
+            self.pawns[i].values = v;
+        }
+        self.rollback_swap(now, mover, move_id, false);
     }
 
     /// The hook trace of a rollback around a remote move: every pawn but the mover is swapped
@@ -50,30 +104,40 @@ impl Server {
     }
 
     /// The server's verdict on a dash by `client`'s pawn in move `move_id`: the nearest other
-    /// pawn in reach, with every other pawn rolled back to the client's view time
-    /// (bRollBackServerPawns) or where they are now.
+    /// pawn in reach, where the other pawns stand during the move (rolled back to the client's
+    /// view time under bRollBackServerPawns, else now), and what the check read of its target.
     fn hit_check(&mut self, now: f64, pawn_idx: usize, client: u16, m: &WireMove) {
         let roll = self.cfg.gmc.roll_back_server_pawns;
-        let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
         let from = self.pawns[pawn_idx].values.location;
-        let others: Vec<(u16, DVec3)> = (0..self.pawns.len())
-            .filter(|&i| i != pawn_idx)
-            .map(|i| {
-                let at = if roll {
-                    self.location_at(i, view)
-                } else {
-                    self.pawns[i].values.location
-                };
-                (self.pawns[i].id, at)
-            })
-            .collect();
-        let target = crate::model::pawn::tag_target(from, others.into_iter());
+        let others = self
+            .pawns
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != pawn_idx)
+            .map(|(_, p)| (p.id, p.values.location));
+        let target = crate::model::pawn::tag_target(from, others);
         self.telemetry.push((
             now,
             Event::HitCheck {
                 client,
                 move_id: m.id,
                 target,
+                rolled_back: roll,
+            },
+        ));
+        let Some(seen) = target.and_then(|t| self.pawns.iter().find(|p| p.id == t)) else {
+            return;
+        };
+        self.telemetry.push((
+            now,
+            Event::HitTargetRead {
+                client,
+                move_id: m.id,
+                target: seen.id,
+                seen_at: if roll { self.view_time(client, m) } else { now },
+                location: seen.values.location,
+                velocity: seen.values.velocity,
+                dashing: seen.values.input_dash,
                 rolled_back: roll,
             },
         ));
@@ -209,8 +273,12 @@ impl Server {
         reports: Option<&mut Vec<DeviationReport>>,
     ) {
         let pawn_id = self.pawns[pawn_idx].id;
-        let roll = self.cfg.gmc.roll_back_server_pawns;
-        let others = self.others_for_remote(now, pawn_idx, client, m, roll);
+        let rolled = self
+            .cfg
+            .gmc
+            .roll_back_server_pawns
+            .then(|| self.roll_back_others(now, pawn_idx, client, m, b.bound));
+        let others = self.others(pawn_id);
         self.trace(
             now,
             Event::hook(
@@ -255,8 +323,8 @@ impl Server {
                 Some(NetContext::ServerPawn_PostRemoteMoveExecution),
             ),
         );
-        if roll {
-            self.rollback_swap(now, pawn_idx, m.id, false);
+        if let Some(present) = rolled {
+            self.restore_others(now, pawn_idx, m.id, present);
         }
         let p = &self.pawns[pawn_idx];
         self.telemetry.push((
@@ -271,33 +339,6 @@ impl Server {
                 age: now - m.timestamp,
             })),
         ));
-    }
-
-    /// Where the tick of a remote move sees the other pawns. With bRollBackServerPawns, for
-    /// the whole execution (tick and hit check) they stand where the moving client saw them,
-    /// at its view time (and the rollback is traced); else where they are now.
-    fn others_for_remote(
-        &mut self,
-        now: f64,
-        pawn_idx: usize,
-        client: u16,
-        m: &WireMove,
-        roll: bool,
-    ) -> Vec<DVec3> {
-        if roll {
-            let view = m.timestamp - self.clients.get(&client).map_or(0.0, |c| c.view_delay);
-            self.rollback_swap(now, pawn_idx, m.id, true);
-            if self.cfg.faults.tick_reads_proxy_transform {
-                (0..self.pawns.len())
-                    .filter(|&i| i != pawn_idx)
-                    .map(|i| self.location_at(i, view))
-                    .collect()
-            } else {
-                Vec::new()
-            }
-        } else {
-            self.others(self.pawns[pawn_idx].id)
-        }
     }
 
     /// Runs the remote move's tick on the pawn: the client's input in, a turret hit when one
@@ -499,5 +540,76 @@ impl Server {
                 Some(NetContext::ServerPawn_PostLocalMoveExecution),
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use glam::DVec3;
+
+    use crate::model::binding::{Bindings, Field};
+    use crate::model::messages::WireMove;
+    use crate::model::pawn::{PawnValues, default_bindings};
+    use crate::model::server::Server;
+    use crate::session::preset::Preset;
+
+    fn state(x: f64, vx: f64, dashing: bool, stride: f32) -> PawnValues {
+        PawnValues {
+            location: DVec3::new(x, 0.0, 0.0),
+            velocity: DVec3::new(vx, 0.0, 0.0),
+            input_dash: dashing,
+            stride,
+            ..Default::default()
+        }
+    }
+
+    /// A rollback loads every bound value of the state kept for the view time (velocity and
+    /// the flag `input_dash` included), interpolates the location, leaves unbound members as
+    /// they are, and the move's end puts the present state back.
+    #[test]
+    fn a_rollback_loads_the_whole_bound_state_and_gives_it_back() {
+        let p = Preset::default();
+        let mut list = default_bindings(&p.faults);
+        list.retain(|b| b.field != Field::Stride);
+        let b = Bindings::new(list).expect("valid list");
+        let mut server = Server::new(p.server_config(Arc::new(b.clone())));
+        assert!(server.pawns.len() >= 2, "the default preset has AI pawns");
+        let present = state(900.0, 500.0, false, 7.0);
+        server.pawns[1].values = present.clone();
+        server.pawns[1].history = [
+            (1.0, state(100.0, 100.0, true, 1.0)),
+            (2.0, state(300.0, 300.0, false, 2.0)),
+        ]
+        .into_iter()
+        .collect();
+        // No such client: its view delay counts as 0, so the view time is the move's time.
+        let m = WireMove {
+            id: 5,
+            timestamp: 1.5,
+            delta: 0.016,
+            input: PawnValues::default(),
+            output: PawnValues::default(),
+        };
+        let kept = server.roll_back_others(2.1, 0, 99, &m, b.bound);
+        let seen = &server.pawns[1].values;
+        assert_eq!(
+            seen.velocity,
+            DVec3::new(100.0, 0.0, 0.0),
+            "velocity at 1.5 s"
+        );
+        assert!(seen.input_dash, "the flag as it was at 1.5 s");
+        assert_eq!(
+            seen.location,
+            DVec3::new(200.0, 0.0, 0.0),
+            "location interpolated"
+        );
+        assert_eq!(
+            seen.stride, 7.0,
+            "an unbound member is not part of the state"
+        );
+        server.restore_others(2.1, 0, m.id, kept);
+        assert_eq!(server.pawns[1].values, present);
     }
 }

@@ -69,8 +69,9 @@ pub struct ServerPawn {
     next_turret: f64,
     /// PeriodicAndOnChange values as last sent to proxies.
     last_sent: PawnValues,
-    /// Recent (server time, location), for rollback.
-    history: VecDeque<(f64, DVec3)>,
+    /// Recent (server time, values) at the end of each server frame, for rollback: the states
+    /// a rollback loads into the pawn while another pawn's move runs.
+    history: VecDeque<(f64, PawnValues)>,
 }
 
 /// A set of pawn ids, a bit per id.
@@ -598,7 +599,7 @@ impl Server {
             }
         }
         for p in &mut self.pawns {
-            p.history.push_back((now, p.values.location));
+            p.history.push_back((now, p.values.clone()));
             while p
                 .history
                 .front()
