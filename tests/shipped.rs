@@ -91,3 +91,20 @@ fn every_shipped_preset_summarises_the_same_without_world_view_samples() {
         assert_eq!(a, b, "{}: the summary depends on the samples", p.display());
     }
 }
+
+/// A recording made by an earlier version (the shipped default of 2026-12-03, before the hit
+/// check's read of its target was recorded) still opens whole: every record decodes, and its
+/// preset still runs.
+#[test]
+fn a_recording_of_an_earlier_version_still_opens() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/older/default-2026-12-03.msrec");
+    let rec = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(rec.damage.is_none(), "{}", rec.describe());
+    let (records, damage) = rec.load_all();
+    assert!(damage.is_none(), "{damage:?}");
+    assert_eq!(records.len(), 22666);
+    let seconds = rec.footer.as_ref().map_or(0.0, |f| f.simulated_seconds);
+    assert!(seconds > 9.0, "{seconds}");
+    run_deterministic(&rec.header.preset, "again", 1.0, &mut |_| {}).expect("its preset runs");
+}
