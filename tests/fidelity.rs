@@ -840,18 +840,10 @@ fn a_hit_check_in_a_rolled_back_move_reads_the_targets_past_velocity() {
     let reads = |records: &[Record]| {
         records
             .iter()
-            .filter_map(|r| match r.event {
-                Event::HitTargetRead {
-                    client,
-                    move_id,
-                    target,
-                    seen_at,
-                    velocity,
-                    rolled_back,
-                    ..
-                } => Some((
-                    (client, move_id),
-                    (target, seen_at, velocity, rolled_back, r.t),
+            .filter_map(|r| match &r.event {
+                Event::HitTargetRead(h) => Some((
+                    (h.client, h.move_id),
+                    (h.target, h.seen_at, h.velocity, h.rolled_back, r.t),
                 )),
                 _ => None,
             })

@@ -375,18 +375,22 @@ pub enum Event {
     /// Server, after a [`Event::HitCheck`] that tagged a pawn: what the check read of its
     /// target during the move — the bound state a rollback loaded (`rolled_back`), else the
     /// present one. Last of the variants, so recordings made before it still read.
-    HitTargetRead {
-        client: u16,
-        move_id: u32,
-        target: u16,
-        /// The server time of the state read: the client's view time when rolled back.
-        seen_at: f64,
-        location: DVec3,
-        velocity: DVec3,
-        /// The target's bound flag `input_dash` as read.
-        dashing: bool,
-        rolled_back: bool,
-    },
+    HitTargetRead(Arc<HitRead>),
+}
+
+/// What a server's hit check read of its target ([`Event::HitTargetRead`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HitRead {
+    pub client: u16,
+    pub move_id: u32,
+    pub target: u16,
+    /// The server time of the state read: the client's view time when rolled back.
+    pub seen_at: f64,
+    pub location: DVec3,
+    pub velocity: DVec3,
+    /// The target's bound flag `input_dash` as read.
+    pub dashing: bool,
+    pub rolled_back: bool,
 }
 
 /// How a simulated proxy is shown (the buffer trace).

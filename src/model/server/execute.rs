@@ -13,7 +13,7 @@ use crate::model::cycle::{MoveClock, clamp_delta, compare, emit_one_shots, run_m
 use crate::model::imported::{self, IMPORTED_PHASE_S};
 use crate::model::messages::{Delivery, DeviationReport, ServerMsg, WireMove};
 use crate::model::pawn::{Execution, PawnValues};
-use crate::model::telemetry::{Event, Hook, LogLevel, MoveValues, NetContext};
+use crate::model::telemetry::{Event, HitRead, Hook, LogLevel, MoveValues, NetContext};
 
 impl Server {
     /// Loads pawn `i`'s bound state at server time `at` into it, as a rollback does: every
@@ -130,7 +130,7 @@ impl Server {
         };
         self.telemetry.push((
             now,
-            Event::HitTargetRead {
+            Event::HitTargetRead(Arc::new(HitRead {
                 client,
                 move_id: m.id,
                 target: seen.id,
@@ -139,7 +139,7 @@ impl Server {
                 velocity: seen.values.velocity,
                 dashing: seen.values.input_dash,
                 rolled_back: roll,
-            },
+            })),
         ));
     }
 
