@@ -106,17 +106,26 @@ pub struct SpawnData {
     pub team: u8,
 }
 
+/// A vector as Unreal quantizes a new actor's transform on spawn: to one decimal, rounded
+/// half away from zero per component (`FVector_NetQuantize10`).
+pub fn quantize_on_spawn(v: glam::DVec3) -> glam::DVec3 {
+    let q = |x: f64| (x * 10.0).round() / 10.0;
+    glam::DVec3::new(q(v.x), q(v.y), q(v.z))
+}
+
 /// Bits of [`SpawnData`] on the wire: six 32-bit floats and the team.
 pub const SPAWN_DATA_BITS: usize = 6 * 32 + 8;
 
 impl SpawnData {
     /// The spawn data of a pawn whose values are `v`; `team_as_property` says whether the
-    /// team travels as an actor property.
+    /// team travels as an actor property. Location and rotation are quantized to one decimal,
+    /// as Unreal sends a new actor's transform by default (`net.QuantizeActorLocationOnSpawn`
+    /// and `net.QuantizeActorRotationOnSpawn` are on); the server's actor keeps its exact
+    /// values, so the owning client starts up to 0.05 cm from where the server has its pawn.
     pub fn of(v: &PawnValues, team_as_property: bool) -> Self {
-        let f = |x: glam::DVec3| x.as_vec3().as_dvec3();
         SpawnData {
-            location: f(v.location),
-            rotation: f(v.rotation),
+            location: quantize_on_spawn(v.location),
+            rotation: quantize_on_spawn(v.rotation),
             team: if team_as_property { v.team } else { 0 },
         }
     }
@@ -584,3 +593,29 @@ pub fn join_proof(key: u64, id: u16, incarnation: u32, layout_hash: u32) -> u64 
 /// purpose only.
 const KEY_DOMAIN: u64 = 0x6d73_2d63_6c69_656e;
 const PROOF_DOMAIN: u64 = 0x6d73_2d6a_6f69_6e70;
+
+#[cfg(test)]
+mod tests {
+    use glam::DVec3;
+
+    use super::SpawnData;
+    use crate::model::pawn::PawnValues;
+
+    /// Actor replication sends a new actor's location and rotation with one decimal (Unreal's
+    /// default); the values the server's pawn holds stay exact.
+    #[test]
+    fn the_spawn_transform_travels_rounded_to_one_decimal() {
+        let v = PawnValues {
+            location: DVec3::new(-589.9234, 540.3922, 0.04),
+            rotation: DVec3::new(0.0, 137.25, -0.05),
+            ..Default::default()
+        };
+        let s = SpawnData::of(&v, true);
+        assert_eq!(s.location, DVec3::new(-589.9, 540.4, 0.0));
+        assert_eq!(s.rotation, DVec3::new(0.0, 137.3, -0.1));
+        assert_eq!(
+            v.location.x, -589.9234,
+            "the server's own value is untouched"
+        );
+    }
+}
