@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use movescope::analysis::doctor::{Cause, Report, Stage, examine};
+use movescope::analysis::doctor::{Answer, Cause, Report, Stage, examine};
 use movescope::session::preset::Preset;
 use movescope::sim::run_deterministic;
 
@@ -495,4 +495,119 @@ fn a_cause_line_says_its_title_once() {
             "an explanation follows: {line}"
         );
     }
+}
+
+/// The default session with `location` compared at `tolerance`, traced, for `seconds`.
+fn location_tolerance(tolerance: f64, faults: &[&str], seconds: f64) -> Report {
+    let mut p = Preset {
+        bindings: vec![movescope::session::preset::BindingOverride {
+            name: "location".to_string(),
+            tolerance: Some(tolerance),
+            ..Default::default()
+        }],
+        ..Preset::default()
+    };
+    for f in faults {
+        p.set(f).expect("a fault switch");
+    }
+    p.value_trace = true;
+    let mut records = Vec::new();
+    run_deterministic(&p, "t", seconds, &mut |r| records.push(r.clone())).expect("runs");
+    examine(p.checked_bindings().expect("valid").list(), &records)
+}
+
+/// Location compared at tolerance 0 although it travels with two decimals: the spawn
+/// transform (rounded to one decimal by actor replication) and each correction's rounded
+/// values leave gaps below a step, which become corrections. The doctor names the tolerance
+/// with where the gap came from, and does not blame a tick that is deterministic (its
+/// evidence said the values "parted already at the move's entry"). At a tolerance above what
+/// rounding can part the copies by, the same session has no correction at all.
+#[test]
+fn a_tolerance_below_the_wire_step_is_named_and_the_tick_is_not_blamed() {
+    let r = location_tolerance(0.0, &[], 30.0);
+    assert!(r.corrections > 50, "{} corrections", r.corrections);
+    let mut from = (0, 0);
+    for d in &r.diagnoses {
+        assert_eq!(
+            d.cause,
+            Some(Cause::ToleranceFinerThanWire),
+            "{}",
+            r.to_text(3)
+        );
+        let tick = d
+            .verdicts
+            .iter()
+            .find(|v| v.cause == Cause::NonDeterministicTick)
+            .expect("answered");
+        assert_ne!(tick.answer, Answer::Supported, "{}", tick.says);
+        from.0 += usize::from(d.evidence.contains("spawn"));
+        from.1 += usize::from(d.evidence.contains("the correction for move"));
+    }
+    assert!(
+        from.0 > 0 && from.1 > 0,
+        "spawn {}, corrections {}",
+        from.0,
+        from.1
+    );
+    // What rounding can part location's copies by: the spawn's one decimal, 0.05 in each
+    // component (0.087), more than the wire's step in each (0.017).
+    let fixed = location_tolerance(0.09, &[], 30.0);
+    assert_eq!(fixed.corrections, 0, "{}", fixed.to_text(3));
+}
+
+/// The look-alike: a tick that reads the wall clock, at the default tolerance. Moves after a
+/// correction begin apart too, but the tick was seen to part values that began within
+/// tolerance: every desync names the tick, none the rounding, none is left unexplained.
+#[test]
+fn a_desync_carried_after_a_non_deterministic_tick_still_names_the_tick() {
+    let r = location_tolerance(2.0, &["faults.wall_clock_in_tick=true"], 20.0);
+    assert!(r.corrections > 50, "{} corrections", r.corrections);
+    for d in &r.diagnoses {
+        assert_eq!(d.cause, Some(Cause::NonDeterministicTick), "{}", d.evidence);
+        let wire = d
+            .verdicts
+            .iter()
+            .find(|v| v.cause == Cause::ToleranceFinerThanWire)
+            .expect("answered");
+        assert_eq!(wire.answer, Answer::RuledOut, "{}", wire.says);
+    }
+}
+
+/// The same tolerance judged from a recording made without the trace: the doctor
+/// re-simulates it, keeping every move up to each client's first correction, and finds the
+/// same origins.
+#[test]
+fn a_recording_at_tolerance_zero_is_judged_the_same_from_the_file() {
+    let dir = common::TempDir::new("doctor-wire");
+    let preset = dir.join("tolerance-0.ron");
+    let p = Preset {
+        bindings: vec![movescope::session::preset::BindingOverride {
+            name: "location".to_string(),
+            tolerance: Some(0.0),
+            ..Default::default()
+        }],
+        ..Preset::default()
+    };
+    std::fs::write(&preset, p.to_ron()).expect("writes");
+    let file = dir.join("tolerance-0.msrec");
+    common::movescope_ok(&[
+        "run",
+        "--seconds",
+        "12",
+        "--preset",
+        preset.to_str().expect("UTF-8 path"),
+        "--record",
+        file.to_str().expect("UTF-8 path"),
+    ]);
+    let rec = movescope::session::recording::Recording::open(&file).expect("opens");
+    let (records, _) = rec.load_all();
+    let r = movescope::analysis::doctor::examine_recording(&rec, &records);
+    assert!(r.corrections > 10, "{} corrections", r.corrections);
+    assert!(
+        r.diagnoses
+            .iter()
+            .all(|d| d.cause == Some(Cause::ToleranceFinerThanWire)),
+        "{}",
+        r.to_text(3)
+    );
 }

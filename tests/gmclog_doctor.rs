@@ -403,7 +403,11 @@ fn every_cause_is_answered_once_and_ranked() {
                 d.verdicts.len(),
                 "{name}: a cause answered twice"
             );
-            assert_eq!(d.verdicts.len(), 13, "{name}: every cause on the checklist");
+            assert_eq!(
+                d.verdicts.len(),
+                Cause::ALL.len(),
+                "{name}: every cause on the checklist"
+            );
             let answers: Vec<Answer> = d.verdicts.iter().map(|v| v.answer).collect();
             let mut sorted = answers.clone();
             sorted.sort();

@@ -42,6 +42,9 @@ pub enum Cause {
     /// The server ran the move with another delta time than the client (GMC derives it from
     /// consecutive timestamps: a clock re-sync, a move it never got, a clamp).
     DeltaTimeDiffers,
+    /// A value sent with two decimals is compared with a tolerance below what they resolve
+    /// (0.01 in each component): the machines agree only while their values round alike.
+    ToleranceFinerThanWire,
 }
 
 impl Cause {
@@ -86,6 +89,9 @@ impl Cause {
             Cause::DeltaTimeDiffers => {
                 "the server ran the move with another delta time than the client (GMC derives it from consecutive move timestamps: a clock re-sync, a move it never got or a clamp changes it)"
             }
+            Cause::ToleranceFinerThanWire => {
+                "the value travels with two decimals but its tolerance is below what they resolve (0.01 in each component: 0.017 for a vector): the machines agree only while their values round to the same steps, so a gap far below anything shown (Unreal's one-decimal spawn transform, a correction's rounded value) becomes a correction, and each correction hands the client a rounded value again"
+            }
         }
     }
 
@@ -104,13 +110,14 @@ impl Cause {
             Cause::MovesSkipped => 8,
             Cause::DeltaTimeDiffers => 9,
             Cause::ClockDomains => 10,
-            Cause::ReadsDisplayedPawns => 11,
-            Cause::NonDeterministicTick => 12,
+            Cause::ToleranceFinerThanWire => 11,
+            Cause::ReadsDisplayedPawns => 12,
+            Cause::NonDeterministicTick => 13,
         }
     }
 
     /// Every cause, in the checklist's order.
-    pub const ALL: [Cause; 13] = [
+    pub const ALL: [Cause; 14] = [
         Cause::BindingMismatch,
         Cause::UnboundMember,
         Cause::WrittenOutsideMove,
@@ -122,6 +129,7 @@ impl Cause {
         Cause::MovesSkipped,
         Cause::DeltaTimeDiffers,
         Cause::ClockDomains,
+        Cause::ToleranceFinerThanWire,
         Cause::ReadsDisplayedPawns,
         Cause::NonDeterministicTick,
     ];
@@ -142,6 +150,7 @@ impl Cause {
             Cause::WrittenOutsideMove => "A bound value was written outside the move",
             Cause::ServerWroteOutsideMove => "The server changed a bound value between moves",
             Cause::DeltaTimeDiffers => "The server ran the move with another delta time",
+            Cause::ToleranceFinerThanWire => "The tolerance is finer than the wire's two decimals",
         }
     }
 
@@ -166,7 +175,8 @@ impl Cause {
             Cause::ServerDecidedOutcome
             | Cause::MovesSkipped
             | Cause::ServerWroteOutsideMove
-            | Cause::DeltaTimeDiffers => &[],
+            | Cause::DeltaTimeDiffers
+            | Cause::ToleranceFinerThanWire => &[],
         }
     }
 
@@ -185,7 +195,8 @@ impl Cause {
             Cause::ServerDecidedOutcome
             | Cause::MovesSkipped
             | Cause::ServerWroteOutsideMove
-            | Cause::DeltaTimeDiffers => None,
+            | Cause::DeltaTimeDiffers
+            | Cause::ToleranceFinerThanWire => None,
         }
     }
 }

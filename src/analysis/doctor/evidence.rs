@@ -55,6 +55,9 @@ pub(super) struct PerClient {
 pub(super) struct Trace<'a> {
     pub client: BTreeMap<(u16, u32), Vec<(f64, &'a MoveValues)>>,
     pub server: BTreeMap<(u16, u32), &'a MoveValues>,
+    /// Per client, the moves whose tick parted values that began within tolerance (the
+    /// client's execution it sent against the server's): a tick computing differently, seen.
+    pub tick_parted: BTreeMap<u16, Vec<u32>>,
 }
 
 impl<'a> Trace<'a> {
@@ -189,7 +192,29 @@ impl<'a> Evidence<'a> {
             ev.record(r);
         }
         ev.order_moves();
+        ev.trace.tick_parted = ev.tick_partings();
         ev
+    }
+
+    /// Every traced move whose tick parted values that began within tolerance
+    /// ([`super::parting::tick_parted`]): the client's last execution before any replay (the
+    /// one it sent) against the server's.
+    fn tick_partings(&self) -> BTreeMap<u16, Vec<u32>> {
+        let mut out: BTreeMap<u16, Vec<u32>> = BTreeMap::new();
+        for (&(c, m), server) in &self.trace.server {
+            let sent = self
+                .trace
+                .client
+                .get(&(c, m))
+                .and_then(|v| v.iter().rev().find(|(_, x)| x.exec != Execution::Replay));
+            let Some((_, client)) = sent else {
+                continue;
+            };
+            if super::parting::tick_parted(self.bindings, client, server).is_some() {
+                out.entry(c).or_default().push(m);
+            }
+        }
+        out
     }
 
     /// Every move the records name, per client, in timestamp order.

@@ -109,9 +109,16 @@ pub fn recorded_epochs(header: &[Binding], records: &[Record]) -> Vec<(f64, Vec<
     epochs
 }
 
+/// Moves before each corrected move whose value trace a re-simulation keeps (and every move
+/// of a client up to its first correction): where a move that began apart got its
+/// difference is searched for among them.
+pub(crate) const TRACE_BACK: u32 = 96;
+
 /// Examines a recording; when it has no value trace but was made in virtual time from its
 /// start, re-simulates it with the trace on (checking that the re-run reproduces every record)
-/// to find where each corrected move parted.
+/// to find where each corrected move parted, and where a move that began apart got its
+/// difference (the [`TRACE_BACK`] moves before each corrected move are kept, and a client's moves up to
+/// its first correction).
 pub fn examine_recording(rec: &Recording, records: &[Record]) -> Report {
     let corrected: BTreeSet<(u16, u32)> = records
         .iter()
@@ -122,7 +129,12 @@ pub fn examine_recording(rec: &Recording, records: &[Record]) -> Report {
         .collect();
     let (values, source) =
         crate::analysis::valuetrace::of_recording(rec, records, None, &|c, m| {
-            corrected.contains(&(c, m))
+            let first = corrected.range((c, 0)..=(c, u32::MAX)).next();
+            first.is_some_and(|(_, f)| m <= *f)
+                || corrected
+                    .range((c, m)..=(c, m.saturating_add(TRACE_BACK)))
+                    .next()
+                    .is_some()
         });
     by_epochs(
         &recorded_epochs(&rec.header.bindings, records),

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::model::binding::Binding;
+use crate::model::binding::{Binding, Field};
 use crate::model::pawn::PawnValues;
 use crate::model::telemetry::MoveValues;
 
@@ -134,4 +134,47 @@ pub(super) fn parting(bindings: &[&Binding], client: &MoveValues, server: &MoveV
         client_substeps: nc as u16,
         server_substeps: ns as u16,
     }
+}
+
+/// The most rounding on the way can part a bound value's copies on the two machines: one wire
+/// step in each component of a two-decimal value (0.01; 0.017 for a vector), and for the
+/// spawn transform (location, rotation) what Unreal's one-decimal spawn rounding leaves,
+/// 0.05 in each component (0.087 for a vector). 0 for a value sent whole.
+pub(crate) fn rounding_limit(b: &Binding) -> f64 {
+    let Some(wire) = b.ty.wire_resolution() else {
+        return 0.0;
+    };
+    match b.field {
+        Field::Location | Field::Rotation => wire.max(0.05 * f64::from(b.ty.components()).sqrt()),
+        _ => wire,
+    }
+}
+
+/// Whether a move's tick computed differently on the two machines, as far as the values
+/// show: they began it within every value's tolerance and ended it beyond the tolerance of a
+/// value whose tolerance is above what rounding can part it by ([`rounding_limit`]). A value
+/// whose tolerance is below that is no witness: a start
+/// apart by rounding, grown within the other values' tolerances, ends it beyond as well.
+/// Gives the values.
+pub(super) fn tick_parted(
+    bindings: &[Binding],
+    client: &MoveValues,
+    server: &MoveValues,
+) -> Option<Vec<String>> {
+    let gap = |b: &Binding, x: &PawnValues, y: &PawnValues| {
+        b.ty.distance(&x.get(b.field), &y.get(b.field))
+    };
+    let began_alike = bindings
+        .iter()
+        .all(|b| gap(b, &client.entry, &server.entry) <= b.tolerance);
+    if !began_alike {
+        return None;
+    }
+    let ended: Vec<String> = bindings
+        .iter()
+        .filter(|b| b.tolerance >= rounding_limit(b))
+        .filter(|b| gap(b, &client.exit, &server.exit) > b.tolerance)
+        .map(|b| b.name.to_string())
+        .collect();
+    (!ended.is_empty()).then_some(ended)
 }

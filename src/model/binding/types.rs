@@ -129,6 +129,38 @@ impl BoundType {
         )
     }
 
+    /// The step of a two-decimal type's wire values (0.01 in the value's unit, per
+    /// component): the smallest difference the wire carries. None for the types sent whole
+    /// (their step is the type's own precision).
+    pub fn wire_step(self) -> Option<f64> {
+        matches!(
+            self,
+            BoundType::CompressedFloat
+                | BoundType::CompressedDouble
+                | BoundType::CompressedVector2D
+                | BoundType::CompressedVector
+                | BoundType::CompressedRotator
+        )
+        .then_some(0.01)
+    }
+
+    /// The largest distance rounding to the wire's step alone can put between two values of
+    /// this type that began less than a step apart: one step in every component (0.01 for a
+    /// scalar, 0.017 for a vector). None for the types sent whole.
+    pub fn wire_resolution(self) -> Option<f64> {
+        self.wire_step()
+            .map(|s| s * f64::from(self.components()).sqrt())
+    }
+
+    /// The number of numeric components of a value of this type (1 for scalars).
+    pub fn components(self) -> u32 {
+        match self {
+            BoundType::CompressedVector2D => 2,
+            BoundType::CompressedVector | BoundType::CompressedRotator => 3,
+            _ => 1,
+        }
+    }
+
     /// Brings a value to what the other machine will read after it crossed the wire.
     pub fn quantize(self, v: &Value) -> Value {
         match (self, v) {

@@ -7,6 +7,7 @@ use crate::analysis::doctor::causes::Cause;
 use crate::analysis::doctor::evidence::any_between;
 use crate::analysis::doctor::logview::{self, Pair};
 use crate::analysis::doctor::verdict::{CauseVerdict, Quote, Strength};
+use crate::model::binding::{Binding, Field};
 use crate::model::logged::LoggedStage;
 
 /// Seconds before a correction in which events count as its evidence.
@@ -92,6 +93,14 @@ fn first_update(ctx: &Ctx<'_, '_>) -> CauseVerdict {
         .find(|(t, _)| *t <= ctx.s.t)
         .map(|(_, last)| *last)
         .filter(|last| m <= *last);
+    if let (Some(_), Some(only)) = (last, spawn_only_gap(ctx)) {
+        return CauseVerdict::ruled_out(
+            Cause::BeforeFirstServerUpdate,
+            format!(
+                "move {m} was predicted before client {c}'s first server update, but it began apart only in {only}, which the client had from its spawn (actor replication, rounded to one decimal): no value that travels only bound was missing"
+            ),
+        );
+    }
     match last {
         Some(last) => CauseVerdict::supported(
             Cause::BeforeFirstServerUpdate,
@@ -112,6 +121,28 @@ fn first_update(ctx: &Ctx<'_, '_>) -> CauseVerdict {
             format!("move {m} left client {c} after its first batch"),
         ),
     }
+}
+
+/// Value trace: when the move began apart only in the spawn transform (location, rotation),
+/// those values' names.
+fn spawn_only_gap(ctx: &Ctx<'_, '_>) -> Option<String> {
+    let ((_, client), server) = (ctx.judged?, ctx.server?);
+    let apart: Vec<&Binding> = ctx
+        .ev
+        .bindings
+        .iter()
+        .filter(|b| {
+            b.ty.distance(&client.entry.get(b.field), &server.entry.get(b.field)) > 0.0
+        })
+        .collect();
+    let spawned = |b: &&Binding| matches!(b.field, Field::Location | Field::Rotation);
+    (!apart.is_empty() && apart.iter().all(spawned)).then(|| {
+        apart
+            .iter()
+            .map(|b| &*b.name)
+            .collect::<Vec<_>>()
+            .join(" and ")
+    })
 }
 
 pub(super) const INPUT_PULSE: Detector = Detector {

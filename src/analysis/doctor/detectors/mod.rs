@@ -7,6 +7,8 @@
 mod gameplay;
 mod lists;
 mod network;
+mod origin;
+mod precision;
 mod tick;
 mod writes;
 
@@ -131,7 +133,7 @@ pub(super) struct Detector {
 
 /// The detectors judged on each desync alone (the statistical and the eliminating ones come
 /// after: [`tick`]).
-pub(super) const FIRST: [Detector; 11] = [
+pub(super) const FIRST: [Detector; 12] = [
     lists::BINDING_MISMATCH,
     lists::UNBOUND_MEMBER,
     writes::WRITTEN_OUTSIDE,
@@ -143,6 +145,7 @@ pub(super) const FIRST: [Detector; 11] = [
     network::MOVES_SKIPPED,
     network::DELTA_TIME,
     network::CLOCK_DOMAINS,
+    precision::WIRE_PRECISION,
 ];
 
 /// Judged last: proximity to other pawns over every desync no first detector explains, then

@@ -4,6 +4,7 @@
 //! and ended apart), or, for movescope's own pawn whose every member the doctor knows, by
 //! elimination.
 
+use super::origin::{Origin, origin};
 use super::{Ctx, TRACE_BOTH, VALUE_TRACE};
 use crate::analysis::doctor::causes::Cause;
 use crate::analysis::doctor::evidence::{Evidence, LogIndex};
@@ -133,7 +134,8 @@ pub(super) fn non_deterministic(ctx: &Ctx<'_, '_>, others: &[&CauseVerdict]) -> 
     if let (Some((_, a)), Some(b)) = (ctx.judged, ctx.server) {
         let all: Vec<&Binding> = ctx.ev.bindings.iter().collect();
         let p = parting(&all, a, b);
-        if matches!(p.stage, Stage::SubStep { .. } | Stage::AfterTick) {
+        let witnessed = crate::analysis::doctor::parting::tick_parted(ctx.ev.bindings, a, b);
+        if witnessed.is_some() {
             return CauseVerdict::supported(
                 Cause::NonDeterministicTick,
                 Strength::Observed,
@@ -145,8 +147,77 @@ pub(super) fn non_deterministic(ctx: &Ctx<'_, '_>, others: &[&CauseVerdict]) -> 
                 Vec::new(),
             );
         }
+        if p.stage == Stage::Entry {
+            return carried_in(ctx, others);
+        }
     }
     by_elimination(ctx, others)
+}
+
+/// The desync's move began apart: whether an earlier tick parted the values (below
+/// tolerance, carried since) or the difference came from outside every tick.
+fn carried_in(ctx: &Ctx<'_, '_>, others: &[&CauseVerdict]) -> CauseVerdict {
+    let m = ctx.s.move_id;
+    let found = origin(ctx);
+    match found {
+        Origin::Tick { id, names, exact } => CauseVerdict::supported(
+            Cause::NonDeterministicTick,
+            if id == m || exact {
+                Strength::Observed
+            } else {
+                Strength::Nearby
+            },
+            format!(
+                "client and server began move {id} {} and its tick ended {} apart{}: the tick computed differently{}",
+                if exact {
+                    "from exactly the same values"
+                } else {
+                    "within every value's tolerance"
+                },
+                names.join(", "),
+                if exact { "" } else { " beyond tolerance" },
+                if id == m {
+                    String::new()
+                } else {
+                    format!(
+                        " (move {m} began apart: such differences are carried from move to move)"
+                    )
+                }
+            ),
+            Vec::new(),
+        ),
+        Origin::Between(id) => CauseVerdict::ruled_out(
+            Cause::NonDeterministicTick,
+            format!(
+                "move {m} began apart, and no tick made the difference: move {id} ended exactly alike on both machines and the next began apart, so the values parted between moves (a write outside the move)"
+            ),
+        ),
+        Origin::Correction(id) => CauseVerdict::ruled_out(
+            Cause::NonDeterministicTick,
+            format!(
+                "move {m} began apart, and no tick was seen to part values that began alike: the gap goes back to the correction for move {id}, from which the client replayed with the server's values as they crossed the wire (rounded to their precision), not as the server holds them"
+            ),
+        ),
+        Origin::FromStart(id) => CauseVerdict::ruled_out(
+            Cause::NonDeterministicTick,
+            format!(
+                "move {m} began apart, no tick was seen to part values that began alike, and every traced move back to client {}'s first (move {id}) began apart: the difference was there from the spawn",
+                ctx.s.client
+            ),
+        ),
+        Origin::Unknown(id) => {
+            if others.iter().any(|v| v.is_supported()) {
+                return by_elimination(ctx, others);
+            }
+            CauseVerdict::cannot_tell(
+                Cause::NonDeterministicTick,
+                format!(
+                    "move {m} began apart and every traced move back to move {id} did too: where the values parted is older than the trace reaches"
+                ),
+                "the value trace from earlier in the session",
+            )
+        }
+    }
 }
 
 /// Movescope's own pawn: the doctor knows every member its tick writes, so when nothing else
