@@ -402,9 +402,44 @@ fn blank(out: &mut [u8], start: usize, end: usize) {
     }
 }
 
+/// Whether a UE macro's argument list (`(Server, Reliable, Category="A|Client")`) names the
+/// specifier `word`: its arguments read as C++ tokens — only a top-level argument's own name
+/// (before any `=`) is a specifier; string and character literals and nested lists
+/// (`meta=(…)`) are values, never specifiers.
 fn spec_has_word(spec: &str, word: &str) -> bool {
-    spec.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .any(|w| w == word)
+    specifiers(spec).contains(&word)
+}
+
+/// The specifier names of a macro's argument list: the first identifier of each top-level
+/// argument, literals and nested parentheses skipped.
+fn specifiers(spec: &str) -> Vec<&str> {
+    let b = spec.as_bytes();
+    let (mut out, mut depth, mut i) = (Vec::new(), 0usize, 0usize);
+    let mut want = true;
+    while i < b.len() {
+        match b[i] {
+            b'"' | b'\'' => {
+                i = skip_literal(b, i);
+                continue;
+            }
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            b',' if depth <= 1 => want = true,
+            c if want && depth == 1 && is_ident_byte(c) => {
+                let start = i;
+                while i < b.len() && is_ident_byte(b[i]) {
+                    i += 1;
+                }
+                out.push(&spec[start..i]);
+                want = false;
+                continue;
+            }
+            c if !c.is_ascii_whitespace() => want = false,
+            _ => {}
+        }
+        i += 1;
+    }
+    out
 }
 
 /// The name of the function declared after `from`: the last identifier before the first `(`.
@@ -452,6 +487,31 @@ mod tests {
         assert!(!b.contains("UCLASS") && !b.contains("MYGAME_API") && !b.contains("GENERATED"));
         assert!(b.contains("// UPROPERTY(x) stays"));
         assert_eq!(rpcs, vec!["ServerFire".to_string()]);
+    }
+
+    /// A specifier is a top-level argument's own name: a category or display name that holds
+    /// "Client" or "Server" in a string, a nested meta list or a value after `=` is not one.
+    #[test]
+    fn rpc_specifiers_are_read_as_tokens_not_inside_strings() {
+        let decl = |spec: &str| format!("{spec}\n bool IsReady() const;\n");
+        for (spec, rpc) in [
+            (
+                "UFUNCTION(BlueprintPure, Category=\"GMAS|Client-Auth\")",
+                false,
+            ),
+            (
+                "UFUNCTION(BlueprintCallable, meta=(DisplayName=\"Server Fire\"))",
+                false,
+            ),
+            ("UFUNCTION(BlueprintPure, Category = Client)", false),
+            ("UFUNCTION(BlueprintPure, Category='S')", false),
+            ("UFUNCTION(Client, Reliable, Category=\"GMAS|Net\")", true),
+            ("UFUNCTION( Server , Unreliable )", true),
+            ("UFUNCTION(BlueprintCallable, NetMulticast, Reliable)", true),
+        ] {
+            let (_, rpcs) = blank_macros(&decl(spec));
+            assert_eq!(!rpcs.is_empty(), rpc, "{spec}: {rpcs:?}");
+        }
     }
 
     #[test]
