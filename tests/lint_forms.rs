@@ -234,3 +234,28 @@ void UAimMovement::BindReplicationData_Implementation()
         "{table}"
     );
 }
+
+/// `input-written-in-tick` decides once per member whether it is a pulse or a value the tick
+/// derives, from all its writes: one member cleared under a condition and computed elsewhere
+/// gets the same fix in every finding; a flag only ever cleared is a pulse.
+#[test]
+fn every_finding_on_one_input_gives_the_same_fix() {
+    let case = forms().join("input-written-in-tick/bad-one-member-reset-and-derived.cpp");
+    let r = lint(&case);
+    let advice = |member: &str| -> BTreeSet<bool> {
+        r.findings
+            .iter()
+            .filter(|f| f.rule.id == "input-written-in-tick" && f.message.contains(member))
+            .map(|f| f.message.contains("bind it as an output"))
+            .collect()
+    };
+    let boost = advice("`BoostInput`");
+    assert_eq!(boost, BTreeSet::from([true]), "{}", render::text(&r, false));
+    let dodge = advice("`bWantsDodge`");
+    assert_eq!(
+        dodge,
+        BTreeSet::from([false]),
+        "{}",
+        render::text(&r, false)
+    );
+}

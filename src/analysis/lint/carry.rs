@@ -78,8 +78,16 @@ pub(super) fn unbound_state(
                     .is_some_and(|c| ladder_writes(f, c, key)));
         if write {
             // Server-only or live-only state is never replayed.
+            // A write that never runs in a replay (a latch, server-only code) exempts only
+            // itself: the member is reported at its first write that does.
             let guarded = cx.not_replayed(s);
-            first_write.entry(key).or_insert((s.clone(), guarded));
+            match first_write.get_mut(key) {
+                None => {
+                    first_write.insert(key, (s.clone(), guarded));
+                }
+                Some(first) if first.1 && !guarded => *first = (s.clone(), false),
+                Some(_) => {}
+            }
             if plain && unconditional && !carried_read.contains_key(key) {
                 fresh.insert(key);
                 continue;
@@ -212,6 +220,8 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
     // (function, condition) → the first bound write under it, and whether an event fires.
     let mut branches: HashMap<(usize, u32), Branch> = HashMap::new();
     let mut order: Vec<(usize, u32)> = Vec::new();
+    // The branches each CL_DoNotCombineNextMove() on the path sits in.
+    let mut seals: Vec<HashSet<(usize, u32)>> = Vec::new();
     for s in path {
         let f = &p.funcs[s.func];
         let e = &f.events[s.event];
@@ -219,29 +229,7 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
         if matches!(e.kind, EventKind::Write { .. } | EventKind::Call { .. }) && !cx.on_owner(s) {
             continue;
         }
-        // The branches the step sits in: its own conditions, then each call site's (a helper
-        // called from a branch belongs to that branch).
-        let own = || {
-            let mut keys = Vec::new();
-            let mut push = |func: usize, event: usize| {
-                let cf = &p.funcs[func];
-                let mut at = cf.events[event].cond;
-                while let Some(k) = at {
-                    if keys.len() > 256 {
-                        break;
-                    }
-                    keys.push((func, k));
-                    at = cf.conds.get(k as usize).and_then(|c| c.parent);
-                }
-            };
-            push(s.func, s.event);
-            let mut site = s.via.clone();
-            while let Some(cs) = site {
-                push(cs.func, cs.event);
-                site = cs.parent.clone();
-            }
-            keys
-        };
+        let own = || branch_keys(p, s);
         match &e.kind {
             EventKind::Write {
                 target, plain, rhs, ..
@@ -272,6 +260,9 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
                     entry.1 |= event;
                 }
             }
+            EventKind::Call { name, .. } if name == gmc::SEAL => {
+                seals.push(own().into_iter().collect());
+            }
             EventKind::Call {
                 path: cp,
                 name,
@@ -297,13 +288,54 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
         let Some((Some((s, name)), true)) = branches.get(&key) else {
             continue;
         };
+        // A seal counts where it runs in the same move: every condition around it is one
+        // around the branch (an unconditional seal counts everywhere).
+        let around: HashSet<(usize, u32)> = branch_keys(p, s).into_iter().collect();
+        if seals.iter().any(|k| k.is_subset(&around)) {
+            continue;
+        }
         if !done.insert(name.clone()) {
             continue;
         }
         let at = cx.at(s);
-        cx.add(NOT_SEALED, Severity::Warning, &c.class, at, Some(s.func), format!(
-            "`{name}` changes in a branch that fires an event, and nothing on the prediction path calls CL_DoNotCombineNextMove()"));
+        let why = if seals.is_empty() {
+            "nothing on the prediction path calls CL_DoNotCombineNextMove()"
+        } else {
+            "the CL_DoNotCombineNextMove() calls on the prediction path sit under conditions of their own, so none is sure to run in this branch's move"
+        };
+        cx.add(
+            NOT_SEALED,
+            Severity::Warning,
+            &c.class,
+            at,
+            Some(s.func),
+            format!("`{name}` changes in a branch that fires an event, and {why}"),
+        );
     }
+}
+
+/// The branches step `s` sits in: its own conditions, then each call site's (a helper called
+/// from a branch belongs to that branch), innermost first.
+fn branch_keys(p: &Program, s: &Step) -> Vec<(usize, u32)> {
+    let mut keys = Vec::new();
+    let mut push = |func: usize, event: usize| {
+        let cf = &p.funcs[func];
+        let mut at = cf.events[event].cond;
+        while let Some(k) = at {
+            if keys.len() > 256 {
+                break;
+            }
+            keys.push((func, k));
+            at = cf.conds.get(k as usize).and_then(|c| c.parent);
+        }
+    };
+    push(s.func, s.event);
+    let mut site = s.via.clone();
+    while let Some(cs) = site {
+        push(cs.func, cs.event);
+        site = cs.parent.clone();
+    }
+    keys
 }
 
 /// `X++`, `X -= 1`, `X = X + 1`: a count changed by a whole number.

@@ -17,9 +17,6 @@ pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
     let fields: HashMap<String, String> = p.fields(&c.class).into_iter().collect();
     let bound = bound_names(c);
     let delta_members = delta_members(cx, c, &fields);
-    let sealed = path
-        .iter()
-        .any(|s| matches!(cx.event(s), EventKind::Call { name, .. } if name == gmc::SEAL));
     let mut walk = PathWalk {
         c,
         fields: &fields,
@@ -33,6 +30,8 @@ pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
         delta_members,
         stream_seeded: HashSet::new(),
         input_seen: HashMap::new(),
+        input_findings: Vec::new(),
+        derived: HashSet::new(),
     };
     for s in path {
         match cx.event(s).clone() {
@@ -52,10 +51,9 @@ pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
             _ => {}
         }
     }
+    walk.settle_input_advice(cx);
     super::carry::unbound_state(cx, c, path, &fields, &bound);
-    if !sealed {
-        super::carry::one_shots(cx, c, path);
-    }
+    super::carry::one_shots(cx, c, path);
 }
 
 /// Members TickComponent fills from its frame delta: (line, file) of the first such write.
@@ -99,6 +97,12 @@ struct PathWalk<'a> {
     stream_seeded: HashSet<String>,
     /// (written path, function) → the finding already made for it.
     input_seen: HashMap<(String, usize), usize>,
+    /// Each input finding: its index, the written path, the inputs it holds, and the length
+    /// of its own text (what follows lists the later writes).
+    input_findings: Vec<(usize, String, Vec<String>, usize)>,
+    /// Inputs some write on the path gives a value other than their reset one: values the
+    /// tick derives, whatever their other writes are.
+    derived: HashSet<String>,
 }
 
 impl PathWalk<'_> {
@@ -245,6 +249,9 @@ impl PathWalk<'_> {
         if hit.is_empty() {
             return;
         }
+        if !(rhs.is_empty() || super::carry::is_reset(rhs)) {
+            self.derived.extend(hit.iter().map(|m| m.to_string()));
+        }
         let at = cx.at(s);
         let key = (path.to_string(), s.func);
         if let Some(&i) = self.input_seen.get(&key) {
@@ -253,21 +260,41 @@ impl PathWalk<'_> {
             return;
         }
         self.input_seen.insert(key, cx.out.len());
+        let text = input_written_text(path, &hit, false);
+        let hit: Vec<String> = hit.iter().map(|m| m.to_string()).collect();
+        self.input_findings
+            .push((cx.out.len(), path.to_string(), hit, text.len()));
         cx.add(
             INPUT_WRITTEN,
             Severity::Warning,
             &self.c.class,
             at,
             Some(s.func),
-            input_written_text(path, &hit, rhs),
+            text,
         );
+    }
+
+    /// Once every write is seen: each input finding gives the fix its members call for,
+    /// decided per member from all its writes on the path (one write of a derived value
+    /// makes it a derived value everywhere), so every finding on one member agrees.
+    fn settle_input_advice(&self, cx: &mut Ctx) {
+        for (i, path, hit, own) in &self.input_findings {
+            let derived = hit.iter().any(|m| self.derived.contains(m));
+            let hit: Vec<&str> = hit.iter().map(String::as_str).collect();
+            let Some(f) = cx.out.get_mut(*i) else {
+                continue;
+            };
+            let rest = f.message.get(*own..).unwrap_or("").to_string();
+            f.message = input_written_text(path, &hit, derived) + &rest;
+        }
     }
 }
 
 /// What a write of inputs `hit` through `path` is, and its fix: a struct holding inputs
 /// (`Input = {}`) names them, a member or a part of one is named itself; a pulse cleared
-/// after use and a value the tick derives are fixed differently.
-fn input_written_text(path: &str, hit: &[&str], rhs: &str) -> String {
+/// after use and a value the tick derives (`derived`: some write gives it a value other
+/// than its reset one) are fixed differently.
+fn input_written_text(path: &str, hit: &[&str], derived: bool) -> String {
     let what = if hit.len() == 1 && hit[0].len() <= path.len() {
         format!("`{path}` is a ClientAuth_Input input")
     } else {
@@ -280,7 +307,7 @@ fn input_written_text(path: &str, hit: &[&str], rhs: &str) -> String {
                 .join(", ")
         )
     };
-    let how = if rhs.is_empty() || super::carry::is_reset(rhs) {
+    let how = if !derived {
         "a pulse consumed in the tick: the next execution of the move (a replay, the server's) still sees it set; clear it where input is gathered (PreLocalMoveExecution) and let CombineIfUnchanged keep the press in its own move"
     } else {
         "a value the tick derives is not the player's input: bind it as an output (ServerAuth_Output_ClientValidated), so the server computes it too and the client's value is checked"
