@@ -5,7 +5,8 @@
 //! include, which Unreal's include-what-you-use order makes the file's own header), resolved
 //! from the `.cpp`'s folder and its ancestors, their `Public` and `Classes` folders, and by
 //! name in the module's folders. A class whose declaration is still not read gets a note
-//! (`header-not-found`).
+//! (`header-not-found`), and its members are inferred from what its functions assign
+//! (`Program::fields`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

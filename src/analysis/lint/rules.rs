@@ -46,6 +46,8 @@ fn header_missing(cx: &mut Ctx, c: &Component) {
         return;
     };
     let f = &p.funcs[first];
+    let fields = p.fields(&c.class);
+    let typed = fields.iter().filter(|(_, t)| !t.is_empty()).count();
     cx.add(
         HEADER_MISSING,
         Severity::Note,
@@ -53,8 +55,9 @@ fn header_missing(cx: &mut Ctx, c: &Component) {
         (f.file, f.pos),
         Some(first),
         format!(
-            "no declaration of `{}` was read (looked next to this file, at its #include and in the module's folders): the rules about members ran without its member types",
-            c.class
+            "no declaration of `{}` was read (looked next to this file, at its #include and in the module's folders): its members are inferred from what its functions assign ({} found, {typed} with a type the assigned value tells), and every rule that reads members runs on those with less: unbound-state-in-tick and frame-delta-in-tick (a member whose type no write tells, or one only read, is not seen), input-written-in-tick for members, transition-in-sync-applied (values compared with kept copies) and the member-writes table",
+            c.class,
+            fields.len()
         ),
     );
 }

@@ -108,7 +108,7 @@ rules! {
         "call it from the movement component's BindReplicationData_Implementation, last (or lint that file too)";
     HEADER_MISSING = "header-not-found", Note, None,
         "a component's class declaration was not read",
-        "the rules about members need the class declaration (which names are members and of what type): without it, unbound-state-in-tick, input-written-in-tick for members and frame-delta-in-tick for stored deltas cannot tell a member from anything else and find nothing",
+        "the rules about members need the class declaration (which names are members and of what type): without it the members are inferred from what the class's functions assign (not GMC's own), and unbound-state-in-tick, frame-delta-in-tick, input-written-in-tick for members, transition-in-sync-applied and the member-writes table run on those, missing members only read and types no write tells",
         "lint the header too (name the folder that holds both), or keep the header where its #include says";
     MODE_UNKNOWN = "mode-not-literal", Note, None,
         "a binding's mode is not written as an enumerator",
