@@ -229,7 +229,7 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
         if matches!(e.kind, EventKind::Write { .. } | EventKind::Call { .. }) && !cx.on_owner(s) {
             continue;
         }
-        let own = || branch_keys(p, s);
+        let own = || cx.cond_chain(s);
         match &e.kind {
             EventKind::Write {
                 target, plain, rhs, ..
@@ -290,7 +290,7 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
         };
         // A seal counts where it runs in the same move: every condition around it is one
         // around the branch (an unconditional seal counts everywhere).
-        let around: HashSet<(usize, u32)> = branch_keys(p, s).into_iter().collect();
+        let around: HashSet<(usize, u32)> = cx.cond_chain(s).into_iter().collect();
         if seals.iter().any(|k| k.is_subset(&around)) {
             continue;
         }
@@ -312,30 +312,6 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
             format!("`{name}` changes in a branch that fires an event, and {why}"),
         );
     }
-}
-
-/// The branches step `s` sits in: its own conditions, then each call site's (a helper called
-/// from a branch belongs to that branch), innermost first.
-fn branch_keys(p: &Program, s: &Step) -> Vec<(usize, u32)> {
-    let mut keys = Vec::new();
-    let mut push = |func: usize, event: usize| {
-        let cf = &p.funcs[func];
-        let mut at = cf.events[event].cond;
-        while let Some(k) = at {
-            if keys.len() > 256 {
-                break;
-            }
-            keys.push((func, k));
-            at = cf.conds.get(k as usize).and_then(|c| c.parent);
-        }
-    };
-    push(s.func, s.event);
-    let mut site = s.via.clone();
-    while let Some(cs) = site {
-        push(cs.func, cs.event);
-        site = cs.parent.clone();
-    }
-    keys
 }
 
 /// `X++`, `X -= 1`, `X = X + 1`: a count changed by a whole number.

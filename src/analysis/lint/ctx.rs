@@ -192,7 +192,7 @@ impl Ctx<'_> {
 
     /// The conditions around a step, innermost first, as (function, condition index): its
     /// own, then each call site's.
-    fn cond_chain(&self, s: &Step) -> Vec<(usize, u32)> {
+    pub(super) fn cond_chain(&self, s: &Step) -> Vec<(usize, u32)> {
         let mut out = Vec::new();
         let mut push = |func: usize, event: usize| {
             let f = &self.p.funcs[func];

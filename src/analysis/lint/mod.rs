@@ -18,6 +18,7 @@ mod ctx;
 pub mod gmc;
 pub mod guard;
 mod headers;
+mod inferred;
 mod nodes;
 mod prediction_checks;
 pub mod program;

@@ -93,7 +93,7 @@ pub struct Program {
     free: HashMap<String, Vec<usize>>,
     class_idx: HashMap<String, usize>,
     /// Members of classes whose declaration was not read, inferred from what their member
-    /// functions assign (see [`inferred_members`]).
+    /// functions assign (see [`super::inferred::inferred_members`]).
     inferred: HashMap<String, Vec<(String, String)>>,
 }
 
@@ -120,7 +120,7 @@ impl Program {
         for (i, c) in classes.iter().enumerate() {
             class_idx.entry(c.name.clone()).or_insert(i);
         }
-        let inferred = inferred_members(&funcs, &class_idx);
+        let inferred = super::inferred::inferred_members(&funcs, &class_idx);
         Program {
             funcs,
             classes,
@@ -724,96 +724,4 @@ pub fn bound_member(arg: &str) -> String {
 /// The first name of a member path (`Input` of `Input.bJump`, `Data` of `Data->X`).
 pub fn root_of(member: &str) -> &str {
     member.split(['.', '-', '[']).next().unwrap_or(member)
-}
-
-/// Members of the classes whose declaration is not among the files, read from their member
-/// functions: a name such a function assigns that is none of its locals or parameters, not
-/// qualified (`A::B`), no engine global (`GEngine`, `GWorld`…) and no member GMC's or Unreal's
-/// component bases declare ([`gmc::INHERITED_MEMBERS`]) is a member of its class. Its
-/// type comes from what is assigned to it where that tells (`true`, `0.f`, `FVector(…)`,
-/// `EMode::X`, a `b`-prefixed name), else it stays unknown ("") and the rules that need a
-/// type pass it by.
-fn inferred_members(
-    funcs: &[Func],
-    declared: &HashMap<String, usize>,
-) -> HashMap<String, Vec<(String, String)>> {
-    let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
-    for f in funcs {
-        let Some(class) = f.class.as_deref().filter(|c| !declared.contains_key(*c)) else {
-            continue;
-        };
-        for e in &f.events {
-            let EventKind::Write {
-                target, rhs, path, ..
-            } = &e.kind
-            else {
-                continue;
-            };
-            if f.locals.contains(target)
-                || f.params.iter().any(|p| p == target)
-                || target.contains("::")
-                || is_engine_global(target)
-                || gmc::is_inherited_member(target)
-            {
-                continue;
-            }
-            let ty = if path == target {
-                type_of_assigned(target, rhs)
-            } else {
-                String::new()
-            };
-            let members = out.entry(class.to_string()).or_default();
-            match members.iter_mut().find(|(n, _)| n == target) {
-                Some((_, t)) if t.is_empty() => *t = ty,
-                Some(_) => {}
-                None => members.push((target.clone(), ty)),
-            }
-        }
-    }
-    out
-}
-
-/// `GEngine`, `GWorld`, `GIsEditor`…: Unreal's globals.
-fn is_engine_global(name: &str) -> bool {
-    let mut c = name.chars();
-    c.next() == Some('G') && c.next().is_some_and(|x| x.is_ascii_uppercase())
-}
-
-/// The type a value assigned to `name` shows, or "" when it does not tell.
-fn type_of_assigned(name: &str, rhs: &str) -> String {
-    let r = rhs.trim();
-    let bool_name = name.len() > 1
-        && name.starts_with('b')
-        && name[1..].starts_with(|c: char| c.is_ascii_uppercase());
-    let ty = if r == "true" || r == "false" || bool_name {
-        "bool"
-    } else if let Some(t) = ["FVector2D", "FVector", "FRotator", "FQuat", "FName"]
-        .into_iter()
-        .find(|t| r.starts_with(&format!("{t}(")) || r.starts_with(&format!("{t}::")))
-    {
-        t
-    } else if is_float_literal(r) {
-        "float"
-    } else if !r.is_empty()
-        && r.trim_start_matches('-')
-            .chars()
-            .all(|c| c.is_ascii_digit())
-    {
-        "int32"
-    } else if let Some((e, _)) = r
-        .split_once("::")
-        .filter(|(e, _)| e.starts_with('E') && e[1..].starts_with(|c: char| c.is_ascii_uppercase()))
-    {
-        return e.to_string();
-    } else {
-        ""
-    };
-    ty.to_string()
-}
-
-/// `0.f`, `1.5f`, `-2.0`, `.5f`: a floating literal.
-fn is_float_literal(r: &str) -> bool {
-    let t = r.trim_start_matches('-');
-    let t = t.strip_suffix(['f', 'F']).unwrap_or(t);
-    t.contains('.') && !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
