@@ -497,16 +497,21 @@ fn a_cause_line_says_its_title_once() {
     }
 }
 
-/// The default session with `location` compared at `tolerance`, traced, for `seconds`.
-fn location_tolerance(tolerance: f64, faults: &[&str], seconds: f64) -> Report {
-    let mut p = Preset {
+/// The default preset with `location` compared at `tolerance`.
+fn location_at(tolerance: f64) -> Preset {
+    Preset {
         bindings: vec![movescope::session::preset::BindingOverride {
             name: "location".to_string(),
             tolerance: Some(tolerance),
             ..Default::default()
         }],
         ..Preset::default()
-    };
+    }
+}
+
+/// The default session with `location` compared at `tolerance`, traced, for `seconds`.
+fn location_tolerance(tolerance: f64, faults: &[&str], seconds: f64) -> Report {
+    let mut p = location_at(tolerance);
     for f in faults {
         p.set(f).expect("a fault switch");
     }
@@ -574,21 +579,13 @@ fn a_desync_carried_after_a_non_deterministic_tick_still_names_the_tick() {
 }
 
 /// The same tolerance judged from a recording made without the trace: the doctor
-/// re-simulates it, keeping every move up to each client's first correction, and finds the
-/// same origins.
+/// re-simulates it, keeping every move up to each client's first correction, and names the
+/// tolerance for every desync.
 #[test]
 fn a_recording_at_tolerance_zero_is_judged_the_same_from_the_file() {
     let dir = common::TempDir::new("doctor-wire");
     let preset = dir.join("tolerance-0.ron");
-    let p = Preset {
-        bindings: vec![movescope::session::preset::BindingOverride {
-            name: "location".to_string(),
-            tolerance: Some(0.0),
-            ..Default::default()
-        }],
-        ..Preset::default()
-    };
-    std::fs::write(&preset, p.to_ron()).expect("writes");
+    std::fs::write(&preset, location_at(0.0).to_ron()).expect("writes");
     let file = dir.join("tolerance-0.msrec");
     common::movescope_ok(&[
         "run",
