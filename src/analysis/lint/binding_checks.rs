@@ -236,8 +236,8 @@ impl<'r> Conditional<'r> {
 
 /// The condition a binding is made under, if any: one around it or its helper's call, or an
 /// early return before it (`if (!HasAuthority()) return;`); a machine condition first. Returns
-/// (shown text, position, machine?). Loops, and tests of a local the binding is made through,
-/// do not count.
+/// (shown text, position, machine?). Loops, tests of a local the binding is made through, and
+/// null checks of the pointers calls are made through (`if (!Comp) return;`), do not count.
 fn binding_condition(
     p: &Program,
     b: &BindingRow,
@@ -248,6 +248,7 @@ fn binding_condition(
     let conds: Vec<_> = conds
         .into_iter()
         .filter(|(k, ..)| *k != CondKind::Loop)
+        .filter(|(_, t, func, _)| !p.tests_only_receivers(*func, t))
         .filter(|(_, t, ..)| local.is_none_or(|root| !gmc::words(t).any(|w| w == root)))
         .collect();
     let (k, text, _, pos) = conds

@@ -19,6 +19,7 @@ pub mod gmc;
 pub mod guard;
 mod headers;
 mod inferred;
+pub mod magnitude;
 mod nodes;
 mod prediction_checks;
 pub mod program;
@@ -28,6 +29,7 @@ pub mod run;
 pub mod source;
 pub mod syntax;
 pub mod table;
+mod through;
 mod units;
 pub mod writes;
 
@@ -94,6 +96,8 @@ pub struct Totals {
     pub proxy_bytes_per_s: f64,
     /// Bindings left out because a mode could not be read.
     pub unknown: usize,
+    /// Bindings made in a loop, left out: each is one row for a count the lint cannot know.
+    pub looped: usize,
     pub rates: Rates,
 }
 
@@ -337,19 +341,18 @@ fn allows_rule(line: &str, id: &str) -> bool {
     list.split(',').any(|x| x.trim() == id)
 }
 
-/// Wire totals of a binding list at `rates`.
+/// Wire totals of a binding list at `rates`; bindings made in a loop are left out and
+/// counted apart ([`Totals::looped`]).
 pub fn totals(rows: &[BindingRow], rates: Rates) -> Totals {
     totals_of(
-        rows.iter().map(|b| {
-            let p = b.prediction.value();
-            WireRow {
-                ty: b.ty,
-                prediction: p,
-                simulation: b.simulation.value(),
-                axis: is_axis(b.ty, p, b.member_name()),
-                combine: b.combine.value(),
-                name: b.member_name(),
-            }
+        rows.iter().map(|b| WireRow {
+            ty: b.ty,
+            prediction: b.prediction.value(),
+            simulation: b.simulation.value(),
+            bits: row_bits(b),
+            combine: b.combine.value(),
+            name: b.member_name(),
+            looped: b.in_loop,
         }),
         rates,
     )
@@ -365,9 +368,10 @@ pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
                 ty: b.ty,
                 prediction: p,
                 simulation: Some(b.simulation),
-                axis: is_axis(b.ty, p, &b.name),
+                bits: b.ty.nominal_bits_as(is_axis(b.ty, p, &b.name)),
                 combine: Some(b.combine),
                 name: &b.name,
+                looped: false,
             }
         }),
         rates,
@@ -379,10 +383,12 @@ struct WireRow<'a> {
     ty: BoundType,
     prediction: Option<PredictionMode>,
     simulation: Option<SimulationMode>,
-    /// An input axis (costed at its unit range).
-    axis: bool,
+    /// Its bits on the wire.
+    bits: u32,
     combine: Option<CombineMode>,
     name: &'a str,
+    /// Made in a loop: its count is unknown, so it is not counted.
+    looped: bool,
 }
 
 impl WireRow<'_> {
@@ -400,11 +406,16 @@ fn totals_of<'a>(rows: impl Iterator<Item = WireRow<'a>>, rates: Rates) -> Total
     let mut state_bits = 0;
     let mut proxy_bits = 0;
     let mut unknown = 0;
+    let mut looped = 0;
     let mut never_combined_by = None;
     for row in rows {
-        let bits = row.ty.nominal_bits_as(row.axis);
+        let bits = row.bits;
         if never_combined_by.is_none() && row.never_combines() {
             never_combined_by = Some(row.name.to_string());
+        }
+        if row.looped {
+            looped += 1;
+            continue;
         }
         let (Some(p), Some(s)) = (row.prediction, row.simulation) else {
             unknown += 1;
@@ -453,6 +464,7 @@ fn totals_of<'a>(rows: impl Iterator<Item = WireRow<'a>>, rates: Rates) -> Total
         ping_bytes_per_s,
         proxy_bytes_per_s,
         unknown,
+        looped,
         rates,
     }
 }
@@ -494,17 +506,26 @@ pub fn client_bytes_at(move_bits: u32, moves_per_s: f64, datagrams_per_s: f64) -
     moves_per_s / per * mean
 }
 
-/// The bits the table states for a binding: its type's nominal size, an input's continuous
-/// values as an axis (docs/lint.md).
+/// The bits the table states for a binding (one of them, for a binding made in a loop): the
+/// wire model's size of a value of its type at its scale — a unit direction or stick, an
+/// angle, a magnitude — decided from its type and what is written to it
+/// ([`magnitude`], docs/lint.md).
 pub fn row_bits(b: &BindingRow) -> u32 {
-    b.ty.nominal_bits_as(is_axis(b.ty, b.prediction.value(), b.member_name()))
+    magnitude::bits(b.ty, row_measure(b).scale)
 }
 
-/// Whether a binding's value is costed as an input axis (1 per component): an input float or
-/// 2D vector (a stick, a trigger), or an input vector named as a direction (`InputVector`,
-/// `MoveDirection`, `Axis`…). A rotator bound as an input is an aim (angles, as an output
-/// rotator is costed), and another input vector a position or a velocity.
-pub fn is_axis(ty: BoundType, p: Option<PredictionMode>, name: &str) -> bool {
+/// The scale of a binding's value and what decided it (docs/lint.md).
+pub fn row_measure(b: &BindingRow) -> magnitude::Measure {
+    b.scale
+        .unwrap_or_else(|| magnitude::unwritten(b.ty, b.prediction.value(), b.member_name()))
+}
+
+/// Whether a session's bound value is costed as an input axis (1 per component), as movescope
+/// drives a session's values (it has no source to read): an input float or 2D vector, or an
+/// input vector named as a direction (`InputVector`, `MoveDirection`, `Axis`…); a rotator is
+/// angles, another input vector a position or a velocity. The lint's own table decides from
+/// the source instead ([`row_bits`]).
+fn is_axis(ty: BoundType, p: Option<PredictionMode>, name: &str) -> bool {
     if !p.is_some_and(PredictionMode::is_input) {
         return false;
     }

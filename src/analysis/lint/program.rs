@@ -51,6 +51,15 @@ pub struct BindingRow {
     /// The condition it is made under (around it, around a helper's call, or an early return
     /// before it), if any: the binding table marks it.
     pub condition: Option<String>,
+    /// Made in a loop (around it or around a helper's call): one row for as many bindings as
+    /// the loop runs, a count the lint cannot know, so the totals leave it out.
+    pub in_loop: bool,
+    /// The class declaring the member when it is reached through a pointer (`Owner->Health`:
+    /// `Owner`'s class), shown as `Class::Health`; `None` for the component's own members.
+    pub declared_by: Option<String>,
+    /// What the value measures, from its type and what is written to it (its bits); set
+    /// once the component's rows are known ([`super::magnitude::decide`]).
+    pub scale: Option<super::magnitude::Measure>,
     pub step: Step,
 }
 
@@ -95,6 +104,8 @@ pub struct Program {
     /// Members of classes whose declaration was not read, inferred from what their member
     /// functions assign (see [`super::inferred::inferred_members`]).
     inferred: HashMap<String, Vec<(String, String)>>,
+    /// Names of the functions that make bindings ([`super::through::binding_function_names`]).
+    binding_fns: HashSet<String>,
 }
 
 impl Program {
@@ -121,6 +132,7 @@ impl Program {
             class_idx.entry(c.name.clone()).or_insert(i);
         }
         let inferred = super::inferred::inferred_members(&funcs, &class_idx);
+        let binding_fns = super::through::binding_function_names(&funcs);
         Program {
             funcs,
             classes,
@@ -130,7 +142,24 @@ impl Program {
             free,
             class_idx,
             inferred,
+            binding_fns,
         }
+    }
+
+    /// Whether `class` (or a base in the files) has a data member `name`.
+    pub fn has_field(&self, class: &str, name: &str) -> bool {
+        self.chain(class).iter().any(|c| match self.class(c) {
+            Some(d) => d.fields.iter().any(|(n, _)| n == name),
+            None => self
+                .inferred
+                .get(c)
+                .is_some_and(|v| v.iter().any(|(n, _)| n == name)),
+        })
+    }
+
+    /// Whether a function so named makes bindings (itself or through what it calls).
+    pub fn makes_bindings_by_name(&self, name: &str) -> bool {
+        self.binding_fns.contains(name)
     }
 
     /// Whether `class`'s members are inferred (its declaration was not read).
@@ -209,7 +238,7 @@ impl Program {
         };
         let class = f.class.as_deref();
         if let Some(r) = receiver {
-            return self.binding_call_through(class, r, name);
+            return self.binding_call_through(func, r, name);
         }
         // A call named like GMC's bind functions is GMC's, unless the class defines it (its
         // own helper that forwards to the movement component).
@@ -233,41 +262,6 @@ impl Program {
                 }
             }
         }
-    }
-
-    /// `Perks->BindPerks()` from a component whose member `Perks` points to a class in the
-    /// files: that class's function, when it makes bindings (an ability component's binding
-    /// function called from BindReplicationData). Other calls through pointers are not
-    /// followed.
-    fn binding_call_through(&self, class: Option<&str>, receiver: &str, name: &str) -> Vec<usize> {
-        let Some(class) = class else {
-            return Vec::new();
-        };
-        let member = receiver.trim_start_matches("this->");
-        let Some(ty) = self
-            .fields(class)
-            .into_iter()
-            .find_map(|(n, t)| (n == member).then_some(t))
-        else {
-            return Vec::new();
-        };
-        let target = ty
-            .trim_start_matches("TObjectPtr<")
-            .trim_start_matches("TWeakObjectPtr<")
-            .trim_end_matches(['*', '>', ' '])
-            .trim();
-        if self.class(target).is_none() {
-            return Vec::new();
-        }
-        self.lookup(Some(target), name, 0)
-            .into_iter()
-            .filter(|&g| {
-                self.funcs[g]
-                    .events
-                    .iter()
-                    .any(|e| is_bind_call(&e.kind, true))
-            })
-            .collect()
     }
 
     /// Every event of `root` in order, calls into the files' functions followed where they
@@ -346,6 +340,7 @@ impl Program {
         conds
             .into_iter()
             .filter(|(k, ..)| *k != CondKind::Loop)
+            .filter(|(_, t, func, _)| !self.tests_only_receivers(*func, t))
             .find(|(_, t, ..)| !(local && gmc::words(t).any(|w| w == root)))
             .map(|(_, t, ..)| t)
     }
@@ -438,12 +433,28 @@ impl Program {
             return None;
         }
         let arg = |i: usize| self.resolve_param(s, args.get(i).map_or("", String::as_str));
-        let member = bound_member(&arg(0));
-        if f.params.iter().any(|p| root_of(&member) == p) {
+        let first = self.resolve_in(s, args.first().map_or("", String::as_str));
+        let member = bound_member(&first.text);
+        if self.funcs[first.func]
+            .params
+            .iter()
+            .any(|p| root_of(&member) == p)
+        {
             // A parameter the call site did not give (a helper no one here calls).
             return None;
         }
         let condition = self.layout_condition(s, &member);
+        // A pointer that turns out to be the component itself (`Comp` given `this`) is no
+        // pointer: the binding is the component's own.
+        let through = receiver
+            .as_deref()
+            .map(|r| bound_member(&self.resolve_param(s, r)))
+            .filter(|r| !r.is_empty() && r != "this");
+        let in_loop = self.conds(s).iter().any(|(k, ..)| *k == CondKind::Loop);
+        let declared_by = self
+            .declaring_class(root_step_func(s), &member)
+            .or(first.declared_by)
+            .filter(|_| member.contains("->"));
         Some(BindingRow {
             member,
             bind: name.clone(),
@@ -454,35 +465,61 @@ impl Program {
             interpolation: gmc::interpolation(&arg(4)),
             file: f.file,
             pos: e.pos,
-            through: receiver.clone(),
+            through,
             condition,
+            in_loop,
+            declared_by,
+            scale: None,
             step: s.clone(),
         })
     }
 
-    /// `text` with a leading parameter of the step's function replaced by the argument its
-    /// call site gave (`Value` in a helper called as `BindHelper(Stamina)` → `Stamina`),
-    /// through nested helpers.
+    /// `text` as the outermost caller names it, through nested helpers: a leading parameter
+    /// of the step's function replaced by the argument its call site gave (`Value` in a
+    /// helper called as `BindHelper(Stamina)` → `Stamina`; `Comp->X` in one called with `this`
+    /// → `X`), and a member of a function called through a pointer prefixed with that pointer
+    /// (`Health` in `Attributes->BindAll(this)` → `Attributes->Health`). A local stays.
     fn resolve_param(&self, s: &Step, text: &str) -> String {
+        self.resolve_in(s, text).text
+    }
+
+    /// [`Self::resolve_param`], with the function whose names the result is in and the class
+    /// whose member was reached through a pointer.
+    fn resolve_in(&self, s: &Step, text: &str) -> Resolved {
         let mut text = text.trim().to_string();
         let mut func = s.func;
         let mut site = s.via.clone();
+        let mut declared_by = None;
         for _ in 0..MAX_CALL_DEPTH {
+            let Some(cs) = site else { break };
             let stripped = bound_member(&text);
             let root = root_of(&stripped).to_string();
-            let Some(i) = self.funcs[func].params.iter().position(|p| *p == root) else {
+            let EventKind::Call { args, receiver, .. } = &self.funcs[cs.func].events[cs.event].kind
+            else {
                 break;
             };
-            let Some(cs) = site else { break };
-            let EventKind::Call { args, .. } = &self.funcs[cs.func].events[cs.event].kind else {
+            let f = &self.funcs[func];
+            if let Some(i) = f.params.iter().position(|p| *p == root) {
+                let Some(given) = args.get(i) else { break };
+                text = format!("{}{}", given.trim(), &stripped[root.len()..]);
+            } else if f.locals.contains(&root) {
                 break;
-            };
-            let Some(given) = args.get(i) else { break };
-            text = format!("{}{}", given.trim(), &stripped[root.len()..]);
+            } else if let Some(r) = receiver.as_deref()
+                && f.class.as_deref().is_some_and(|c| self.has_field(c, &root))
+            {
+                declared_by = declared_by.or_else(|| f.class.clone());
+                text = format!("{r}->{stripped}");
+            } else {
+                text = stripped;
+            }
             func = cs.func;
             site = cs.parent.clone();
         }
-        text
+        Resolved {
+            text,
+            func,
+            declared_by,
+        }
     }
 
     /// A `Bind*` call of a parameter of its function: a helper forwarding a binding, which is
@@ -562,6 +599,7 @@ impl Program {
                 .find(|c| gmc::GMC_CLASSES.contains(&super::units::base_name(c)))
                 .map(|c| super::units::base_name(&c).to_string())
                 .zip(gmc_parent_at);
+            super::magnitude::decide(self, &class, &mut bindings);
             out.push(Component {
                 class,
                 file,
@@ -599,6 +637,7 @@ impl Program {
                     }
                 }
             }
+            super::magnitude::decide(self, &c.class, &mut c.bindings);
         }
         out
     }
@@ -650,6 +689,26 @@ impl Program {
             .flat_map(|f| self.flow(f))
             .collect()
     }
+}
+
+/// A bound path as the outermost caller names it ([`Program::resolve_param`]).
+struct Resolved {
+    text: String,
+    /// The function whose names `text` is in.
+    func: usize,
+    /// The class of the function whose member was reached through a pointer, if one was.
+    declared_by: Option<String>,
+}
+
+/// The function a step's outermost call began in (the step's own when it was not called).
+fn root_step_func(s: &Step) -> usize {
+    let mut func = s.func;
+    let mut at = s.via.clone();
+    while let Some(site) = at {
+        func = site.func;
+        at = site.parent.clone();
+    }
+    func
 }
 
 /// A hook reached both as a root and from another hook (a user's `MovementUpdate` calling

@@ -74,9 +74,9 @@ pub fn table_text(c: &ComponentReport) -> String {
         shown_path(&c.file),
         c.line,
         if c.through_pointer {
-            ", binding through a pointer"
+            through_text(c)
         } else {
-            ""
+            String::new()
         },
         c.bindings.len(),
         if c.bindings.len() == 1 { "" } else { "s" }
@@ -97,6 +97,7 @@ pub fn table_text(c: &ComponentReport) -> String {
     ]];
     let mut any_default = false;
     let mut any_conditional = false;
+    let mut any_looped = false;
     for (i, b) in c.bindings.iter().enumerate() {
         let mark = |a: (String, bool), any: &mut bool| {
             if a.1 {
@@ -109,16 +110,16 @@ pub fn table_text(c: &ComponentReport) -> String {
         rows.push([
             (i + 1).to_string(),
             {
-                let m = match &b.through {
-                    Some(t) => format!("{t}->{}", b.member),
-                    None => b.member.clone(),
-                };
+                let mut m = shown_member(b);
+                if b.in_loop {
+                    any_looped = true;
+                    m.push_str(" ×N, uncounted");
+                }
                 if b.condition.is_some() {
                     any_conditional = true;
-                    format!("{m} †")
-                } else {
-                    m
+                    m.push_str(" †");
                 }
+                m
             },
             b.bind.clone(),
             super::row_bits(b).to_string(),
@@ -150,8 +151,35 @@ pub fn table_text(c: &ComponentReport) -> String {
     if any_conditional {
         s.push_str("  † made only when a condition holds (binding-under-condition)\n");
     }
+    if any_looped {
+        s.push_str("  ×N made in a loop, once per pass: the bits are one binding's, and the totals leave it out (the count is not known from the source)\n");
+    }
     s.push_str(&totals_text(&c.totals));
     s
+}
+
+/// A bound member as the table shows it: the component's own by its path (`Input.bJump`);
+/// one reached through a pointer under the class that declares it, with the pointer
+/// (`UStrideAttributes::Stamina (via Attributes)`).
+pub fn shown_member(b: &BindingRow) -> String {
+    match (&b.declared_by, b.member.rsplit_once("->")) {
+        (Some(class), Some((via, m))) => format!("{class}::{m} (via {via})"),
+        _ => b.member.clone(),
+    }
+}
+
+/// `, binding through `MovementComponent``: what an ability component's table binds through.
+fn through_text(c: &ComponentReport) -> String {
+    let mut via: Vec<&str> = c
+        .bindings
+        .iter()
+        .filter_map(|b| b.through.as_deref())
+        .collect();
+    via.dedup();
+    match via.as_slice() {
+        [one] => format!(", binding through `{one}`"),
+        _ => ", binding through a pointer".to_string(),
+    }
 }
 
 fn totals_text(t: &Totals) -> String {
@@ -176,6 +204,15 @@ fn totals_text(t: &Totals) -> String {
         t.proxy_bytes_per_s,
         t.rates.net_update_rate
     );
+    if t.looped > 0 {
+        let _ = writeln!(
+            s,
+            "  ({} binding{} made in a loop (×N) not counted: add {} bits per pass to the figures above)",
+            t.looped,
+            if t.looped == 1 { "" } else { "s" },
+            if t.looped == 1 { "its" } else { "their" }
+        );
+    }
     if t.unknown > 0 {
         let _ = writeln!(
             s,
@@ -264,11 +301,15 @@ fn binding_json(c: &ComponentReport, b: &BindingRow, files: &LintReport) -> Json
     json!({
         "component": c.class,
         "name": b.member,
+        "declared_by": b.declared_by,
         "condition": b.condition,
+        "in_loop": b.in_loop,
         "through": b.through,
         "bind": b.bind,
         "type": format!("{:?}", b.ty),
         "bits": super::row_bits(b),
+        "scale": super::row_measure(b).scale.as_str(),
+        "scale_from": super::row_measure(b).basis.as_str(),
         "prediction": mode(arg(&b.prediction)),
         "combine": mode(arg(&b.combine)),
         "simulation": mode(arg(&b.simulation)),
@@ -292,7 +333,9 @@ fn totals_json(t: &Totals) -> Json {
         "client_fps": t.rates.client_fps,
         "client_send_rate": t.rates.client_send_rate,
         "net_update_rate": t.rates.net_update_rate,
-        "uncounted": t.unknown,
+        "uncounted": t.unknown + t.looped,
+        "unknown_modes": t.unknown,
+        "in_loops": t.looped,
     })
 }
 

@@ -51,6 +51,12 @@ pub fn run_layout(c: &ComponentReport, files: &[SourceFile]) -> RunLayout {
             ));
             continue;
         }
+        if b.in_loop {
+            notes.push(format!(
+                "`{member}` is bound in a loop (line {}), as many times as the loop runs, which the source does not tell; it runs once",
+                b.pos.line
+            ));
+        }
         if BUILT_INS.iter().any(|f| f.member_name() == member) {
             notes.push(format!(
                 "`{member}` has the name of a value movescope binds itself; it runs as `{member}_`"
