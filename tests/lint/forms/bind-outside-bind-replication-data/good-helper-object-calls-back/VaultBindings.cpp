@@ -1,0 +1,11 @@
+#include "VaultBindings.h"
+#include "VaultMovement.h"
+
+void FVaultBindings::Bind(UVaultMovement* Component)
+{
+	if (Component == nullptr)
+	{
+		return;
+	}
+	Component->BindVaultValues();
+}

@@ -1,0 +1,16 @@
+// An attribute set with its functions only: its header is not read either.
+#include "GuardAttributes.h"
+
+void UGuardAttributes::BindAttributes(UGMC_OrganicMovementCmp* MovementCmp) // expect: header-not-found
+{
+	MovementCmp->BindCompressedSinglePrecisionFloat(Guard, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::AlwaysCombine, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::Linear);
+	for (auto& Pair : Modifiers)
+	{
+		MovementCmp->BindCompressedSinglePrecisionFloat(Pair.Value, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::AlwaysCombine, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::Linear);
+	}
+}
+
+void UGuardAttributes::ResetGuard()
+{
+	Guard = 100.f;
+}
