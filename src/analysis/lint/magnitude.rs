@@ -169,7 +169,7 @@ impl Sites {
             for e in &f.events {
                 let (target, scale) = match &e.kind {
                     EventKind::Write { path, rhs, .. } if !f.locals.contains(path) => {
-                        (path.clone(), of_written(f, rhs))
+                        (path.clone(), of_written(f, rhs, last_part(path)))
                     }
                     EventKind::Call {
                         name,
@@ -203,28 +203,37 @@ impl Sites {
 }
 
 /// The scale a written expression tells, looking one step into a local it names (its
-/// initialiser and what the function assigns it).
-fn of_written(f: &super::syntax::Func, rhs: &str) -> Option<Scale> {
+/// initialiser and what the function assigns it). The member's own name in it (`Lean =
+/// FInterpTo(Lean, …)`) tells nothing: that would be its name deciding.
+fn of_written(f: &super::syntax::Func, rhs: &str, member: &str) -> Option<Scale> {
     let r = rhs.trim();
     if f.locals.contains(r) {
         return f
             .events
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::Local { name, init, .. } if name == r => of_expression(init),
-                EventKind::Write { path, rhs, .. } if path == r => of_expression(rhs),
+                EventKind::Local { name, init, .. } if name == r => of_expression_for(init, member),
+                EventKind::Write { path, rhs, .. } if path == r => of_expression_for(rhs, member),
                 _ => None,
             })
             .max();
     }
-    of_expression(r)
+    of_expression_for(r, member)
 }
 
 /// The scale an expression tells: its last marker in reading order (the outermost call of a
 /// chain: `Velocity.GetSafeNormal()` is a direction, `GetActorRotation().Yaw` an angle), or a
 /// magnitude when one is multiplied in (`Direction * Speed`). Constants tell nothing.
 pub fn of_expression(rhs: &str) -> Option<Scale> {
-    let marks: Vec<Scale> = gmc::words(rhs).filter_map(marker).collect();
+    of_expression_for(rhs, "")
+}
+
+/// [`of_expression`], the name `member` (and `this`'s members by that name) left out.
+fn of_expression_for(rhs: &str, member: &str) -> Option<Scale> {
+    let marks: Vec<Scale> = gmc::words(rhs)
+        .filter(|w| *w != member)
+        .filter_map(marker)
+        .collect();
     let last = *marks.last()?;
     if rhs.contains('*') && marks.contains(&Scale::Magnitude) {
         return Some(Scale::Magnitude);
@@ -405,6 +414,11 @@ mod tests {
             Some(Scale::Magnitude)
         );
         assert_eq!(of_expression("FVector::ZeroVector"), None);
+        // The member's own name does not decide its scale.
+        assert_eq!(
+            of_expression_for("FMath::FInterpTo(LeanAngle, Goal, Dt, 5.f)", "LeanAngle"),
+            None
+        );
         assert_eq!(of_expression("0.f"), None);
     }
 

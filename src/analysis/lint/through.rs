@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use super::gmc;
 use super::program::{Program, is_bind_call};
 use super::syntax::{EventKind, Func};
+use crate::model::binding::BoundType;
 
 /// A receiver's type is looked up at most this many hops deep (`A->B->C`, `auto` locals).
 const MAX_HOPS: usize = 6;
@@ -145,6 +146,11 @@ impl Program {
                 .into_iter()
                 .filter(binds)
                 .collect();
+        }
+        // GMC's own bind function through a pointer of unknown class is GMC's, not a helper
+        // some class happens to name the same.
+        if BoundType::from_gmc_function(name).is_some() {
+            return Vec::new();
         }
         let owners: HashSet<&str> = self
             .funcs

@@ -14,6 +14,8 @@ class UHikeMovement : public UGMC_OrganicMovementCmp
 	FVector Heading = FVector::ZeroVector;
 	FRotator AimOffset = FRotator::ZeroRotator;
 	float DesiredYaw = 0.f;
+	float BankAngle = 0.f;
+	float BankGoal = 0.f;
 };
 
 void UHikeMovement::BindReplicationData_Implementation()
@@ -36,6 +38,9 @@ void UHikeMovement::BindReplicationData_Implementation()
 	// Written from a velocity, then normalized in place: a unit direction.
 	BindCompressedVector(Heading, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::AlwaysCombine, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::Linear); // bits: 30 // scale: unit written
 	// A rotator is angles whatever is written to it.
+	// Eased towards a goal whose writes tell nothing: its own name in the easing is no write
+	// site, so the name decides, and says so.
+	BindCompressedSinglePrecisionFloat(BankAngle, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::AlwaysCombine, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::Linear); // bits: 22 // scale: angle name
 	BindCompressedRotator(AimOffset, EGMC_PredictionMode::ServerAuth_Output_ClientValidated, EGMC_CombineMode::AlwaysCombine, EGMC_SimulationMode::Periodic_Output, EGMC_InterpolationFunction::Linear); // bits: 54 // scale: angle type
 }
 
@@ -62,4 +67,6 @@ void UHikeMovement::MovementUpdate_Implementation(float DeltaSeconds)
 	Heading = Velocity;
 	Heading.Normalize();
 	AimOffset = FRotator(0.f, LeanAmount, 0.f);
+	BankGoal = LeanAmount * 0.5f;
+	BankAngle = FMath::FInterpTo(BankAngle, BankGoal, DeltaSeconds, 4.f);
 }
