@@ -257,6 +257,10 @@ impl Program {
                 let scope = scope.rsplit("::").next().unwrap_or(scope);
                 if class.is_some_and(|c| self.chain(c).iter().any(|k| k == scope)) {
                     self.lookup(Some(scope), name, 0)
+                } else if self.makes_bindings_by_name(name) {
+                    // A namespace's or another class's static binding helper
+                    // (`MoveBindings::BindAll(this)`).
+                    self.lookup(Some(scope), name, 0)
                 } else {
                     Vec::new()
                 }

@@ -38,6 +38,15 @@ fn header_missing(cx: &mut Ctx, c: &Component) {
     if p.class(&c.class).is_some() {
         return;
     }
+    // A class with nothing of its own to check (a namespace's or an attribute set's binding
+    // helper whose bindings joined a component's table) needs no declaration.
+    if c.bind_funcs.is_empty()
+        && c.bindings.is_empty()
+        && p.prediction_path(&c.class).is_empty()
+        && p.path_of(&c.class, gmc::SYNC_APPLIED).is_empty()
+    {
+        return;
+    }
     let Some(first) = p
         .funcs
         .iter()
