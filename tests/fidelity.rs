@@ -911,3 +911,153 @@ fn a_hit_check_in_a_rolled_back_move_reads_the_targets_past_velocity() {
         "the past and the present velocities of the targets never differed"
     );
 }
+
+/// model-facts: "GMC 2.x default bindings for built-in values: location/rotation/scale
+/// ServerAuth_Output_ServerValidated; velocities ServerAuth_Output_ClientValidated; control
+/// rotation ClientAuth_Input; all AlwaysCombine, Periodic_Output, interpolated Linear,
+/// two-decimal compression", with tolerances location 2, rotation 2, velocities 10, scale 0.01.
+#[test]
+fn gmcs_built_ins_are_bound_with_gmcs_defaults() {
+    use movescope::model::binding::{
+        BoundType as T, CombineMode, InterpolationFunction, PredictionMode as P, SimulationMode,
+    };
+    let b = Preset::default().checked_bindings().expect("valid");
+    let expected = [
+        (
+            "location",
+            T::CompressedVector,
+            P::ServerAuth_Output_ServerValidated,
+            Some(2.0),
+        ),
+        (
+            "rotation",
+            T::CompressedRotator,
+            P::ServerAuth_Output_ServerValidated,
+            Some(2.0),
+        ),
+        (
+            "scale",
+            T::CompressedVector,
+            P::ServerAuth_Output_ServerValidated,
+            Some(0.01),
+        ),
+        (
+            "velocity",
+            T::CompressedVector,
+            P::ServerAuth_Output_ClientValidated,
+            Some(10.0),
+        ),
+        (
+            "angular_velocity",
+            T::CompressedVector,
+            P::ServerAuth_Output_ClientValidated,
+            Some(10.0),
+        ),
+        // Client-authoritative: nobody compares it, so its tolerance says nothing.
+        (
+            "control_rotation",
+            T::CompressedRotator,
+            P::ClientAuth_Input,
+            None,
+        ),
+    ];
+    for (name, ty, prediction, tolerance) in expected {
+        let got = b
+            .by_name(name)
+            .unwrap_or_else(|| panic!("`{name}` is not bound"));
+        assert_eq!((got.ty, got.prediction), (ty, prediction), "{name}");
+        assert_eq!(got.combine, CombineMode::AlwaysCombine, "{name}");
+        assert_eq!(got.simulation, SimulationMode::Periodic_Output, "{name}");
+        assert_eq!(got.interpolation, InterpolationFunction::Linear, "{name}");
+        if let Some(t) = tolerance {
+            assert_eq!(got.tolerance, t, "{name}");
+        }
+    }
+}
+
+/// Control rotation is a client-authoritative input: it goes up with every move and the server
+/// runs the move with the client's value (no check); velocities and angular velocity come down
+/// for the client to check; the demo pawn's turn shows as an angular velocity on both sides.
+#[test]
+fn the_control_rotation_goes_up_with_each_move_and_the_server_runs_with_it() {
+    use movescope::model::telemetry::MoveValues;
+    let p = shipped("default", &["value_trace=true"]);
+    let (s, records) = run_preset(&p, 10.0);
+    assert_eq!(
+        total(&s, |c| c.corrections),
+        0,
+        "the built-ins cost no correction"
+    );
+    let values = |exec: Execution| {
+        records
+            .iter()
+            .filter_map(move |r| match &r.event {
+                Event::MoveValues(v) if v.exec == exec => Some(v.clone()),
+                _ => None,
+            })
+            .map(|v: std::sync::Arc<MoveValues>| ((v.owner, v.move_id), v))
+            .collect::<std::collections::HashMap<_, _>>()
+    };
+    let (client, server) = (values(Execution::Live), values(Execution::Remote));
+    let mut compared = 0;
+    let mut looking_elsewhere = 0;
+    let mut turning = 0;
+    for (key, c) in &client {
+        let Some(sv) = server.get(key) else { continue };
+        // The server runs the move with the control rotation the client gathered.
+        assert_eq!(
+            sv.entry.control_rotation, c.entry.control_rotation,
+            "{key:?}"
+        );
+        compared += 1;
+        looking_elsewhere += usize::from(c.entry.control_rotation.y.abs() > 1.0);
+        turning += usize::from(sv.exit.angular_velocity.z.abs() > 1.0);
+        assert_eq!(sv.exit.scale, glam::DVec3::ONE);
+    }
+    assert!(compared > 500, "moves compared: {compared}");
+    assert!(
+        looking_elsewhere > compared / 10,
+        "{looking_elsewhere} of {compared}"
+    );
+    assert!(turning > 0, "no move turned the pawn");
+}
+
+/// The built-ins cost bits on every move: scale goes up for the server to validate and control
+/// rotation goes up as an input. Made Local (never synchronized), each move is that much
+/// smaller — the figure the bandwidth numbers are built on.
+#[test]
+fn the_built_ins_bits_are_in_every_moves_size() {
+    use movescope::model::binding::PredictionMode;
+    use movescope::session::preset::BindingOverride;
+    let with = shipped("default", &[]);
+    let mut without = with.clone();
+    for name in ["scale", "control_rotation"] {
+        without.bindings.push(BindingOverride {
+            name: name.into(),
+            ty: None,
+            prediction: Some(PredictionMode::Local),
+            combine: None,
+            simulation: None,
+            interpolation: None,
+            tolerance: None,
+        });
+    }
+    let bits = |p: &Preset| {
+        let (s, _) = run_preset(p, 10.0);
+        s.clients
+            .iter()
+            .map(|c| c.value_bits_per_move.expect("moves sent"))
+            .sum::<f64>()
+            / s.clients.len() as f64
+    };
+    let (a, b) = (bits(&with), bits(&without));
+    // Scale (1, 1, 1): 6 + 3 × 8 bits; control rotation (0, yaw, 0): at least 6 + 3 × 1.
+    assert!(
+        a - b >= 30.0 + 9.0,
+        "with the built-ins {a:.1} bits, without {b:.1}"
+    );
+    assert!(
+        a - b <= 30.0 + 6.0 + 3.0 * 17.0,
+        "with {a:.1}, without {b:.1}"
+    );
+}

@@ -61,13 +61,21 @@ fn the_layout_runs_as_written_after_the_built_ins() {
     assert!(b.is_imported());
     let names: Vec<&str> = b.list().iter().map(|x| &*x.name).collect();
     assert_eq!(
-        &names[..4],
-        ["input_move", "location", "rotation", "velocity"]
+        &names[..7],
+        [
+            "input_move",
+            "location",
+            "rotation",
+            "scale",
+            "velocity",
+            "angular_velocity",
+            "control_rotation"
+        ]
     );
-    assert_eq!(names[4], "bWantsToSprint");
+    assert_eq!(names[7], "bWantsToSprint");
     assert_eq!(names.last().copied(), Some("HeadAim"));
     assert!(
-        b.list()[4..]
+        b.list()[7..]
             .iter()
             .all(|x| matches!(x.field, Field::Custom(_)))
     );

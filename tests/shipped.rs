@@ -108,3 +108,45 @@ fn a_recording_of_an_earlier_version_still_opens() {
     assert!(seconds > 9.0, "{seconds}");
     run_deterministic(&rec.header.preset, "again", 1.0, &mut |_| {}).expect("its preset runs");
 }
+
+/// A recording written before GMC's built-in scale, angular velocity and control rotation
+/// were bound (format 2, record encoding 1) holds pawn states without them: every state
+/// reads back whole — its own members as written, the three built-ins at their spawn
+/// values — and nothing after a state is read as part of it.
+#[test]
+fn pawn_states_recorded_before_the_built_ins_read_back() {
+    use movescope::model::telemetry::Event;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/older/default-value-trace-2026-12-07.msrec");
+    let rec = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rec.header.format, 2);
+    let (records, damage) = rec.load_all();
+    assert!(damage.is_none(), "{damage:?}");
+    let states: Vec<_> = records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::MoveValues(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(states.len() > 500, "{} move values", states.len());
+    let mut moving = 0;
+    for v in &states {
+        for s in std::iter::once(&v.entry)
+            .chain(&v.substeps)
+            .chain(std::iter::once(&v.exit))
+        {
+            assert_eq!(s.scale, glam::DVec3::ONE);
+            assert_eq!(s.angular_velocity, glam::DVec3::ZERO);
+            assert_eq!(s.control_rotation, glam::DVec3::ZERO);
+            assert!(s.location.is_finite() && s.location.length() < 1e5, "{s:?}");
+            assert!(s.team <= 2 && s.dash_cooldown >= 0.0, "{s:?}");
+        }
+        moving += usize::from(v.exit.velocity.length() > 1.0);
+    }
+    assert!(
+        moving > states.len() / 4,
+        "{moving} of {} moving",
+        states.len()
+    );
+}

@@ -78,7 +78,13 @@ fn shown_number(s: &Shown, field: Field, c: Component) -> Option<f64> {
 fn is_vector(field: Field) -> bool {
     matches!(
         field,
-        Field::Location | Field::Velocity | Field::Rotation | Field::InputMove
+        Field::Location
+            | Field::Velocity
+            | Field::Rotation
+            | Field::InputMove
+            | Field::Scale
+            | Field::AngularVelocity
+            | Field::ControlRotation
     )
 }
 

@@ -16,4 +16,5 @@ pub mod server;
 pub mod settings;
 pub mod telemetry;
 pub mod time_units;
+pub mod values_layout;
 pub mod wire;

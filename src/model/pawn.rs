@@ -40,7 +40,12 @@ pub const TAG_RADIUS: f64 = 300.0;
 pub const CROWD_RADIUS: f64 = 500.0;
 
 /// Every member of the demo pawn, bound or not, and the values of an imported layout.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Serialized (recordings) in field order; the three GMC built-ins after `team` came with
+/// recording encoding 2. Reading is `model::values_layout`'s: an older chunk is read with its
+/// `read_legacy_layout` on, which reads the members it holds and gives the built-ins their
+/// spawn values.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PawnValues {
     pub input_move: DVec2,
     pub input_dash: bool,
@@ -54,11 +59,38 @@ pub struct PawnValues {
     pub move_ramp: f32,
     /// 0 = unknown, 1 or 2: spawn-time data proxies need (pitfall 7).
     pub team: u8,
+    /// GMC's built-in actor scale (1, 1, 1: the demo pawn never changes it).
+    pub scale: DVec3,
+    /// GMC's built-in angular velocity (°/s about X, Y, Z): the tick's turn rate.
+    pub angular_velocity: DVec3,
+    /// GMC's built-in control rotation (pitch, yaw, roll in degrees): where the player looks.
+    pub control_rotation: DVec3,
     /// The values of an imported layout ([`Field::Custom`] slots), empty for the demo pawn
     /// (no allocation). Not written to recordings: a recording of an imported layout keeps
     /// the demo members only (docs/lint.md).
     #[serde(skip)]
     pub custom: CustomValues,
+}
+
+impl Default for PawnValues {
+    fn default() -> Self {
+        PawnValues {
+            input_move: DVec2::ZERO,
+            input_dash: false,
+            location: DVec3::ZERO,
+            rotation: DVec3::ZERO,
+            velocity: DVec3::ZERO,
+            dash_cooldown: 0.0,
+            dash_count: 0,
+            stride: 0.0,
+            move_ramp: 0.0,
+            team: 0,
+            scale: DVec3::ONE,
+            angular_velocity: DVec3::ZERO,
+            control_rotation: DVec3::ZERO,
+            custom: CustomValues::default(),
+        }
+    }
 }
 
 /// The values of an imported layout's own members: shared until written (copy on write), so
@@ -119,6 +151,46 @@ impl PawnValues {
         }
     }
 
+    /// Loads a frame's stick and dash where input is gathered, with the control rotation the
+    /// player looks along: the stick's direction while it is held, the last one otherwise
+    /// (the demo pawn's camera follows the stick).
+    pub fn gather_input(&mut self, dir: DVec2, dash: bool) {
+        self.input_move = dir;
+        self.input_dash = dash;
+        if dir != DVec2::ZERO {
+            self.control_rotation = DVec3::new(0.0, dir.y.atan2(dir.x).to_degrees(), 0.0);
+        }
+    }
+
+    /// A three-component member (location, rotation, scale, the velocities, control
+    /// rotation), for the fast paths that read it without a [`Value`].
+    #[inline(always)]
+    pub fn vec3(&self, f: Field) -> Option<DVec3> {
+        match f {
+            Field::Location => Some(self.location),
+            Field::Rotation => Some(self.rotation),
+            Field::Velocity => Some(self.velocity),
+            Field::Scale => Some(self.scale),
+            Field::AngularVelocity => Some(self.angular_velocity),
+            Field::ControlRotation => Some(self.control_rotation),
+            _ => None,
+        }
+    }
+
+    /// [`PawnValues::vec3`], to write.
+    #[inline(always)]
+    pub fn vec3_mut(&mut self, f: Field) -> Option<&mut DVec3> {
+        match f {
+            Field::Location => Some(&mut self.location),
+            Field::Rotation => Some(&mut self.rotation),
+            Field::Velocity => Some(&mut self.velocity),
+            Field::Scale => Some(&mut self.scale),
+            Field::AngularVelocity => Some(&mut self.angular_velocity),
+            Field::ControlRotation => Some(&mut self.control_rotation),
+            _ => None,
+        }
+    }
+
     pub fn get(&self, f: Field) -> Value {
         match f {
             Field::InputMove => Value::Vec2(self.input_move),
@@ -126,6 +198,9 @@ impl PawnValues {
             Field::Location => Value::Vec3(self.location),
             Field::Rotation => Value::Vec3(self.rotation),
             Field::Velocity => Value::Vec3(self.velocity),
+            Field::Scale => Value::Vec3(self.scale),
+            Field::AngularVelocity => Value::Vec3(self.angular_velocity),
+            Field::ControlRotation => Value::Vec3(self.control_rotation),
             Field::DashCooldown => Value::Float(self.dash_cooldown),
             Field::DashCount => Value::Byte(self.dash_count),
             Field::Stride => Value::Float(self.stride),
@@ -148,6 +223,9 @@ impl PawnValues {
             (Field::Location, Value::Vec3(x)) => self.location = *x,
             (Field::Rotation, Value::Vec3(x)) => self.rotation = *x,
             (Field::Velocity, Value::Vec3(x)) => self.velocity = *x,
+            (Field::Scale, Value::Vec3(x)) => self.scale = *x,
+            (Field::AngularVelocity, Value::Vec3(x)) => self.angular_velocity = *x,
+            (Field::ControlRotation, Value::Vec3(x)) => self.control_rotation = *x,
             (Field::DashCooldown, Value::Float(x)) => self.dash_cooldown = *x,
             (Field::DashCount, Value::Byte(x)) => self.dash_count = *x,
             (Field::Stride, Value::Float(x)) => self.stride = *x,
@@ -169,6 +247,9 @@ impl PawnValues {
                     Field::Location => self.location = src.location,
                     Field::Rotation => self.rotation = src.rotation,
                     Field::Velocity => self.velocity = src.velocity,
+                    Field::Scale => self.scale = src.scale,
+                    Field::AngularVelocity => self.angular_velocity = src.angular_velocity,
+                    Field::ControlRotation => self.control_rotation = src.control_rotation,
                     Field::DashCooldown => self.dash_cooldown = src.dash_cooldown,
                     Field::DashCount => self.dash_count = src.dash_count,
                     Field::Stride => self.stride = src.stride,
@@ -198,6 +279,9 @@ impl PawnValues {
                     Field::Location => self.location != other.location,
                     Field::Rotation => self.rotation != other.rotation,
                     Field::Velocity => self.velocity != other.velocity,
+                    Field::Scale => self.scale != other.scale,
+                    Field::AngularVelocity => self.angular_velocity != other.angular_velocity,
+                    Field::ControlRotation => self.control_rotation != other.control_rotation,
                     Field::DashCooldown => self.dash_cooldown != other.dash_cooldown,
                     Field::DashCount => self.dash_count != other.dash_count,
                     Field::Stride => self.stride != other.stride,
@@ -239,6 +323,13 @@ impl PawnValues {
             (T::CompressedVector | T::CompressedRotator, Field::Location) => v3(&mut self.location),
             (T::CompressedVector | T::CompressedRotator, Field::Rotation) => v3(&mut self.rotation),
             (T::CompressedVector | T::CompressedRotator, Field::Velocity) => v3(&mut self.velocity),
+            (T::CompressedVector | T::CompressedRotator, Field::Scale) => v3(&mut self.scale),
+            (T::CompressedVector | T::CompressedRotator, Field::AngularVelocity) => {
+                v3(&mut self.angular_velocity)
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::ControlRotation) => {
+                v3(&mut self.control_rotation)
+            }
             (T::CompressedVector2D, Field::InputMove) => {
                 self.input_move = DVec2::new(round2(self.input_move.x), round2(self.input_move.y));
             }
@@ -269,6 +360,15 @@ impl PawnValues {
             }
             (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
                 packed_bits(&self.velocity.to_array())
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::Scale) => {
+                packed_bits(&self.scale.to_array())
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::AngularVelocity) => {
+                packed_bits(&self.angular_velocity.to_array())
+            }
+            (T::CompressedVector | T::CompressedRotator, Field::ControlRotation) => {
+                packed_bits(&self.control_rotation.to_array())
             }
             (T::CompressedVector2D, Field::InputMove) => packed_bits(&self.input_move.to_array()),
             (T::CompressedFloat, Field::DashCooldown) => {
@@ -346,12 +446,36 @@ pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
             2.0,
         ),
         b(
+            Field::Scale,
+            P::ServerAuth_Output_ServerValidated,
+            CombineMode::AlwaysCombine,
+            S::Periodic_Output,
+            I::Linear,
+            0.01,
+        ),
+        b(
             Field::Velocity,
             P::ServerAuth_Output_ClientValidated,
             CombineMode::AlwaysCombine,
             S::Periodic_Output,
             I::Linear,
             10.0,
+        ),
+        b(
+            Field::AngularVelocity,
+            P::ServerAuth_Output_ClientValidated,
+            CombineMode::AlwaysCombine,
+            S::Periodic_Output,
+            I::Linear,
+            10.0,
+        ),
+        b(
+            Field::ControlRotation,
+            P::ClientAuth_Input,
+            CombineMode::AlwaysCombine,
+            S::Periodic_Output,
+            I::Linear,
+            2.0,
         ),
         b(
             Field::DashCooldown,
@@ -650,9 +774,11 @@ pub fn gen_prediction_tick(
     v.velocity = vel.extend(0.0);
     v.location += v.velocity * dt;
     let speed = vel.length();
+    let yaw_before = v.rotation.y;
     if speed > 1.0 {
         v.rotation.y = vel.y.atan2(vel.x).to_degrees();
     }
+    v.angular_velocity = DVec3::new(0.0, 0.0, turn_rate(yaw_before, v.rotation.y, dt));
 
     if v.dash_cooldown > 0.0 {
         v.dash_cooldown = (v.dash_cooldown - dt as f32).max(0.0);
@@ -669,6 +795,15 @@ pub fn gen_prediction_tick(
         v.stride -= STRIDE_LENGTH;
         raise(OneShotKind::Footstep, out);
     }
+}
+
+/// Degrees per second from `from` to `to` (yaw, the short way round) over `dt`.
+fn turn_rate(from: f64, to: f64, dt: f64) -> f64 {
+    if dt <= 0.0 {
+        return 0.0;
+    }
+    let d = (to - from + 180.0).rem_euclid(360.0) - 180.0;
+    d / dt
 }
 
 #[cfg(test)]
@@ -693,6 +828,9 @@ mod tests {
                 stride: (xs[0] / 1e3) as f32,
                 move_ramp: (xs[1] / 1e6) as f32,
                 team: bytes[1],
+                scale: DVec3::new(xs[3] / 1e5, 1.0, xs[4] / 1e5),
+                angular_velocity: DVec3::new(0.0, xs[5] / 1e2, xs[6] / 1e3),
+                control_rotation: DVec3::new(xs[7] / 1e4, xs[8] / 1e4, 0.0),
                 custom: CustomValues::default(),
             };
             for f in Field::ALL {
@@ -748,6 +886,9 @@ mod tests {
                 stride: 12.0,
                 move_ramp: 0.25,
                 team: 2,
+                scale: DVec3::new(1.0, 2.0, 1.0),
+                angular_velocity: DVec3::new(0.0, 0.0, 90.0),
+                control_rotation: DVec3::new(-10.0, 45.0, 0.0),
                 custom: CustomValues::default(),
             };
             v.set(f, &val.get(f));

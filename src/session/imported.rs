@@ -56,13 +56,17 @@ pub struct ImportedLayout {
 }
 
 /// The demo pawn's members that stand for GMC's built-in values (configured in
-/// `ReplicationSettings`, not bound): the move input, location, rotation and velocity. An
-/// imported session binds them first, as movescope's demo pawn does.
-pub const BUILT_INS: [Field; 4] = [
+/// `ReplicationSettings`, not bound): the move input, location, rotation, scale, the linear
+/// and angular velocities and the control rotation. An imported session binds them first,
+/// as movescope's demo pawn does.
+pub const BUILT_INS: [Field; 7] = [
     Field::InputMove,
     Field::Location,
     Field::Rotation,
+    Field::Scale,
     Field::Velocity,
+    Field::AngularVelocity,
+    Field::ControlRotation,
 ];
 
 impl ImportedLayout {
@@ -161,7 +165,10 @@ mod tests {
                 "input_move",
                 "location",
                 "rotation",
+                "scale",
                 "velocity",
+                "angular_velocity",
+                "control_rotation",
                 "bWantsToSprint",
                 "Stamina"
             ]

@@ -13,7 +13,14 @@ pub enum Field {
     InputDash,
     Location,
     Rotation,
+    /// GMC's built-in actor scale (the demo pawn never changes it).
+    Scale,
     Velocity,
+    /// GMC's built-in angular velocity (°/s about X, Y, Z): the demo pawn's turn rate.
+    AngularVelocity,
+    /// GMC's built-in control rotation (pitch, yaw, roll): where the player looks, an input
+    /// the client gathers with the move input.
+    ControlRotation,
     DashCooldown,
     DashCount,
     Stride,
@@ -29,12 +36,15 @@ pub enum Field {
 pub const MAX_CUSTOM: usize = 128 - Field::ALL.len();
 
 impl Field {
-    pub const ALL: [Field; 10] = [
+    pub const ALL: [Field; 13] = [
         Field::InputMove,
         Field::InputDash,
         Field::Location,
         Field::Rotation,
+        Field::Scale,
         Field::Velocity,
+        Field::AngularVelocity,
+        Field::ControlRotation,
         Field::DashCooldown,
         Field::DashCount,
         Field::Stride,
@@ -56,7 +66,10 @@ impl Field {
             Field::Stride => 7,
             Field::MoveRamp => 8,
             Field::Team => 9,
-            Field::Custom(i) => 10 + u32::from(i),
+            Field::Scale => 10,
+            Field::AngularVelocity => 11,
+            Field::ControlRotation => 12,
+            Field::Custom(i) => 13 + u32::from(i),
         }
     }
 
@@ -75,6 +88,9 @@ impl Field {
             Field::Stride => "stride",
             Field::MoveRamp => "move_ramp",
             Field::Team => "team",
+            Field::Scale => "scale",
+            Field::AngularVelocity => "angular_velocity",
+            Field::ControlRotation => "control_rotation",
         }
     }
 
@@ -88,9 +104,11 @@ impl Field {
         match self {
             Field::Location | Field::Stride => "cm",
             Field::Velocity => "cm/s",
-            Field::Rotation => "°",
+            Field::Rotation | Field::ControlRotation => "°",
+            Field::AngularVelocity => "°/s",
             Field::DashCooldown => "s",
-            Field::InputMove
+            Field::Scale
+            | Field::InputMove
             | Field::InputDash
             | Field::DashCount
             | Field::MoveRamp
@@ -106,8 +124,10 @@ impl Field {
             Field::Custom(_) => BoundType::Double,
             Field::InputMove => BoundType::CompressedVector2D,
             Field::InputDash => BoundType::Bool,
-            Field::Location | Field::Velocity => BoundType::CompressedVector,
-            Field::Rotation => BoundType::CompressedRotator,
+            Field::Location | Field::Velocity | Field::Scale | Field::AngularVelocity => {
+                BoundType::CompressedVector
+            }
+            Field::Rotation | Field::ControlRotation => BoundType::CompressedRotator,
             Field::DashCooldown | Field::Stride | Field::MoveRamp => BoundType::CompressedFloat,
             Field::DashCount | Field::Team => BoundType::Byte,
         }

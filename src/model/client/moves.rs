@@ -98,8 +98,7 @@ impl Client {
             self.values.move_ramp = crate::model::pawn::RAMP_TIME;
         }
         let mut frame_input = self.values.clone();
-        frame_input.input_move = raw.dir;
-        frame_input.input_dash = raw.dash;
+        frame_input.gather_input(raw.dir, raw.dash);
         if b.is_imported() {
             let phase = f64::from(self.cfg.id) * IMPORTED_PHASE_S;
             imported::write_inputs(&mut frame_input, b.imported_inputs(), raw, now, dt, phase);

@@ -36,36 +36,32 @@ pub(super) fn interpolate_field(
         other => x[pick(other)],
     };
     match field {
-        Field::Location | Field::Velocity => {
-            let g = |v: &PawnValues| {
-                if field == Field::Location {
-                    v.location
-                } else {
-                    v.velocity
-                }
-            };
+        Field::Location | Field::Velocity | Field::Scale | Field::AngularVelocity => {
+            let g = |v: &PawnValues| v.vec3(field).unwrap_or_default();
             let v = [g(s[0]), g(s[1]), g(s[2]), g(s[3])];
             let r = DVec3::new(
                 scalar([v[0].x, v[1].x, v[2].x, v[3].x]),
                 scalar([v[0].y, v[1].y, v[2].y, v[3].y]),
                 scalar([v[0].z, v[1].z, v[2].z, v[3].z]),
             );
-            if field == Field::Location {
-                out.location = r;
-            } else {
-                out.velocity = r;
+            if let Some(m) = out.vec3_mut(field) {
+                *m = r;
             }
         }
-        Field::Rotation if ty == BoundType::CompressedRotator => {
-            let (a, b) = (s[1].rotation, s[2].rotation);
-            out.rotation = match f {
+        Field::Rotation | Field::ControlRotation if ty == BoundType::CompressedRotator => {
+            let g = |v: &PawnValues| v.vec3(field).unwrap_or_default();
+            let (a, b) = (g(s[1]), g(s[2]));
+            let r = match f {
                 I::Linear | I::Cubic => DVec3::new(
                     lerp_angle(a.x, b.x, k),
                     lerp_angle(a.y, b.y, k),
                     lerp_angle(a.z, b.z, k),
                 ),
-                other => s[pick(other)].rotation,
+                other => g(s[pick(other)]),
             };
+            if let Some(m) = out.vec3_mut(field) {
+                *m = r;
+            }
         }
         Field::DashCooldown | Field::Stride | Field::MoveRamp => {
             let g = |v: &PawnValues| {

@@ -470,8 +470,7 @@ impl Server {
         };
         // PreLocalMoveExecution.
         let mut input = p.values.clone();
-        input.input_move = raw.dir;
-        input.input_dash = raw.dash;
+        input.gather_input(raw.dir, raw.dash);
         // Borrowed, not cloned (an atomic count per move).
         let b = self.layouts.current_bindings();
         if b.is_imported() {

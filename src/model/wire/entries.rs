@@ -34,7 +34,10 @@ pub(super) fn write_members(w: &mut BitWriter, b: &Bindings, v: &PawnValues) {
 pub(super) fn write_usual_simulated(w: &mut BitWriter, v: &PawnValues) {
     write_packed_n(w, v.location.to_array());
     write_packed_n(w, v.rotation.to_array());
+    write_packed_n(w, v.scale.to_array());
     write_packed_n(w, v.velocity.to_array());
+    write_packed_n(w, v.angular_velocity.to_array());
+    write_packed_n(w, v.control_rotation.to_array());
     write_packed_n(w, [f64::from(v.dash_cooldown)]);
     // Dash count, then team: 8 bits each.
     w.bits(u64::from(v.dash_count) | u64::from(v.team) << 8, 16);
@@ -65,8 +68,8 @@ impl EntryTarget for Vec<ProxyEntry> {
     }
 }
 
-/// The demo pawn's usual simulated bindings: location, rotation, velocity, dash cooldown,
-/// dash count and team, in that order, at their natural types (any type [`take_field`]
+/// The demo pawn's usual simulated bindings: location, rotation, scale, velocity, angular
+/// velocity, control rotation, dash cooldown, dash count and team, in that order, at their natural types (any type [`take_field`]
 /// reads the same way).
 pub(super) fn usual_simulated(list: &[(Field, BoundType, InterpolationFunction)]) -> bool {
     use BoundType as T;
@@ -76,11 +79,14 @@ pub(super) fn usual_simulated(list: &[(Field, BoundType, InterpolationFunction)]
         [
             (Field::Location, l, _),
             (Field::Rotation, r, _),
+            (Field::Scale, s, _),
             (Field::Velocity, v, _),
+            (Field::AngularVelocity, a, _),
+            (Field::ControlRotation, c, _),
             (Field::DashCooldown, T::CompressedFloat, _),
             (Field::DashCount, T::Byte, _),
             (Field::Team, T::Byte, _),
-        ] if vector(*l) && vector(*r) && vector(*v)
+        ] if [l, r, s, v, a, c].into_iter().all(|t| vector(*t))
     )
 }
 
@@ -90,7 +96,10 @@ pub(super) fn usual_simulated(list: &[(Field, BoundType, InterpolationFunction)]
 pub(super) fn take_usual_simulated(r: &mut BitReader, into: &mut PawnValues) {
     into.location = DVec3::from_array(take_packed::<3>(r));
     into.rotation = DVec3::from_array(take_packed::<3>(r));
+    into.scale = DVec3::from_array(take_packed::<3>(r));
     into.velocity = DVec3::from_array(take_packed::<3>(r));
+    into.angular_velocity = DVec3::from_array(take_packed::<3>(r));
+    into.control_rotation = DVec3::from_array(take_packed::<3>(r));
     into.dash_cooldown = take_packed::<1>(r)[0] as f32;
     // Dash count, then team: 8 bits each.
     let bytes = r.take(16);

@@ -172,6 +172,9 @@ mod tests {
             stride: 149.99,
             move_ramp: 0.5,
             team: 1,
+            scale: DVec3::new(1.0, 1.0, 1.25 * seed),
+            angular_velocity: DVec3::new(0.0, 0.0, -720.5 * seed),
+            control_rotation: DVec3::new(-12.5, 45.0 * seed, 0.0),
             custom: Default::default(),
         }
     }
@@ -702,7 +705,10 @@ mod tests {
             let v = PawnValues {
                 location: DVec3::new(c(0), c(1), c(2)),
                 rotation: DVec3::new(c(3), c(4), c(5)),
+                scale: DVec3::new(c(6), 1.0, c(0)),
                 velocity: DVec3::new(c(6), c(7), c(8)),
+                angular_velocity: DVec3::new(c(1), c(9), c(2)),
+                control_rotation: DVec3::new(c(4), c(3), c(8)),
                 dash_cooldown: c(9) as f32,
                 dash_count: bytes[0],
                 team: bytes[1],
@@ -723,7 +729,7 @@ mod tests {
         fn the_usual_simulated_members_read_as_each_member_reads(
             xs in proptest::collection::vec(-1.0e7f64..1.0e7, 10),
             bytes in proptest::collection::vec(any::<u8>(), 2),
-            cut in 0usize..80,
+            cut in 0usize..160,
         ) {
             // `take_usual_simulated` against `read_field` member by member (what it replaces),
             // on an encoded entry, also cut short (where both must see the overrun).
@@ -733,7 +739,10 @@ mod tests {
                 // Up to 58-bit components: past one 128-bit window.
                 location: DVec3::new(xs[0] * 1.0e8, xs[1], xs[2]),
                 rotation: DVec3::new(xs[3], xs[4] / 1.0e4, xs[5]),
+                scale: DVec3::new(1.0, xs[2] / 1.0e7, 1.0),
                 velocity: DVec3::new(xs[6] / 1.0e3, xs[7], xs[8] / 1.0e5),
+                angular_velocity: DVec3::new(0.0, xs[9], xs[0]),
+                control_rotation: DVec3::new(xs[5] / 1.0e5, xs[4], 0.0),
                 dash_cooldown: (xs[9] / 1.0e6) as f32,
                 dash_count: bytes[0],
                 team: bytes[1],

@@ -291,6 +291,12 @@ pub(super) fn write_field(w: &mut BitWriter, ty: BoundType, field: Field, v: &Pa
         (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
             write_packed_n(w, v.velocity.to_array());
         }
+        (
+            T::CompressedVector | T::CompressedRotator,
+            Field::Scale | Field::AngularVelocity | Field::ControlRotation,
+        ) => {
+            write_packed_n(w, v.vec3(field).unwrap_or_default().to_array());
+        }
         (T::CompressedVector2D, Field::InputMove) => write_packed_n(w, v.input_move.to_array()),
         (T::CompressedFloat | T::CompressedDouble, Field::DashCooldown) => {
             write_packed_n(w, [f64::from(v.dash_cooldown)]);
@@ -327,6 +333,15 @@ pub(super) fn read_field(
         }
         (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
             into.velocity = DVec3::from_array(read_packed::<3>(r)?);
+        }
+        (
+            T::CompressedVector | T::CompressedRotator,
+            Field::Scale | Field::AngularVelocity | Field::ControlRotation,
+        ) => {
+            let x = DVec3::from_array(read_packed::<3>(r)?);
+            if let Some(m) = into.vec3_mut(field) {
+                *m = x;
+            }
         }
         (T::CompressedVector2D, Field::InputMove) => {
             into.input_move = DVec2::from_array(read_packed::<2>(r)?);
@@ -388,6 +403,15 @@ pub(super) fn take_field(
         }
         (T::CompressedVector | T::CompressedRotator, Field::Velocity) => {
             into.velocity = DVec3::from_array(take_packed::<3>(r));
+        }
+        (
+            T::CompressedVector | T::CompressedRotator,
+            Field::Scale | Field::AngularVelocity | Field::ControlRotation,
+        ) => {
+            let x = DVec3::from_array(take_packed::<3>(r));
+            if let Some(m) = into.vec3_mut(field) {
+                *m = x;
+            }
         }
         (T::CompressedVector2D, Field::InputMove) => {
             into.input_move = DVec2::from_array(take_packed::<2>(r));

@@ -13,6 +13,10 @@ use crate::model::telemetry::{Event, Machine, PawnSample, Record, SampleKind};
 /// computed identically when reading (the times are exact), so every value reads back bit for
 /// bit.
 pub(super) const ENCODING_TAGGED: u8 = 1;
+/// Records encoding 2: as [`ENCODING_TAGGED`], with the pawn's values holding GMC's built-in
+/// scale, angular velocity and control rotation. Chunks of encodings 0 and 1 read their
+/// values in the layout before them ([`crate::model::pawn::read_legacy_layout`]).
+pub(super) const ENCODING_BUILT_INS: u8 = 2;
 const TAG_POSTCARD: u8 = 0;
 const TAG_SAMPLE: u8 = 1;
 /// `MoveClosed` with its timestamp and delta in the wire's 10 µs units: the id as the step

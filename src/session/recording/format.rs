@@ -3,14 +3,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::encoding::ENCODING_TAGGED;
+use super::encoding::ENCODING_BUILT_INS;
 use crate::model::binding::Binding;
 use crate::model::telemetry::Machine;
 use crate::session::preset::Preset;
 
 /// The format this build writes and the newest it reads.
-/// Format 2 adds the header's checksum and its backup copy; format 1 files still open.
-pub const FORMAT_VERSION: u32 = 2;
+/// Format 2 adds the header's checksum and its backup copy; format 3 writes its records in
+/// encoding 2 (GMC's built-in scale, angular velocity and control rotation in every pawn
+/// state). Format 1 and 2 files still open.
+pub const FORMAT_VERSION: u32 = 3;
 /// File extension of recordings.
 pub const EXTENSION: &str = "msrec";
 /// Session seconds gathered into one chunk.
@@ -119,7 +121,8 @@ pub(super) enum ChunkKind {
 pub(super) struct ChunkFrame {
     pub(super) kind: u8,
     /// How a records payload encodes its records: 0 (format 1) each `(machine, event)` in
-    /// postcard; [`ENCODING_TAGGED`] a tag byte first, pawn samples packed.
+    /// postcard; `ENCODING_TAGGED` (1) a tag byte first, pawn samples packed;
+    /// [`ENCODING_BUILT_INS`] the same with the built-ins in every pawn state.
     pub(super) encoding: u8,
     pub(super) seq: u32,
     pub(super) count: u32,
@@ -201,7 +204,7 @@ impl ChunkFrame {
         if b[5] != 1 {
             return Err(FrameError::UnknownFlags(b[5]));
         }
-        if b[6] > ENCODING_TAGGED {
+        if b[6] > ENCODING_BUILT_INS {
             return Err(FrameError::UnknownEncoding(b[6]));
         }
         if f.kind != ChunkKind::Records as u8

@@ -9,12 +9,15 @@ use std::path::{Path, PathBuf};
 mod header;
 
 use self::header::{TextHeaderError, find_header_copy, text_header};
-use super::encoding::{ENCODING_TAGGED, MovePrev, read_time_planes, take_tagged};
+use super::encoding::{
+    ENCODING_BUILT_INS, ENCODING_TAGGED, MovePrev, read_time_planes, take_tagged,
+};
 use super::format::{
     CHUNK_MAGIC, CHUNK_SECONDS, ChunkFrame, ChunkInfo, ChunkKind, Damage, FRAME_BYTES, Footer,
     Header, IndexPayload, RecordingError, TRAILER_BYTES, TRAILER_MAGIC,
 };
 use crate::model::telemetry::{Event, Machine, Record};
+use crate::model::values_layout::read_legacy_layout;
 
 /// An opened recording: header, chunk index and footer. Chunks are read on demand.
 #[derive(Debug)]
@@ -331,16 +334,19 @@ impl Recording {
             let Some(&t) = times.get(out.len()) else {
                 return Err(damage(format!("the chunk holds more than its {n} records")));
             };
-            let decoded = if frame.encoding == ENCODING_TAGGED {
-                take_tagged(&mut rest, t, &mut last, &mut moves)
-            } else {
-                postcard::take_from_bytes::<(Machine, Event)>(rest)
-                    .map(|(v, tail)| {
-                        rest = tail;
-                        v
-                    })
-                    .map_err(|e| e.to_string())
-            };
+            let legacy = frame.encoding < ENCODING_BUILT_INS;
+            let decoded = read_legacy_layout(legacy, || {
+                if frame.encoding >= ENCODING_TAGGED {
+                    take_tagged(&mut rest, t, &mut last, &mut moves)
+                } else {
+                    postcard::take_from_bytes::<(Machine, Event)>(rest)
+                        .map(|(v, tail)| {
+                            rest = tail;
+                            v
+                        })
+                        .map_err(|e| e.to_string())
+                }
+            });
             match decoded {
                 Ok((machine, event)) => {
                     out.push(Record { t, machine, event });

@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{Sender, bounded};
 
-use super::encoding::{ENCODING_TAGGED, encode_records};
+use super::encoding::{ENCODING_BUILT_INS, encode_records};
 use super::format::{
     CHUNK_SECONDS, ChunkFrame, ChunkInfo, ChunkKind, FRAME_BYTES, Footer, Header, IndexPayload,
     MAGIC_LINE, TRAILER_BYTES, TRAILER_MAGIC,
@@ -308,7 +308,7 @@ impl Recorder {
         }
         let frame = ChunkFrame::new(
             ChunkKind::Records,
-            ENCODING_TAGGED,
+            ENCODING_BUILT_INS,
             self.seq,
             self.count,
             (self.t_first, self.t_last),
