@@ -17,6 +17,21 @@ pub const INTEGRATED: [&str; 7] = [
     "ControlRotation",
 ];
 
+/// The integrated type GMC keeps a built-in member in (its log name), if the member is one:
+/// built-ins are printed on their own line and have no index among the bound types.
+pub fn integrated_name(f: crate::model::pawn::Field) -> Option<&'static str> {
+    use crate::model::pawn::Field;
+    match f {
+        Field::Velocity => Some("LinearVelocity"),
+        Field::AngularVelocity => Some("AngularVelocity"),
+        Field::Location => Some("ActorLocation"),
+        Field::Rotation => Some("ActorRotation"),
+        Field::Scale => Some("ActorScale"),
+        Field::ControlRotation => Some("ControlRotation"),
+        _ => None,
+    }
+}
+
 /// The log name GMC prints for a bound (generic) type (`SyncCore.cpp`).
 pub fn log_name(ty: BoundType) -> &'static str {
     match ty {

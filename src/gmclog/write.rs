@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::values::{format, log_name};
+use super::values::{format, integrated_name, log_name};
 use crate::model::binding::{Binding, BoundType, Field};
 use crate::model::pawn::{Execution, PawnValues};
 use crate::model::telemetry::{DetectedBy, Deviation, Event, Machine, Record};
@@ -129,13 +129,14 @@ impl GmcLogWriter {
             path: dir.to_path_buf(),
             source,
         })?;
+        // Built-ins have no index: GMC keeps them in their integrated types.
         let mut counts: HashMap<BoundType, u16> = HashMap::new();
         let indexes = bindings
             .iter()
             .map(|b| {
                 let n = counts.entry(b.ty).or_insert(0);
-                *n += 1;
-                *n - 1
+                *n += u16::from(generic(b));
+                n.saturating_sub(1)
             })
             .collect();
         Ok(GmcLogWriter {
@@ -490,29 +491,29 @@ impl GmcLogWriter {
         Ok(())
     }
 
-    /// GMC's dump: the integrated types, then each bound type with its values by index.
+    /// GMC's dump: the integrated types (always, each on its line, in GMC's order), then each
+    /// bound type with its values by index.
     fn dump_lines(&self, v: &PawnValues) -> Vec<String> {
-        let mut out = vec![
-            "ActorBase:  Null".to_string(),
-            format!(
-                "LinearVelocity:  {}",
-                format(BoundType::CompressedVector, &v.get(Field::Velocity))
-            ),
-            format!(
-                "ActorLocation:  {}",
-                format(BoundType::CompressedVector, &v.get(Field::Location))
-            ),
-            format!(
-                "ActorRotation:  {}",
-                format(BoundType::CompressedRotator, &v.get(Field::Rotation))
-            ),
-        ];
+        let mut out = vec!["ActorBase:  Null".to_string()];
+        for f in [
+            Field::Velocity,
+            Field::AngularVelocity,
+            Field::Location,
+            Field::Rotation,
+            Field::Scale,
+            Field::ControlRotation,
+        ] {
+            let ty = f.natural_type();
+            if let Some(name) = integrated_name(f) {
+                out.push(format!("{name}:  {}", format(ty, &v.get(f))));
+            }
+        }
         for ty in BoundType::ALL {
             let entries: Vec<String> = self
                 .bindings
                 .iter()
                 .zip(&self.indexes)
-                .filter(|(b, _)| b.ty == ty && !matches!(b.field, Field::Custom(_)))
+                .filter(|(b, _)| b.ty == ty && generic(b))
                 .map(|(b, i)| format!("[{i}] {}", format(ty, &v.get(b.field))))
                 .collect();
             if !entries.is_empty() {
@@ -613,11 +614,20 @@ impl GmcLogWriter {
         Ok(())
     }
 
-    /// The type name and index GMC prints for a deviating binding.
-    fn printed_name(&self, binding: &str) -> Option<(String, BoundType)> {
+    /// The type name and index GMC prints for a deviating binding (a built-in: its integrated
+    /// type's name, no index), and whether it is a single-value type (GMC punctuates those
+    /// the other way round).
+    fn printed_name(&self, binding: &str) -> Option<(String, BoundType, bool)> {
         let i = self.bindings.iter().position(|b| &*b.name == binding)?;
         let b = &self.bindings[i];
-        Some((format!("{}[{}]", log_name(b.ty), self.indexes[i]), b.ty))
+        Some(match integrated_name(b.field) {
+            Some(name) => (name.to_string(), b.ty, true),
+            None => (
+                format!("{}[{}]", log_name(b.ty), self.indexes[i]),
+                b.ty,
+                false,
+            ),
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -649,12 +659,18 @@ impl GmcLogWriter {
         // server rejected also has the server's lines, in the server's log.
         if self.switches.verbose {
             for d in devs {
-                if let Some((name, ty)) = self.printed_name(&d.binding) {
-                    let text = format!(
-                        "{name} was not valid:  client value = {}  server value = {}",
-                        format(ty, &d.predicted),
-                        format(ty, &d.authoritative)
-                    );
+                if let Some((name, ty, single)) = self.printed_name(&d.binding) {
+                    let (client, server) = (format(ty, &d.predicted), format(ty, &d.authoritative));
+                    // The client's punctuation (`IsValidCheckOtherClientValue`).
+                    let text = if single {
+                        format!(
+                            "{name} was not valid: client value = {client}, server value = {server}"
+                        )
+                    } else {
+                        format!(
+                            "{name} was not valid:  client value = {client}  server value = {server}"
+                        )
+                    };
                     self.gmc(m, t, &who, true, &text)?;
                 }
             }
@@ -722,12 +738,18 @@ impl GmcLogWriter {
         // Between the move's `Server executed` block and its `Server validated` one.
         let t = t + 1e-6;
         for d in devs {
-            if let Some((name, ty)) = self.printed_name(&d.binding) {
-                let text = format!(
-                    "{name} was not valid: client value = {}, server value = {}",
-                    format(ty, &d.predicted),
-                    format(ty, &d.authoritative)
-                );
+            if let Some((name, ty, single)) = self.printed_name(&d.binding) {
+                let (client, server) = (format(ty, &d.predicted), format(ty, &d.authoritative));
+                // The server's punctuation (`IsValidCheckCurrentServerValue`).
+                let text = if single {
+                    format!(
+                        "{name} was not valid:  client value = {client}  server value = {server}"
+                    )
+                } else {
+                    format!(
+                        "{name} was not valid: client value = {client}, server value = {server}"
+                    )
+                };
                 self.gmc(Machine::Server, t, &who, true, &text)?;
             }
         }
@@ -800,6 +822,12 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Whether a binding is one of GMC's bound (generic) values, numbered per type; the built-ins
+/// are kept in integrated types instead.
+fn generic(b: &Binding) -> bool {
+    integrated_name(b.field).is_none()
 }
 
 #[cfg(test)]

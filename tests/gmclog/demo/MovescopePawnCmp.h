@@ -1,5 +1,6 @@
 // movescope's demo pawn written as a GMC component, binding what movescope's default preset
-// binds in the same order: importing the logs `movescope run --gmc-log` writes with
+// binds in the same order, less GMC's built-ins (location, rotation, velocity…: GMC keeps
+// those itself and logs them under their own names): importing the logs `movescope run --gmc-log` writes with
 // `--component tests/gmclog/demo` names every value (docs/gmc-logs.md).
 #pragma once
 
