@@ -10,6 +10,7 @@ use super::action::{Action, SessionView};
 use crate::model::binding::{
     Binding, BoundType, CombineMode, InterpolationFunction, PredictionMode, SimulationMode, Value,
 };
+use crate::model::pawn::Field;
 use crate::net::live::Command;
 
 pub const ORIGIN: &str = "bindings";
@@ -87,6 +88,32 @@ fn interpolation_explain(f: InterpolationFunction) -> &'static str {
 
 /// A combo box for one enum-valued cell, named for screen readers and tests as
 /// "`row` `column`".
+/// What a GMC built-in is and where its defaults come from (hover on its name).
+fn built_in_explain(f: Field) -> Option<&'static str> {
+    let text = match f {
+        Field::Location => {
+            "GMC built-in (ActorLocation): the actor's location. GMC's default: server-authoritative, validated by the server at 2.0 cm."
+        }
+        Field::Rotation => {
+            "GMC built-in (ActorRotation): the actor's rotation. GMC's default: server-authoritative, validated by the server at 2.0°."
+        }
+        Field::Scale => {
+            "GMC built-in (ActorScale): the actor's scale. GMC's default: server-authoritative, validated by the server at 0.01 — a hundredth, as fine as two-decimal compression can carry. The demo pawn keeps it at 1."
+        }
+        Field::Velocity => {
+            "GMC built-in (LinearVelocity). GMC's default: server-authoritative, the server sends it and the client checks it at 10 cm/s."
+        }
+        Field::AngularVelocity => {
+            "GMC built-in (AngularVelocity, °/s). GMC's default: server-authoritative, checked by the client at 10. The demo pawn's turn rate about Z."
+        }
+        Field::ControlRotation => {
+            "GMC built-in (ControlRotation): where the player looks. GMC's default: a client-authoritative input the server uses unquestioned; it goes up with every move and to proxies. The demo pawn looks along its stick."
+        }
+        _ => return None,
+    };
+    Some(text)
+}
+
 fn enum_cell<T: Copy + PartialEq + std::fmt::Debug>(
     ui: &mut egui::Ui,
     row: &str,
@@ -181,7 +208,10 @@ impl BindingsWindow {
                                 ui.end_row();
                                 for b in &mut edited {
                                     let row = b.name.to_string();
-                                    ui.label(&row);
+                                    let name = ui.label(&row);
+                                    if let Some(text) = built_in_explain(b.field) {
+                                        name.on_hover_text(text);
+                                    }
                                     changed |= enum_cell(ui, &row, "type", &mut b.ty, &BoundType::ALL, |t| {
                                         format!("{t:?}")
                                     });
