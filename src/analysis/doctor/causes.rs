@@ -150,7 +150,7 @@ impl Cause {
             Cause::WrittenOutsideMove => "A bound value was written outside the move",
             Cause::ServerWroteOutsideMove => "The server changed a bound value between moves",
             Cause::DeltaTimeDiffers => "The server ran the move with another delta time",
-            Cause::ToleranceFinerThanWire => "The tolerance is finer than the wire's two decimals",
+            Cause::ToleranceFinerThanWire => "The tolerance is finer than the wire's rounding",
         }
     }
 
