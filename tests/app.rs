@@ -234,6 +234,11 @@ fn the_bindings_table_changes_a_mode_in_the_session() {
     let mut h = harness();
     h.get_by_label("Bindings table").click();
     h.run_steps(4);
+    // GMC's built-ins are rows of the table, each with its mode and tolerance.
+    for name in ["scale", "angular_velocity", "control_rotation"] {
+        h.get_by_label(&format!("{name} tolerance"));
+        h.get_by_label(&format!("{name} prediction"));
+    }
     h.get_by_label("input_dash combine").click();
     h.run_steps(2);
     h.get_by_label("AlwaysCombine").click();
