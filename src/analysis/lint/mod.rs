@@ -368,7 +368,7 @@ pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
                 ty: b.ty,
                 prediction: p,
                 simulation: Some(b.simulation),
-                bits: b.ty.nominal_bits_as(is_axis(b.ty, p, &b.name)),
+                bits: session_bits(b),
                 combine: Some(b.combine),
                 name: &b.name,
                 looped: false,
@@ -376,6 +376,24 @@ pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
         }),
         rates,
     )
+}
+
+/// The bits a session's bound value is costed at: GMC's built-ins by what they measure
+/// (scale a unit, the rotations angles, location and the velocities magnitudes), the others
+/// as [`is_axis`] says.
+fn session_bits(b: &Binding) -> u32 {
+    use crate::model::pawn::Field;
+    use magnitude::Scale;
+    let scale = match b.field {
+        Field::Scale => Some(Scale::Unit),
+        Field::Rotation | Field::ControlRotation => Some(Scale::Angle),
+        Field::Location | Field::Velocity | Field::AngularVelocity => Some(Scale::Magnitude),
+        _ => None,
+    };
+    match scale {
+        Some(s) => magnitude::bits(b.ty, s),
+        None => b.ty.nominal_bits_as(is_axis(b.ty, Some(b.prediction), &b.name)),
+    }
 }
 
 /// One bound value as the wire totals count it; a mode that could not be read is `None`.
