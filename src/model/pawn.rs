@@ -156,8 +156,7 @@ impl PawnValues {
     /// (the demo pawn's camera follows the stick).
     pub fn gather_input(&mut self, dir: DVec2, dash: bool) {
         // A stick held as it was keeps the control rotation it gave (no angle to work out).
-        if dir != DVec2::ZERO && (dir != self.input_move || self.control_rotation == DVec3::ZERO)
-        {
+        if dir != DVec2::ZERO && (dir != self.input_move || self.control_rotation == DVec3::ZERO) {
             self.control_rotation = DVec3::new(0.0, dir.y.atan2(dir.x).to_degrees(), 0.0);
         }
         self.input_move = dir;

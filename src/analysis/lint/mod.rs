@@ -392,7 +392,9 @@ fn session_bits(b: &Binding) -> u32 {
     };
     match scale {
         Some(s) => magnitude::bits(b.ty, s),
-        None => b.ty.nominal_bits_as(is_axis(b.ty, Some(b.prediction), &b.name)),
+        None => {
+            b.ty.nominal_bits_as(is_axis(b.ty, Some(b.prediction), &b.name))
+        }
     }
 }
 
