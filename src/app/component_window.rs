@@ -293,10 +293,10 @@ fn table(ui: &mut egui::Ui, r: &LintReport, k: usize, rates: Rates) {
         ui.end_row();
         for (i, b) in c.bindings.iter().enumerate() {
             ui.label((i + 1).to_string());
-            let member = match &b.through {
-                Some(t) => format!("{t}->{}", b.member),
-                None => b.member.clone(),
-            };
+            let mut member = lint::render::shown_member(b);
+            if b.in_loop {
+                member.push_str(" ×N, uncounted");
+            }
             match &b.condition {
                 Some(cond) => {
                     ui.monospace(format!("{member} †")).on_hover_text(format!(
@@ -358,7 +358,23 @@ fn table(ui: &mut egui::Ui, r: &LintReport, k: usize, rates: Rates) {
         t.proxy_bytes_per_s,
         rates.net_update_rate
     ))
-    .on_hover_text("At the running session's rates (Network and GMC settings). Only bound values are counted: GMC's built-in location, rotation and velocity are configured in ReplicationSettings, not bound.");
+    .on_hover_text("At the running session's rates (Network and GMC settings). Only this table's values are counted; GMC's built-ins come on top (the line below).");
+    if t.looped > 0 {
+        ui.weak(format!(
+            "×N: {} binding{} made in a loop, once per pass: not in the figures above (the count is not known from the source); add {} bits per pass.",
+            t.looped,
+            if t.looped == 1 { "" } else { "s" },
+            if t.looped == 1 { "its" } else { "their" }
+        ));
+    }
+    let g = lint::built_in_totals(rates);
+    ui.weak(format!(
+        "GMC's built-ins, bound by GMC itself on every pawn (location, rotation, scale, linear and angular velocity, control rotation), add per move {} · per server state {} · per proxy update {}.",
+        bits(g.move_bits),
+        bits(g.state_bits),
+        bits(g.proxy_bits)
+    ))
+    .on_hover_text("With GMC's default modes: location, rotation and scale go up for the server to validate, control rotation goes up as a client-authoritative input; the velocities come down for the client to check; all six reach proxies.");
 }
 
 fn finding(

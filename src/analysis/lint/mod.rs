@@ -378,6 +378,20 @@ pub fn binding_totals(list: &[Binding], rates: Rates) -> Totals {
     )
 }
 
+/// The wire totals of what GMC binds itself on every pawn and no component's table lists:
+/// location, rotation, scale, the linear and angular velocities and the control rotation,
+/// with GMC's default modes (movescope's demo pawn binds them so).
+pub fn built_in_totals(rates: Rates) -> Totals {
+    use crate::model::pawn::Field;
+    let list: Vec<Binding> =
+        crate::model::pawn::default_bindings(&crate::model::settings::Faults::default())
+            .into_iter()
+            .filter(|b| b.field != Field::InputMove)
+            .filter(|b| crate::session::imported::BUILT_INS.contains(&b.field))
+            .collect();
+    binding_totals(&list, rates)
+}
+
 /// The bits a session's bound value is costed at: GMC's built-ins by what they measure
 /// (scale a unit, the rotations angles, location and the velocities magnitudes), the others
 /// as [`is_axis`] says.

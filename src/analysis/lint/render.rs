@@ -204,6 +204,12 @@ fn totals_text(t: &Totals) -> String {
         t.proxy_bytes_per_s,
         t.rates.net_update_rate
     );
+    let g = super::built_in_totals(t.rates);
+    let _ = writeln!(
+        s,
+        "  GMC's built-ins (location, rotation, scale, linear and angular velocity, control rotation: bound by GMC on every pawn, not in this table) add per move {} bits · per server state {} bits · per proxy update {} bits",
+        g.move_bits, g.state_bits, g.proxy_bits
+    );
     if t.looped > 0 {
         let _ = writeln!(
             s,
