@@ -204,7 +204,7 @@ impl RunPanel {
             .as_ref()
             .is_some_and(|l| l.class == layout.class);
         ui.label(RichText::new("Your layout as a session").strong());
-        ui.label("A session whose pawns bind GMC's built-in values (move input, location, rotation, velocity, as movescope's pawn binds them), then this component's values with their types and modes as written. Wire sizes, packets, combining and bandwidth are then your layout's. Inputs are driven by the AI input script, or by their key while you drive a pawn; outputs are computed by the prediction tick from the move, identically on client and server (docs/lint.md, \"Run with this layout\").");
+        ui.label("A session whose pawns bind GMC's built-in values (move input, location, rotation, scale, linear and angular velocity, control rotation, as movescope's pawn binds them), then this component's values with their types and modes as written. Wire sizes, packets, combining and bandwidth are then your layout's. Inputs are driven by the AI input script, or by their key while you drive a pawn; outputs are computed by the prediction tick from the move, identically on client and server (docs/lint.md, \"Run with this layout\").");
         for n in &notes {
             ui.weak(format!("• {n}"));
         }
