@@ -11,6 +11,7 @@
 //! has a time budget, every walk is iterative or depth-capped); findings come out in file, line,
 //! column order; the bits per value are the wire model's own (`BoundType::nominal_bits`).
 
+mod bind_calls;
 mod binding_checks;
 mod body;
 mod carry;
@@ -26,6 +27,7 @@ pub mod program;
 pub mod render;
 pub mod rules;
 pub mod run;
+mod scale;
 pub mod source;
 pub mod syntax;
 pub mod table;
@@ -219,7 +221,10 @@ pub fn lint_sources(files: Vec<SourceFile>, rates: Rates) -> LintReport {
             )
         })
         .collect();
-    let comps = prog.components();
+    let mut comps = prog.components();
+    for c in &mut comps {
+        magnitude::decide(&prog, &c.class, &mut c.bindings);
+    }
     let mut findings = rules::check(&prog, &comps);
     let before = findings.len();
     findings.retain(|f| !allowed(&kept, &prog, f));

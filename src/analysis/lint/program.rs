@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+pub use super::bind_calls::is_bind_call;
 use super::gmc::{self, Arg};
 use super::syntax::{ClassDecl, CondKind, EventKind, FileSyntax, Func, Pos};
 use crate::model::binding::{
@@ -58,8 +59,9 @@ pub struct BindingRow {
     /// `Owner`'s class), shown as `Class::Health`; `None` for the component's own members.
     pub declared_by: Option<String>,
     /// What the value measures, from its type and what is written to it (its bits); set
-    /// once the component's rows are known ([`super::magnitude::decide`]).
-    pub scale: Option<super::magnitude::Measure>,
+    /// once the component's rows are known (`magnitude::decide`, called by the lint run on
+    /// every component).
+    pub scale: Option<super::scale::Measure>,
     pub step: Step,
 }
 
@@ -104,7 +106,7 @@ pub struct Program {
     /// Members of classes whose declaration was not read, inferred from what their member
     /// functions assign (see [`super::inferred::inferred_members`]).
     inferred: HashMap<String, Vec<(String, String)>>,
-    /// Names of the functions that make bindings ([`super::through::binding_function_names`]).
+    /// Names of the functions that make bindings ([`super::bind_calls::binding_function_names`]).
     binding_fns: HashSet<String>,
 }
 
@@ -132,7 +134,7 @@ impl Program {
             class_idx.entry(c.name.clone()).or_insert(i);
         }
         let inferred = super::inferred::inferred_members(&funcs, &class_idx);
-        let binding_fns = super::through::binding_function_names(&funcs);
+        let binding_fns = super::bind_calls::binding_function_names(&funcs);
         Program {
             funcs,
             classes,
@@ -603,7 +605,6 @@ impl Program {
                 .find(|c| gmc::GMC_CLASSES.contains(&super::units::base_name(c)))
                 .map(|c| super::units::base_name(&c).to_string())
                 .zip(gmc_parent_at);
-            super::magnitude::decide(self, &class, &mut bindings);
             out.push(Component {
                 class,
                 file,
@@ -641,7 +642,6 @@ impl Program {
                     }
                 }
             }
-            super::magnitude::decide(self, &c.class, &mut c.bindings);
         }
         out
     }
@@ -726,12 +726,6 @@ fn dedup_hooks(steps: Vec<Step>) -> Vec<Step> {
             seen.insert(key)
         })
         .collect()
-}
-
-/// A call to a GMC bind function (`through`: also through a pointer).
-pub fn is_bind_call(k: &EventKind, through: bool) -> bool {
-    matches!(k, EventKind::Call { name, receiver, .. }
-        if BoundType::from_gmc_function(name).is_some() && (through || receiver.is_none()))
 }
 
 /// `Super::name_Implementation(...)` or `Base::name_Implementation(...)`.

@@ -6,42 +6,11 @@
 
 use std::collections::HashSet;
 
+use super::bind_calls::MAX_HOPS;
 use super::gmc;
-use super::program::{Program, is_bind_call};
-use super::syntax::{EventKind, Func};
+use super::program::Program;
+use super::syntax::EventKind;
 use crate::model::binding::BoundType;
-
-/// A receiver's type is looked up at most this many hops deep (`A->B->C`, `auto` locals).
-const MAX_HOPS: usize = 6;
-
-/// Names of the functions that make bindings: a `Bind*` call of GMC's (directly or through a
-/// pointer), or a call of a function so named. By name, so a call through a pointer whose
-/// type is unknown can still be told apart from one that binds nothing.
-pub(super) fn binding_function_names(funcs: &[Func]) -> HashSet<String> {
-    let mut names: HashSet<String> = funcs
-        .iter()
-        .filter(|f| f.events.iter().any(|e| is_bind_call(&e.kind, true)))
-        .map(|f| f.name.clone())
-        .collect();
-    for _ in 0..MAX_HOPS * 2 {
-        let before = names.len();
-        for f in funcs {
-            if names.contains(&f.name) {
-                continue;
-            }
-            let calls_one = f.events.iter().any(|e| {
-                matches!(&e.kind, EventKind::Call { name, .. } if names.contains(name) && *name != f.name)
-            });
-            if calls_one {
-                names.insert(f.name.clone());
-            }
-        }
-        if names.len() == before {
-            break;
-        }
-    }
-    names
-}
 
 /// The class a type's text names: `TObjectPtr<UFoo>`, `UFoo*`, `const UFoo&`, `class UFoo*`
 /// → `UFoo`.
