@@ -5,6 +5,7 @@
 pub mod binding;
 pub mod client;
 pub mod cycle;
+pub mod demo_bindings;
 pub mod deviation;
 pub mod imported;
 pub mod input;

@@ -11,10 +11,8 @@ use glam::{DVec2, DVec3};
 use serde::{Deserialize, Serialize};
 
 pub use super::binding::Field;
-use super::binding::{
-    Binding, BoundType, CombineMode, FieldMask, InterpolationFunction, PredictionMode,
-    SimulationMode, Value, packed_bits, round_half_away, round2,
-};
+use super::binding::{Binding, BoundType, FieldMask, Value, packed_bits, round_half_away, round2};
+pub use super::demo_bindings::{default_bindings, mismatched_client_bindings};
 use super::settings::Faults;
 
 /// Top speed while walking (cm/s).
@@ -384,175 +382,6 @@ impl PawnValues {
     }
 }
 
-/// The demo pawn's `BindReplicationData`, in layout order. Pitfall switches that are binding
-/// mistakes change this list: `unbound_member` leaves `move_ramp` out, `dash_always_combine`
-/// binds `input_dash` as AlwaysCombine, `derived_value_bound_as_input` binds `move_ramp` as a
-/// client-authoritative input.
-pub fn default_bindings(faults: &Faults) -> Vec<Binding> {
-    use InterpolationFunction as I;
-    use PredictionMode as P;
-    use SimulationMode as S;
-    let b = |field: Field,
-             prediction: P,
-             combine: CombineMode,
-             simulation: S,
-             interpolation: I,
-             tolerance: f64| Binding {
-        name: field.member_name().into(),
-        field,
-        ty: field.natural_type(),
-        prediction,
-        combine,
-        simulation,
-        interpolation,
-        tolerance,
-        behaviour: None,
-    };
-    let dash_combine = if faults.dash_always_combine {
-        CombineMode::AlwaysCombine
-    } else {
-        CombineMode::CombineIfUnchanged
-    };
-    let mut list = vec![
-        b(
-            Field::InputMove,
-            P::ClientAuth_Input,
-            CombineMode::CombineIfUnchanged,
-            S::None,
-            I::NearestNeighbour,
-            0.0,
-        ),
-        b(
-            Field::InputDash,
-            P::ClientAuth_Input,
-            dash_combine,
-            S::None,
-            I::NearestNeighbour,
-            0.0,
-        ),
-        b(
-            Field::Location,
-            P::ServerAuth_Output_ServerValidated,
-            CombineMode::AlwaysCombine,
-            S::Periodic_Output,
-            I::Linear,
-            2.0,
-        ),
-        b(
-            Field::Rotation,
-            P::ServerAuth_Output_ServerValidated,
-            CombineMode::AlwaysCombine,
-            S::Periodic_Output,
-            I::Linear,
-            2.0,
-        ),
-        b(
-            Field::Scale,
-            P::ServerAuth_Output_ServerValidated,
-            CombineMode::AlwaysCombine,
-            S::Periodic_Output,
-            I::Linear,
-            0.01,
-        ),
-        b(
-            Field::Velocity,
-            P::ServerAuth_Output_ClientValidated,
-            CombineMode::AlwaysCombine,
-            S::Periodic_Output,
-            I::Linear,
-            10.0,
-        ),
-        b(
-            Field::AngularVelocity,
-            P::ServerAuth_Output_ClientValidated,
-            CombineMode::AlwaysCombine,
-            S::Periodic_Output,
-            I::Linear,
-            10.0,
-        ),
-        b(
-            Field::ControlRotation,
-            P::ClientAuth_Input,
-            CombineMode::AlwaysCombine,
-            S::Periodic_Output,
-            I::Linear,
-            2.0,
-        ),
-        b(
-            Field::DashCooldown,
-            P::ServerAuth_Output_ClientValidated,
-            CombineMode::Default,
-            S::Periodic_Output,
-            I::Linear,
-            0.05,
-        ),
-        b(
-            Field::DashCount,
-            P::ServerAuth_Output_ClientValidated,
-            CombineMode::Default,
-            if faults.proxy_value_not_simulated {
-                S::None
-            } else {
-                S::PeriodicAndOnChange_Output
-            },
-            I::NearestNeighbour,
-            0.0,
-        ),
-        b(
-            Field::Stride,
-            P::ServerAuth_Output_ClientValidated,
-            CombineMode::Default,
-            S::None,
-            I::Linear,
-            1.0,
-        ),
-        if faults.derived_value_bound_as_input {
-            // The mistake: a value the tick derives, bound as the client's input.
-            b(
-                Field::MoveRamp,
-                P::ClientAuth_Input,
-                CombineMode::CombineIfUnchanged,
-                S::None,
-                I::NearestNeighbour,
-                0.0,
-            )
-        } else {
-            b(
-                Field::MoveRamp,
-                P::ServerAuth_Output_ClientValidated,
-                CombineMode::Default,
-                S::None,
-                I::Linear,
-                0.05,
-            )
-        },
-        b(
-            Field::Team,
-            P::ServerAuth_Output_ClientValidated,
-            CombineMode::Default,
-            S::PeriodicAndOnChange_Output,
-            I::NearestNeighbour,
-            0.0,
-        ),
-    ];
-    if faults.unbound_member {
-        list.retain(|b| b.field != Field::MoveRamp);
-    }
-    list
-}
-
-/// The binding list a client makes under `binding_mismatch`: `rotation` bound before
-/// `location` (the server keeps the usual order).
-pub fn mismatched_client_bindings(faults: &Faults) -> Vec<Binding> {
-    let mut list = default_bindings(faults);
-    let loc = list.iter().position(|b| b.field == Field::Location);
-    let rot = list.iter().position(|b| b.field == Field::Rotation);
-    if let (Some(l), Some(r)) = (loc, rot) {
-        list.swap(l, r);
-    }
-    list
-}
-
 /// Which kind of execution of the prediction tick is running (GMC's net-context queries).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Execution {
@@ -810,6 +639,7 @@ fn turn_rate(from: f64, to: f64, dt: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::binding::CombineMode;
 
     proptest::proptest! {
         #[test]
