@@ -16,6 +16,7 @@ pub mod import;
 pub mod line;
 pub mod message;
 pub mod names;
+mod numbering;
 pub mod reader;
 pub mod record;
 pub mod scan;

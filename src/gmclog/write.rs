@@ -12,8 +12,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::values::{format, integrated_name, log_name};
-use crate::model::binding::{Binding, BoundType, Field};
+use super::numbering::Numbering;
+use super::values::format;
+use crate::model::binding::Binding;
 use crate::model::pawn::{Execution, PawnValues};
 use crate::model::telemetry::{DetectedBy, Deviation, Event, Machine, Record};
 
@@ -95,9 +96,8 @@ pub struct GmcLogWriter {
     dir: PathBuf,
     started_unix_ms: u64,
     switches: Switches,
-    bindings: Vec<Binding>,
-    /// (type, index) of each binding in binding order.
-    indexes: Vec<u16>,
+    /// GMC's per-type index of each binding, for dumps and deviation names.
+    numbering: Numbering,
     listen: bool,
     outs: HashMap<Machine, Out>,
     clients: HashMap<u16, ClientState>,
@@ -129,22 +129,11 @@ impl GmcLogWriter {
             path: dir.to_path_buf(),
             source,
         })?;
-        // Built-ins have no index: GMC keeps them in their integrated types.
-        let mut counts: HashMap<BoundType, u16> = HashMap::new();
-        let indexes = bindings
-            .iter()
-            .map(|b| {
-                let n = counts.entry(b.ty).or_insert(0);
-                *n += u16::from(generic(b));
-                n.saturating_sub(1)
-            })
-            .collect();
         Ok(GmcLogWriter {
             dir: dir.to_path_buf(),
             started_unix_ms,
             switches,
-            bindings: bindings.to_vec(),
-            indexes,
+            numbering: Numbering::new(bindings),
             listen,
             outs: HashMap::new(),
             clients: HashMap::new(),
@@ -484,43 +473,11 @@ impl GmcLogWriter {
     ) -> Result<(), WriteLogError> {
         for (title, values) in [("Input state:", entry), ("Output state:", exit)] {
             self.gmc(m, t, who, false, &format!("Client move trace ::: {title}"))?;
-            for line in self.dump_lines(values) {
+            for line in self.numbering.dump_lines(values) {
                 self.gmc(m, t, who, false, &format!("Client move trace ::: {line}"))?;
             }
         }
         Ok(())
-    }
-
-    /// GMC's dump: the integrated types (always, each on its line, in GMC's order), then each
-    /// bound type with its values by index.
-    fn dump_lines(&self, v: &PawnValues) -> Vec<String> {
-        let mut out = vec!["ActorBase:  Null".to_string()];
-        for f in [
-            Field::Velocity,
-            Field::AngularVelocity,
-            Field::Location,
-            Field::Rotation,
-            Field::Scale,
-            Field::ControlRotation,
-        ] {
-            let ty = f.natural_type();
-            if let Some(name) = integrated_name(f) {
-                out.push(format!("{name}:  {}", format(ty, &v.get(f))));
-            }
-        }
-        for ty in BoundType::ALL {
-            let entries: Vec<String> = self
-                .bindings
-                .iter()
-                .zip(&self.indexes)
-                .filter(|(b, _)| b.ty == ty && generic(b))
-                .map(|(b, i)| format!("[{i}] {}", format(ty, &v.get(b.field))))
-                .collect();
-            if !entries.is_empty() {
-                out.push(format!("{}:  {}", log_name(ty), entries.join("  ")));
-            }
-        }
-        out
     }
 
     fn moves_sent(
@@ -614,22 +571,6 @@ impl GmcLogWriter {
         Ok(())
     }
 
-    /// The type name and index GMC prints for a deviating binding (a built-in: its integrated
-    /// type's name, no index), and whether it is a single-value type (GMC punctuates those
-    /// the other way round).
-    fn printed_name(&self, binding: &str) -> Option<(String, BoundType, bool)> {
-        let i = self.bindings.iter().position(|b| &*b.name == binding)?;
-        let b = &self.bindings[i];
-        Some(match integrated_name(b.field) {
-            Some(name) => (name.to_string(), b.ty, true),
-            None => (
-                format!("{}[{}]", log_name(b.ty), self.indexes[i]),
-                b.ty,
-                false,
-            ),
-        })
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn correction(
         &mut self,
@@ -659,7 +600,7 @@ impl GmcLogWriter {
         // server rejected also has the server's lines, in the server's log.
         if self.switches.verbose {
             for d in devs {
-                if let Some((name, ty, single)) = self.printed_name(&d.binding) {
+                if let Some((name, ty, single)) = self.numbering.printed_name(&d.binding) {
                     let (client, server) = (format(ty, &d.predicted), format(ty, &d.authoritative));
                     // The client's punctuation (`IsValidCheckOtherClientValue`).
                     let text = if single {
@@ -738,7 +679,7 @@ impl GmcLogWriter {
         // Between the move's `Server executed` block and its `Server validated` one.
         let t = t + 1e-6;
         for d in devs {
-            if let Some((name, ty, single)) = self.printed_name(&d.binding) {
+            if let Some((name, ty, single)) = self.numbering.printed_name(&d.binding) {
                 let (client, server) = (format(ty, &d.predicted), format(ty, &d.authoritative));
                 // The server's punctuation (`IsValidCheckCurrentServerValue`).
                 let text = if single {
@@ -822,12 +763,6 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-/// Whether a binding is one of GMC's bound (generic) values, numbered per type; the built-ins
-/// are kept in integrated types instead.
-fn generic(b: &Binding) -> bool {
-    integrated_name(b.field).is_none()
 }
 
 #[cfg(test)]
