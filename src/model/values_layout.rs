@@ -8,7 +8,7 @@ use std::cell::Cell;
 use glam::{DVec2, DVec3};
 use serde::{Deserialize, Deserializer};
 
-use super::pawn::{CustomValues, PawnValues};
+use super::pawn::PawnValues;
 
 thread_local! {
     static LEGACY: Cell<bool> = const { Cell::new(false) };
@@ -42,23 +42,11 @@ struct Before {
     team: u8,
 }
 
-/// The layout with the built-ins (encoding 2 and later).
+/// The layout with the built-ins (encoding 2 and later): the members every layout holds, then
+/// scale, angular velocity and control rotation. Postcard writes a struct as its fields in
+/// order, so a nested struct reads the same bytes as its fields written in line.
 #[derive(Deserialize)]
-struct WithBuiltIns {
-    input_move: DVec2,
-    input_dash: bool,
-    location: DVec3,
-    rotation: DVec3,
-    velocity: DVec3,
-    dash_cooldown: f32,
-    dash_count: u8,
-    stride: f32,
-    move_ramp: f32,
-    team: u8,
-    scale: DVec3,
-    angular_velocity: DVec3,
-    control_rotation: DVec3,
-}
+struct WithBuiltIns(Before, DVec3, DVec3, DVec3);
 
 impl From<Before> for PawnValues {
     /// An older recording's values: the built-ins it did not hold at their spawn values.
@@ -80,22 +68,12 @@ impl From<Before> for PawnValues {
 }
 
 impl From<WithBuiltIns> for PawnValues {
-    fn from(w: WithBuiltIns) -> Self {
+    fn from(WithBuiltIns(before, scale, angular_velocity, control_rotation): WithBuiltIns) -> Self {
         PawnValues {
-            input_move: w.input_move,
-            input_dash: w.input_dash,
-            location: w.location,
-            rotation: w.rotation,
-            velocity: w.velocity,
-            dash_cooldown: w.dash_cooldown,
-            dash_count: w.dash_count,
-            stride: w.stride,
-            move_ramp: w.move_ramp,
-            team: w.team,
-            scale: w.scale,
-            angular_velocity: w.angular_velocity,
-            control_rotation: w.control_rotation,
-            custom: CustomValues::default(),
+            scale,
+            angular_velocity,
+            control_rotation,
+            ..PawnValues::from(before)
         }
     }
 }
