@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use movescope::analysis::lint::{self, RULES, Rates, render};
 use movescope::session::preset::Preset;
 
+mod common;
+
+use common::files_of;
+
 fn forms() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint/forms")
 }
@@ -52,26 +56,6 @@ fn cases(rule: &str) -> Vec<(PathBuf, bool)> {
         .collect();
     out.sort();
     out
-}
-
-fn files_of(p: &Path) -> Vec<PathBuf> {
-    if p.is_file() {
-        return vec![p.to_path_buf()];
-    }
-    let mut v: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![p.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let q = e.path();
-            if q.is_dir() {
-                stack.push(q);
-            } else {
-                v.push(q);
-            }
-        }
-    }
-    v.sort();
-    v
 }
 
 fn file_name(p: &Path) -> String {

@@ -110,3 +110,24 @@ pub fn until(
         }
     }
 }
+
+/// `p` itself if it is a file, else every file under it, sorted.
+pub fn files_of(p: &std::path::Path) -> Vec<std::path::PathBuf> {
+    if p.is_file() {
+        return vec![p.to_path_buf()];
+    }
+    let mut v = Vec::new();
+    let mut stack = vec![p.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let q = e.path();
+            if q.is_dir() {
+                stack.push(q);
+            } else {
+                v.push(q);
+            }
+        }
+    }
+    v.sort();
+    v
+}
