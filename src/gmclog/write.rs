@@ -13,7 +13,6 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::numbering::Numbering;
-use super::values::format;
 use crate::model::binding::Binding;
 use crate::model::pawn::{Execution, PawnValues};
 use crate::model::telemetry::{DetectedBy, Deviation, Event, Machine, Record};
@@ -600,18 +599,8 @@ impl GmcLogWriter {
         // server rejected also has the server's lines, in the server's log.
         if self.switches.verbose {
             for d in devs {
-                if let Some((name, ty, single)) = self.numbering.printed_name(&d.binding) {
-                    let (client, server) = (format(ty, &d.predicted), format(ty, &d.authoritative));
-                    // The client's punctuation (`IsValidCheckOtherClientValue`).
-                    let text = if single {
-                        format!(
-                            "{name} was not valid: client value = {client}, server value = {server}"
-                        )
-                    } else {
-                        format!(
-                            "{name} was not valid:  client value = {client}  server value = {server}"
-                        )
-                    };
+                // The client's punctuation (`IsValidCheckOtherClientValue`).
+                if let Some(text) = self.numbering.not_valid_line(d, true) {
                     self.gmc(m, t, &who, true, &text)?;
                 }
             }
@@ -679,18 +668,8 @@ impl GmcLogWriter {
         // Between the move's `Server executed` block and its `Server validated` one.
         let t = t + 1e-6;
         for d in devs {
-            if let Some((name, ty, single)) = self.numbering.printed_name(&d.binding) {
-                let (client, server) = (format(ty, &d.predicted), format(ty, &d.authoritative));
-                // The server's punctuation (`IsValidCheckCurrentServerValue`).
-                let text = if single {
-                    format!(
-                        "{name} was not valid:  client value = {client}  server value = {server}"
-                    )
-                } else {
-                    format!(
-                        "{name} was not valid: client value = {client}, server value = {server}"
-                    )
-                };
+            // The server's punctuation (`IsValidCheckCurrentServerValue`).
+            if let Some(text) = self.numbering.not_valid_line(d, false) {
                 self.gmc(Machine::Server, t, &who, true, &text)?;
             }
         }
