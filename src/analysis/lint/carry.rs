@@ -9,7 +9,7 @@ use super::gmc;
 use super::program::{BindingRow, Component, Program, Step};
 use super::syntax::{CondKind, EventKind, Func, Pos};
 use super::table::{NOT_SEALED, Severity, UNBOUND_STATE};
-use crate::model::binding::PredictionMode;
+use crate::model::binding::{CombineMode, PredictionMode};
 
 /// Pitfall 1: a state member the path reads before anything in the move sets it, and writes.
 pub(super) fn unbound_state(
@@ -28,6 +28,13 @@ pub(super) fn unbound_state(
     // only ever clears (`RequestedVelocity = FVector::ZeroVector`) is a request consumed from
     // outside the move, not state the tick carries.
     let mut changed: HashSet<&str> = HashSet::new();
+    // Per member: the conditions of its plain writes: a read under all of them (in the same
+    // branch, after the write) reads what this move wrote.
+    let mut fresh_under: HashMap<&str, Vec<Vec<CondId>>> = HashMap::new();
+    // Per member: the values from settings alone its writes give it. One such value is the
+    // same in every move; two (`TopSpeed = SprintSpeed` in one branch, `= WalkSpeed` in
+    // another) make the member remember which branch ran last.
+    let mut settled: HashMap<&str, HashSet<String>> = HashMap::new();
     for s in path {
         let f = &p.funcs[s.func];
         // `X = f(X)` reads X before it writes it (its right side is walked after the write
@@ -35,12 +42,26 @@ pub(super) fn unbound_state(
         let (name, write, plain) = match &f.events[s.event].kind {
             EventKind::Read { name } => (name.as_str(), false, false),
             // `X = FMath::Clamp(X, …)` keeps a setting in range: the same every move.
-            EventKind::Write { target, rhs, .. } if is_normalization(target, rhs) => continue,
+            EventKind::Write { target, rhs, .. }
+                if super::settled::is_normalization(
+                    target,
+                    &super::settled::substituted(cx, s, rhs),
+                ) =>
+            {
+                continue;
+            }
             EventKind::Write {
                 target, plain, rhs, ..
             } => {
-                // Only writes that run on the owner's re-executions carry state into a replay.
-                if !is_reset(rhs) && !cx.not_replayed(s) {
+                // Only writes that run on the owner's re-executions carry state into a replay;
+                // a constant or a value worked out from settings alone
+                // (`FloorZ = FMath::Cos(…FloorAngle…)`) is the same in every move.
+                if super::settled::from_settings(cx, path, s, target, rhs) {
+                    settled
+                        .entry(target.as_str())
+                        .or_default()
+                        .insert(super::settled::substituted(cx, s, rhs));
+                } else if !is_reset(rhs) && !cx.not_replayed(s) {
                     changed.insert(target.as_str());
                 }
                 (
@@ -62,6 +83,10 @@ pub(super) fn unbound_state(
         }
         let key = key.as_str();
         if fresh.contains(key) {
+            continue;
+        }
+        let chain = cx.deciding_conds(s);
+        if dominated(&fresh_under, key, &chain) {
             continue;
         }
         // A write in every branch of an if / else-if / else ladder counts as unconditional.
@@ -92,6 +117,14 @@ pub(super) fn unbound_state(
                 fresh.insert(key);
                 continue;
             }
+            if plain
+                && !chain
+                    .iter()
+                    .any(|&(fi, k)| p.funcs[fi].conds[k as usize].kind == CondKind::Switch)
+            {
+                fresh_under.entry(key).or_default().push(chain);
+                continue;
+            }
             if !plain {
                 carried_read
                     .entry(key)
@@ -103,11 +136,13 @@ pub(super) fn unbound_state(
                 .or_insert((f.events[s.event].pos.line, f.file));
         }
     }
+    changed.extend(settled.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| *k));
     let mut found: Vec<_> = first_write
         .iter()
         .filter(|(k, (_, guarded))| {
             !fresh.contains(*k) && carried_read.contains_key(*k) && !guarded && changed.contains(*k)
         })
+        .filter(|(k, _)| !super::shadow::is_side_state(p, path, k))
         .collect();
     found.sort_by_key(|(_, (s, _))| (s.func, s.event));
     for (name, (s, _)) in found {
@@ -117,6 +152,19 @@ pub(super) fn unbound_state(
         cx.add(UNBOUND_STATE, Severity::Warning, &c.class, at, Some(s.func), format!(
             "`{name}` is written on the prediction path and read on the next move ({cited} reads it before the move sets it), but it is not bound"));
     }
+}
+
+/// One condition on the way to an event: (function, condition index).
+type CondId = (usize, u32);
+
+/// Whether a plain write of `key` recorded in `fresh_under` sits under conditions that all
+/// hold around `chain` too (its conditions are the outer part of `chain`): then a read at
+/// `chain` comes after that write in the same branch.
+fn dominated(fresh_under: &HashMap<&str, Vec<Vec<CondId>>>, key: &str, chain: &[CondId]) -> bool {
+    fresh_under.get(key).is_some_and(|ws| {
+        ws.iter()
+            .any(|w| w.len() <= chain.len() && chain.ends_with(w))
+    })
 }
 
 /// Whether the outermost `if` around condition `cond` writes `name` plainly in every branch
@@ -164,14 +212,6 @@ fn branch_writes(f: &Func, branch: u32, name: &str, depth: u8) -> bool {
         .iter()
         .filter(|c| c.parent == Some(branch) && c.kind == CondKind::If)
         .any(|c| pair_writes(f, c.pos, Some(branch), name, depth + 1))
-}
-
-/// `X = FMath::Clamp(X, …)`, `Min`, `Max`: a value kept in range, not changed by the move.
-fn is_normalization(target: &str, rhs: &str) -> bool {
-    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
-    ["FMath::Clamp(", "FMath::Min(", "FMath::Max(", "FMath::Abs("]
-        .iter()
-        .any(|f| r.starts_with(&format!("{f}{target},")) || r.starts_with(&format!("{f}{target})")))
 }
 
 /// A constant a member is cleared to.
@@ -263,6 +303,11 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
             EventKind::Call { name, .. } if name == gmc::SEAL => {
                 seals.push(own().into_iter().collect());
             }
+            EventKind::Write { target, rhs, .. }
+                if flips_tested_input(cx, c, s, target, rhs) && !f.locals.contains(target) =>
+            {
+                seals.push(own().into_iter().collect());
+            }
             EventKind::Call {
                 path: cp,
                 name,
@@ -291,7 +336,7 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
         // A seal counts where it runs in the same move: every condition around it is one
         // around the branch (an unconditional seal counts everywhere).
         let around: HashSet<(usize, u32)> = cx.cond_chain(s).into_iter().collect();
-        if seals.iter().any(|k| k.is_subset(&around)) {
+        if seals.iter().any(|k| k.is_subset(&around)) || on_pulse_edge(cx, c, s) {
             continue;
         }
         if !done.insert(name.clone()) {
@@ -315,6 +360,84 @@ pub(super) fn one_shots(cx: &mut Ctx, c: &Component, path: &[Step]) {
 }
 
 /// `X++`, `X -= 1`, `X = X + 1`: a count changed by a whole number.
+/// A write that flips a ClientAuth_Input input bound CombineIfUnchanged which a condition
+/// around the write tests (`if (bArmed && bRequest) { bRequest = false; … }`): the next frame's
+/// input differs from this move's, so GMC cannot combine the next frame into this move, and the
+/// move is sealed as by CL_DoNotCombineNextMove() (the source document: "an input bound
+/// CombineIfUnchanged that flips as the event happens achieves the same").
+fn flips_tested_input(cx: &Ctx, c: &Component, s: &Step, target: &str, rhs: &str) -> bool {
+    let input = c.bindings.iter().any(|b| {
+        b.member == target
+            && b.prediction.value() == Some(PredictionMode::ClientAuth_Input)
+            && b.combine.value() == Some(CombineMode::CombineIfUnchanged)
+    });
+    let to_false = is_reset(rhs);
+    if !input || !(to_false || rhs.trim() == "true") {
+        return false;
+    }
+    // The branch runs where the condition held: `bRequest` set (cleared by the write) or
+    // `!bRequest` (raised by it).
+    cx.cond_chain(s).into_iter().any(|(func, k)| {
+        let cond = &cx.p.funcs[func].conds[k as usize];
+        if cond.kind != CondKind::If {
+            return false;
+        }
+        let negated = cond.text.contains(&format!("!{target}"));
+        let tested = gmc::words(&cond.text).any(|w| w == target);
+        tested && negated != to_false
+    })
+}
+
+/// Whether the branch at `s` runs only while a one-frame input pulse is set: an `if` around it
+/// tests (not negated) a ClientAuth_Input bound CombineIfUnchanged that PreLocalMoveExecution
+/// gathers from a member it then clears (`bDash = bDashPressed; bDashPressed = false;`). GMC
+/// starts a new move where the pulse rises and where it falls, so the move is sealed.
+fn on_pulse_edge(cx: &Ctx, c: &Component, s: &Step) -> bool {
+    let p = cx.p;
+    let pulses: Vec<&str> = c
+        .bindings
+        .iter()
+        .filter(|b| {
+            b.prediction.value() == Some(PredictionMode::ClientAuth_Input)
+                && b.combine.value() == Some(CombineMode::CombineIfUnchanged)
+        })
+        .map(|b| b.member.as_str())
+        .filter(|m| {
+            p.lookup(Some(&c.class), "PreLocalMoveExecution", 0)
+                .into_iter()
+                .any(|g| gathers_pulse(&p.funcs[g], m))
+        })
+        .collect();
+    !pulses.is_empty()
+        && cx.cond_chain(s).into_iter().any(|(func, k)| {
+            let cond = &p.funcs[func].conds[k as usize];
+            cond.kind == CondKind::If
+                && pulses.iter().any(|m| {
+                    gmc::words(&cond.text).any(|w| w == *m) && !cond.text.contains(&format!("!{m}"))
+                })
+        })
+}
+
+/// `input = Source; … Source = false;` in `f`: the input takes a member's value that `f` then
+/// clears.
+fn gathers_pulse(f: &Func, input: &str) -> bool {
+    let writes: Vec<(&str, &str)> = f
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Write { target, rhs, .. } => Some((target.as_str(), rhs.trim())),
+            _ => None,
+        })
+        .collect();
+    writes.iter().enumerate().any(|(i, (t, src))| {
+        *t == input
+            && !f.locals.contains(*src)
+            && writes[i + 1..]
+                .iter()
+                .any(|(t2, r2)| t2 == src && is_reset(r2))
+    })
+}
+
 fn is_count_step(target: &str, plain: bool, rhs: &str) -> bool {
     let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
     let whole = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());

@@ -2,7 +2,7 @@
 //! the findings so far, and whether a step runs only on a live move or on one machine).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::guard::{self, World};
 use super::program::{BindingRow, Program, Step};
@@ -30,6 +30,9 @@ pub(super) struct Ctx<'a> {
     truths: RefCell<HashMap<(usize, u32, u32), guard::Truth>>,
     /// Whether an `if` is a set-once latch, by (function, condition).
     latches: RefCell<HashMap<(usize, u32), bool>>,
+    /// Every member some component binds: GMC restores it for each execution of a move, so a
+    /// branch that tests it and clears it (`if (bJump) { …; bJump = false; }`) is no latch.
+    pub(super) bound: HashSet<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -39,6 +42,7 @@ impl<'a> Ctx<'a> {
             out: Vec::new(),
             truths: RefCell::default(),
             latches: RefCell::default(),
+            bound: HashSet::new(),
         }
     }
 
@@ -214,6 +218,34 @@ impl Ctx<'_> {
         out
     }
 
+    /// The conditions around a step that can be false where moves run (the owner, live and
+    /// replaying, and the server for a remote pawn): [`Self::cond_chain`] without those that
+    /// hold there (`!IsSmoothedListenServerPawn()`).
+    pub(super) fn deciding_conds(&self, s: &Step) -> Vec<(usize, u32)> {
+        let moves = [World::OwnerLive, World::OwnerReplay, World::ServerRemote];
+        self.cond_chain(s)
+            .into_iter()
+            .filter(|&(func, k)| {
+                let c = &self.p.funcs[func].conds[k as usize];
+                let want = match c.kind {
+                    CondKind::If | CondKind::Preproc => true,
+                    CondKind::Else => false,
+                    _ => return true,
+                };
+                let t = self.truth_of(func, c);
+                !moves.iter().all(|w| t[guard::index(*w)] == Some(want))
+            })
+            .collect()
+    }
+
+    /// Whether condition `k` of `func` tests the machine (a role, the net mode, local
+    /// control): it is known true or false in some world.
+    pub(super) fn is_machine_guard(&self, func: usize, k: u32) -> bool {
+        let c = &self.p.funcs[func].conds[k as usize];
+        matches!(c.kind, CondKind::If | CondKind::Else)
+            && self.truth_of(func, c).iter().any(Option::is_some)
+    }
+
     /// A set-once latch: `if (!bInit) { …; bInit = true; }` (or `if (bFirst) { …; bFirst =
     /// false; }`): the branch, or a function of the class it calls, writes the flag the
     /// condition tests to the value that makes the condition false, and nothing else in the
@@ -233,6 +265,7 @@ impl Ctx<'_> {
         conjuncts(&text)
             .into_iter()
             .filter_map(latch_flag)
+            .filter(|(flag, _)| !self.bound.contains(*flag))
             .any(|(flag, set_to)| {
                 self.branch_sets(func, k, flag, set_to)
                     && match set_to {

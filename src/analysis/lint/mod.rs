@@ -28,6 +28,8 @@ pub mod render;
 pub mod rules;
 pub mod run;
 mod scale;
+mod settled;
+mod shadow;
 pub mod source;
 pub mod syntax;
 pub mod table;
