@@ -324,17 +324,13 @@ impl Extractor<'_> {
             }
         }
         let at = name_node.unwrap_or(func);
-        self.push(
-            f,
-            EventKind::Call {
-                path,
-                name,
-                receiver,
-                args,
-            },
-            at,
-            cur,
-        );
+        let kind = native_event_call(&name, &args).unwrap_or(EventKind::Call {
+            path,
+            name,
+            receiver,
+            args,
+        });
+        self.push(f, kind, at, cur);
     }
 
     /// An assignment: a write of its left side (plain for `=` of a whole name).
@@ -400,4 +396,28 @@ impl Extractor<'_> {
             }
         }
     }
+}
+
+/// GMC's `CALL_NATIVE_EVENT_CONDITIONAL(bNoBlueprint, Object, Event, args…)` (and `_ALWAYS` /
+/// `_NEVER`, without the flag): a call of `Object->Event(args…)` (or of its
+/// `_Implementation`), read as that call.
+fn native_event_call(name: &str, args: &[String]) -> Option<EventKind> {
+    let skip = match name {
+        "CALL_NATIVE_EVENT_CONDITIONAL" => 1,
+        "CALL_NATIVE_EVENT_ALWAYS" | "CALL_NATIVE_EVENT_NEVER" => 0,
+        _ => return None,
+    };
+    let object = args.get(skip)?;
+    let event = args.get(skip + 1)?;
+    let receiver = (object != "this").then(|| object.clone());
+    let path = match &receiver {
+        Some(r) => format!("{r}->{event}"),
+        None => event.clone(),
+    };
+    Some(EventKind::Call {
+        path,
+        name: event.clone(),
+        receiver,
+        args: args.get(skip + 2..).unwrap_or_default().to_vec(),
+    })
 }
