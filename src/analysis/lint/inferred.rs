@@ -1,10 +1,10 @@
 //! Members of a class whose declaration was not read (a `.cpp` linted without its header):
 //! what its member functions assign, typed by the assigned value where it tells.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::gmc;
-use super::syntax::{EventKind, Func};
+use super::syntax::{ClassDecl, EventKind, Func};
 
 /// Members of the classes whose declaration is not among the files, read from their member
 /// functions: a name such a function assigns that is none of its locals or parameters, not
@@ -17,9 +17,72 @@ pub(super) fn inferred_members(
     funcs: &[Func],
     declared: &HashMap<String, usize>,
 ) -> HashMap<String, Vec<(String, String)>> {
+    assigned_members(funcs, |class, _| !declared.contains_key(class))
+}
+
+/// Members a read declaration lacks (a header from another version of the class): names its
+/// member functions assign that neither the class nor a base declares, when every base is read
+/// or is one of GMC's components (whose members [`gmc::INHERITED_MEMBERS`] lists). A base
+/// that was not read could declare the name (and bind it), so then nothing is inferred.
+pub(super) fn undeclared_members(
+    funcs: &[Func],
+    classes: &[ClassDecl],
+    declared: &HashMap<String, usize>,
+) -> HashMap<String, Vec<(String, String)>> {
+    let mut known: HashMap<&str, Option<HashSet<&str>>> = HashMap::new();
+    for c in classes {
+        known
+            .entry(c.name.as_str())
+            .or_insert_with(|| chain_fields(&c.name, classes, declared));
+    }
+    assigned_members(funcs, |class, name| {
+        known
+            .get(class)
+            .and_then(|f| f.as_ref())
+            .is_some_and(|fields| !fields.contains(name))
+    })
+}
+
+/// Every field `class` and its bases declare, or None when a base outside GMC's components
+/// was not read.
+fn chain_fields<'a>(
+    class: &str,
+    classes: &'a [ClassDecl],
+    declared: &HashMap<String, usize>,
+) -> Option<HashSet<&'a str>> {
+    let mut fields = HashSet::new();
+    let mut todo = vec![class.to_string()];
+    let mut seen = HashSet::new();
+    while let Some(c) = todo.pop() {
+        if !seen.insert(c.clone()) || seen.len() > 16 {
+            continue;
+        }
+        match declared.get(&c).map(|i| &classes[*i]) {
+            Some(d) => {
+                fields.extend(d.fields.iter().map(|(n, _)| n.as_str()));
+                todo.extend(
+                    d.bases
+                        .iter()
+                        .map(|b| b.rsplit("::").next().unwrap_or(b).to_string()),
+                );
+            }
+            None if gmc::GMC_CLASSES.contains(&c.as_str()) => {}
+            None => return None,
+        }
+    }
+    Some(fields)
+}
+
+/// The names member functions assign that are none of their locals or parameters, not
+/// qualified, no engine global and no member GMC's components declare, kept where
+/// `wanted(class, name)`, with the type the assigned value tells.
+fn assigned_members(
+    funcs: &[Func],
+    wanted: impl Fn(&str, &str) -> bool,
+) -> HashMap<String, Vec<(String, String)>> {
     let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
     for f in funcs {
-        let Some(class) = f.class.as_deref().filter(|c| !declared.contains_key(*c)) else {
+        let Some(class) = f.class.as_deref() else {
             continue;
         };
         for e in &f.events {
@@ -34,6 +97,7 @@ pub(super) fn inferred_members(
                 || target.contains("::")
                 || is_engine_global(target)
                 || gmc::is_inherited_member(target)
+                || !wanted(class, target)
             {
                 continue;
             }

@@ -106,6 +106,9 @@ pub struct Program {
     /// Members of classes whose declaration was not read, inferred from what their member
     /// functions assign (see [`super::inferred::inferred_members`]).
     inferred: HashMap<String, Vec<(String, String)>>,
+    /// Members a read declaration lacks, inferred the same way
+    /// ([`super::inferred::undeclared_members`]).
+    undeclared: HashMap<String, Vec<(String, String)>>,
     /// Names of the functions that make bindings ([`super::bind_calls::binding_function_names`]).
     binding_fns: HashSet<String>,
 }
@@ -134,6 +137,7 @@ impl Program {
             class_idx.entry(c.name.clone()).or_insert(i);
         }
         let inferred = super::inferred::inferred_members(&funcs, &class_idx);
+        let undeclared = super::inferred::undeclared_members(&funcs, &classes, &class_idx);
         let binding_fns = super::bind_calls::binding_function_names(&funcs);
         Program {
             funcs,
@@ -144,6 +148,7 @@ impl Program {
             free,
             class_idx,
             inferred,
+            undeclared,
             binding_fns,
         }
     }
@@ -151,7 +156,13 @@ impl Program {
     /// Whether `class` (or a base in the files) has a data member `name`.
     pub fn has_field(&self, class: &str, name: &str) -> bool {
         self.chain(class).iter().any(|c| match self.class(c) {
-            Some(d) => d.fields.iter().any(|(n, _)| n == name),
+            Some(d) => {
+                d.fields.iter().any(|(n, _)| n == name)
+                    || self
+                        .undeclared
+                        .get(c)
+                        .is_some_and(|v| v.iter().any(|(n, _)| n == name))
+            }
             None => self
                 .inferred
                 .get(c)
@@ -197,7 +208,11 @@ impl Program {
         self.chain(class)
             .iter()
             .flat_map(|c| match self.class(c) {
-                Some(d) => d.fields.clone(),
+                Some(d) => {
+                    let mut f = d.fields.clone();
+                    f.extend(self.undeclared.get(c).into_iter().flatten().cloned());
+                    f
+                }
                 None => self.inferred.get(c).cloned().unwrap_or_default(),
             })
             .collect()
