@@ -11,12 +11,19 @@ use super::syntax::EventKind;
 use super::table::*;
 use crate::model::binding::PredictionMode;
 
-/// Runs the prediction-path rules on `c`'s prediction path `path`.
-pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
+/// Runs the prediction-path rules on `c`'s prediction path `path`; `also_bound` are members
+/// of `c` other components bind.
+pub(super) fn prediction_rules(
+    cx: &mut Ctx,
+    c: &Component,
+    path: &[Step],
+    also_bound: &HashSet<String>,
+) {
     let p = cx.p;
     let fields: HashMap<String, String> = p.fields(&c.class).into_iter().collect();
-    let bound = bound_names(c);
-    let delta_members = delta_members(cx, c, &fields);
+    let mut bound = bound_names(c);
+    bound.extend(also_bound.iter().cloned());
+    let frame_members = frame_members(cx, c, &fields, &bound);
     let mut walk = PathWalk {
         c,
         fields: &fields,
@@ -27,7 +34,7 @@ pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
             .filter(|b| b.prediction.value() == Some(PredictionMode::ClientAuth_Input))
             .map(|b| b.member.as_str())
             .collect(),
-        delta_members,
+        frame_members,
         stream_seeded: HashSet::new(),
         input_seen: HashMap::new(),
         input_findings: Vec::new(),
@@ -44,8 +51,17 @@ pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
             EventKind::Field { path: fp, name } => walk.field(cx, s, &fp, &name),
             EventKind::Read { name } => walk.read(cx, s, &name),
             EventKind::Write {
-                target, path, rhs, ..
+                target,
+                path,
+                rhs,
+                plain,
             } if !p.funcs[s.func].locals.contains(&target) && cx.on_owner(s) => {
+                walk.overwrite(
+                    cx,
+                    s,
+                    &target,
+                    plain && !gmc::words(&rhs).any(|w| w == target),
+                );
                 walk.write(cx, s, &path, &rhs)
             }
             _ => {}
@@ -56,31 +72,64 @@ pub(super) fn prediction_rules(cx: &mut Ctx, c: &Component, path: &[Step]) {
     super::carry::one_shots(cx, c, path);
 }
 
-/// Members TickComponent fills from its frame delta: (line, file) of the first such write.
-fn delta_members(
+/// Members TickComponent sets from its delta, or on every frame (under no condition but which
+/// machine this is) from something other than a constant, that no binding carries: (line, file, whether from the frame's delta).
+/// The move reads them as this frame left them, a replay and the server as theirs did.
+fn frame_members(
     cx: &Ctx,
     c: &Component,
     fields: &HashMap<String, String>,
-) -> HashMap<String, (u32, usize)> {
+    bound: &HashSet<String>,
+) -> HashMap<String, FrameMember> {
     let p = cx.p;
-    let mut delta_members: HashMap<String, (u32, usize)> = HashMap::new();
+    let mut out: HashMap<String, FrameMember> = HashMap::new();
     for tick in p.lookup(Some(&c.class), "TickComponent", 0) {
         let Some(dt) = p.funcs[tick].params.first().cloned() else {
             continue;
         };
         for s in p.flow(tick) {
-            if let EventKind::Write { target, rhs, .. } = cx.event(&s)
-                && fields.contains_key(target)
-                && gmc::words(rhs).any(|w| w == dt)
-            {
+            let EventKind::Write { target, rhs, .. } = cx.event(&s) else {
+                continue;
+            };
+            // A sample taken on every frame (under no condition but which machine this is);
+            // a capture made when something happens (`if (bFirstTick) { … }`) is not.
+            let every_frame = cx
+                .cond_chain(&s)
+                .into_iter()
+                .all(|(func, k)| cx.is_machine_guard(func, k));
+            let from_delta = gmc::words(rhs).any(|w| w == dt);
+            let sampled = !rhs.trim().is_empty()
+                && !super::carry::is_reset(rhs)
+                && rhs.trim() != "true"
+                && fields.get(target).is_some_and(|ty| gmc::is_state_type(ty))
+                && !bound.contains(target);
+            if fields.contains_key(target) && (from_delta || (sampled && every_frame)) {
                 let (file, pos) = cx.at(&s);
-                delta_members
-                    .entry(target.clone())
-                    .or_insert((pos.line, file));
+                let m = out.entry(target.clone()).or_insert(FrameMember {
+                    line: pos.line,
+                    file,
+                    from_delta,
+                });
+                if from_delta && !m.from_delta {
+                    *m = FrameMember {
+                        line: pos.line,
+                        file,
+                        from_delta,
+                    };
+                }
             }
         }
     }
-    delta_members
+    out
+}
+
+/// Where TickComponent sets a member the move may read.
+#[derive(Clone, Copy)]
+struct FrameMember {
+    line: u32,
+    file: usize,
+    /// Set from the frame's delta (else from another value the frame samples).
+    from_delta: bool,
 }
 
 /// The walk over one component's prediction path: what it knows of the component, and what
@@ -91,8 +140,9 @@ struct PathWalk<'a> {
     bound: &'a HashSet<String>,
     /// The members bound ClientAuth_Input.
     inputs: Vec<&'a str>,
-    /// Members holding TickComponent's frame delta, until their first read is reported.
-    delta_members: HashMap<String, (u32, usize)>,
+    /// Members TickComponent sets once a frame, until their first read is reported or the
+    /// move sets them itself before reading them.
+    frame_members: HashMap<String, FrameMember>,
     /// FRandomStream members seeded from bound state in this move.
     stream_seeded: HashSet<String>,
     /// (written path, function) → the finding already made for it.
@@ -224,16 +274,41 @@ impl PathWalk<'_> {
         }
     }
 
-    /// A name read on the path: a member holding TickComponent's frame delta (reported once).
+    /// A name read on the path: a member TickComponent sets once a frame (reported once).
     fn read(&mut self, cx: &mut Ctx, s: &Step, name: &str) {
-        if let Some(&(line, file)) = self.delta_members.get(name)
-            && !cx.p.funcs[s.func].locals.contains(name)
-        {
-            let at = cx.at(s);
-            let cited = cx.line_ref(at.0, file, line);
-            cx.add(FRAME_DELTA, Severity::Warning, &self.c.class, at, Some(s.func), format!(
-                "`{name}` holds TickComponent's frame delta (set on {cited}), read on the prediction path"));
-            self.delta_members.remove(name);
+        let Some(m) = self.frame_members.get(name).copied() else {
+            return;
+        };
+        if cx.p.funcs[s.func].locals.contains(name) || cx.value_guarded(s) {
+            return;
+        }
+        let at = cx.at(s);
+        let cited = cx.line_ref(at.0, m.file, m.line);
+        let what = if m.from_delta {
+            format!(
+                "`{name}` holds TickComponent's frame delta (set on {cited}), read on the prediction path"
+            )
+        } else {
+            format!(
+                "`{name}` is set by TickComponent once a frame (on {cited}) and read on the prediction path: the move reads what this machine's last frame left, which the server and a replay do not share; compute it in the move or bind it"
+            )
+        };
+        cx.add(
+            FRAME_DELTA,
+            Severity::Warning,
+            &self.c.class,
+            at,
+            Some(s.func),
+            what,
+        );
+        self.frame_members.remove(name);
+    }
+
+    /// A plain write of a member on the path, under no condition, before the move reads it:
+    /// the move sets it itself, so what TickComponent left there is not read.
+    fn overwrite(&mut self, cx: &Ctx, s: &Step, target: &str, plain: bool) {
+        if plain && cx.p.conds(s).is_empty() {
+            self.frame_members.remove(target);
         }
     }
 

@@ -17,12 +17,18 @@ use super::ctx::Ctx;
 /// Runs every rule on the program's components.
 pub fn check(p: &Program, comps: &[Component]) -> Vec<Finding> {
     let mut cx = Ctx::new(p);
+    cx.bound = comps
+        .iter()
+        .flat_map(|c| &c.bindings)
+        .map(|b| b.member_name().to_string())
+        .collect();
     outside_bindings(&mut cx, comps);
     for c in comps {
         binding_checks::binding_rules(&mut cx, c);
         let path = p.prediction_path(&c.class);
         if !path.is_empty() {
-            prediction_checks::prediction_rules(&mut cx, c, &path);
+            let also = bound_by_others(p, c, comps);
+            prediction_checks::prediction_rules(&mut cx, c, &path, &also);
         }
         sync_applied(&mut cx, c);
         not_simulated(&mut cx, c, comps);
@@ -30,6 +36,20 @@ pub fn check(p: &Program, comps: &[Component]) -> Vec<Finding> {
     }
     anim_reads(&mut cx, comps);
     cx.out
+}
+
+/// Members of `c`'s class (or its bases) that another component binds through a pointer to
+/// it (a movement component binding an ability component's `ActionTimer`): bound, though
+/// `c`'s own table does not list them.
+fn bound_by_others(p: &Program, c: &Component, comps: &[Component]) -> HashSet<String> {
+    let chain = p.chain(&c.class);
+    comps
+        .iter()
+        .filter(|o| o.class != c.class)
+        .flat_map(|o| &o.bindings)
+        .filter(|b| b.declared_by.as_ref().is_some_and(|d| chain.contains(d)))
+        .map(|b| b.member_name().to_string())
+        .collect()
 }
 
 /// A component whose functions were read but whose class declaration was not.
