@@ -56,13 +56,16 @@ pub(super) fn unbound_state(
                 // Only writes that run on the owner's re-executions carry state into a replay;
                 // a constant or a value worked out from settings alone
                 // (`FloorZ = FMath::Cos(…FloorAngle…)`) is the same in every move.
-                if super::settled::from_settings(cx, path, s, target, rhs) {
-                    settled
-                        .entry(target.as_str())
-                        .or_default()
-                        .insert(super::settled::substituted(cx, s, rhs));
-                } else if !is_reset(rhs) && !cx.not_replayed(s) {
-                    changed.insert(target.as_str());
+                let state = fields.get(target).is_some_and(|t| gmc::is_state_type(t));
+                if state && !is_reset(rhs) && !cx.not_replayed(s) {
+                    if super::settled::from_settings(cx, path, s, target, rhs) {
+                        settled
+                            .entry(target.as_str())
+                            .or_default()
+                            .insert(super::settled::substituted(cx, s, rhs));
+                    } else {
+                        changed.insert(target.as_str());
+                    }
                 }
                 (
                     target.as_str(),
