@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::ctx::Ctx;
 use super::gmc;
 use super::program::{BindingRow, Component, Program, Step};
+use super::settled::is_reset;
 use super::syntax::{CondKind, EventKind, Func, Pos};
 use super::table::{NOT_SEALED, Severity, UNBOUND_STATE};
 use crate::model::binding::{CombineMode, PredictionMode};
@@ -121,6 +122,7 @@ pub(super) fn unbound_state(
                 continue;
             }
             if plain
+                && !returns_before(cx, s)
                 && !chain
                     .iter()
                     .any(|&(fi, k)| p.funcs[fi].conds[k as usize].kind == CondKind::Switch)
@@ -159,6 +161,71 @@ pub(super) fn unbound_state(
 
 /// One condition on the way to an event: (function, condition index).
 type CondId = (usize, u32);
+
+/// Whether a `return` comes before step `s` in its function, or before the call that reached
+/// it in a caller: the write may not run though every condition around it holds. A return
+/// under a test of a state the conditions around `s` rule out (`if (State == Done) return;`
+/// in a helper called under `if (State == Running)`), or under a test false wherever moves
+/// run (a simulated proxy's), cannot run there.
+fn returns_before(cx: &Ctx, s: &Step) -> bool {
+    let p = cx.p;
+    let mut sites = vec![(s.func, s.event)];
+    let mut at = s.via.clone();
+    while let Some(site) = at {
+        sites.push((site.func, site.event));
+        at = site.parent.clone();
+    }
+    let around: Vec<(String, Vec<String>)> = p
+        .conds(s)
+        .iter()
+        .filter(|c| c.0 == CondKind::If)
+        .filter_map(|c| equalities(&c.1))
+        .collect();
+    sites.into_iter().any(|(func, upto)| {
+        let f = &p.funcs[func];
+        f.events[..upto].iter().any(|e| {
+            let mut at = e.cond;
+            let mut ruled_out = false;
+            for _ in 0..64 {
+                let Some(k) = at else { break };
+                let c = &f.conds[k as usize];
+                ruled_out |= cx.never_where_moves_run(func, k)
+                    || (c.kind == CondKind::If
+                        && equalities(&c.text).is_some_and(|(var, vals)| {
+                            around.iter().any(|(v, held)| {
+                                *v == var && held.iter().all(|h| !vals.contains(h))
+                            })
+                        }));
+                at = c.parent;
+            }
+            e.kind == EventKind::Return && !ruled_out
+        })
+    })
+}
+
+/// `A == X || A == Y` as (`A`, [`X`, `Y`]); None for any other condition.
+fn equalities(text: &str) -> Option<(String, Vec<String>)> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let t = t
+        .strip_prefix('(')
+        .and_then(|x| x.strip_suffix(')'))
+        .unwrap_or(&t);
+    let mut var = None;
+    let mut vals = Vec::new();
+    for part in t.split("||") {
+        let (a, b) = part.trim_matches(['(', ')']).split_once("==")?;
+        if a.is_empty() || b.is_empty() || b.contains(['&', '|', '!', '<', '>']) {
+            return None;
+        }
+        match &var {
+            None => var = Some(a.to_string()),
+            Some(v) if v == a => {}
+            Some(_) => return None,
+        }
+        vals.push(b.to_string());
+    }
+    Some((var?, vals))
+}
 
 /// Whether a plain write of `key` recorded in `fresh_under` sits under conditions that all
 /// hold around `chain` too (its conditions are the outer part of `chain`): then a read at
@@ -215,29 +282,6 @@ fn branch_writes(f: &Func, branch: u32, name: &str, depth: u8) -> bool {
         .iter()
         .filter(|c| c.parent == Some(branch) && c.kind == CondKind::If)
         .any(|c| pair_writes(f, c.pos, Some(branch), name, depth + 1))
-}
-
-/// A constant a member is cleared to.
-pub(super) fn is_reset(rhs: &str) -> bool {
-    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
-    matches!(
-        r.as_str(),
-        "false"
-            | "0"
-            | "0.f"
-            | "0.0f"
-            | "0.0"
-            | "nullptr"
-            | "{}"
-            | "FVector::ZeroVector"
-            | "FRotator::ZeroRotator"
-            | "FVector2D::ZeroVector"
-            | "FQuat::Identity"
-            | "FGameplayTag::EmptyTag"
-            | "FGameplayTag()"
-            | "NAME_None"
-            | "FName()"
-    ) || r.ends_with("::None")
 }
 
 /// Pitfall 3: a branch of the prediction path that changes bound state and fires an event (a
@@ -385,9 +429,11 @@ fn flips_tested_input(cx: &Ctx, c: &Component, s: &Step, target: &str, rhs: &str
         if cond.kind != CondKind::If {
             return false;
         }
-        let negated = cond.text.contains(&format!("!{target}"));
-        let tested = gmc::words(&cond.text).any(|w| w == target);
-        tested && negated != to_false
+        if to_false {
+            requires(&cond.text, target)
+        } else {
+            requires_clear(&cond.text, target)
+        }
     })
 }
 
@@ -408,37 +454,63 @@ fn on_pulse_edge(cx: &Ctx, c: &Component, s: &Step) -> bool {
         .filter(|m| {
             p.lookup(Some(&c.class), "PreLocalMoveExecution", 0)
                 .into_iter()
-                .any(|g| gathers_pulse(&p.funcs[g], m))
+                .any(|g| gathers_pulse(cx, g, m))
         })
         .collect();
     !pulses.is_empty()
         && cx.cond_chain(s).into_iter().any(|(func, k)| {
             let cond = &p.funcs[func].conds[k as usize];
-            cond.kind == CondKind::If
-                && pulses.iter().any(|m| {
-                    gmc::words(&cond.text).any(|w| w == *m) && !cond.text.contains(&format!("!{m}"))
-                })
+            cond.kind == CondKind::If && pulses.iter().any(|m| requires(&cond.text, m))
         })
 }
 
-/// `input = Source; … Source = false;` in `f`: the input takes a member's value that `f` then
-/// clears.
-fn gathers_pulse(f: &Func, input: &str) -> bool {
-    let writes: Vec<(&str, &str)> = f
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Write { target, rhs, .. } => Some((target.as_str(), rhs.trim())),
-            _ => None,
-        })
-        .collect();
-    writes.iter().enumerate().any(|(i, (t, src))| {
+/// `input = Source; … Source = false;` in function `g` or what it calls: the input takes a
+/// member's value that the gathering then clears.
+fn gathers_pulse(cx: &Ctx, g: usize, input: &str) -> bool {
+    let writes: Vec<(&str, &str, bool)> =
+        cx.p.flow(g)
+            .iter()
+            .filter_map(|s| match &cx.p.funcs[s.func].events[s.event].kind {
+                EventKind::Write { target, rhs, .. } => Some((
+                    target.as_str(),
+                    rhs.trim(),
+                    cx.p.funcs[s.func].locals.contains(rhs.trim()),
+                )),
+                _ => None,
+            })
+            .collect();
+    writes.iter().enumerate().any(|(i, (t, src, local))| {
         *t == input
-            && !f.locals.contains(*src)
+            && !local
             && writes[i + 1..]
                 .iter()
-                .any(|(t2, r2)| t2 == src && is_reset(r2))
+                .any(|(t2, r2, _)| t2 == src && is_reset(r2))
     })
+}
+
+/// Whether condition text `text` requires `member` set: one of its `&&` parts is the member
+/// itself (a part of an `||` is not required).
+fn requires(text: &str, member: &str) -> bool {
+    !text.contains("||")
+        && text.split("&&").any(|part| {
+            part.trim()
+                .trim_matches(['(', ')'])
+                .trim_start_matches("this->")
+                == member
+        })
+}
+
+/// Whether condition text `text` requires `member` clear (`!member` as an `&&` part).
+fn requires_clear(text: &str, member: &str) -> bool {
+    !text.contains("||")
+        && text.split("&&").any(|part| {
+            part.trim()
+                .trim_matches(['(', ')'])
+                .trim_start_matches('!')
+                .trim_start_matches("this->")
+                == member
+                && part.trim().trim_start_matches('(').starts_with('!')
+        })
 }
 
 fn is_count_step(target: &str, plain: bool, rhs: &str) -> bool {

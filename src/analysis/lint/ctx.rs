@@ -238,6 +238,22 @@ impl Ctx<'_> {
             .collect()
     }
 
+    /// Whether what sits under condition `k` of `func` never runs where moves run (the owner,
+    /// live and replaying, and the server for a remote pawn): `if (GetOwnerRole() ==
+    /// ROLE_SimulatedProxy)`.
+    pub(super) fn never_where_moves_run(&self, func: usize, k: u32) -> bool {
+        let c = &self.p.funcs[func].conds[k as usize];
+        let ruled_out = match c.kind {
+            CondKind::If | CondKind::Preproc => false,
+            CondKind::Else => true,
+            _ => return false,
+        };
+        let t = self.truth_of(func, c);
+        [World::OwnerLive, World::OwnerReplay, World::ServerRemote]
+            .iter()
+            .all(|w| t[guard::index(*w)] == Some(ruled_out))
+    }
+
     /// Whether condition `k` of `func` tests the machine (a role, the net mode, local
     /// control): it is known true or false in some world.
     pub(super) fn is_machine_guard(&self, func: usize, k: u32) -> bool {

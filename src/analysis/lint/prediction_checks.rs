@@ -23,7 +23,7 @@ pub(super) fn prediction_rules(
     let fields: HashMap<String, String> = p.fields(&c.class).into_iter().collect();
     let mut bound = bound_names(c);
     bound.extend(also_bound.iter().cloned());
-    let frame_members = frame_members(cx, c, &fields, &bound);
+    let frame_members = frame_members(cx, c, path, &fields, &bound);
     let mut walk = PathWalk {
         c,
         fields: &fields,
@@ -78,6 +78,7 @@ pub(super) fn prediction_rules(
 fn frame_members(
     cx: &Ctx,
     c: &Component,
+    path: &[Step],
     fields: &HashMap<String, String>,
     bound: &HashSet<String>,
 ) -> HashMap<String, FrameMember> {
@@ -93,17 +94,19 @@ fn frame_members(
             };
             // A sample taken on every frame (under no condition but which machine this is);
             // a capture made when something happens (`if (bFirstTick) { … }`) is not.
-            let every_frame = cx
-                .cond_chain(&s)
-                .into_iter()
-                .all(|(func, k)| cx.is_machine_guard(func, k));
+            let every_frame = cx.cond_chain(&s).into_iter().all(|(func, k)| {
+                cx.is_machine_guard(func, k) || is_null_check(&p.funcs[func].conds[k as usize])
+            });
+            let from_settings = super::settled::from_settings(cx, path, &s, target, rhs);
             let from_delta = gmc::words(rhs).any(|w| w == dt);
             let sampled = !rhs.trim().is_empty()
-                && !super::carry::is_reset(rhs)
+                && !super::settled::is_reset(rhs)
                 && rhs.trim() != "true"
                 && fields.get(target).is_some_and(|ty| gmc::is_state_type(ty))
                 && !bound.contains(target);
-            if fields.contains_key(target) && (from_delta || (sampled && every_frame)) {
+            if fields.contains_key(target)
+                && (from_delta || (sampled && every_frame && !from_settings))
+            {
                 let (file, pos) = cx.at(&s);
                 let m = out.entry(target.clone()).or_insert(FrameMember {
                     line: pos.line,
@@ -121,6 +124,28 @@ fn frame_members(
         }
     }
     out
+}
+
+/// `if (Mesh)`, `if (IsValid(Mesh))`, `if (Mesh != nullptr)`: a pointer that exists on every
+/// frame, no event (a `b`-named flag is one).
+fn is_null_check(c: &super::syntax::Cond) -> bool {
+    use super::syntax::CondKind;
+    c.kind == CondKind::If
+        && !c.text.contains("||")
+        && c.text.split("&&").all(|part| {
+            let t: String = part
+                .replace("IsValid(", "")
+                .replace(".IsValid()", "")
+                .replace("!=nullptr", "")
+                .replace("this->", "")
+                .chars()
+                .filter(|c| !matches!(c, '(' | ')') && !c.is_whitespace())
+                .collect();
+            let flag = t.len() > 1
+                && t.starts_with('b')
+                && t[1..].starts_with(|c: char| c.is_ascii_uppercase());
+            !t.is_empty() && !flag && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }
 
 /// Where TickComponent sets a member the move may read.
@@ -324,7 +349,7 @@ impl PathWalk<'_> {
         if hit.is_empty() {
             return;
         }
-        if !(rhs.is_empty() || super::carry::is_reset(rhs)) {
+        if !(rhs.is_empty() || super::settled::is_reset(rhs)) {
             self.derived.extend(hit.iter().map(|m| m.to_string()));
         }
         let at = cx.at(s);
@@ -402,12 +427,18 @@ fn writes_member(target: &str, member: &str) -> bool {
     target == member || under(member, target) || under(target, member)
 }
 
-/// Names bound in `c`, and the bases of bound paths (`Data` for `Data.Speed`).
+/// Names bound in `c`, and the bases of bound paths (`Data` for `Data.Speed`); a member of
+/// another class bound through a pointer only as its path.
 pub(super) fn bound_names(c: &Component) -> HashSet<String> {
     let mut s = HashSet::new();
     for b in &c.bindings {
-        s.insert(b.member_name().to_string());
         s.insert(b.member.clone());
+        // Another class's member reached through a pointer (`Kit->Fuel`) is that path only: a
+        // member of the component's own with the same name is not bound by it.
+        if b.declared_by.is_some() {
+            continue;
+        }
+        s.insert(b.member_name().to_string());
         if let Some(head) = b.member.split(['.', '-']).next() {
             s.insert(head.to_string());
         }

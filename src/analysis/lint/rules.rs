@@ -38,17 +38,22 @@ pub fn check(p: &Program, comps: &[Component]) -> Vec<Finding> {
     cx.out
 }
 
-/// Members of `c`'s class (or its bases) that another component binds through a pointer to
-/// it (a movement component binding an ability component's `ActionTimer`): bound, though
+/// Members of `c`'s class (or its bases) that another component binds: through a pointer to
+/// it (a movement component binding an ability component's `ActionTimer`), or a base
+/// component's own bindings when `c` does not override BindReplicationData: bound, though
 /// `c`'s own table does not list them.
 fn bound_by_others(p: &Program, c: &Component, comps: &[Component]) -> HashSet<String> {
     let chain = p.chain(&c.class);
     comps
         .iter()
         .filter(|o| o.class != c.class)
-        .flat_map(|o| &o.bindings)
-        .filter(|b| b.declared_by.as_ref().is_some_and(|d| chain.contains(d)))
-        .map(|b| b.member_name().to_string())
+        .flat_map(|o| o.bindings.iter().map(move |b| (o, b)))
+        .filter(|(o, b)| match &b.declared_by {
+            Some(d) => chain.contains(d),
+            // A base's own binding function binds for every class deriving from it.
+            None => chain.contains(&o.class),
+        })
+        .map(|(_, b)| b.member_name().to_string())
         .collect()
 }
 

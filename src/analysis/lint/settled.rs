@@ -126,3 +126,26 @@ pub(super) fn substituted(cx: &Ctx, s: &Step, rhs: &str) -> String {
     flush(&mut word, &mut out);
     out
 }
+
+/// A constant a member is cleared to.
+pub(super) fn is_reset(rhs: &str) -> bool {
+    let r: String = rhs.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(
+        r.as_str(),
+        "false"
+            | "0"
+            | "0.f"
+            | "0.0f"
+            | "0.0"
+            | "nullptr"
+            | "{}"
+            | "FVector::ZeroVector"
+            | "FRotator::ZeroRotator"
+            | "FVector2D::ZeroVector"
+            | "FQuat::Identity"
+            | "FGameplayTag::EmptyTag"
+            | "FGameplayTag()"
+            | "NAME_None"
+            | "FName()"
+    ) || r.ends_with("::None")
+}

@@ -8,9 +8,9 @@
 
 use std::collections::HashSet;
 
-use super::carry::is_reset;
 use super::gmc;
 use super::program::{Program, Step};
+use super::settled::is_reset;
 use super::syntax::{CondKind, EventKind, Func};
 
 /// Whether `name` is such a flag, or a member only such a flag's branches read (the saved
