@@ -93,18 +93,7 @@ pub(super) fn unbound_state(
         if dominated(&fresh_under, key, &chain) {
             continue;
         }
-        // A write in every branch of an if / else-if / else ladder counts as unconditional.
-        let unconditional = p.conds(s).is_empty()
-            || (write
-                && s.via.as_ref().is_none_or(|site| {
-                    p.funcs[site.func]
-                        .conds_of(p.funcs[site.func].events[site.event].cond)
-                        .next()
-                        .is_none()
-                })
-                && f.events[s.event]
-                    .cond
-                    .is_some_and(|c| ladder_writes(f, c, key)));
+        let unconditional = p.conds(s).is_empty() || (write && ladder_write(p, s, key));
         if write {
             // Server-only or live-only state is never replayed.
             // A write that never runs in a replay (a latch, server-only code) exempts only
@@ -142,21 +131,39 @@ pub(super) fn unbound_state(
         }
     }
     changed.extend(settled.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| *k));
-    let mut found: Vec<_> = first_write
+    let found: Vec<(&str, &Step, (u32, usize))> = first_write
         .iter()
-        .filter(|(k, (_, guarded))| {
-            !fresh.contains(*k) && carried_read.contains_key(*k) && !guarded && changed.contains(*k)
-        })
-        .filter(|(k, _)| !super::shadow::is_side_state(p, path, k))
+        .filter(|(k, (_, guarded))| !fresh.contains(*k) && !guarded && changed.contains(*k))
+        .filter_map(|(k, (s, _))| Some((*k, s, *carried_read.get(k)?)))
+        .filter(|(k, _, _)| !super::shadow::is_side_state(p, path, k))
         .collect();
-    found.sort_by_key(|(_, (s, _))| (s.func, s.event));
-    for (name, (s, _)) in found {
-        let (line, file) = carried_read[name];
+    report_unbound(cx, c, found);
+}
+
+/// The `unbound-state-in-tick` findings: each member at its first write that a replay runs,
+/// citing the read that came before the move set it.
+fn report_unbound(cx: &mut Ctx, c: &Component, mut found: Vec<(&str, &Step, (u32, usize))>) {
+    found.sort_by_key(|(_, s, _)| (s.func, s.event));
+    for (name, s, (line, file)) in found {
         let at = cx.at(s);
         let cited = cx.line_ref(at.0, file, line);
         cx.add(UNBOUND_STATE, Severity::Warning, &c.class, at, Some(s.func), format!(
             "`{name}` is written on the prediction path and read on the next move ({cited} reads it before the move sets it), but it is not bound"));
     }
+}
+
+/// A write of `key` at `s` in every branch of an if / else-if / else ladder (with no condition
+/// around the call that reached it): unconditional.
+fn ladder_write(p: &Program, s: &Step, key: &str) -> bool {
+    let f = &p.funcs[s.func];
+    s.via.as_ref().is_none_or(|site| {
+        p.funcs[site.func]
+            .conds_of(p.funcs[site.func].events[site.event].cond)
+            .next()
+            .is_none()
+    }) && f.events[s.event]
+        .cond
+        .is_some_and(|c| ladder_writes(f, c, key))
 }
 
 /// One condition on the way to an event: (function, condition index).

@@ -75,9 +75,9 @@ rules! {
         "the prediction tick must depend only on bound state and its DeltaTime; the clock reads differently on the client, on the server and in a replay of the same move, so their results differ and a correction follows",
         "use GetMoveTimestamp() (the move's own time) or a bound timer counted down with DeltaTime";
     FRAME_DELTA = "frame-delta-in-tick", Warning, Some("pitfall-02c-frame-delta-in-tick"),
-        "the prediction path reads the frame's delta instead of the move's",
-        "a move's delta is its own (combined, clamped, sub-stepped); the frame delta is this machine's frame, which the server and a replay never see",
-        "use the DeltaTime the hook is given (or GetMoveDeltaTime())";
+        "the prediction path reads the frame's delta, or a value the last frame sampled, instead of the move's",
+        "a move's delta is its own (combined, clamped, sub-stepped); the frame delta, and what TickComponent sampled in the last frame, are this machine's frame, which the server and a replay never see",
+        "use the DeltaTime the hook is given (or GetMoveDeltaTime()); work a sampled value out in the move, or bind it";
     RANDOM = "unseeded-random-in-tick", Warning, Some("pitfall-02d-unseeded-random-in-tick"),
         "the prediction path draws an unseeded random number",
         "client, server and replay draw different numbers for the same move, so their results differ",
